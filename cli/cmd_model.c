@@ -1,0 +1,94 @@
+/* speedup model — the closed-form cost model over a grid of configurations. */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/grid.h"
+#include "model/predictions.h"
+#include "util/atomicfile.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: speedup model [FLAGS]\n"
+            "\n"
+            "Predicts time, speedup over one core, and where the time goes, from the\n"
+            "closed-form model of DESIGN.md, for every combination of the lists below.\n"
+            "\n"
+            GRID_USAGE
+            "Output:\n"
+            "  --csv                the predictions CSV on stdout instead of a table\n"
+            "  --out FILE           also write the predictions CSV to FILE (atomically)\n"
+            "  --help               this text\n");
+}
+
+enum { OPT_CSV = 1, OPT_OUT, OPT_HELP };
+
+int cmd_model(int argc, char **argv) {
+    static const struct option options[] = {
+        GRID_LONG_OPTIONS,
+        { "csv", no_argument, 0, OPT_CSV },
+        { "out", required_argument, 0, OPT_OUT },
+        { "help", no_argument, 0, OPT_HELP },
+        { 0, 0, 0, 0 },
+    };
+    grid g;
+    grid_init(&g);
+    int csv = 0;
+    const char *out_path = NULL;
+    int code;
+    opterr = 0;
+    optind = 1;
+    while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (code) {
+        case OPT_CSV: csv = 1; continue;
+        case OPT_OUT: out_path = optarg; continue;
+        case OPT_HELP: usage(stdout); return 0;
+        case '?':
+            args_error("model: unknown flag or missing value: '%s' (try speedup model --help)", argv[optind - 1]);
+            return 2;
+        }
+        if (grid_handle_option(&g, code, optarg))
+            return 2;
+    }
+    if (optind < argc) {
+        args_error("model: unexpected argument '%s'", argv[optind]);
+        return 2;
+    }
+    int rc = grid_finish(&g);
+    if (rc)
+        return rc;
+
+    int n = grid_size(&g);
+    prediction_row *rows = malloc(sizeof *rows * (size_t)n);
+    if (!rows) {
+        args_error("out of memory");
+        return 1;
+    }
+    for (int i = 0; i < n; i++) {
+        costmodel_config c = grid_config(&g, i);
+        rows[i] = predictions_from_model(&g.params, &c);
+    }
+
+    if (out_path) {
+        char err[512];
+        atomicfile *f = atomicfile_open(out_path, err, sizeof err);
+        if (f)
+            predictions_write_csv(atomicfile_stream(f), rows, n);
+        if (!f || atomicfile_commit(f, err, sizeof err)) {
+            args_error("%s", err);
+            free(rows);
+            return 1;
+        }
+    }
+    if (csv) {
+        predictions_write_csv(stdout, rows, n);
+    } else {
+        printf("parameters: %s; D = %ld examples, B = %ld, E = %d epochs\n", g.host,
+               g.base.examples, g.base.batch, g.base.epochs);
+        predictions_write_table(stdout, rows, n);
+    }
+    free(rows);
+    return 0;
+}

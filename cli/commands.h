@@ -1,0 +1,9 @@
+/* commands — the `speedup` subcommands. Each takes argv with argv[0] = its own name
+ * and returns the process exit status: 0 ok, 1 failure, 2 usage error. Errors are
+ * printed once, here at the CLI boundary, as "speedup: what went wrong". */
+#ifndef SPEEDUP_COMMANDS_H
+#define SPEEDUP_COMMANDS_H
+
+int cmd_model(int argc, char **argv);
+
+#endif

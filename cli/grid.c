@@ -1,0 +1,195 @@
+#define _POSIX_C_SOURCE 200809L
+#include "cli/grid.h"
+
+#include "cli/args.h"
+#include "model/calibration.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+void grid_init(grid *g) {
+    memset(g, 0, sizeof *g);
+    static const int workers[] = { 1, 2, 4, 8, 16 }, cores[] = { 1, 2, 4 };
+    g->n_workers = 5;
+    memcpy(g->workers, workers, sizeof workers);
+    g->n_cores = 3;
+    memcpy(g->cores, cores, sizeof cores);
+    g->n_sync = 2;
+    g->sync[0] = COSTMODEL_SYNC_BATCH, g->every_n[0] = 1;
+    g->sync[1] = COSTMODEL_SYNC_EPOCH, g->every_n[1] = 0;
+    g->n_topology = 1;
+    g->topology[0] = COSTMODEL_TOPO_PS;
+    g->base = costmodel_config_seed_example();
+    g->c0 = g->c1 = g->sigma = g->latency = g->bandwidth = g->model_bytes = NAN;
+    g->w0 = g->w1 = g->cv = g->host_cores = NAN;
+    g->examples = g->batch = -1;
+    g->epochs = -1;
+}
+
+static int parse_sync_list(grid *g, const char *arg) {
+    char buf[1024];
+    if (strlen(arg) >= sizeof buf) {
+        args_error("--sync: list too long");
+        return -1;
+    }
+    strcpy(buf, arg);
+    g->n_sync = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (g->n_sync == GRID_MAX_VALUES) {
+            args_error("--sync: at most %d values", GRID_MAX_VALUES);
+            return -1;
+        }
+        if (costmodel_sync_parse(tok, &g->sync[g->n_sync], &g->every_n[g->n_sync])) {
+            args_error("--sync: unknown sync mode '%s' (expected batch, epoch or every:N with N >= 1)", tok);
+            return -1;
+        }
+        g->n_sync++;
+    }
+    if (g->n_sync == 0) {
+        args_error("--sync: expected batch, epoch or every:N, got '%s'", arg);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_topology_list(grid *g, const char *arg) {
+    char buf[1024];
+    if (strlen(arg) >= sizeof buf) {
+        args_error("--topology: list too long");
+        return -1;
+    }
+    strcpy(buf, arg);
+    g->n_topology = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        if (g->n_topology == GRID_MAX_VALUES) {
+            args_error("--topology: at most %d values", GRID_MAX_VALUES);
+            return -1;
+        }
+        if (costmodel_topology_parse(tok, &g->topology[g->n_topology])) {
+            args_error("--topology: unknown topology '%s' (expected ps or allreduce)", tok);
+            return -1;
+        }
+        g->n_topology++;
+    }
+    if (g->n_topology == 0) {
+        args_error("--topology: expected ps or allreduce, got '%s'", arg);
+        return -1;
+    }
+    return 0;
+}
+
+static int parse_startup(grid *g, const char *arg) {
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *comma = strchr(buf, ',');
+    if (comma)
+        *comma = '\0';
+    if (args_seconds("--startup", buf, &g->w0))
+        return -1;
+    if (comma && args_seconds("--startup", comma + 1, &g->w1))
+        return -1;
+    return 0;
+}
+
+int grid_handle_option(grid *g, int code, const char *arg) {
+    const double big = 1e300;
+    switch (code) {
+    case GRID_OPT_CALIB: g->calib_path = arg; return 0;
+    case GRID_OPT_WORKERS:
+        return args_int_list("--workers", arg, 1, 1000000, g->workers, GRID_MAX_VALUES, &g->n_workers);
+    case GRID_OPT_CORES:
+        return args_int_list("--cores", arg, 1, 100000, g->cores, GRID_MAX_VALUES, &g->n_cores);
+    case GRID_OPT_SYNC: return parse_sync_list(g, arg);
+    case GRID_OPT_TOPOLOGY: return parse_topology_list(g, arg);
+    case GRID_OPT_MASTER:
+        if (costmodel_master_parse(arg, &g->base.master)) {
+            args_error("--master: expected worker or dedicated, got '%s'", arg);
+            return -1;
+        }
+        return 0;
+    case GRID_OPT_BATCH_PER_WORKER: g->base.batch_per_worker = true; return 0;
+    case GRID_OPT_EXAMPLES: return args_long("--examples", arg, 1, 1000000000000L, &g->examples);
+    case GRID_OPT_BATCH: return args_long("--batch", arg, 1, 1000000000L, &g->batch);
+    case GRID_OPT_EPOCHS: return args_int("--epochs", arg, 1, 1000000, &g->epochs);
+    case GRID_OPT_C0: return args_seconds("--c0", arg, &g->c0);
+    case GRID_OPT_C1: return args_seconds("--c1", arg, &g->c1);
+    case GRID_OPT_SIGMA: return args_double("--sigma", arg, 0, 1, &g->sigma);
+    case GRID_OPT_LATENCY: return args_seconds("--latency", arg, &g->latency);
+    case GRID_OPT_BANDWIDTH: return args_bandwidth("--bandwidth", arg, &g->bandwidth);
+    case GRID_OPT_MODEL_BYTES: return args_double("--model-bytes", arg, 0, big, &g->model_bytes);
+    case GRID_OPT_STARTUP: return parse_startup(g, arg);
+    case GRID_OPT_CV: return args_double("--cv", arg, 0, 100, &g->cv);
+    case GRID_OPT_HOST_CORES: return args_double("--host-cores", arg, 0, 1e9, &g->host_cores);
+    default: return 1;
+    }
+}
+
+static void override(double *target, double value) {
+    if (!isnan(value))
+        *target = value;
+}
+
+int grid_finish(grid *g) {
+    char err[512];
+    if (g->calib_path) {
+        calibration cal;
+        if (calibration_read(g->calib_path, &cal, err, sizeof err)) {
+            args_error("%s", err);
+            return 1;
+        }
+        g->params = cal.params;
+        snprintf(g->host, sizeof g->host, "%s", cal.host);
+        if (cal.has_workload) {
+            g->base.examples = cal.examples;
+            g->base.batch = cal.batch;
+            g->base.epochs = cal.epochs;
+        }
+    } else {
+        g->params = costmodel_params_seed_example();
+        snprintf(g->host, sizeof g->host, "seed example");
+    }
+    costmodel_params *p = &g->params;
+    override(&p->c0_s, g->c0);
+    override(&p->c1_s, g->c1);
+    override(&p->sigma, g->sigma);
+    override(&p->model_bytes, g->model_bytes);
+    override(&p->w0_s, g->w0);
+    override(&p->w1_s, g->w1);
+    override(&p->cv, g->cv);
+    override(&p->host_cores, g->host_cores);
+    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++) {
+        override(&p->link[t].alpha_s, g->latency);
+        if (!isnan(g->bandwidth))
+            p->link[t].beta_s_per_byte = 1.0 / g->bandwidth;
+    }
+    if (g->examples > 0) g->base.examples = g->examples;
+    if (g->batch > 0) g->base.batch = g->batch;
+    if (g->epochs > 0) g->base.epochs = g->epochs;
+
+    for (int i = 0; i < grid_size(g); i++) {
+        costmodel_config c = grid_config(g, i);
+        if (costmodel_check(p, &c, err, sizeof err)) {
+            args_error("%s", err);
+            return 2;
+        }
+    }
+    return 0;
+}
+
+int grid_size(const grid *g) {
+    return g->n_sync * g->n_topology * g->n_workers * g->n_cores;
+}
+
+costmodel_config grid_config(const grid *g, int i) {
+    costmodel_config c = g->base;
+    c.cores = g->cores[i % g->n_cores];
+    i /= g->n_cores;
+    c.workers = g->workers[i % g->n_workers];
+    i /= g->n_workers;
+    c.topology = g->topology[i % g->n_topology];
+    i /= g->n_topology;
+    c.sync = g->sync[i];
+    c.every_n = g->every_n[i];
+    return c;
+}

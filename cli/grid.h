@@ -1,0 +1,101 @@
+/* grid — the configurations a prediction covers (workers × cores × sync × topology) and
+ * the parameters they run with, from flags, a calibration file, or the seed's example.
+ * Shared by `speedup model` and `speedup simulate`.
+ *
+ * Parameters come from --calib FILE when given, else the seed's example; then every
+ * what-if flag (--c1, --latency, --bandwidth, ...) overrides, whatever the flag order.
+ */
+#ifndef SPEEDUP_GRID_H
+#define SPEEDUP_GRID_H
+
+#include "model/costmodel.h"
+
+#include <getopt.h>
+
+enum { GRID_MAX_VALUES = 64 };
+
+/* getopt_long codes of the grid's flags; a command's own codes stay below GRID_OPT_FIRST. */
+enum {
+    GRID_OPT_FIRST = 1000,
+    GRID_OPT_CALIB = GRID_OPT_FIRST, GRID_OPT_WORKERS, GRID_OPT_CORES, GRID_OPT_SYNC,
+    GRID_OPT_TOPOLOGY, GRID_OPT_MASTER, GRID_OPT_BATCH_PER_WORKER, GRID_OPT_EXAMPLES,
+    GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_C0, GRID_OPT_C1, GRID_OPT_SIGMA,
+    GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_MODEL_BYTES, GRID_OPT_STARTUP,
+    GRID_OPT_CV, GRID_OPT_HOST_CORES,
+    GRID_OPT_LAST
+};
+
+/* Paste into a command's struct option array. */
+#define GRID_LONG_OPTIONS                                                            \
+    { "calib", required_argument, 0, GRID_OPT_CALIB },                               \
+    { "workers", required_argument, 0, GRID_OPT_WORKERS },                           \
+    { "cores", required_argument, 0, GRID_OPT_CORES },                               \
+    { "sync", required_argument, 0, GRID_OPT_SYNC },                                 \
+    { "topology", required_argument, 0, GRID_OPT_TOPOLOGY },                         \
+    { "master", required_argument, 0, GRID_OPT_MASTER },                             \
+    { "batch-per-worker", no_argument, 0, GRID_OPT_BATCH_PER_WORKER },               \
+    { "examples", required_argument, 0, GRID_OPT_EXAMPLES },                         \
+    { "batch", required_argument, 0, GRID_OPT_BATCH },                               \
+    { "epochs", required_argument, 0, GRID_OPT_EPOCHS },                             \
+    { "c0", required_argument, 0, GRID_OPT_C0 },                                     \
+    { "c1", required_argument, 0, GRID_OPT_C1 },                                     \
+    { "sigma", required_argument, 0, GRID_OPT_SIGMA },                               \
+    { "latency", required_argument, 0, GRID_OPT_LATENCY },                           \
+    { "alpha", required_argument, 0, GRID_OPT_LATENCY },                             \
+    { "bandwidth", required_argument, 0, GRID_OPT_BANDWIDTH },                       \
+    { "model-bytes", required_argument, 0, GRID_OPT_MODEL_BYTES },                   \
+    { "startup", required_argument, 0, GRID_OPT_STARTUP },                           \
+    { "cv", required_argument, 0, GRID_OPT_CV },                                     \
+    { "host-cores", required_argument, 0, GRID_OPT_HOST_CORES }
+
+/* For a command's --help. */
+#define GRID_USAGE                                                                          \
+    "Configurations (each a comma-separated list; every combination is a row):\n"          \
+    "  --workers LIST       K, workers                                  [1,2,4,8,16]\n"     \
+    "  --cores LIST         T, cores per worker                         [1,2,4]\n"          \
+    "  --sync LIST          batch | epoch | every:N                      [batch,epoch]\n"   \
+    "  --topology LIST      ps (parameter server on rank 0) | allreduce [ps]\n"            \
+    "  --master MODE        ps master: worker (trains too) | dedicated   [worker]\n"        \
+    "  --batch-per-worker   batch sync: each worker takes B, not B/K\n"                     \
+    "Workload (default: the calibration's, else the seed's 6000 images):\n"                 \
+    "  --examples D  --batch B  --epochs E                               [6000, 32, 5]\n"   \
+    "Parameters (default: --calib FILE, else the seed-like example; flags override):\n"    \
+    "  --calib FILE         calibration.json from `speedup calibrate`\n"                    \
+    "  --c0 S               fixed seconds per local step, one core\n"                        \
+    "  --c1 S               seconds per example per local step, one core\n"                  \
+    "  --sigma F            serial fraction inside a worker, 0..1\n"                         \
+    "  --latency S          alpha, per message: 0.05, 50ms, 20us (also --alpha)\n"          \
+    "  --bandwidth RATE     1/beta: 1gbit, 100mbit, 125MB (bytes/s)\n"                       \
+    "  --model-bytes M      bytes synchronised per round\n"                                 \
+    "  --startup W0[,W1]    start-up seconds W(K) = W0 + W1*K\n"                             \
+    "  --cv F               coefficient of variation of step time\n"                        \
+    "  --host-cores P       physical cores in all (0 = unlimited)\n"
+
+typedef struct {
+    int workers[GRID_MAX_VALUES], n_workers;
+    int cores[GRID_MAX_VALUES], n_cores;
+    costmodel_sync sync[GRID_MAX_VALUES];
+    int every_n[GRID_MAX_VALUES], n_sync;
+    costmodel_topology topology[GRID_MAX_VALUES];
+    int n_topology;
+    costmodel_config base;        /* workload, master, batch_per_worker */
+    costmodel_params params;
+    const char *calib_path;       /* NULL: the seed's example */
+    char host[128];               /* where the parameters were measured */
+    /* What-if overrides, NaN / -1 when not given. */
+    double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores;
+    long examples, batch;
+    int epochs;
+} grid;
+
+void grid_init(grid *g);
+/* Handles one getopt_long code: 0 done, 1 not a grid flag, -1 bad value (printed). */
+int grid_handle_option(grid *g, int code, const char *arg);
+/* After parsing: loads the calibration, applies the overrides, checks every config.
+ * 0, 1 for a bad file, 2 for a bad combination of flags (printed). */
+int grid_finish(grid *g);
+int grid_size(const grid *g);
+/* The i-th configuration, i in [0, grid_size). Order: sync, topology, workers, cores. */
+costmodel_config grid_config(const grid *g, int i);
+
+#endif

@@ -1,0 +1,56 @@
+/* speedup — how much faster will data-parallel training be on K workers × T cores?
+ * The front door: picks a subcommand and hands it the rest of argv. */
+#include "cli/commands.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#ifndef SPEEDUP_VERSION
+#define SPEEDUP_VERSION "0"
+#endif
+#ifndef SPEEDUP_GIT
+#define SPEEDUP_GIT "unknown"
+#endif
+
+static const struct {
+    const char *name;
+    int (*run)(int argc, char **argv);
+    const char *summary;
+} commands[] = {
+    { "model", cmd_model, "closed-form predictions for a grid of workers x cores x sync" },
+};
+enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: speedup COMMAND [FLAGS]   (speedup COMMAND --help for its flags)\n"
+            "\n"
+            "Predicts and explains the speedup of data-parallel neural-network training on\n"
+            "K workers with T cores each: T(K,T) = W(K) + E*rounds*(p*step + wait + S(K)).\n"
+            "\n"
+            "Commands:\n");
+    for (int i = 0; i < N_COMMANDS; i++)
+        fprintf(out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+    fprintf(out, "\n  --help     this text\n  --version  version and git commit\n");
+}
+
+int main(int argc, char **argv) {
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("speedup %s (git %s)\n", SPEEDUP_VERSION, SPEEDUP_GIT);
+        return 0;
+    }
+    for (int i = 0; i < N_COMMANDS; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].run(argc - 1, argv + 1);
+    fprintf(stderr, "speedup: unknown command '%s' (try speedup --help)\n", name);
+    return 2;
+}

@@ -1,0 +1,250 @@
+#include "model/costmodel.h"
+
+#include "model/gmax.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------- */
+/* Checking */
+
+static int fail(char *err, int errlen, const char *what, double value) {
+    if (err && errlen > 0)
+        snprintf(err, (size_t)errlen, "%s (got %g)", what, value);
+    return -1;
+}
+
+int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *err, int errlen) {
+    const struct { const char *what; double v; } nonneg[] = {
+        { "c0 must be a finite number >= 0", p->c0_s },
+        { "c1 must be a finite number >= 0", p->c1_s },
+        { "alpha (ps) must be a finite number >= 0", p->link[COSTMODEL_TOPO_PS].alpha_s },
+        { "beta (ps) must be a finite number >= 0", p->link[COSTMODEL_TOPO_PS].beta_s_per_byte },
+        { "alpha (allreduce) must be a finite number >= 0", p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s },
+        { "beta (allreduce) must be a finite number >= 0", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte },
+        { "model bytes must be a finite number >= 0", p->model_bytes },
+        { "w0 must be a finite number >= 0", p->w0_s },
+        { "w1 must be a finite number >= 0", p->w1_s },
+        { "cv must be a finite number >= 0", p->cv },
+        { "host cores must be a finite number >= 0", p->host_cores },
+    };
+    for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
+        if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
+            return fail(err, errlen, nonneg[i].what, nonneg[i].v);
+    if (!(p->sigma >= 0 && p->sigma <= 1))
+        return fail(err, errlen, "sigma must be in [0, 1]", p->sigma);
+    if (c->workers < 1)
+        return fail(err, errlen, "workers must be >= 1", c->workers);
+    if (c->cores < 1)
+        return fail(err, errlen, "cores must be >= 1", c->cores);
+    if (c->examples < 1)
+        return fail(err, errlen, "examples must be >= 1", (double)c->examples);
+    if (c->batch < 1)
+        return fail(err, errlen, "batch must be >= 1", (double)c->batch);
+    if (c->epochs < 1)
+        return fail(err, errlen, "epochs must be >= 1", c->epochs);
+    if (c->sync == COSTMODEL_SYNC_EVERY && c->every_n < 1)
+        return fail(err, errlen, "every:N needs N >= 1", c->every_n);
+    if (c->topology != COSTMODEL_TOPO_PS && c->topology != COSTMODEL_TOPO_ALLREDUCE)
+        return fail(err, errlen, "unknown topology", c->topology);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The schedule: b, s, p */
+
+costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
+    costmodel_schedule s;
+    /* Batch sync splits one global batch over the workers (the seed's regime) unless
+     * every worker is told to take a whole batch of its own. */
+    bool split = c->sync == COSTMODEL_SYNC_BATCH && !c->batch_per_worker;
+    s.local_batch = split ? (double)c->batch / c->workers : (double)c->batch;
+    if (split) {
+        /* K workers each on B/K examples cover one global batch per step. */
+        s.steps_per_epoch = (c->examples + c->batch - 1) / c->batch;
+    } else {
+        long per_step = (long)c->workers * c->batch;
+        s.steps_per_epoch = (c->examples + per_step - 1) / per_step;
+    }
+    switch (c->sync) {
+    case COSTMODEL_SYNC_BATCH: s.steps_per_round = 1; break;
+    case COSTMODEL_SYNC_EPOCH: s.steps_per_round = s.steps_per_epoch; break;
+    case COSTMODEL_SYNC_EVERY:
+        s.steps_per_round = c->every_n < s.steps_per_epoch ? c->every_n : s.steps_per_epoch;
+        break;
+    }
+    s.rounds_per_epoch = (s.steps_per_epoch + s.steps_per_round - 1) / s.steps_per_round;
+    return s;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Step, synchronisation, round */
+
+double costmodel_step_time(const costmodel_params *p, const costmodel_config *c) {
+    costmodel_schedule s = costmodel_schedule_of(c);
+    double cores_used = (double)c->workers * c->cores;
+    double rho = (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
+    double c1_t = p->c1_s * (p->sigma + (1.0 - p->sigma) / c->cores);
+    return p->c0_s + c1_t * rho * s.local_batch;
+}
+
+double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {
+    const costmodel_link *l = &p->link[c->topology];
+    double k = c->workers;
+    double msg = l->alpha_s + l->beta_s_per_byte * p->model_bytes;
+    if (c->topology == COSTMODEL_TOPO_ALLREDUCE) {
+        if (c->workers == 1)
+            return 0.0;
+        /* Ring: reduce-scatter then all-gather, 2(K−1) steps of M/K bytes each. */
+        return 2.0 * (k - 1.0) * l->alpha_s + 2.0 * (k - 1.0) / k * l->beta_s_per_byte * p->model_bytes;
+    }
+    /* Parameter server: the master's link takes every push, then every pull, one at a
+     * time. A master that also trains exchanges with the K−1 others only. */
+    double remote = c->master == COSTMODEL_MASTER_DEDICATED ? k : k - 1.0;
+    return 2.0 * remote * msg;
+}
+
+/* Straggler wait of one round of n steps: the barrier waits for the slowest of K
+ * workers, each summing n steps of spread CV·step, so CV·step·√n·G(K). */
+static double round_wait(const costmodel_params *p, const costmodel_config *c, double step, long n) {
+    return p->cv * step * sqrt((double)n) * gmax_expected(c->workers);
+}
+
+double costmodel_round_time(const costmodel_params *p, const costmodel_config *c) {
+    costmodel_schedule s = costmodel_schedule_of(c);
+    double step = costmodel_step_time(p, c);
+    return s.steps_per_round * step + round_wait(p, c, step, s.steps_per_round) + costmodel_sync_time(p, c);
+}
+
+costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c) {
+    costmodel_schedule s = costmodel_schedule_of(c);
+    double step = costmodel_step_time(p, c);
+    long full_rounds = s.steps_per_epoch / s.steps_per_round;
+    long rest = s.steps_per_epoch % s.steps_per_round;
+    double wait_epoch = full_rounds * round_wait(p, c, step, s.steps_per_round)
+                      + (rest ? round_wait(p, c, step, rest) : 0.0);
+    costmodel_breakdown b;
+    b.startup_s = p->w0_s + p->w1_s * c->workers;
+    b.compute_s = c->epochs * (s.steps_per_epoch * step);
+    b.comm_s = c->epochs * (s.rounds_per_epoch * costmodel_sync_time(p, c));
+    b.wait_s = c->epochs * wait_epoch;
+    b.total_s = b.startup_s + b.compute_s + b.comm_s + b.wait_s;
+    return b;
+}
+
+double costmodel_total_time(const costmodel_params *p, const costmodel_config *c) {
+    return costmodel_breakdown_of(p, c).total_s;
+}
+
+costmodel_config costmodel_baseline(const costmodel_config *c) {
+    costmodel_config one = *c;
+    one.workers = 1;
+    one.cores = 1;
+    /* One core alone trains plainly: no server to talk to. */
+    one.master = COSTMODEL_MASTER_WORKER;
+    return one;
+}
+
+double costmodel_speedup(const costmodel_params *p, const costmodel_config *c) {
+    costmodel_config one = costmodel_baseline(c);
+    return costmodel_total_time(p, &one) / costmodel_total_time(p, c);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Names */
+
+static const char *const topology_names[] = { "ps", "allreduce" };
+
+const char *costmodel_topology_name(costmodel_topology t) {
+    return (t >= 0 && t < COSTMODEL_TOPO_COUNT) ? topology_names[t] : "?";
+}
+
+int costmodel_topology_parse(const char *s, costmodel_topology *out) {
+    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+        if (strcmp(s, topology_names[t]) == 0) {
+            *out = (costmodel_topology)t;
+            return 0;
+        }
+    return -1;
+}
+
+int costmodel_sync_parse(const char *s, costmodel_sync *out, int *every_n) {
+    if (strcmp(s, "batch") == 0) {
+        *out = COSTMODEL_SYNC_BATCH;
+        *every_n = 1;
+        return 0;
+    }
+    if (strcmp(s, "epoch") == 0) {
+        *out = COSTMODEL_SYNC_EPOCH;
+        *every_n = 0;
+        return 0;
+    }
+    if (strncmp(s, "every:", 6) == 0) {
+        char *end = NULL;
+        long n = strtol(s + 6, &end, 10);
+        if (end == s + 6 || *end != '\0' || n < 1 || n > 1000000000L)
+            return -1;
+        *out = COSTMODEL_SYNC_EVERY;
+        *every_n = (int)n;
+        return 0;
+    }
+    return -1;
+}
+
+void costmodel_sync_format(costmodel_sync s, int every_n, char *buf, int buflen) {
+    switch (s) {
+    case COSTMODEL_SYNC_BATCH: snprintf(buf, (size_t)buflen, "batch"); break;
+    case COSTMODEL_SYNC_EPOCH: snprintf(buf, (size_t)buflen, "epoch"); break;
+    case COSTMODEL_SYNC_EVERY: snprintf(buf, (size_t)buflen, "every:%d", every_n); break;
+    }
+}
+
+const char *costmodel_master_name(costmodel_master m) {
+    return m == COSTMODEL_MASTER_DEDICATED ? "dedicated" : "worker";
+}
+
+int costmodel_master_parse(const char *s, costmodel_master *out) {
+    if (strcmp(s, "worker") == 0)
+        *out = COSTMODEL_MASTER_WORKER;
+    else if (strcmp(s, "dedicated") == 0)
+        *out = COSTMODEL_MASTER_DEDICATED;
+    else
+        return -1;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The seed's example */
+
+costmodel_params costmodel_params_seed_example(void) {
+    /* The seed: 5 epochs × ⌈6000/32⌉ = 188 steps took about 8 h on one core, so one step
+     * of 32 images ≈ 30.6 s (Keras on Spark). The rest are stated assumptions for a
+     * small Spark cluster: 50 ms per message through Elephas' HTTP parameter server,
+     * 1 Gbit/s links, the seed-like CNN's 454,922 float weights, a Spark context that
+     * takes 20 s plus 10 s per executor to start, 10% step-time spread. */
+    costmodel_params p = {
+        .c0_s = 0.0,
+        .c1_s = 0.956,
+        .sigma = 0.1,
+        .model_bytes = 454922.0 * 4.0,
+        .w0_s = 20.0,
+        .w1_s = 10.0,
+        .cv = 0.1,
+        .host_cores = 0.0,
+    };
+    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+        p.link[t] = (costmodel_link){ .alpha_s = 0.05, .beta_s_per_byte = 8e-9 };
+    return p;
+}
+
+costmodel_config costmodel_config_seed_example(void) {
+    return (costmodel_config){
+        .workers = 1, .cores = 1,
+        .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+        .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_WORKER,
+        .batch_per_worker = false,
+        .examples = 6000, .batch = 32, .epochs = 5,
+    };
+}

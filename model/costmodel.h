@@ -1,0 +1,112 @@
+/* costmodel — the closed-form runtime model of data-parallel training (DESIGN.md).
+ *
+ * One round = p local steps on every worker, a barrier, one synchronisation:
+ *   step(K,T)  = c0 + c1·(σ + (1−σ)/T)·ρ·b          ρ = max(1, K·T/P)
+ *   round      = p·step + CV·step·√p·G(K) + S(K)
+ *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K
+ *   speedup    = T(1,1) / T(K,T)
+ * With c0 = W = CV = 0, ρ = 1 and batch sync this is the seed's N·(C/K + S) per epoch.
+ * When p does not divide s the last round of an epoch has r = s mod p steps; it is
+ * charged r·step and its own √r straggler term (exact, where DESIGN.md's E·⌈s/p⌉·round
+ * would over-count).
+ *
+ * Pure functions on plain structs; nothing allocates, nothing prints.
+ */
+#ifndef SPEEDUP_COSTMODEL_H
+#define SPEEDUP_COSTMODEL_H
+
+#include <stdbool.h>
+
+typedef enum { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY } costmodel_sync;
+typedef enum { COSTMODEL_TOPO_PS, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_TOPO_COUNT } costmodel_topology;
+/* Parameter server only: does rank 0 train as well (worker) or only serve (dedicated)? */
+typedef enum { COSTMODEL_MASTER_WORKER, COSTMODEL_MASTER_DEDICATED } costmodel_master;
+
+/* Cost of one message on a link: alpha + beta·bytes. */
+typedef struct {
+    double alpha_s;          /* latency per message */
+    double beta_s_per_byte;  /* inverse bandwidth */
+} costmodel_link;
+
+/* What calibration measures. All non-negative. */
+typedef struct {
+    double c0_s;             /* fixed cost of one local step, one core */
+    double c1_s;             /* cost per example of one local step, one core */
+    double sigma;            /* serial fraction inside a worker, in [0,1] */
+    costmodel_link link[COSTMODEL_TOPO_COUNT]; /* fitted per topology */
+    double model_bytes;      /* M: bytes of the weights sent per synchronisation */
+    double w0_s, w1_s;       /* start-up W(K) = w0 + w1·K */
+    double cv;               /* coefficient of variation of one step's time */
+    double host_cores;       /* P: physical cores available in all; 0 = unlimited */
+} costmodel_params;
+
+/* What the user runs. */
+typedef struct {
+    int workers;             /* K ≥ 1 */
+    int cores;               /* T ≥ 1 per worker */
+    costmodel_sync sync;
+    int every_n;             /* steps between synchronisations for COSTMODEL_SYNC_EVERY */
+    costmodel_topology topology;
+    costmodel_master master;
+    bool batch_per_worker;   /* batch sync: every worker takes B (true) or B/K (false) */
+    long examples;           /* D */
+    long batch;              /* B: global batch */
+    int epochs;              /* E */
+} costmodel_config;
+
+/* Where the time of T(K,T) goes; the four add up to total_s. */
+typedef struct {
+    double total_s;
+    double startup_s;        /* W(K) */
+    double compute_s;        /* E·s·step */
+    double comm_s;           /* E·rounds·S(K) */
+    double wait_s;           /* E·Σ CV·step·√p·G(K): waiting at barriers for the slowest */
+} costmodel_breakdown;
+
+/* Derived schedule quantities of a config (DESIGN.md's b, s, p). */
+typedef struct {
+    double local_batch;      /* b */
+    long steps_per_epoch;    /* s = ⌈D/(K·b)⌉ */
+    long steps_per_round;    /* p */
+    long rounds_per_epoch;   /* ⌈s/p⌉ */
+} costmodel_schedule;
+
+/* Returns 0 when p and c are in range, else -1 with a one-line reason in err naming the
+ * bad value. Every other function assumes a checked pair. */
+int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *err, int errlen);
+
+costmodel_schedule costmodel_schedule_of(const costmodel_config *c);
+
+/* ρ·(σ + (1−σ)/T)-scaled time of one local step of b examples. */
+double costmodel_step_time(const costmodel_params *p, const costmodel_config *c);
+
+/* S(K): one synchronisation of M bytes among K workers; S(1) = 0 unless the master is
+ * dedicated (then even one worker pushes to and pulls from it). */
+double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c);
+
+/* Time of one full round of p steps, straggler wait and S(K). */
+double costmodel_round_time(const costmodel_params *p, const costmodel_config *c);
+
+costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c);
+double costmodel_total_time(const costmodel_params *p, const costmodel_config *c);
+
+/* The same job on one worker with one core: T(1,1). */
+costmodel_config costmodel_baseline(const costmodel_config *c);
+double costmodel_speedup(const costmodel_params *p, const costmodel_config *c);
+
+/* Names used in flags, CSV and JSON: "batch", "epoch", "every:N"; "ps", "allreduce";
+ * "worker", "dedicated". Parsers return 0 or -1. */
+const char *costmodel_topology_name(costmodel_topology t);
+int costmodel_topology_parse(const char *s, costmodel_topology *out);
+int costmodel_sync_parse(const char *s, costmodel_sync *out, int *every_n);
+/* Writes "batch", "epoch" or "every:N" into buf. */
+void costmodel_sync_format(costmodel_sync s, int every_n, char *buf, int buflen);
+const char *costmodel_master_name(costmodel_master m);
+int costmodel_master_parse(const char *s, costmodel_master *out);
+
+/* The seed-like example: Fashion-MNIST cut to 10% (6000 images), batch 32, 5 epochs,
+ * one core ≈ 8 h, a 1.8 MB CNN over a 1 Gbit/s network, Spark-like start-up. */
+costmodel_params costmodel_params_seed_example(void);
+costmodel_config costmodel_config_seed_example(void);
+
+#endif

@@ -1,0 +1,111 @@
+/* model/calibration.c: reading calibration.json, and refusing bad ones with the reason. */
+#define _POSIX_C_SOURCE 200809L
+#include "model/calibration.h"
+#include "tests/clirun.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define PARAMS_BODY                                                                   \
+    "\"c0\": {\"value\": 0.001, \"stderr\": 0.0001, \"unit\": \"s\"},\n"               \
+    "\"c1\": {\"value\": 0.002, \"stderr\": 0.0001, \"unit\": \"s/example\"},\n"       \
+    "\"sigma\": {\"value\": 0.1, \"unit\": \"1\"},\n"                                   \
+    "\"alpha_ps\": {\"value\": 1e-5, \"unit\": \"s\"},\n"                               \
+    "\"beta_ps\": {\"value\": 1e-10, \"unit\": \"s/byte\"},\n"                          \
+    "\"alpha_allreduce\": {\"value\": 2e-5, \"unit\": \"s\"},\n"                        \
+    "\"beta_allreduce\": {\"value\": 2e-10, \"unit\": \"s/byte\"},\n"                   \
+    "\"model_bytes\": {\"value\": 1819688, \"unit\": \"byte\"},\n"                      \
+    "\"w0\": {\"value\": 0.3, \"unit\": \"s\"},\n"                                      \
+    "\"w1\": {\"value\": 0.05, \"unit\": \"s\"},\n"                                     \
+    "\"cv\": {\"value\": 0.04, \"unit\": \"1\"},\n"                                     \
+    "\"host_cores\": {\"value\": 2, \"unit\": \"core\"}\n"
+
+static const char *good =
+    "{\"format\": \"speedup-calibration\", \"version\": 1,\n"
+    " \"host\": {\"name\": \"testhost\", \"cores\": 2},\n"
+    " \"workload\": {\"examples\": 60000, \"batch\": 32, \"epochs\": 5},\n"
+    " \"params\": {\n" PARAMS_BODY "}}\n";
+
+static int read_text(const char *text, calibration *cal, char *err, int errlen) {
+    char *dir = clirun_tmpdir();
+    char *path = clirun_write_file(dir, "calibration.json", text);
+    int rc = calibration_read(path, cal, err, errlen);
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+    return rc;
+}
+
+Test(calibration, reads_every_parameter_and_the_workload) {
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(good, &cal, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cal.params.c0_s, 0.001);
+    cr_assert_eq(cal.params.c1_s, 0.002);
+    cr_assert_eq(cal.params.link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, 2e-10);
+    cr_assert_eq(cal.params.model_bytes, 1819688.0);
+    cr_assert_eq(cal.params.host_cores, 2.0);
+    cr_assert_eq(cal.stderr_.c1_s, 0.0001);
+    cr_assert(cal.has_workload);
+    cr_assert_eq(cal.examples, 60000);
+    cr_assert_str_eq(cal.host, "testhost");
+}
+
+Test(calibration, truncated_file_names_line_and_column) {
+    calibration cal;
+    char err[512];
+    char text[256];
+    snprintf(text, sizeof text, "%.60s", good);
+    cr_assert_eq(read_text(text, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "calibration.json: line ") != NULL, "%s", err);
+}
+
+Test(calibration, missing_parameter_is_named) {
+    calibration cal;
+    char err[512];
+    char *text = strdup(good);
+    char *c1 = strstr(text, "\"c1\"");
+    memcpy(c1, "\"cX\"", 4);
+    cr_assert_eq(read_text(text, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "params.c1: missing") != NULL, "%s", err);
+    free(text);
+}
+
+Test(calibration, negative_or_string_value_is_refused) {
+    calibration cal;
+    char err[512];
+    char *text = strdup(good);
+    char *v = strstr(text, "0.002");
+    memcpy(v, "-0.02", 5);
+    cr_assert_eq(read_text(text, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "params.c1.value") != NULL, "%s", err);
+    free(text);
+
+    text = strdup(good);
+    v = strstr(text, "0.002");
+    memcpy(v, "\"abc\"", 5);
+    cr_assert_eq(read_text(text, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "expected a number") != NULL, "%s", err);
+    free(text);
+}
+
+Test(calibration, wrong_format_or_version_is_refused) {
+    calibration cal;
+    char err[512];
+    cr_assert_eq(read_text("{\"format\": \"other\", \"version\": 1}", &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "format") != NULL, "%s", err);
+    cr_assert_eq(read_text("{\"format\": \"speedup-calibration\", \"version\": 99}", &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "version") != NULL, "%s", err);
+    cr_assert_eq(read_text("[1, 2]", &cal, err, sizeof err), -1);
+    cr_assert_eq(read_text("", &cal, err, sizeof err), -1);
+}
+
+Test(calibration, missing_file_is_an_error_naming_it) {
+    calibration cal;
+    char err[512];
+    cr_assert_eq(calibration_read("/nonexistent/calibration.json", &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "/nonexistent/calibration.json") != NULL, "%s", err);
+}

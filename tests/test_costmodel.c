@@ -1,0 +1,194 @@
+/* model/costmodel.c against the seed's formula and the model's own limits. */
+#define _DEFAULT_SOURCE /* M_PI */
+#include "model/costmodel.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+
+static void assert_rel(double got, double want, double tol) {
+    double rel = fabs(got - want) / fmax(fabs(want), 1e-300);
+    cr_assert(rel <= tol, "got %.17g, want %.17g (relative error %.3g > %.3g)", got, want, rel, tol);
+}
+
+/* Batch sync, no fixed step cost, no start-up, no spread: the seed's setting. */
+static costmodel_params seed_params(double c1, double alpha, double beta, double m) {
+    costmodel_params p = { .c1_s = c1, .sigma = 0.0, .model_bytes = m };
+    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+        p.link[t] = (costmodel_link){ alpha, beta };
+    return p;
+}
+
+static costmodel_config config(int k, costmodel_sync sync, costmodel_topology topo) {
+    return (costmodel_config){ .workers = k, .cores = 1, .sync = sync, .every_n = 1,
+                               .topology = topo, .examples = 6000, .batch = 32, .epochs = 5 };
+}
+
+Test(costmodel, seed_formula_holds_for_batch_sync) {
+    costmodel_params p = seed_params(0.9, 0.01, 1e-8, 1.8e6);
+    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+        for (int k = 1; k <= 64; k *= 2) {
+            costmodel_config c = config(k, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
+            double n = ceil(6000.0 / 32.0), cc = p.c1_s * 32.0, s = costmodel_sync_time(&p, &c);
+            assert_rel(costmodel_total_time(&p, &c), 5.0 * n * (cc / k + s), 1e-12);
+            assert_rel(costmodel_speedup(&p, &c), cc / (cc / k + s), 1e-12);
+        }
+}
+
+Test(costmodel, one_worker_one_core_has_speedup_one) {
+    costmodel_params p = costmodel_params_seed_example();
+    costmodel_sync modes[] = { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY };
+    for (int m = 0; m < 3; m++)
+        for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++) {
+            costmodel_config c = config(1, modes[m], (costmodel_topology)t);
+            c.every_n = 4;
+            cr_assert_eq(costmodel_sync_time(&p, &c), 0.0);
+            cr_assert_eq(costmodel_speedup(&p, &c), 1.0);
+        }
+}
+
+Test(costmodel, speedup_is_k_without_communication) {
+    costmodel_params p = seed_params(0.5, 0.0, 0.0, 1.8e6);
+    for (int k = 1; k <= 1024; k *= 2) {
+        /* 32768 examples split evenly: every worker count divides the work exactly. */
+        costmodel_config c = config(k, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+        c.examples = 32768;
+        c.batch = 1024;
+        cr_assert_eq(costmodel_speedup(&p, &c), (double)k, "K = %d: speedup %.17g", k, costmodel_speedup(&p, &c));
+    }
+}
+
+Test(costmodel, speedup_falls_as_latency_or_model_bytes_grow) {
+    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++) {
+        costmodel_config c = config(8, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
+        double last = INFINITY;
+        for (double alpha = 1e-4; alpha < 1; alpha *= 4) {
+            costmodel_params p = seed_params(0.01, alpha, 1e-9, 1e6);
+            double s = costmodel_speedup(&p, &c);
+            cr_assert_lt(s, last, "alpha %g: speedup %g did not fall below %g", alpha, s, last);
+            last = s;
+        }
+        last = INFINITY;
+        for (double m = 1e3; m < 1e9; m *= 8) {
+            costmodel_params p = seed_params(0.01, 1e-4, 1e-9, m);
+            double s = costmodel_speedup(&p, &c);
+            cr_assert_lt(s, last, "M %g: speedup %g did not fall below %g", m, s, last);
+            last = s;
+        }
+    }
+}
+
+Test(costmodel, epoch_sync_beats_batch_sync_when_communication_costs) {
+    costmodel_params p = costmodel_params_seed_example();
+    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+        for (int k = 2; k <= 64; k *= 2) {
+            costmodel_config batch = config(k, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
+            costmodel_config epoch = config(k, COSTMODEL_SYNC_EPOCH, (costmodel_topology)t);
+            cr_assert_gt(costmodel_sync_time(&p, &batch), 0.0);
+            cr_assert_gt(costmodel_speedup(&p, &epoch), costmodel_speedup(&p, &batch), "K = %d", k);
+        }
+}
+
+Test(costmodel, sync_time_grows_with_workers) {
+    costmodel_params p = seed_params(0.1, 1e-3, 1e-8, 1e6);
+    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++) {
+        double last = 0.0;
+        for (int k = 2; k <= 256; k *= 2) {
+            costmodel_config c = config(k, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
+            double s = costmodel_sync_time(&p, &c);
+            cr_assert_gt(s, last);
+            last = s;
+        }
+    }
+}
+
+Test(costmodel, ring_allreduce_matches_its_formula) {
+    costmodel_params p = seed_params(0.1, 2e-3, 4e-9, 2e6);
+    costmodel_config c = config(5, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    assert_rel(costmodel_sync_time(&p, &c), 2 * 4 * 2e-3 + 2.0 * 4.0 / 5.0 * 4e-9 * 2e6, 1e-15);
+}
+
+Test(costmodel, parameter_server_serialises_every_worker) {
+    costmodel_params p = seed_params(0.1, 2e-3, 4e-9, 2e6);
+    costmodel_config c = config(5, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    double msg = 2e-3 + 4e-9 * 2e6;
+    assert_rel(costmodel_sync_time(&p, &c), 2 * 4 * msg, 1e-15);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    assert_rel(costmodel_sync_time(&p, &c), 2 * 5 * msg, 1e-15);
+}
+
+Test(costmodel, breakdown_adds_up_to_total) {
+    costmodel_params p = costmodel_params_seed_example();
+    p.c0_s = 0.2;
+    p.host_cores = 8;
+    costmodel_sync modes[] = { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY };
+    for (int m = 0; m < 3; m++)
+        for (int k = 1; k <= 16; k *= 2) {
+            costmodel_config c = config(k, modes[m], COSTMODEL_TOPO_PS);
+            c.cores = 2;
+            c.every_n = 7;
+            costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
+            assert_rel(b.startup_s + b.compute_s + b.comm_s + b.wait_s, b.total_s, 1e-14);
+            assert_rel(b.startup_s, p.w0_s + p.w1_s * k, 1e-15);
+        }
+}
+
+Test(costmodel, every_n_charges_a_short_last_round_its_own_steps) {
+    costmodel_params p = seed_params(0.01, 0.0, 0.0, 0.0);
+    p.cv = 0.2;
+    /* 100 examples, batch 10, one worker: s = 10 steps; every:4 gives rounds of 4, 4, 2. */
+    costmodel_config c = { .workers = 3, .cores = 1, .sync = COSTMODEL_SYNC_EVERY, .every_n = 4,
+                           .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 300, .batch = 10, .epochs = 1 };
+    costmodel_schedule s = costmodel_schedule_of(&c);
+    cr_assert_eq(s.steps_per_epoch, 10);
+    cr_assert_eq(s.rounds_per_epoch, 3);
+    double step = costmodel_step_time(&p, &c);
+    double g3 = costmodel_breakdown_of(&p, &c).wait_s / (p.cv * step * (2 * sqrt(4.0) + sqrt(2.0)));
+    /* G(3) = 3/(2√π) exactly. */
+    assert_rel(g3, 3.0 / (2.0 * sqrt(M_PI)), 1e-9);
+}
+
+Test(costmodel, cores_scale_by_amdahl_and_oversubscription_slows) {
+    costmodel_params p = seed_params(1.0, 0.0, 0.0, 0.0);
+    p.sigma = 0.25;
+    costmodel_config c = config(1, COSTMODEL_SYNC_EPOCH, COSTMODEL_TOPO_PS);
+    c.cores = 4;
+    assert_rel(costmodel_step_time(&p, &c), 32.0 * (0.25 + 0.75 / 4), 1e-15);
+    p.host_cores = 2; /* 4 cores asked of 2: every core runs at half speed */
+    assert_rel(costmodel_step_time(&p, &c), 2.0 * 32.0 * (0.25 + 0.75 / 4), 1e-15);
+}
+
+Test(costmodel, check_rejects_out_of_range_values) {
+    costmodel_params p = costmodel_params_seed_example();
+    costmodel_config c = costmodel_config_seed_example();
+    char err[256];
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0);
+    c.workers = 0;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "workers") != NULL, "%s", err);
+    c = costmodel_config_seed_example();
+    p.c1_s = -1;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "c1") != NULL, "%s", err);
+    p = costmodel_params_seed_example();
+    p.link[COSTMODEL_TOPO_PS].alpha_s = NAN;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "alpha") != NULL, "%s", err);
+}
+
+Test(costmodel, sync_names_round_trip) {
+    const char *names[] = { "batch", "epoch", "every:8" };
+    for (int i = 0; i < 3; i++) {
+        costmodel_sync s;
+        int n;
+        char buf[24];
+        cr_assert_eq(costmodel_sync_parse(names[i], &s, &n), 0);
+        costmodel_sync_format(s, n, buf, sizeof buf);
+        cr_assert_str_eq(buf, names[i]);
+    }
+    const char *bad[] = { "every:0", "every:", "every:x", "every:3x", "Batch", "" };
+    for (int i = 0; i < 6; i++) {
+        costmodel_sync s;
+        int n;
+        cr_assert_eq(costmodel_sync_parse(bad[i], &s, &n), -1, "'%s' accepted", bad[i]);
+    }
+}

@@ -1,0 +1,39 @@
+/* model/gmax.c: the expected maximum of K standard normals against known values. */
+#define _DEFAULT_SOURCE /* M_PI */
+#include "model/gmax.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+
+Test(gmax, one_normal_has_mean_zero) {
+    cr_assert_eq(gmax_expected(1), 0.0);
+}
+
+Test(gmax, two_normals_give_one_over_root_pi) {
+    cr_assert(fabs(gmax_expected(2) - 1.0 / sqrt(M_PI)) < 1e-9, "G(2) = %.15g", gmax_expected(2));
+}
+
+Test(gmax, three_normals_give_three_over_two_root_pi) {
+    cr_assert(fabs(gmax_expected(3) - 1.5 / sqrt(M_PI)) < 1e-9, "G(3) = %.15g", gmax_expected(3));
+}
+
+Test(gmax, matches_tabulated_values_for_large_k) {
+    /* Expected largest of K standard normals (Harter 1961 tables, 5 decimals). */
+    const struct { int k; double g; } table[] = {
+        { 5, 1.16296 }, { 10, 1.53875 }, { 20, 1.86748 }, { 50, 2.24907 }, { 100, 2.50759 },
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        cr_assert(fabs(gmax_expected(table[i].k) - table[i].g) < 1e-5, "G(%d) = %.8f, table %.5f",
+                  table[i].k, gmax_expected(table[i].k), table[i].g);
+}
+
+Test(gmax, grows_with_k_and_stays_below_the_extreme_value_bound) {
+    double last = 0.0;
+    for (int k = 2; k <= 65536; k *= 2) {
+        double g = gmax_expected(k);
+        cr_assert(isfinite(g));
+        cr_assert_gt(g, last, "G(%d) = %g", k, g);
+        cr_assert_lt(g, sqrt(2.0 * log(k)), "G(%d) = %g above sqrt(2 ln k)", k, g);
+        last = g;
+    }
+}
