@@ -1,0 +1,267 @@
+#define _POSIX_C_SOURCE 200809L
+#include "model/trace.h"
+
+#include "util/atomicfile.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const phase_names[TRACE_PHASE_COUNT] = { "startup", "compute", "comm", "wait", "eval" };
+
+const char *trace_phase_name(trace_phase ph) {
+    return (ph >= 0 && ph < TRACE_PHASE_COUNT) ? phase_names[ph] : "?";
+}
+
+int trace_phase_parse(const char *s, trace_phase *out) {
+    for (int i = 0; i < TRACE_PHASE_COUNT; i++)
+        if (strcmp(s, phase_names[i]) == 0) {
+            *out = (trace_phase)i;
+            return 0;
+        }
+    return -1;
+}
+
+trace *trace_new(const trace_run *run) {
+    trace *t = calloc(1, sizeof *t);
+    if (t && run)
+        t->run = *run;
+    return t;
+}
+
+void trace_free(trace *t) {
+    if (!t)
+        return;
+    free(t->events);
+    free(t);
+}
+
+int trace_add(trace *t, const trace_event *e) {
+    if (t->n_events == t->cap_events) {
+        long cap = t->cap_events ? 2 * t->cap_events : 1024;
+        trace_event *ev = realloc(t->events, sizeof *ev * (size_t)cap);
+        if (!ev)
+            return -1;
+        t->events = ev;
+        t->cap_events = cap;
+    }
+    t->events[t->n_events++] = *e;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Writing */
+
+static json_t *run_to_json(const trace_run *r) {
+    char sync[24];
+    costmodel_sync_format(r->config.sync, r->config.every_n, sync, sizeof sync);
+    return json_pack("{s:s, s:i, s:s, s:i, s:s, s:s, s:I, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:i, s:b, s:I}",
+                     "format", TRACE_FORMAT, "version", TRACE_VERSION, "host", r->host,
+                     "host_cores", r->host_cores, "git", r->git, "net", r->net,
+                     "model_bytes", (json_int_t)r->model_bytes, "workers", r->config.workers,
+                     "cores", r->config.cores, "sync", sync,
+                     "topology", costmodel_topology_name(r->config.topology),
+                     "master", costmodel_master_name(r->config.master),
+                     "examples", (json_int_t)r->config.examples, "batch", (json_int_t)r->config.batch,
+                     "epochs", r->config.epochs, "batch_per_worker", r->config.batch_per_worker,
+                     "seed", (json_int_t)r->seed);
+}
+
+int trace_write(const trace *t, const char *path, char *err, int errlen) {
+    atomicfile *f = atomicfile_open(path, err, errlen);
+    if (!f)
+        return -1;
+    FILE *out = atomicfile_stream(f);
+    json_t *run = json_pack("{s:o}", "run", run_to_json(&t->run));
+    char *line = run ? json_dumps(run, JSON_COMPACT) : NULL;
+    json_decref(run);
+    if (!line) {
+        snprintf(err, (size_t)errlen, "%s: out of memory", path);
+        atomicfile_abort(f);
+        return -1;
+    }
+    fprintf(out, "%s\n", line);
+    free(line);
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        /* %.9f: nanosecond resolution, the resolution of the clock the trainer reads. */
+        fprintf(out, "{\"rank\":%d,\"ph\":\"%s\",\"t0\":%.9f,\"t1\":%.9f,\"epoch\":%d,\"step\":%ld",
+                e->rank, trace_phase_name(e->ph), e->t0_s, e->t1_s, e->epoch, e->step);
+        if (e->bytes)
+            fprintf(out, ",\"bytes\":%ld", e->bytes);
+        if (e->examples)
+            fprintf(out, ",\"examples\":%ld", e->examples);
+        if (e->name[0])
+            fprintf(out, ",\"name\":\"%s\"", e->name); /* names are identifiers: no escaping */
+        fputs("}\n", out);
+    }
+    return atomicfile_commit(f, err, errlen);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Reading */
+
+static int fail(char *err, int errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, (size_t)errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static int get_int(json_t *o, const char *key, long min, long *out) {
+    json_t *v = json_object_get(o, key);
+    if (!json_is_integer(v) || json_integer_value(v) < min)
+        return -1;
+    *out = (long)json_integer_value(v);
+    return 0;
+}
+
+static int parse_run(json_t *root, trace_run *r, const char *path, char *err, int errlen) {
+    json_t *run = json_object_get(root, "run");
+    if (!json_is_object(run))
+        return fail(err, errlen, "%s: line 1: expected {\"run\": {...}} describing the run", path);
+    json_t *format = json_object_get(run, "format");
+    if (!json_is_string(format) || strcmp(json_string_value(format), TRACE_FORMAT) != 0)
+        return fail(err, errlen, "%s: line 1: run.format: expected \"%s\"", path, TRACE_FORMAT);
+    long version = 0;
+    if (get_int(run, "version", 0, &version) || version != TRACE_VERSION)
+        return fail(err, errlen, "%s: line 1: run.version: expected %d", path, TRACE_VERSION);
+
+    const char *host = json_string_value(json_object_get(run, "host"));
+    const char *git = json_string_value(json_object_get(run, "git"));
+    const char *net = json_string_value(json_object_get(run, "net"));
+    snprintf(r->host, sizeof r->host, "%s", host ? host : "unknown");
+    snprintf(r->git, sizeof r->git, "%s", git ? git : "unknown");
+    snprintf(r->net, sizeof r->net, "%s", net ? net : "");
+
+    long host_cores = 0, workers, cores, examples, batch, epochs, model_bytes = 0, seed = 0;
+    struct { const char *key; long min; long *out; bool required; } ints[] = {
+        { "workers", 1, &workers, true }, { "cores", 1, &cores, true },
+        { "examples", 1, &examples, true }, { "batch", 1, &batch, true },
+        { "epochs", 1, &epochs, true }, { "host_cores", 0, &host_cores, false },
+        { "model_bytes", 0, &model_bytes, false }, { "seed", 0, &seed, false },
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++) {
+        json_t *v = json_object_get(run, ints[i].key);
+        if (!v && !ints[i].required)
+            continue;
+        if (get_int(run, ints[i].key, ints[i].min, ints[i].out))
+            return fail(err, errlen, "%s: line 1: run.%s: expected an integer >= %ld", path, ints[i].key, ints[i].min);
+    }
+    costmodel_config *c = &r->config;
+    c->workers = (int)workers;
+    c->cores = (int)cores;
+    c->examples = examples;
+    c->batch = batch;
+    c->epochs = (int)epochs;
+    r->host_cores = (int)host_cores;
+    r->model_bytes = model_bytes;
+    r->seed = seed;
+
+    const char *sync = json_string_value(json_object_get(run, "sync"));
+    if (!sync || costmodel_sync_parse(sync, &c->sync, &c->every_n))
+        return fail(err, errlen, "%s: line 1: run.sync: expected batch, epoch or every:N", path);
+    const char *topo = json_string_value(json_object_get(run, "topology"));
+    if (!topo || costmodel_topology_parse(topo, &c->topology))
+        return fail(err, errlen, "%s: line 1: run.topology: expected ps or allreduce", path);
+    const char *master = json_string_value(json_object_get(run, "master"));
+    c->master = COSTMODEL_MASTER_WORKER;
+    if (master && costmodel_master_parse(master, &c->master))
+        return fail(err, errlen, "%s: line 1: run.master: expected worker or dedicated", path);
+    c->batch_per_worker = json_is_true(json_object_get(run, "batch_per_worker"));
+    return 0;
+}
+
+static int parse_event(json_t *o, const trace_run *run, trace_event *e, const char **what) {
+    memset(e, 0, sizeof *e);
+    long rank, epoch = -1, step = -1, bytes = 0, examples = 0;
+    *what = "an object";
+    if (!json_is_object(o))
+        return -1;
+    *what = "\"rank\": an integer in [0, workers)";
+    if (get_int(o, "rank", 0, &rank) || rank >= run->config.workers + 1)
+        return -1;
+    const char *ph = json_string_value(json_object_get(o, "ph"));
+    *what = "\"ph\": one of startup, compute, comm, wait, eval";
+    if (!ph || trace_phase_parse(ph, &e->ph))
+        return -1;
+    json_t *t0 = json_object_get(o, "t0"), *t1 = json_object_get(o, "t1");
+    *what = "\"t0\" and \"t1\": finite numbers with t0 <= t1";
+    if (!json_is_number(t0) || !json_is_number(t1))
+        return -1;
+    e->t0_s = json_number_value(t0);
+    e->t1_s = json_number_value(t1);
+    if (!isfinite(e->t0_s) || !isfinite(e->t1_s) || e->t1_s < e->t0_s)
+        return -1;
+    *what = "\"epoch\", \"step\": integers >= -1; \"bytes\", \"examples\": integers >= 0";
+    if ((json_object_get(o, "epoch") && get_int(o, "epoch", -1, &epoch)) ||
+        (json_object_get(o, "step") && get_int(o, "step", -1, &step)) ||
+        (json_object_get(o, "bytes") && get_int(o, "bytes", 0, &bytes)) ||
+        (json_object_get(o, "examples") && get_int(o, "examples", 0, &examples)))
+        return -1;
+    json_t *name = json_object_get(o, "name");
+    *what = "\"name\": a string";
+    if (name && !json_is_string(name))
+        return -1;
+    e->rank = (int)rank;
+    e->epoch = (int)epoch;
+    e->step = step;
+    e->bytes = bytes;
+    e->examples = examples;
+    if (name)
+        snprintf(e->name, sizeof e->name, "%s", json_string_value(name));
+    return 0;
+}
+
+trace *trace_read(const char *path, char *err, int errlen) {
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    trace *t = trace_new(NULL);
+    char *line = NULL;
+    size_t cap = 0;
+    long lineno = 0;
+    int ok = t != NULL;
+    while (ok && getline(&line, &cap, f) != -1) {
+        lineno++;
+        if (line[0] == '\n' || line[0] == '\0')
+            continue;
+        json_error_t jerr;
+        json_t *o = json_loads(line, 0, &jerr);
+        if (!o) {
+            fail(err, errlen, "%s: line %ld column %d: %s", path, lineno, jerr.column, jerr.text);
+            ok = 0;
+        } else if (lineno == 1) {
+            ok = parse_run(o, &t->run, path, err, errlen) == 0;
+        } else {
+            trace_event e;
+            const char *what;
+            if (parse_event(o, &t->run, &e, &what)) {
+                fail(err, errlen, "%s: line %ld: expected %s", path, lineno, what);
+                ok = 0;
+            } else if (trace_add(t, &e)) {
+                fail(err, errlen, "%s: out of memory at line %ld", path, lineno);
+                ok = 0;
+            }
+        }
+        json_decref(o);
+    }
+    if (ok && lineno == 0) {
+        fail(err, errlen, "%s: empty file: expected a {\"run\": ...} line", path);
+        ok = 0;
+    }
+    free(line);
+    fclose(f);
+    if (!ok) {
+        trace_free(t);
+        return NULL;
+    }
+    return t;
+}

@@ -1,0 +1,69 @@
+/* trace — the record of where every second of a training run went (DESIGN.md), shared by
+ * the trainer (writes), the calibration (fits), the simulator (replays) and the plots.
+ *
+ * A *.trace.jsonl file: the first line describes the run,
+ *   {"run": {"format": "speedup-trace", "version": 1, "host": "...", "host_cores": 2,
+ *            "git": "...", "net": "...", "model_bytes": M, "workers": K, "cores": T,
+ *            "sync": "batch|epoch|every:N", "topology": "ps|allreduce",
+ *            "master": "worker|dedicated", "examples": D, "batch": B, "epochs": E,
+ *            "batch_per_worker": false, "seed": S}}
+ * then one event per line, any rank, seconds from the run's common start:
+ *   {"rank": r, "ph": "startup|compute|comm|wait|eval", "t0": s, "t1": s,
+ *    "epoch": e, "step": i, "bytes": n, "examples": b, "name": "..."}
+ * "bytes" (comm), "examples" (compute: the step's local batch) and "name" (a sub-phase
+ * such as "mpi_init", "data_load", "model_build") are optional.
+ *
+ * trace_read reports the first bad line as "PATH: line L: what was expected".
+ */
+#ifndef SPEEDUP_TRACE_H
+#define SPEEDUP_TRACE_H
+
+#include "model/costmodel.h"
+
+#include <stdbool.h>
+
+#define TRACE_FORMAT "speedup-trace"
+#define TRACE_VERSION 1
+
+typedef enum { TRACE_STARTUP, TRACE_COMPUTE, TRACE_COMM, TRACE_WAIT, TRACE_EVAL, TRACE_PHASE_COUNT } trace_phase;
+
+typedef struct {
+    int rank;
+    trace_phase ph;
+    double t0_s, t1_s;
+    int epoch;               /* -1 when not inside an epoch (start-up) */
+    long step;               /* -1 when not a step */
+    long bytes;              /* comm: bytes moved; 0 otherwise */
+    long examples;           /* compute: examples in the step; 0 otherwise */
+    char name[32];           /* sub-phase, "" when none */
+} trace_event;
+
+typedef struct {
+    char host[128];
+    int host_cores;
+    char git[64];
+    char net[256];           /* network spec, e.g. "conv5x5x32,relu,pool2,..." */
+    long model_bytes;
+    costmodel_config config; /* workers, cores, sync, every_n, topology, master, D, B, E */
+    long seed;
+} trace_run;
+
+typedef struct {
+    trace_run run;
+    trace_event *events;     /* owned */
+    long n_events, cap_events;
+} trace;
+
+const char *trace_phase_name(trace_phase ph);
+int trace_phase_parse(const char *s, trace_phase *out);
+
+trace *trace_new(const trace_run *run);
+void trace_free(trace *t);                      /* NULL is a no-op */
+int trace_add(trace *t, const trace_event *e);  /* 0, or -1 out of memory */
+
+/* Writes the whole trace to path through a temporary file and a rename. */
+int trace_write(const trace *t, const char *path, char *err, int errlen);
+/* Reads a trace; NULL with "PATH: line L: ..." in err on any malformed line. */
+trace *trace_read(const char *path, char *err, int errlen);
+
+#endif

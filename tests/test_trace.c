@@ -1,0 +1,84 @@
+/* model/trace.c: a written trace reads back the same; bad lines are named. */
+#define _POSIX_C_SOURCE 200809L
+#include "model/trace.h"
+#include "tests/clirun.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static trace_run sample_run(void) {
+    trace_run r = { .host_cores = 2, .model_bytes = 1819688, .seed = 7 };
+    snprintf(r.host, sizeof r.host, "testhost");
+    snprintf(r.net, sizeof r.net, "conv5x5x32,relu,pool2,fc10");
+    r.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = COSTMODEL_SYNC_EVERY, .every_n = 8,
+                                   .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 6000, .batch = 32, .epochs = 2 };
+    return r;
+}
+
+Test(trace, round_trips_run_and_events) {
+    trace_run run = sample_run();
+    trace *t = trace_new(&run);
+    trace_event events[] = {
+        { .rank = 0, .ph = TRACE_STARTUP, .t0_s = 0, .t1_s = 0.25, .epoch = -1, .step = -1, .name = "mpi_init" },
+        { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 0.25, .t1_s = 0.2612345678, .epoch = 0, .step = 3, .examples = 16 },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 0.27, .t1_s = 0.28, .epoch = 0, .step = 3, .bytes = 1819688 },
+    };
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(trace_add(t, &events[i]), 0);
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/run.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace *back = trace_read(path, err, sizeof err);
+    cr_assert_not_null(back, "%s", err);
+    cr_assert_str_eq(back->run.host, "testhost");
+    cr_assert_eq(back->run.config.sync, COSTMODEL_SYNC_EVERY);
+    cr_assert_eq(back->run.config.every_n, 8);
+    cr_assert_eq(back->run.config.topology, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(back->run.model_bytes, 1819688);
+    cr_assert_eq(back->n_events, 3);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(back->events[i].rank, events[i].rank);
+        cr_assert_eq(back->events[i].ph, events[i].ph);
+        cr_assert_float_eq(back->events[i].t1_s, events[i].t1_s, 1e-9);
+        cr_assert_eq(back->events[i].bytes, events[i].bytes);
+        cr_assert_eq(back->events[i].examples, events[i].examples);
+        cr_assert_str_eq(back->events[i].name, events[i].name);
+    }
+    trace_free(back);
+    trace_free(t);
+    remove(path);
+    remove(dir);
+    free(dir);
+}
+
+static void assert_bad(const char *text, const char *needle) {
+    char *dir = clirun_tmpdir();
+    char *path = clirun_write_file(dir, "bad.trace.jsonl", text);
+    char err[512] = "";
+    trace *t = trace_read(path, err, sizeof err);
+    cr_assert_null(t, "accepted: %s", text);
+    cr_assert(strstr(err, needle) != NULL, "error '%s' lacks '%s'", err, needle);
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+}
+
+#define RUN_LINE "{\"run\":{\"format\":\"speedup-trace\",\"version\":1,\"workers\":2,\"cores\":1," \
+                 "\"sync\":\"batch\",\"topology\":\"ps\",\"examples\":100,\"batch\":10,\"epochs\":1}}\n"
+
+Test(trace, empty_file_is_refused) { assert_bad("", "empty file"); }
+Test(trace, missing_run_line_is_refused) { assert_bad("{\"rank\":0}\n", "line 1"); }
+Test(trace, truncated_event_names_its_line) {
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"compute\",\"t0\":0,\"t1\":1}\n{\"rank\":0,\"ph\":\"comp", "line 3");
+}
+Test(trace, unknown_phase_is_refused) { assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"nap\",\"t0\":0,\"t1\":1}\n", "\"ph\""); }
+Test(trace, time_running_backwards_is_refused) { assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"wait\",\"t0\":2,\"t1\":1}\n", "t0 <= t1"); }
+Test(trace, rank_out_of_range_is_refused) { assert_bad(RUN_LINE "{\"rank\":9,\"ph\":\"wait\",\"t0\":0,\"t1\":1}\n", "rank"); }
+Test(trace, unknown_sync_in_run_is_refused) {
+    assert_bad("{\"run\":{\"format\":\"speedup-trace\",\"version\":1,\"workers\":2,\"cores\":1,"
+               "\"sync\":\"weekly\",\"topology\":\"ps\",\"examples\":100,\"batch\":10,\"epochs\":1}}\n", "run.sync");
+}
