@@ -7,5 +7,6 @@
 int cmd_model(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
 
 #endif

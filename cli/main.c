@@ -18,6 +18,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     { "model", cmd_model, "closed-form predictions for a grid of workers x cores x sync" },
+    { "advise", cmd_advise, "the best K x T split, sync mode and topology for N cores" },
     { "trace", cmd_trace, "a recorded trace: per-phase totals per rank, or Chrome JSON for Perfetto" },
     { "plot", cmd_plot, "gnuplot figures: predicted vs measured speedup, breakdowns, timelines" },
 };

@@ -35,7 +35,11 @@ void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
         char ci[40];
-        snprintf(ci, sizeof ci, "[%.2f, %.2f]", r->ci_lo, r->ci_hi);
+        /* A closed-form row has no spread to show. */
+        if (r->ci_lo == r->ci_hi)
+            snprintf(ci, sizeof ci, "-");
+        else
+            snprintf(ci, sizeof ci, "[%.2f, %.2f]", r->ci_lo, r->ci_hi);
         fprintf(out, "%7d %5d %-10s %-9s %12.1f %8.2f %17s %12.1f %12.1f %12.1f %12.1f\n",
                 r->workers, r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s,
                 r->speedup, ci, r->compute_s, r->comm_s, r->wait_s, r->startup_s);
