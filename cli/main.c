@@ -18,6 +18,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     { "model", cmd_model, "closed-form predictions for a grid of workers x cores x sync" },
+    { "calibrate", cmd_calibrate, "fit the model to traces (or Ernest to its CSV): calibration.json" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -3,6 +3,9 @@
 #include "model/nnls.h"
 
 #include <criterion/criterion.h>
+#include <gsl/gsl_blas.h>
+#include <gsl/gsl_multifit.h>
+#include <stdbool.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -137,4 +140,75 @@ Test(nnls, rank_sees_proportional_columns) {
     cr_assert_eq(nnls_rank(B), 2);
     gsl_matrix_free(A);
     gsl_matrix_free(B);
+}
+
+/* The NNLS solution is the best of the least-squares fits on every subset of columns
+ * whose coefficients are all positive; for p = 4 all 16 subsets can be tried. An
+ * independent reference for the active-set logic, on 50 random problems whose
+ * unconstrained solutions have negative parts. */
+static double subset_best(const gsl_matrix *A, const gsl_vector *y, double *best_x) {
+    size_t n = A->size1, p = A->size2;
+    double best = INFINITY;
+    for (unsigned mask = 0; mask < (1u << p); mask++) {
+        size_t k = (size_t)__builtin_popcount(mask);
+        double x[8] = { 0 }, rss = 0;
+        if (k > 0) {
+            gsl_matrix *S = gsl_matrix_alloc(n, k);
+            gsl_vector *c = gsl_vector_alloc(k);
+            gsl_matrix *cov = gsl_matrix_alloc(k, k);
+            gsl_multifit_linear_workspace *w = gsl_multifit_linear_alloc(n, k);
+            for (size_t j = 0, a = 0; j < p; j++)
+                if (mask & (1u << j)) {
+                    gsl_vector_const_view col = gsl_matrix_const_column(A, j);
+                    gsl_matrix_set_col(S, a++, &col.vector);
+                }
+            gsl_multifit_linear(S, y, c, cov, &rss, w);
+            bool positive = true;
+            for (size_t j = 0, a = 0; j < p; j++)
+                if (mask & (1u << j)) {
+                    x[j] = gsl_vector_get(c, a++);
+                    positive = positive && x[j] > 0;
+                }
+            gsl_multifit_linear_free(w);
+            gsl_matrix_free(cov);
+            gsl_vector_free(c);
+            gsl_matrix_free(S);
+            if (!positive)
+                continue;
+        } else {
+            gsl_blas_ddot(y, y, &rss);
+        }
+        if (rss < best) {
+            best = rss;
+            memcpy(best_x, x, sizeof x[0] * p);
+        }
+    }
+    return best;
+}
+
+Test(nnls, matches_the_best_positive_subset_fit_on_random_problems) {
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 99);
+    const int n = 12, p = 4;
+    for (int trial = 0; trial < 50; trial++) {
+        gsl_matrix *A = gsl_matrix_alloc((size_t)n, (size_t)p);
+        gsl_vector *y = gsl_vector_alloc((size_t)n);
+        for (int i = 0; i < n; i++) {
+            for (int j = 0; j < p; j++)
+                gsl_matrix_set(A, (size_t)i, (size_t)j, gsl_rng_uniform(rng));
+            gsl_vector_set(y, (size_t)i, gsl_ran_gaussian(rng, 1.0));
+        }
+        nnls_result *r = nnls_result_new(p);
+        char err[256] = "";
+        cr_assert_eq(nnls_solve(A, y, r, err, sizeof err), 0, "%s", err);
+        double ref[4];
+        double best = subset_best(A, y, ref);
+        cr_assert_float_eq(r->rss, best, 1e-9 * (1 + best), "trial %d: rss %g vs best %g", trial, r->rss, best);
+        for (int j = 0; j < p; j++)
+            cr_assert_float_eq(gsl_vector_get(r->x, (size_t)j), ref[j], 1e-7, "trial %d x%d", trial, j);
+        nnls_result_free(r);
+        gsl_vector_free(y);
+        gsl_matrix_free(A);
+    }
+    gsl_rng_free(rng);
 }
