@@ -6,5 +6,6 @@
 
 int cmd_model(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
+int cmd_commbench(int argc, char **argv);
 
 #endif

@@ -19,6 +19,7 @@ static const struct {
 } commands[] = {
     { "model", cmd_model, "closed-form predictions for a grid of workers x cores x sync" },
     { "calibrate", cmd_calibrate, "fit the model to traces (or Ernest to its CSV): calibration.json" },
+    { "commbench", cmd_commbench, "under mpirun: time ping-pong, all-reduce, ps exchanges (alpha, beta)" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
