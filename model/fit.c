@@ -382,6 +382,48 @@ static int comm_features(const trace *t, const trace_event *e, costmodel_topolog
     return 1;
 }
 
+typedef struct {
+    double x0, x1, y;
+} comm_sample;
+
+static int by_features(const void *a, const void *b) {
+    const comm_sample *p = a, *q = b;
+    if (p->x0 != q->x0)
+        return (p->x0 > q->x0) - (p->x0 < q->x0);
+    if (p->x1 != q->x1)
+        return (p->x1 > q->x1) - (p->x1 < q->x1);
+    return (p->y > q->y) - (p->y < q->y);
+}
+
+/* Replaces the rows by one row per distinct feature pair (pattern, K, bytes) holding
+ * the median duration. Message times have heavy tails from preemption: on a busy 2-core
+ * host the slowest of 20 repetitions was up to 100x the median, enough to swing a
+ * least-squares fit of the raw spans; the median of each group is immune to that. */
+static int group_medians(rows *r) {
+    comm_sample *v = malloc(sizeof *v * (size_t)(r->n + 1));
+    double *ys = malloc(sizeof *ys * (size_t)(r->n + 1));
+    if (!v || !ys) {
+        free(v);
+        free(ys);
+        return -1;
+    }
+    for (long i = 0; i < r->n; i++)
+        v[i] = (comm_sample){ r->x[2 * i], r->x[2 * i + 1], r->y[i] };
+    qsort(v, (size_t)r->n, sizeof *v, by_features);
+    long groups = 0;
+    for (long a = 0, b; a < r->n; a = b) {
+        for (b = a; b < r->n && v[b].x0 == v[a].x0 && v[b].x1 == v[a].x1; b++)
+            ys[b - a] = v[b].y;
+        r->x[2 * groups] = v[a].x0;
+        r->x[2 * groups + 1] = v[a].x1;
+        r->y[groups++] = gsl_stats_median_from_sorted_data(ys, 1, (size_t)(b - a));
+    }
+    r->n = groups;
+    free(v);
+    free(ys);
+    return 0;
+}
+
 static int fit_comm(subset *s, core_fit *f, costmodel_topology topo, char *err, int errlen) {
     const char *name = costmodel_topology_name(topo);
     rows r = { .cols = 2 };
@@ -401,6 +443,10 @@ static int fit_comm(subset *s, core_fit *f, costmodel_topology topo, char *err, 
             }
         }
     }
+    if (group_medians(&r)) {
+        fail(err, errlen, "out of memory");
+        goto done;
+    }
     rc = 1;
     if (r.n == 0) {
         missing(s, "alpha_%s, beta_%s: no %s synchronisations with K>=2 in any trace: add a trace of "
@@ -408,9 +454,10 @@ static int fit_comm(subset *s, core_fit *f, costmodel_topology topo, char *err, 
         goto done;
     }
     if (r.n < 3 || rows_rank(&r) < 2) {
-        missing(s, "alpha_%s, beta_%s: every %s synchronisation has the same worker count and bytes, so "
-                   "latency and bandwidth cannot be separated: add a trace of `mpirun -np 2 speedup "
-                   "commbench --trace FILE` (several message sizes)", name, name, name);
+        missing(s, "alpha_%s, beta_%s: the %s synchronisations come in fewer than 3 distinct (worker count, "
+                   "bytes) groups, so latency and bandwidth cannot be separated with a standard error: "
+                   "add a trace of `mpirun -np 2 speedup commbench --trace FILE` (several message sizes)",
+                name, name, name);
         goto done;
     }
     nnls_result *res = rows_nnls_relative(&r, err, errlen);
@@ -692,6 +739,10 @@ int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result
         }
         return fail(err, errlen, "%s", why);
     }
+    costmodel_config any = first->run.config;
+    char why_bad[160];
+    if (costmodel_check(&f.p, &any, why_bad, sizeof why_bad))
+        return fail(err, errlen, "the fit gave an unusable parameter: %s", why_bad);
     copy_core(out, &f);
     snprintf(out->cal.host, sizeof out->cal.host, "%s", first->run.host);
     out->cal.has_workload = true;

@@ -18,6 +18,10 @@
  *              allreduce:  (2(K−1))·α + (2(K−1)/K·bytes)·β        events with K ≥ 2
  *              ps:         (2R)·α + (2R·bytes)·β,  R = K−1 (master trains), K (dedicated)
  *              pingpong:   2·α + (2·bytes)·β    (one round trip: a ps exchange with R = 1)
+ *            Events with the same features (pattern, K, bytes) are first reduced to their
+ *            median duration, one regression row per group: message times have heavy
+ *            tails (preemption), and the median ignores them. Needs 3 or more groups
+ *            that are not all proportional (two K or two message sizes).
  *            The pattern is the event's "name" when it is "allreduce", "ps" or "pingpong"
  *            (the communication benchmark writes these), else the run's topology.
  *            Rank 0 because in ps it is the master, whose link serialises the whole

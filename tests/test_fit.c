@@ -182,7 +182,7 @@ Test(fit, a_single_configuration_says_what_cannot_be_fitted) {
     expect_refusal(&s, "c0, c1: every compute step at T=1 has local batch b=32");
     expect_refusal(&s, "sigma: needs c0, c1 first");
     expect_refusal(&s, "alpha_allreduce, beta_allreduce: no allreduce synchronisations");
-    expect_refusal(&s, "alpha_ps, beta_ps: every ps synchronisation has the same worker count and bytes");
+    expect_refusal(&s, "alpha_ps, beta_ps: the ps synchronisations come in fewer than 3 distinct (worker count, bytes) groups");
     expect_refusal(&s, "w0, w1: start-up measured only at K=2 workers");
     release(&s);
     gsl_rng_free(rng);
