@@ -181,7 +181,7 @@ Test(cli_calibrate, help_lists_every_flag_with_its_default) {
 /* ---------------------------------------------------------------------------------- */
 /* --ernest */
 
-/* Rows generated from θ = (2, 30, 0.05, 0.8) exactly: the fit and its predictions. */
+/* Good rows until line 7, whose time is not a number. */
 static const char *ernest_csv =
     "#Cores,Input Fraction, Time (s)\n"
     "1,0.5,17.0\n"
