@@ -8,5 +8,7 @@ int cmd_model(int argc, char **argv);
 int cmd_plot(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_commbench(int argc, char **argv);
 
 #endif

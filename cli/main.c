@@ -21,6 +21,8 @@ static const struct {
     { "advise", cmd_advise, "the best K x T split, sync mode and topology for N cores" },
     { "trace", cmd_trace, "a recorded trace: per-phase totals per rank, or Chrome JSON for Perfetto" },
     { "plot", cmd_plot, "gnuplot figures: predicted vs measured speedup, breakdowns, timelines" },
+    { "calibrate", cmd_calibrate, "fit the model to traces (or Ernest to its CSV): calibration.json" },
+    { "commbench", cmd_commbench, "under mpirun: time ping-pong, all-reduce, ps exchanges (alpha, beta)" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
