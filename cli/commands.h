@@ -5,5 +5,6 @@
 #define SPEEDUP_COMMANDS_H
 
 int cmd_model(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 #endif

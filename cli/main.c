@@ -18,6 +18,7 @@ static const struct {
     const char *summary;
 } commands[] = {
     { "model", cmd_model, "closed-form predictions for a grid of workers x cores x sync" },
+    { "simulate", cmd_simulate, "discrete-event simulation of the grid, with 95% intervals" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
