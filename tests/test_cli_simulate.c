@@ -1,0 +1,196 @@
+/* cli/cmd_simulate.c: `speedup simulate` end to end through the real binary. */
+#include "tests/clirun.h"
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int count_lines(const char *s) {
+    int n = 0;
+    for (; *s; s++)
+        n += *s == '\n';
+    return n;
+}
+
+/* The time_s column of every row of a predictions CSV. */
+static int read_times(const char *csv, double *times, int max) {
+    int n = 0;
+    const char *line = strchr(csv, '\n');
+    while (line && line[1] && n < max) {
+        line++;
+        const char *p = line;
+        for (int comma = 0; comma < 4; comma++)
+            p = strchr(p, ',') + 1;
+        times[n++] = strtod(p, NULL);
+        line = strchr(line, '\n');
+    }
+    return n;
+}
+
+#define WHAT_IF "--workers 1,2,8,32 --cores 1,2 --sync batch,epoch,every:4 --topology ps,allreduce " \
+                "--examples 1000 --batch 48 --epochs 2 --host-cores 16"
+
+Test(cli_simulate, without_spread_it_prints_the_closed_form) {
+    clirun_result m = clirun("model --csv --cv 0 " WHAT_IF);
+    clirun_result s = clirun("simulate --csv --reps 2 --cv 0 " WHAT_IF);
+    cr_assert_eq(m.status, 0, "%s", m.err);
+    cr_assert_eq(s.status, 0, "%s", s.err);
+    double tm[64], ts[64];
+    int nm = read_times(m.out, tm, 64), ns = read_times(s.out, ts, 64);
+    cr_assert_eq(nm, 4 * 2 * 3 * 2);
+    cr_assert_eq(ns, nm);
+    for (int i = 0; i < nm; i++)
+        cr_assert(fabs(ts[i] - tm[i]) <= 1e-8 * tm[i], "row %d: simulated %.9g, model %.9g", i, ts[i], tm[i]);
+    clirun_free(&m);
+    clirun_free(&s);
+}
+
+Test(cli_simulate, prints_a_table_with_intervals) {
+    clirun_result r = clirun("simulate --reps 5 --workers 1,4 --cores 1 --sync batch");
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "95% interval") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "master peak memory") != NULL, "%s", r.out);
+    /* header, column line, 2 rows, memory line */
+    cr_assert_eq(count_lines(r.out), 5, "%s", r.out);
+    clirun_free(&r);
+}
+
+Test(cli_simulate, same_seed_same_output_other_seed_other_output) {
+    const char *a = "simulate --csv --reps 3 --seed 11 --workers 4 --cores 1 --sync batch";
+    const char *b = "simulate --csv --reps 3 --seed 12 --workers 4 --cores 1 --sync batch";
+    clirun_result r1 = clirun(a), r2 = clirun(a), r3 = clirun(b);
+    cr_assert_eq(r1.status, 0, "%s", r1.err);
+    cr_assert_str_eq(r1.out, r2.out);
+    cr_assert_str_neq(r1.out, r3.out);
+    clirun_free(&r1);
+    clirun_free(&r2);
+    clirun_free(&r3);
+}
+
+Test(cli_simulate, out_file_and_timeline_are_written) {
+    char *dir = clirun_tmpdir();
+    char args[2048], csv[512], tl[512];
+    snprintf(csv, sizeof csv, "%s/p.csv", dir);
+    snprintf(tl, sizeof tl, "%s/t.json", dir);
+    snprintf(args, sizeof args, "simulate --reps 2 --workers 3 --cores 1 --sync batch --examples 480 --batch 48 "
+             "--epochs 1 --out %s --timeline %s", csv, tl);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    FILE *f = fopen(csv, "r");
+    cr_assert_not_null(f);
+    char line[256];
+    int lines = 0;
+    while (fgets(line, sizeof line, f))
+        lines++;
+    fclose(f);
+    cr_assert_eq(lines, 2);
+
+    /* Chrome trace-event JSON: complete events, one track (tid) per worker. */
+    json_error_t jerr;
+    json_t *root = json_load_file(tl, 0, &jerr);
+    cr_assert_not_null(root, "%s: line %d: %s", tl, jerr.line, jerr.text);
+    json_t *events = json_object_get(root, "traceEvents");
+    cr_assert(json_is_array(events));
+    int seen[3] = { 0 }, compute = 0;
+    size_t i;
+    json_t *e;
+    json_array_foreach(events, i, e) {
+        cr_assert_str_eq(json_string_value(json_object_get(e, "ph")), "X");
+        cr_assert_eq(json_integer_value(json_object_get(e, "pid")), 0);
+        json_int_t tid = json_integer_value(json_object_get(e, "tid"));
+        cr_assert(tid >= 0 && tid < 3);
+        seen[tid] = 1;
+        cr_assert(json_number_value(json_object_get(e, "dur")) > 0);
+        cr_assert(json_number_value(json_object_get(e, "ts")) >= 0);
+        compute += strcmp(json_string_value(json_object_get(e, "name")), "compute") == 0;
+    }
+    cr_assert(seen[0] && seen[1] && seen[2]);
+    /* 10 steps on each of 3 workers. */
+    cr_assert_eq(compute, 30);
+    json_decref(root);
+    remove(csv);
+    remove(tl);
+    remove(dir);
+    free(dir);
+    clirun_free(&r);
+}
+
+Test(cli_simulate, sequential_launch_is_accepted) {
+    clirun_result r = clirun("simulate --csv --reps 2 --launch sequential --workers 4 --cores 1 --sync epoch --cv 0");
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    clirun_result m = clirun("model --csv --workers 4 --cores 1 --sync epoch --cv 0");
+    double ts[4], tm[4];
+    cr_assert_eq(read_times(r.out, ts, 4), 1);
+    cr_assert_eq(read_times(m.out, tm, 4), 1);
+    cr_assert(fabs(ts[0] - tm[0]) <= 1e-8 * tm[0]);
+    clirun_free(&r);
+    clirun_free(&m);
+}
+
+/* Each bad input: exit status, and one line on stderr that names what was wrong. */
+static void assert_refused(const char *args, int status, const char *needle) {
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, status, "'%s': status %d, stderr: %s", args, r.status, r.err);
+    cr_assert(strncmp(r.err, "speedup: ", 9) == 0, "'%s': stderr: %s", args, r.err);
+    cr_assert(strstr(r.err, needle) != NULL, "'%s': stderr lacks '%s': %s", args, needle, r.err);
+    cr_assert_eq(count_lines(r.err), 1, "'%s': not one line: %s", args, r.err);
+    cr_assert_str_eq(r.out, "", "'%s' printed on stdout: %s", args, r.out);
+    clirun_free(&r);
+}
+
+Test(cli_simulate, zero_workers_is_a_usage_error) { assert_refused("simulate --workers 0", 2, "--workers"); }
+Test(cli_simulate, negative_bandwidth_is_a_usage_error) { assert_refused("simulate --bandwidth -5", 2, "'-5'"); }
+Test(cli_simulate, zero_reps_is_a_usage_error) { assert_refused("simulate --reps 0", 2, "--reps"); }
+Test(cli_simulate, unknown_launch_is_a_usage_error) { assert_refused("simulate --launch ssh", 2, "'ssh'"); }
+Test(cli_simulate, unknown_flag_is_a_usage_error) { assert_refused("simulate --frobnicate", 2, "--frobnicate"); }
+
+Test(cli_simulate, calibration_missing_a_field_is_a_failure_naming_it) {
+    char *dir = clirun_tmpdir();
+    /* Every parameter but c1. */
+    const char *text =
+        "{\"format\": \"speedup-calibration\", \"version\": 1,\n"
+        " \"host\": {\"name\": \"t\", \"cores\": 2},\n"
+        " \"params\": {\"c0\": {\"value\": 0}, \"sigma\": {\"value\": 0.1},\n"
+        "  \"alpha_ps\": {\"value\": 0.001}, \"beta_ps\": {\"value\": 1e-9},\n"
+        "  \"alpha_allreduce\": {\"value\": 0.001}, \"beta_allreduce\": {\"value\": 1e-9},\n"
+        "  \"model_bytes\": {\"value\": 1000}, \"w0\": {\"value\": 1}, \"w1\": {\"value\": 0.1},\n"
+        "  \"cv\": {\"value\": 0.1}, \"host_cores\": {\"value\": 2}}}\n";
+    char *path = clirun_write_file(dir, "cal.json", text);
+    char args[512];
+    snprintf(args, sizeof args, "simulate --calib %s", path);
+    assert_refused(args, 1, "params.c1");
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+}
+
+Test(cli_simulate, replay_trace_that_does_not_parse_is_a_failure_naming_the_line) {
+    char *dir = clirun_tmpdir();
+    char *path = clirun_write_file(dir, "bad.trace.jsonl",
+                                   "{\"run\": {\"format\": \"speedup-trace\", \"version\": 1}}\n{\"rank\": 0, \"ph\": \"compute\",\n");
+    char args[512];
+    snprintf(args, sizeof args, "simulate --replay %s", path);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "line 1") != NULL || strstr(r.err, "line 2") != NULL, "%s", r.err);
+    cr_assert(strstr(r.err, path) != NULL, "%s", r.err);
+    cr_assert_eq(count_lines(r.err), 1, "%s", r.err);
+    clirun_free(&r);
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+}
+
+Test(cli_simulate, help_lists_the_simulation_flags) {
+    clirun_result r = clirun("simulate --help");
+    cr_assert_eq(r.status, 0);
+    const char *flags[] = { "--reps", "--seed", "--launch", "--replay", "--timeline", "--csv", "--out", "--workers", "--bandwidth" };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        cr_assert(strstr(r.out, flags[i]) != NULL, "help lacks %s", flags[i]);
+    clirun_free(&r);
+}
