@@ -21,7 +21,8 @@ typedef struct {
     void *ctx;
 } handler;
 
-/* A FIFO of requests, a ring buffer that doubles when full. */
+/* A FIFO of requests, a ring buffer whose size is a power of two (indices wrap with a
+ * mask, not a division: this is on every message's path) and doubles when full. */
 typedef struct {
     double service_s;
     int kind, who;
@@ -231,13 +232,13 @@ int engine_request(engine *e, int id, double bytes, int kind, int who) {
             return -1;
         }
         for (long i = 0; i < r->n; i++)
-            ring[i] = r->ring[(r->head + i) % r->cap];
+            ring[i] = r->ring[(r->head + i) & (r->cap - 1)];
         free(r->ring);
         r->ring = ring;
         r->head = 0;
         r->cap = cap;
     }
-    r->ring[(r->head + r->n) % r->cap] = req;
+    r->ring[(r->head + r->n) & (r->cap - 1)] = req;
     if (++r->n > r->peak_queue)
         r->peak_queue = r->n;
     return 0;
@@ -250,7 +251,7 @@ static void on_resource_done(void *ctx, int id) {
     r->busy = 0;
     if (r->n > 0) {
         request next = r->ring[r->head];
-        r->head = (r->head + 1) % r->cap;
+        r->head = (r->head + 1) & (r->cap - 1);
         r->n--;
         serve(e, id, next);
     }

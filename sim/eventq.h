@@ -1,4 +1,4 @@
-/* eventq — the simulator's pending events: a min-heap (4-ary) keyed by
+/* eventq — the simulator's pending events: a min-heap (8-ary) keyed by
  * (virtual time, insertion sequence).
  *
  * Equal times leave in the order they were pushed (the sequence number breaks the tie), so
