@@ -42,6 +42,7 @@ struct engine {
     eventq *q;
     double now_s;
     uint64_t events;
+    long peak_pending;
     int stopped, failed;
 
     engine_event **chunks;   /* (n_chunks) blocks of CHUNK_EVENTS; never move */
@@ -135,6 +136,7 @@ void engine_reset(engine *e) {
     }
     e->now_s = 0;
     e->events = 0;
+    e->peak_pending = 0;
     e->stopped = e->failed = 0;
 }
 
@@ -161,6 +163,9 @@ engine_event *engine_at(engine *e, double t_s, int kind, int who) {
         e->failed = 1;
         return NULL;
     }
+    long pending = eventq_size(e->q);
+    if (pending > e->peak_pending)
+        e->peak_pending = pending;
     return ev;
 }
 
@@ -195,6 +200,7 @@ void engine_stop(engine *e) { e->stopped = 1; }
 double engine_now(const engine *e) { return e->now_s; }
 uint64_t engine_events(const engine *e) { return e->events; }
 long engine_pending(const engine *e) { return eventq_size(e->q); }
+long engine_peak_pending(const engine *e) { return e->peak_pending; }
 
 /* ---------------------------------------------------------------------------------- */
 /* Resources */

@@ -54,6 +54,7 @@ void engine_stop(engine *e);
 double engine_now(const engine *e);
 uint64_t engine_events(const engine *e);        /* events run since engine_new/reset */
 long engine_pending(const engine *e);
+long engine_peak_pending(const engine *e);      /* most events pending at once since reset */
 
 /* A server with latency alpha_s per request and beta_s_per_byte; returns its id or -1. */
 int engine_resource(engine *e, double alpha_s, double beta_s_per_byte);

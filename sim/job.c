@@ -383,7 +383,8 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
     if (j->epoch != j->spec.config.epochs)
         return fail(err, errlen, "simulation stopped early in epoch %d", j->epoch);
 
-    job_result r = { .makespan_s = j->finish_s, .rounds = j->rounds_done, .events = engine_events(j->e) };
+    job_result r = { .makespan_s = j->finish_s, .rounds = j->rounds_done, .events = engine_events(j->e),
+                     .peak_pending = engine_peak_pending(j->e) };
     for (int w = 0; w < j->k; w++) {
         j->acc[w].comm_s = j->comm_total_s;
         r.startup_s += j->acc[w].startup_s;

@@ -89,6 +89,7 @@ typedef struct {
     long rounds;                 /* training barriers passed */
     double master_peak_bytes;
     uint64_t events;             /* engine events run */
+    long peak_pending;           /* most events pending at once: at most K + 1 */
 } job_result;
 
 /* Called once per span of the schedule, in time order per worker (a timeline). */
