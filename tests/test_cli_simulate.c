@@ -230,6 +230,25 @@ Test(cli_simulate, replay_trace_that_does_not_parse_is_a_failure_naming_the_line
     free(dir);
 }
 
+Test(cli_simulate, timeline_into_a_missing_directory_is_a_failure_naming_it) {
+    assert_refused("simulate --reps 1 --workers 2 --cores 1 --sync epoch --timeline /nonexistent/dir/t.json", 1,
+                   "/nonexistent/dir/t.json");
+}
+
+Test(cli_simulate, trace_without_compute_events_cannot_be_replayed) {
+    char *dir = clirun_tmpdir();
+    char *path = clirun_write_file(dir, "empty.trace.jsonl",
+                                   "{\"run\": {\"format\": \"speedup-trace\", \"version\": 1, \"workers\": 1, \"cores\": 1, "
+                                   "\"examples\": 10, \"batch\": 10, \"epochs\": 1, \"sync\": \"batch\", \"topology\": \"ps\"}}\n");
+    char args[512];
+    snprintf(args, sizeof args, "simulate --replay %s", path);
+    assert_refused(args, 1, "no compute events");
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+}
+
 Test(cli_simulate, help_lists_the_simulation_flags) {
     clirun_result r = clirun("simulate --help");
     cr_assert_eq(r.status, 0);
