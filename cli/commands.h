@@ -10,5 +10,6 @@ int cmd_trace(int argc, char **argv);
 int cmd_advise(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_commbench(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 #endif

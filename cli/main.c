@@ -23,6 +23,7 @@ static const struct {
     { "plot", cmd_plot, "gnuplot figures: predicted vs measured speedup, breakdowns, timelines" },
     { "calibrate", cmd_calibrate, "fit the model to traces (or Ernest to its CSV): calibration.json" },
     { "commbench", cmd_commbench, "under mpirun: time ping-pong, all-reduce, ps exchanges (alpha, beta)" },
+    { "simulate", cmd_simulate, "discrete-event simulation of the grid, with 95% intervals" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
