@@ -5,10 +5,11 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
+#include "model/chrome.h"
 #include "model/predictions.h"
+#include "model/trace.h"
 #include "sim/job.h"
 #include "sim/replicate.h"
-#include "util/atomicfile.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -38,53 +39,65 @@ static void usage(FILE *out) {
             "Output:\n"
             "  --csv                the predictions CSV on stdout instead of a table\n"
             "  --out FILE           also write the predictions CSV to FILE (atomically)\n"
-            "  --timeline FILE      the first configuration's first replication as Chrome\n"
-            "                       trace-event JSON (open in Perfetto), one track per worker\n"
+            "  --timeline FILE      the first configuration's first replication, one track per\n"
+            "                       worker: a trace if FILE ends in .jsonl (for speedup plot\n"
+            "                       --sim-trace), else Chrome trace-event JSON (Perfetto)\n"
             "  --help               this text\n");
 }
 
 enum { OPT_CSV = 1, OPT_OUT, OPT_HELP, OPT_REPS, OPT_SEED, OPT_LAUNCH, OPT_REPLAY, OPT_TIMELINE };
 
 /* ---------------------------------------------------------------------------------- */
-/* The timeline: {"traceEvents":[{"name":..,"ph":"X","ts":µs,"dur":µs,"pid":0,"tid":rank},..]} */
+/* The timeline: one replication's spans collected as a trace, written as a trace
+ * (FILE.trace.jsonl, which `speedup plot --sim-trace` draws under a measured run) or as
+ * Chrome trace-event JSON (anything else). */
 
 typedef struct {
-    FILE *out;
-    long n;
+    trace *t;
+    int failed;
 } timeline;
 
 static void timeline_span(void *ctx, int rank, trace_phase ph, double t0_s, double t1_s) {
-    timeline *t = ctx;
-    fprintf(t->out, "%s\n{\"name\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":0,\"tid\":%d}",
-            t->n++ ? "," : "", trace_phase_name(ph), t0_s * 1e6, (t1_s - t0_s) * 1e6, rank);
+    timeline *tl = ctx;
+    trace_event e = { .rank = rank, .ph = ph, .t0_s = t0_s, .t1_s = t1_s, .epoch = -1, .step = -1 };
+    if (trace_add(tl->t, &e))
+        tl->failed = 1;
 }
 
-static int write_timeline(const job_spec *spec, unsigned long seed, const char *path) {
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int write_timeline(const job_spec *spec, const char *host, unsigned long seed, const char *path) {
     char err[512];
     job *j = job_new(spec, err, sizeof err);
     if (!j) {
         args_error("%s", err);
         return 1;
     }
-    atomicfile *f = atomicfile_open(path, err, sizeof err);
-    if (!f) {
+    trace_run run = { .config = spec->config, .model_bytes = (long)spec->params.model_bytes,
+                      .host_cores = (int)spec->params.host_cores, .seed = (long)seed };
+    snprintf(run.host, sizeof run.host, "%s", host);
+    snprintf(run.net, sizeof run.net, "simulated");
+    snprintf(run.git, sizeof run.git, "%s", SPEEDUP_GIT);
+    timeline tl = { .t = trace_new(&run) };
+    if (!tl.t) {
         job_free(j);
-        args_error("%s", err);
+        args_error("out of memory");
         return 1;
     }
-    timeline t = { .out = atomicfile_stream(f) };
-    fprintf(t.out, "{\"traceEvents\":[");
-    job_set_timeline(j, timeline_span, &t);
+    job_set_timeline(j, timeline_span, &tl);
     job_result r;
     int rc = job_run(j, job_seed(seed, 0), &r, err, sizeof err);
     job_free(j);
+    if (rc == 0 && tl.failed)
+        rc = -1, snprintf(err, sizeof err, "%s: out of memory collecting the timeline", path);
+    if (rc == 0)
+        rc = ends_with(path, ".jsonl") ? trace_write(tl.t, path, err, sizeof err)
+                                       : chrome_write(tl.t, 1, "simulated", path, err, sizeof err);
+    trace_free(tl.t);
     if (rc) {
-        atomicfile_abort(f);
-        args_error("%s", err);
-        return 1;
-    }
-    fprintf(t.out, "\n]}\n");
-    if (atomicfile_commit(f, err, sizeof err)) {
         args_error("%s", err);
         return 1;
     }
@@ -192,14 +205,11 @@ int cmd_simulate(int argc, char **argv) {
         if (s.master_peak_bytes > peak_bytes)
             peak_bytes = s.master_peak_bytes;
         if (i == 0 && timeline_path)
-            rc = write_timeline(&spec, (unsigned long)seed, timeline_path);
+            rc = write_timeline(&spec, g.host, (unsigned long)seed, timeline_path);
     }
 
     if (rc == 0 && out_path) {
-        atomicfile *f = atomicfile_open(out_path, err, sizeof err);
-        if (f)
-            predictions_write_csv(atomicfile_stream(f), rows, n);
-        if (!f || atomicfile_commit(f, err, sizeof err)) {
+        if (predictions_save_csv(out_path, rows, n, err, sizeof err)) {
             args_error("%s", err);
             rc = 1;
         }

@@ -1,5 +1,7 @@
 #include "model/predictions.h"
 
+#include "util/atomicfile.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdlib.h>
@@ -26,6 +28,14 @@ void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
                 r->sync, costmodel_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo,
                 r->ci_hi, r->compute_s, r->comm_s, r->wait_s, r->startup_s);
     }
+}
+
+int predictions_save_csv(const char *path, const prediction_row *rows, int n, char *err, int errlen) {
+    atomicfile *f = atomicfile_open(path, err, errlen);
+    if (!f)
+        return -1;
+    predictions_write_csv(atomicfile_stream(f), rows, n);
+    return atomicfile_commit(f, err, errlen);
 }
 
 void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
