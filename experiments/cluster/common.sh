@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # experiments/cluster/common.sh: names and helpers shared by up, down, nsexec and run.
 # Everything a cluster makes is named after its prefix, so down can find it from the
 # names alone (no state needed) and two clusters with different prefixes never meet.
@@ -7,6 +8,7 @@
 #   state       /run/speedup-cluster/PREFIX/{hostfile,hosts,settings}
 #   names       /etc/netns/PREFIX-hI/hosts
 
+# shellcheck disable=SC2034  # bridge and statedir are for the scripts that source this
 cluster_names() {
   bridge="$1-br"
   statedir="/run/speedup-cluster/$1"

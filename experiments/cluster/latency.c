@@ -58,14 +58,18 @@ static void usage(FILE *f) {
           "  -h, --help     this text\n");
 }
 
+/* Only rank 0 reports bad arguments, so K ranks do not print K copies. */
+static int report_errors = 1;
+
 /* Parses a whole decimal integer in [min, max]; -1 with a message otherwise. */
 static int parse_long(const char *flag, const char *text, long min, long max, long *out) {
   char *end = NULL;
   errno = 0;
   long v = strtol(text, &end, 10);
   if (errno != 0 || end == text || *end != '\0' || v < min || v > max) {
-    fprintf(stderr, "latency: %s: expected an integer in %ld..%ld, got '%s'\n", flag, min, max,
-            text);
+    if (report_errors)
+      fprintf(stderr, "latency: %s: expected an integer in %ld..%ld, got '%s'\n", flag, min,
+              max, text);
     return -1;
   }
   *out = v;
@@ -80,8 +84,9 @@ static int parse_sizes(const char *text, options *o) {
     size_t len = comma ? (size_t)(comma - p) : strlen(p);
     char item[32];
     if (len == 0 || len >= sizeof item || o->n_sizes == MAX_SIZES) {
-      fprintf(stderr, "latency: --bytes: expected up to %d sizes like 8,4096, got '%s'\n",
-              MAX_SIZES, text);
+      if (report_errors)
+        fprintf(stderr, "latency: --bytes: expected up to %d sizes like 8,4096, got '%s'\n",
+                MAX_SIZES, text);
       return -1;
     }
     memcpy(item, p, len);
@@ -90,8 +95,9 @@ static int parse_sizes(const char *text, options *o) {
     if (parse_long("--bytes", item, (long)sizeof(float), MAX_MESSAGE_BYTES, &v) != 0)
       return -1;
     if (v % (long)sizeof(float) != 0) {
-      fprintf(stderr, "latency: --bytes: %ld is not a multiple of %zu (floats)\n", v,
-              sizeof(float));
+      if (report_errors)
+        fprintf(stderr, "latency: --bytes: %ld is not a multiple of %zu (floats)\n", v,
+                sizeof(float));
       return -1;
     }
     o->bytes[o->n_sizes++] = v;
@@ -107,7 +113,8 @@ static int parse_options(int argc, char **argv, options *o, int rank) {
       {"warmup", required_argument, NULL, 'w'}, {"where", no_argument, NULL, 'W'},
       {"help", no_argument, NULL, 'h'},         {NULL, 0, NULL, 0}};
   *o = (options){.bytes = {8, 4096, 65536, 1048576}, .n_sizes = 4, .iters = 1000, .warmup = 100};
-  opterr = rank == 0; /* one rank reports */
+  report_errors = rank == 0;
+  opterr = report_errors;
   int c;
   long v = 0;
   while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
@@ -133,7 +140,7 @@ static int parse_options(int argc, char **argv, options *o, int rank) {
     }
   }
   if (optind < argc) {
-    fprintf(stderr, "latency: unexpected argument '%s'\n", argv[optind]);
+    if (report_errors) fprintf(stderr, "latency: unexpected argument '%s'\n", argv[optind]);
     return 2;
   }
   return 0;
