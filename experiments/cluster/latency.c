@@ -5,6 +5,8 @@
  * probe times, for each message size:
  *   pingpong   rank 0 sends n bytes to rank 1, which sends them back; one-way time
  *              = round trip / 2 (the other ranks wait at a barrier);
+ *   exchange   ranks 0 and 1 send each other n bytes at once (MPI_Sendrecv): both
+ *              directions of the link busy, as in a 2-rank all-reduce;
  *   allreduce  MPI_Allreduce (sum) of n/4 floats over every rank, timed on rank 0.
  * Each figure is the median (and 10th/90th percentile) over --iters repetitions after
  * --warmup untimed ones, in microseconds (GSL statistics on the sorted samples).
@@ -207,6 +209,22 @@ static int time_pingpong(float *buf, long bytes, const options *o, int rank, dou
   return MPI_Barrier(MPI_COMM_WORLD);
 }
 
+/* Simultaneous exchange of `bytes` between ranks 0 and 1; samples_s[i] on rank 0. */
+static int time_exchange(float *in, float *out, long bytes, const options *o, int rank,
+                         double *samples_s) {
+  int count = (int)(bytes / (long)sizeof(float));
+  for (int i = -o->warmup; i < o->iters; i++) {
+    double t0 = MPI_Wtime();
+    if (rank <= 1) {
+      int rc = MPI_Sendrecv(in, count, MPI_FLOAT, 1 - rank, 1, out, count, MPI_FLOAT, 1 - rank,
+                            1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+      if (rc != MPI_SUCCESS) return rc;
+    }
+    if (i >= 0) samples_s[i] = MPI_Wtime() - t0;
+  }
+  return MPI_Barrier(MPI_COMM_WORLD);
+}
+
 static int time_allreduce(float *in, float *out, long bytes, const options *o,
                           double *samples_s) {
   int count = (int)(bytes / (long)sizeof(float));
@@ -274,6 +292,16 @@ static int run(const options *o, int rank, int ranks) {
       if (rank == 0) {
         summary m = summarise(samples_s, o->iters);
         printf("pingpong,%ld,%d,%d,%.1f,%.1f,%.1f\n", o->bytes[s], ranks, o->iters, m.median_us,
+               m.p10_us, m.p90_us);
+      }
+      rc = time_exchange(in, out, o->bytes[s], o, rank, samples_s);
+      if (rc != MPI_SUCCESS) {
+        status = report_mpi_error("exchange", rc);
+        break;
+      }
+      if (rank == 0) {
+        summary m = summarise(samples_s, o->iters);
+        printf("exchange,%ld,%d,%d,%.1f,%.1f,%.1f\n", o->bytes[s], ranks, o->iters, m.median_us,
                m.p10_us, m.p90_us);
       }
     }
