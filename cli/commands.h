@@ -5,5 +5,7 @@
 #define SPEEDUP_COMMANDS_H
 
 int cmd_model(int argc, char **argv);
+int cmd_train(int argc, char **argv);
+int cmd_eval(int argc, char **argv);
 
 #endif

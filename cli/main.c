@@ -18,6 +18,8 @@ static const struct {
     const char *summary;
 } commands[] = {
     { "model", cmd_model, "closed-form predictions for a grid of workers x cores x sync" },
+    { "train", cmd_train, "train the CNN on Fashion-MNIST (IDX files), print a JSON summary" },
+    { "eval", cmd_eval, "test accuracy of a checkpoint written by train" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
