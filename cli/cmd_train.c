@@ -44,6 +44,8 @@ static void usage(FILE *out) {
             "  --threads T          OpenBLAS and OpenMP threads (default 1)\n"
             "  --checkpoint FILE    save the network after every epoch (atomically) (default none)\n"
             "  --resume FILE        continue from a checkpoint (default none)\n"
+            "  --stop-after N       stop after epoch N of --epochs, as an interrupted run would\n"
+            "                       (the schedule still spans --epochs; default 0: never)\n"
             "  --trace FILE         write the run's phases as a *.trace.jsonl (default none)\n"
             "  --quiet              no progress bar (it is drawn only when stderr is a terminal)\n"
             "  --help               this text\n");
@@ -51,7 +53,7 @@ static void usage(FILE *out) {
 
 enum {
     OPT_DATA = 1, OPT_LIMIT, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_SCHEDULE, OPT_NET,
-    OPT_SEED, OPT_THREADS, OPT_CHECKPOINT, OPT_RESUME, OPT_TRACE, OPT_QUIET, OPT_HELP
+    OPT_SEED, OPT_THREADS, OPT_CHECKPOINT, OPT_RESUME, OPT_TRACE, OPT_QUIET, OPT_HELP, OPT_STOP
 };
 
 static void progress_bar(void *ctx, int epoch, int epochs, long done, long total, double ex_per_s,
@@ -76,7 +78,7 @@ int cmd_train(int argc, char **argv) {
         { "net", required_argument, 0, OPT_NET },         { "seed", required_argument, 0, OPT_SEED },
         { "threads", required_argument, 0, OPT_THREADS }, { "checkpoint", required_argument, 0, OPT_CHECKPOINT },
         { "resume", required_argument, 0, OPT_RESUME },   { "trace", required_argument, 0, OPT_TRACE },
-        { "quiet", no_argument, 0, OPT_QUIET },           { "help", no_argument, 0, OPT_HELP },
+        { "quiet", no_argument, 0, OPT_QUIET },           { "stop-after", required_argument, 0, OPT_STOP },           { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
     trainer_config c;
@@ -112,6 +114,7 @@ int cmd_train(int argc, char **argv) {
         case OPT_RESUME: c.resume_path = optarg; break;
         case OPT_TRACE: c.trace_path = optarg; break;
         case OPT_QUIET: quiet = 1; break;
+        case OPT_STOP: rc = args_int("--stop-after", optarg, 0, TRAINER_MAX_EPOCHS, &c.stop_after); break;
         case OPT_HELP: usage(stdout); return 0;
         default:
             args_error("train: unknown flag or missing value: '%s' (try speedup train --help)", argv[optind - 1]);

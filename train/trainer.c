@@ -245,6 +245,8 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
             if (checkpoint_save(c->checkpoint_path, n, &now, err, errlen))
                 goto done;
         }
+        if (c->stop_after > 0 && e + 1 >= c->stop_after)
+            break;
     }
     r->examples_per_s = step_time_s > 0 ? (double)step_examples / step_time_s : 0.0;
     r->params_crc32 = crc32(0L, (const Bytef *)n->params, (uInt)(sizeof(float) * (size_t)n->n_params));

@@ -28,6 +28,7 @@ typedef struct {
     const char *net_spec;
     unsigned long seed;
     int threads;
+    int stop_after;               /* > 0: stop after this epoch, as if interrupted */
     const char *checkpoint_path;  /* NULL: none; else saved after every epoch */
     const char *resume_path;      /* NULL: fresh start */
     const char *trace_path;       /* NULL: no trace */
