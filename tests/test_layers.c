@@ -6,6 +6,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -221,4 +222,39 @@ Test(layers, softmax_xent_of_uniform_logits_is_log_classes) {
     const uint8_t label = 3;
     float loss = softmax_xent_forward(z, &label, p, 1, 10, 1.0f);
     cr_expect(fabs(loss - log(10.0)) < 1e-6, "loss %g, expected ln 10", loss);
+}
+
+// ---- threads: blocks of images and the reduction of partial dw give the one-thread result
+
+Test(layers, conv_and_dense_on_two_threads_match_one_thread) {
+    // Large enough to pass PARALLEL_MIN_WORK, so the threaded paths really run.
+    const int B = 4, H = 12, W = 12, C = 8, K = 3, O = 16, In = H * W * O, U = 64;
+    const long nx = (long)B * H * W * C, ny = (long)B * H * W * O, nw = (long)O * K * K * C;
+    float *x = rand_array(nx), *w = rand_array(nw), *b = rand_array(O), *dy0 = rand_array(ny);
+    float *fw = rand_array((long)U * In), *fb = rand_array(U), *fdy = rand_array((long)B * U);
+    float *ws = malloc(sizeof(float) * (size_t)conv_workspace_floats(K, C, O, 2));
+    float *col = malloc(sizeof(float) * (size_t)(B * H * W * K * K * C));
+    // conv y, dw, db, dx; dense y, dw, db, dx
+    const long n[8] = { ny, nw, O, nx, (long)B * U, (long)U * In, U, (long)B * In };
+    float *out[2][8], *dy = malloc(sizeof(float) * (size_t)ny);
+    for (int run = 0; run < 2; run++) {
+        omp_set_num_threads(run + 1);
+        float **o = out[run];
+        for (int i = 0; i < 8; i++)
+            o[i] = malloc(sizeof(float) * (size_t)n[i]);
+        memcpy(dy, dy0, sizeof(float) * (size_t)ny);
+        conv_forward(x, w, b, col, o[0], B, H, W, C, K, O, 1);
+        conv_backward(dy, o[0], w, col, o[1], o[2], o[3], ws, 1, B, H, W, C, K, O);
+        dense_forward(o[0], fw, fb, o[4], B, In, U);
+        dense_backward(fdy, o[0], fw, o[5], o[6], o[7], B, In, U);
+    }
+    for (int i = 0; i < 8; i++)
+        for (long j = 0; j < n[i]; j++)
+            cr_expect(fabsf(out[0][i][j] - out[1][i][j]) <= 1e-4f * (1.0f + fabsf(out[0][i][j])),
+                      "output %d[%ld]: one thread %g, two %g", i, j, out[0][i][j], out[1][i][j]);
+    for (int r = 0; r < 2; r++)
+        for (int i = 0; i < 8; i++)
+            free(out[r][i]);
+    free(dy);
+    free(x), free(w), free(b), free(dy0), free(fw), free(fb), free(fdy), free(ws), free(col);
 }
