@@ -234,3 +234,10 @@ Test(cli_train, help_lists_every_flag_with_default) {
         cr_expect(strstr(r.out, flags[i]), "--help lacks %s", flags[i]);
     clirun_free(&r);
 }
+
+Test(cli_train, reads_debian_fashion_mnist_by_default) {
+    json_t *j = run_json("train --limit 64 --net conv3x3x2,relu,pool4,fc10 --epochs 1 --quiet");
+    cr_expect_eq(json_integer_value(json_object_get(j, "train_examples")), 64);
+    cr_expect_eq(json_integer_value(json_object_get(j, "test_examples")), 64);
+    json_decref(j);
+}
