@@ -175,20 +175,19 @@ static void check_pool(int B, int H, int W, int C, int P) {
     for (long i = 0; i < nx; i++)
         x[i] = 0.05f * (float)((i * 7919) % nx);
     float *r = rand_array(ny), *y = malloc(sizeof(float) * (size_t)ny), *dx = malloc(sizeof(float) * (size_t)nx);
-    int32_t *arg = malloc(sizeof(int32_t) * (size_t)ny);
-    maxpool_forward(x, y, arg, B, H, W, C, P);
-    maxpool_backward(r, arg, dx, B, H, W, C, P);
+    maxpool_forward(x, y, B, H, W, C, P);
+    maxpool_backward(r, x, y, dx, B, H, W, C, P);
     const float eps = 1e-2f;
     for (long i = 0; i < nx; i++) {
         float keep = x[i];
-        x[i] = keep + eps, maxpool_forward(x, y, arg, B, H, W, C, P);
+        x[i] = keep + eps, maxpool_forward(x, y, B, H, W, C, P);
         double up = dot(r, y, ny);
-        x[i] = keep - eps, maxpool_forward(x, y, arg, B, H, W, C, P);
+        x[i] = keep - eps, maxpool_forward(x, y, B, H, W, C, P);
         double down = dot(r, y, ny);
         x[i] = keep;
         expect_close(dx[i], (up - down) / (2.0 * eps), "dx", i);
     }
-    free(x), free(r), free(y), free(dx), free(arg);
+    free(x), free(r), free(y), free(dx);
 }
 
 Test(layers, maxpool_gradient_matches_finite_differences) { check_pool(2, 4, 6, 3, 2); }

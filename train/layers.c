@@ -261,42 +261,53 @@ void dropout_apply(float *x, const float *mask, long n) {
 // ----------------------------------------------------------------------------
 // max-pool
 
-void maxpool_forward(const float *x, float *y, int32_t *arg, int B, int H, int W, int C, int P) {
+void maxpool_forward(const float *x, float *y, int B, int H, int W, int C, int P) {
     const int OH = H / P, OW = W / P;
 #pragma omp parallel for schedule(static) if ((long)B * H * W * C >= PARALLEL_MIN_WORK)
     for (long r = 0; r < (long)B * OH; r++) {
         const int b = (int)(r / OH), oy = (int)(r % OH);
         for (int ox = 0; ox < OW; ox++) {
             float *out = y + (r * OW + ox) * C;
-            int32_t *a = arg + (r * OW + ox) * C;
-            const long first = (((long)b * H + oy * P) * W + ox * P) * C;
-            for (int c = 0; c < C; c++) {
-                out[c] = x[first + c];
-                a[c] = (int32_t)(first + c);
-            }
+            memcpy(out, x + (((long)b * H + oy * P) * W + ox * P) * C, sizeof(float) * (size_t)C);
             for (int py = 0; py < P; py++)
                 for (int px = 0; px < P; px++) {
-                    const long base = (((long)b * H + oy * P + py) * W + ox * P + px) * C;
-                    const float *in = x + base;
-                    // Branch-free, so the channel loop vectorises; ties keep the first.
+                    const float *in = x + (((long)b * H + oy * P + py) * W + ox * P + px) * C;
 #pragma omp simd
-                    for (int c = 0; c < C; c++) {
-                        const int bigger = in[c] > out[c];
-                        out[c] = bigger ? in[c] : out[c];
-                        a[c] = bigger ? (int32_t)(base + c) : a[c];
-                    }
+                    for (int c = 0; c < C; c++)
+                        out[c] = in[c] > out[c] ? in[c] : out[c];
                 }
         }
     }
 }
 
-void maxpool_backward(const float *dy, const int32_t *arg, float *dx, int B, int H, int W, int C, int P) {
-    const long n_out = (long)B * (H / P) * (W / P) * C;
-    memset(dx, 0, sizeof(float) * (size_t)B * H * W * C);
-    // Pooling windows do not overlap (stride = P), so every arg is distinct: no races.
-#pragma omp parallel for schedule(static) if (n_out >= PARALLEL_MIN_WORK / 4)
-    for (long i = 0; i < n_out; i++)
-        dx[arg[i]] = dy[i];
+/* The gradient goes to the first input of each window equal to the maximum (the one the
+ * forward pass kept); recomputing this is cheaper than storing and reading an argmax. */
+void maxpool_backward(const float *dy, const float *x, const float *y, float *dx, int B, int H, int W, int C,
+                      int P) {
+    const int OH = H / P, OW = W / P;
+    if (H % P || W % P) // the rows and columns that floor drops get no gradient
+        memset(dx, 0, sizeof(float) * (size_t)B * H * W * C);
+#pragma omp parallel for schedule(static) if ((long)B * H * W * C >= PARALLEL_MIN_WORK)
+    for (long r = 0; r < (long)B * OH; r++) {
+        const int b = (int)(r / OH), oy = (int)(r % OH);
+        float left[C]; // per channel: the gradient not yet handed to a window position
+        for (int ox = 0; ox < OW; ox++) {
+            const float *out = y + (r * OW + ox) * C, *g = dy + (r * OW + ox) * C;
+            memcpy(left, g, sizeof(float) * (size_t)C);
+            for (int py = 0; py < P; py++)
+                for (int px = 0; px < P; px++) {
+                    const long at = (((long)b * H + oy * P + py) * W + ox * P + px) * C;
+                    const float *in = x + at;
+                    float *d = dx + at;
+#pragma omp simd
+                    for (int c = 0; c < C; c++) {
+                        const int hit = in[c] == out[c];
+                        d[c] = hit ? left[c] : 0.0f;
+                        left[c] = hit ? 0.0f : left[c];
+                    }
+                }
+        }
+    }
 }
 
 // ----------------------------------------------------------------------------

@@ -41,10 +41,11 @@ void dense_backward(const float *dy, const float *x, const float *w, float *dw, 
 void relu_forward(float *x, long n);
 void relu_backward(const float *y, float *dy, long n);
 
-/* Max-pool P×P, stride P, floor: (B, H, W, C) -> (B, H/P, W/P, C). arg (B, H/P, W/P, C)
- * records the input index of each maximum; backward scatters dy there (dx fully written). */
-void maxpool_forward(const float *x, float *y, int32_t *arg, int B, int H, int W, int C, int P);
-void maxpool_backward(const float *dy, const int32_t *arg, float *dx, int B, int H, int W, int C, int P);
+/* Max-pool P×P, stride P, floor: (B, H, W, C) -> (B, H/P, W/P, C). Backward takes the
+ * forward's x and y and gives each window's dy to its first maximal input (dx fully written). */
+void maxpool_forward(const float *x, float *y, int B, int H, int W, int C, int P);
+void maxpool_backward(const float *dy, const float *x, const float *y, float *dx, int B, int H, int W, int C,
+                      int P);
 
 /* Inverted dropout in place: mask[i] is 0 or 1/(1-p), drawn by the caller. */
 void dropout_apply(float *x, const float *mask, long n);

@@ -120,7 +120,6 @@ net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_ba
             L->out = alloc_floats(B * out_size, &failed);
             break;
         case LAYER_POOL:
-            L->arg = (int32_t *)alloc_floats(B * out_size, &failed); // sizeof(int32_t) == sizeof(float)
             L->out = alloc_floats(B * out_size, &failed);
             break;
         case LAYER_FC:
@@ -147,7 +146,6 @@ void net_free(net *n) {
         net_layer *L = &n->layers[i];
         free(L->col);
         free(L->ws);
-        free(L->arg);
         free(L->mask);
         if (L->spec.kind != LAYER_RELU && L->spec.kind != LAYER_DROPOUT)
             free(L->out);
@@ -202,7 +200,7 @@ float net_forward(net *n, int count, const uint8_t *labels, int training, float 
                 relu_forward(L->out, out_n);
             break;
         case LAYER_POOL:
-            maxpool_forward(L->in, L->out, L->arg, B, L->h, L->w, L->c, L->spec.k);
+            maxpool_forward(L->in, L->out, B, L->h, L->w, L->c, L->spec.k);
             break;
         case LAYER_FC:
             dense_forward(L->in, W, b, L->out, B, (int)shape_size(L->h, L->w, L->c), L->oc);
@@ -252,7 +250,7 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
             break;
         case LAYER_POOL:
             if (need_dx)
-                maxpool_backward(dy, L->arg, dx, B, L->h, L->w, L->c, L->spec.k);
+                maxpool_backward(dy, L->in, L->out, dx, B, L->h, L->w, L->c, L->spec.k);
             cur = 1 - cur;
             break;
         case LAYER_RELU:

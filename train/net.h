@@ -32,7 +32,6 @@ typedef struct {
     float *col;          /* conv: im2col workspace (B·h·w, K·K·c) */
     float *ws;           /* conv: other threads' partial dw, db (conv_workspace_floats) */
     int relu_fused;      /* conv followed by relu: the conv applies it (and its backward) */
-    int32_t *arg;        /* pool: argmax (B, oh, ow, oc) */
     float *mask;         /* dropout: (B, oh·ow·oc) of 0 or 1/(1-p) */
 } net_layer;
 
