@@ -44,9 +44,9 @@ static void check_conv(conv_shape s) {
     float *col = malloc(sizeof(float) * (size_t)(s.B * s.H * s.W * s.K * s.K * s.C));
     float *y = malloc(sizeof(float) * (size_t)ny);
     float *dx = malloc(sizeof(float) * (size_t)nx), *dw = malloc(sizeof(float) * (size_t)nw), *db = malloc(sizeof(float) * (size_t)s.O);
-    conv_forward(x, w, b, col, y, s.B, s.H, s.W, s.C, s.K, s.O, 0);
+    conv_forward(x, w, b, col, y, s.B, s.H, s.W, s.C, s.K, s.O, 0, 4);
     float *ws = malloc(sizeof(float) * (size_t)(conv_workspace_floats(s.K, s.C, s.O, 4) + 1));
-    conv_backward(r, NULL, w, col, dw, db, dx, ws, 3, s.B, s.H, s.W, s.C, s.K, s.O);
+    conv_backward(r, x, NULL, w, col, dw, db, dx, ws, 3, 4, s.B, s.H, s.W, s.C, s.K, s.O);
     free(ws);
     const float eps = 1e-2f;
     struct { float *v; float *g; long n; const char *name; } ps[] = { { x, dx, nx, "dx" }, { w, dw, nw, "dw" }, { b, db, s.O, "db" } };
@@ -54,10 +54,10 @@ static void check_conv(conv_shape s) {
         for (long i = 0; i < ps[p].n; i++) {
             float keep = ps[p].v[i];
             ps[p].v[i] = keep + eps;
-            conv_forward(x, w, b, col, y, s.B, s.H, s.W, s.C, s.K, s.O, 0);
+            conv_forward(x, w, b, col, y, s.B, s.H, s.W, s.C, s.K, s.O, 0, 4);
             double up = dot(r, y, ny);
             ps[p].v[i] = keep - eps;
-            conv_forward(x, w, b, col, y, s.B, s.H, s.W, s.C, s.K, s.O, 0);
+            conv_forward(x, w, b, col, y, s.B, s.H, s.W, s.C, s.K, s.O, 0, 4);
             double down = dot(r, y, ny);
             ps[p].v[i] = keep;
             expect_close(ps[p].g[i], (up - down) / (2.0 * eps), ps[p].name, i);
@@ -74,7 +74,7 @@ Test(layers, conv_matches_direct_sum) {
     const long nx = (long)s.B * s.H * s.W * s.C, ny = (long)s.B * s.H * s.W * s.O;
     float *x = rand_array(nx), *w = rand_array((long)s.O * 9 * s.C), *b = rand_array(s.O);
     float *col = malloc(sizeof(float) * (size_t)(ny / s.O * 9 * s.C)), *y = malloc(sizeof(float) * (size_t)ny);
-    conv_forward(x, w, b, col, y, s.B, s.H, s.W, s.C, s.K, s.O, 0);
+    conv_forward(x, w, b, col, y, s.B, s.H, s.W, s.C, s.K, s.O, 0, 4);
     for (int n = 0; n < s.B; n++)
         for (int i = 0; i < s.H; i++)
             for (int j = 0; j < s.W; j++)
@@ -227,7 +227,8 @@ Test(layers, softmax_xent_of_uniform_logits_is_log_classes) {
 
 Test(layers, conv_and_dense_on_two_threads_match_one_thread) {
     // Large enough to pass PARALLEL_MIN_WORK, so the threaded paths really run.
-    const int B = 4, H = 12, W = 12, C = 8, K = 3, O = 16, In = H * W * O, U = 64;
+    // 16·16·5·5·16 floats of im2col per image: two images per chunk, so one thread does two chunks.
+    const int B = 4, H = 16, W = 16, C = 16, K = 5, O = 8, In = H * W * O, U = 64;
     const long nx = (long)B * H * W * C, ny = (long)B * H * W * O, nw = (long)O * K * K * C;
     float *x = rand_array(nx), *w = rand_array(nw), *b = rand_array(O), *dy0 = rand_array(ny);
     float *fw = rand_array((long)U * In), *fb = rand_array(U), *fdy = rand_array((long)B * U);
@@ -242,8 +243,8 @@ Test(layers, conv_and_dense_on_two_threads_match_one_thread) {
         for (int i = 0; i < 8; i++)
             o[i] = malloc(sizeof(float) * (size_t)n[i]);
         memcpy(dy, dy0, sizeof(float) * (size_t)ny);
-        conv_forward(x, w, b, col, o[0], B, H, W, C, K, O, 1);
-        conv_backward(dy, o[0], w, col, o[1], o[2], o[3], ws, 1, B, H, W, C, K, O);
+        conv_forward(x, w, b, col, o[0], B, H, W, C, K, O, 1, 2);
+        conv_backward(dy, x, o[0], w, col, o[1], o[2], o[3], ws, 1, 2, B, H, W, C, K, O);
         dense_forward(o[0], fw, fb, o[4], B, In, U);
         dense_backward(fdy, o[0], fw, o[5], o[6], o[7], B, In, U);
     }

@@ -34,7 +34,7 @@ static void share(long n, int t, int nt, long *lo, long *hi) {
 // ----------------------------------------------------------------------------
 // convolution
 
-/* One im2col row per output pixel of images [b0, b1): for every kernel row ky the valid
+/* One im2col row per output pixel of images [b0, b1), col starting at image b0's: for every kernel row ky the valid
  * kernel columns read one contiguous run of the input row (channels-last), so each
  * (pixel, ky) is one memcpy plus zero padding at the edges. */
 static void im2col(const float *x, float *col, int b0, int b1, int H, int W, int C, int K) {
@@ -43,7 +43,7 @@ static void im2col(const float *x, float *col, int b0, int b1, int H, int W, int
     for (long r = (long)b0 * H; r < (long)b1 * H; r++) {
         const int b = (int)(r / H), oy = (int)(r % H);
         for (int ox = 0; ox < W; ox++) {
-            float *row = col + (r * W + ox) * KKC;
+            float *row = col + ((r - (long)b0 * H) * W + ox) * KKC;
             const int x0 = ox - pad;
             const int lo = x0 < 0 ? -x0 : 0;                 // first valid kx
             const int hi = x0 + K > W ? W - x0 : K;           // one past the last valid kx
@@ -65,7 +65,7 @@ static void im2col(const float *x, float *col, int b0, int b1, int H, int W, int
     }
 }
 
-/* The adjoint of im2col for images [b0, b1): adds every row's runs back into dx. */
+/* The adjoint of im2col for images [b0, b1) (col starts at b0's rows): adds every row's runs back into dx. */
 static void col2im(const float *col, float *dx, int b0, int b1, int H, int W, int C, int K) {
     const int pad = K / 2;
     const long KC = (long)K * C, KKC = (long)K * KC;
@@ -74,7 +74,7 @@ static void col2im(const float *col, float *dx, int b0, int b1, int H, int W, in
         float *img = dx + (long)b * H * W * C;
         for (int oy = 0; oy < H; oy++)
             for (int ox = 0; ox < W; ox++) {
-                const float *row = col + (((long)b * H + oy) * W + ox) * KKC;
+                const float *row = col + (((long)(b - b0) * H + oy) * W + ox) * KKC;
                 const int x0 = ox - pad;
                 const int lo = x0 < 0 ? -x0 : 0;
                 const int hi = x0 + K > W ? W - x0 : K;
@@ -110,74 +110,112 @@ static void column_sums(const float *dy, float *db, long N, int O, int ldy) {
     }
 }
 
+/* im2col rows per chunk: about 1 MiB of floats, so a chunk's columns are still in cache
+ * when the sgemm packs them (the whole batch's im2col would be 20 MB for conv2). */
+#define COL_CHUNK_FLOATS (256L * 1024)
+
+static int chunk_images(int H, int W, int C, int K) {
+    long per = (long)H * W * K * K * C;
+    long n = COL_CHUNK_FLOATS / per;
+    return n < 1 ? 1 : (int)n;
+}
+
+long conv_col_floats(int B, int H, int W, int C, int K, int threads) {
+    long imgs = (long)chunk_images(H, W, C, K) * (threads > 0 ? threads : 1);
+    return (imgs < B ? imgs : B) * (long)H * W * K * K * C;
+}
+
 long conv_workspace_floats(int K, int C, int O, int threads) {
     return (long)(threads > 1 ? threads - 1 : 0) * ((long)O * K * K * C + O);
 }
 
-/* Every thread owns a contiguous block of images and does everything for them: im2col,
- * bias, its rows of the product, ReLU. One parallel region, no barrier inside. */
+/* Threads the conv uses: bounded by the batch, the workspaces, and worth a barrier. */
+static int conv_threads(int B, int H, int W, int C, int K, int O, int cap) {
+    return threads_for(B, (double)B * H * W * K * K * C * O, cap);
+}
+
+/* Every thread owns a contiguous block of images and, chunk by chunk, does everything
+ * for them: im2col into its own part of col, bias, its rows of the product, ReLU.
+ * One parallel region, no barrier inside. */
 void conv_forward(const float *x, const float *w, const float *bias, float *col, float *y,
-                  int B, int H, int W, int C, int K, int O, int relu) {
+                  int B, int H, int W, int C, int K, int O, int relu, int col_threads) {
     const long HW = (long)H * W;
-    const int KKC = K * K * C;
-    const int nt = threads_for(B, (double)B * HW * KKC * O, 1 << 20);
+    const int KKC = K * K * C, cb = chunk_images(H, W, C, K);
+    const int nt = conv_threads(B, H, W, C, K, O, col_threads);
 #pragma omp parallel num_threads(nt)
     {
+        const int t = omp_get_thread_num();
         long b0, b1;
-        share(B, omp_get_thread_num(), omp_get_num_threads(), &b0, &b1);
-        const long r0 = b0 * HW, rows = (b1 - b0) * HW;
-        if (rows > 0) {
-            im2col(x, col, (int)b0, (int)b1, H, W, C, K);              // col (rows, KKC)
-            fill_bias(y + r0 * O, bias, rows, O, O);                   // y (rows, O)
+        share(B, t, omp_get_num_threads(), &b0, &b1);
+        for (long c0 = b0; c0 < b1; c0 += cb) {
+            const long c1 = c0 + cb < b1 ? c0 + cb : b1;
+            const long rows = (c1 - c0) * HW;
+            float *my_col = col + (long)t * cb * HW * KKC; // this thread's chunk of col
+            float *yr = y + c0 * HW * O;
+            im2col(x, my_col, (int)c0, (int)c1, H, W, C, K);           // col (rows, KKC)
+            fill_bias(yr, bias, rows, O, O);                           // y (rows, O)
             // y (rows, O) += col (rows, KKC) · wᵀ (KKC, O)
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, O, KKC, 1.0f, col + r0 * KKC,
-                        KKC, w, KKC, 1.0f, y + r0 * O, O);
+            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)rows, O, KKC, 1.0f, my_col,
+                        KKC, w, KKC, 1.0f, yr, O);
             if (relu) {
-                float *yy = y + r0 * O;
                 const long n = rows * O;
 #pragma omp simd
                 for (long i = 0; i < n; i++)
-                    yy[i] = yy[i] > 0.0f ? yy[i] : 0.0f;
+                    yr[i] = yr[i] > 0.0f ? yr[i] : 0.0f;
             }
         }
     }
 }
 
-/* Threads own blocks of images again: each masks its rows of dy by the ReLU, adds its
- * rows' share of dw and db (thread 0 into dw, the others into ws), computes its rows of
- * dcol into col and scatters them into its images of dx. After one barrier the shares
- * are summed in thread order: deterministic for a given thread count. */
-void conv_backward(float *dy, const float *y, const float *w, float *col, float *dw, float *db, float *dx,
-                   float *ws, int ws_threads, int B, int H, int W, int C, int K, int O) {
+/* Threads own blocks of images again and go chunk by chunk: mask dy by the ReLU, redo
+ * the chunk's im2col (cheaper than keeping the whole batch's), add its share of dw and db
+ * (thread 0 into dw, the others into ws), compute the chunk's dcol into col and scatter it
+ * into dx. After one barrier the shares are summed in thread order: deterministic for a
+ * given thread count. */
+void conv_backward(float *dy, const float *x, const float *y, const float *w, float *col, float *dw, float *db,
+                   float *dx, float *ws, int ws_threads, int col_threads, int B, int H, int W, int C, int K,
+                   int O) {
     const long HW = (long)H * W;
-    const int KKC = K * K * C;
+    const int KKC = K * K * C, cb = chunk_images(H, W, C, K);
     const long n_w = (long)O * KKC;
-    const int nt = threads_for(B, (double)B * HW * KKC * O, ws_threads + 1);
+    const int nt = conv_threads(B, H, W, C, K, O, ws_threads + 1 < col_threads ? ws_threads + 1 : col_threads);
 #pragma omp parallel num_threads(nt)
     {
         const int t = omp_get_thread_num(), T = omp_get_num_threads();
         long b0, b1;
         share(B, t, T, &b0, &b1);
-        const long r0 = b0 * HW, rows = (b1 - b0) * HW;
         float *my_dw = t == 0 ? dw : ws + (long)(t - 1) * (n_w + O);
         float *my_db = t == 0 ? db : my_dw + n_w;
-        float *dyr = dy + r0 * O;
-        if (y) {
-            const float *yr = y + r0 * O;
-            const long n = rows * O;
+        memset(my_dw, 0, sizeof(float) * (size_t)n_w);
+        memset(my_db, 0, sizeof(float) * (size_t)O);
+        for (long c0 = b0; c0 < b1; c0 += cb) {
+            const long c1 = c0 + cb < b1 ? c0 + cb : b1;
+            const long rows = (c1 - c0) * HW;
+            float *colr = col + (long)t * cb * HW * KKC; // this thread's chunk of col
+            float *dyr = dy + c0 * HW * O;
+            if (y) {
+                const float *yr = y + c0 * HW * O;
+                const long n = rows * O;
 #pragma omp simd
-            for (long i = 0; i < n; i++)
-                dyr[i] = yr[i] > 0.0f ? dyr[i] : 0.0f;
-        }
-        // dw (O, KKC) = dyᵀ (O, rows) · col (rows, KKC)
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, O, KKC, (int)rows, 1.0f, dyr, O, col + r0 * KKC,
-                    KKC, 0.0f, my_dw, KKC);
-        column_sums(dyr, my_db, rows, O, O);
-        if (dx) {
-            // dcol (rows, KKC) = dy (rows, O) · w (O, KKC), into this thread's rows of col
-            cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, KKC, O, 1.0f, dyr, O, w, KKC,
-                        0.0f, col + r0 * KKC, KKC);
-            col2im(col, dx, (int)b0, (int)b1, H, W, C, K);
+                for (long i = 0; i < n; i++)
+                    dyr[i] = yr[i] > 0.0f ? dyr[i] : 0.0f;
+            }
+            im2col(x, colr, (int)c0, (int)c1, H, W, C, K);
+            // dw (O, KKC) += dyᵀ (O, rows) · col (rows, KKC)
+            cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, O, KKC, (int)rows, 1.0f, dyr, O, colr, KKC, 1.0f,
+                        my_dw, KKC);
+            for (long r = 0; r < rows; r++) {
+                const float *g = dyr + r * O;
+#pragma omp simd
+                for (int o = 0; o < O; o++)
+                    my_db[o] += g[o];
+            }
+            if (dx) {
+                // dcol (rows, KKC) = dy (rows, O) · w (O, KKC), into the chunk's col
+                cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, (int)rows, KKC, O, 1.0f, dyr, O, w, KKC, 0.0f,
+                            colr, KKC);
+                col2im(colr, dx, (int)c0, (int)c1, H, W, C, K);
+            }
         }
         if (T > 1) {
 #pragma omp barrier

@@ -17,18 +17,20 @@
 #include <stdint.h>
 
 /* Convolution, stride 1, "same" zero padding K/2 (K odd): (B, H, W, C) -> (B, H, W, O),
- * followed by ReLU when relu is set. w (O, K, K, C), bias (O), col (B·H·W, K·K·C) is the
- * im2col workspace; forward leaves the im2col of x in col, and backward reads it there
- * (then reuses col for dcol). */
+ * followed by ReLU when relu is set. w (O, K, K, C), bias (O). col is the im2col
+ * workspace of conv_col_floats(B, H, W, C, K, col_threads) floats: each thread fills it
+ * for a cache-sized chunk of images at a time, so it is a few MiB, not (B·H·W, K·K·C). */
 void conv_forward(const float *x, const float *w, const float *bias, float *col, float *y,
-                  int B, int H, int W, int C, int K, int O, int relu);
-/* dy (B, H, W, O) -> dw (O, K, K, C), db (O) and, when dx is not NULL, dx (B, H, W, C).
- * When y (the forward output after ReLU) is not NULL, dy is first masked in place by the
- * ReLU (y > 0). col must hold conv_forward's im2col of x; it is overwritten. ws holds the
- * per-thread partial dw and db of up to ws_threads extra threads
- * (conv_workspace_floats); it bounds the threads this call uses. */
-void conv_backward(float *dy, const float *y, const float *w, float *col, float *dw, float *db, float *dx,
-                   float *ws, int ws_threads, int B, int H, int W, int C, int K, int O);
+                  int B, int H, int W, int C, int K, int O, int relu, int col_threads);
+/* dy (B, H, W, O) -> dw (O, K, K, C), db (O) and, when dx is not NULL, dx (B, H, W, C);
+ * x is the forward's input. When y (the forward output after ReLU) is not NULL, dy is
+ * first masked in place by the ReLU (y > 0). ws holds the per-thread partial dw and db of
+ * up to ws_threads extra threads (conv_workspace_floats); ws_threads + 1 and col_threads
+ * bound the threads this call uses. */
+void conv_backward(float *dy, const float *x, const float *y, const float *w, float *col, float *dw, float *db,
+                   float *dx, float *ws, int ws_threads, int col_threads, int B, int H, int W, int C, int K,
+                   int O);
+long conv_col_floats(int B, int H, int W, int C, int K, int threads);
 long conv_workspace_floats(int K, int C, int O, int threads);
 
 /* Dense: x (B, In) -> y (B, O) = x·wᵀ + bias, w (O, In). */

@@ -114,7 +114,7 @@ net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_ba
             L->mask = alloc_floats(B * out_size, &failed);
             break;
         case LAYER_CONV:
-            L->col = alloc_floats(B * L->h * L->w * L->spec.k * L->spec.k * L->c, &failed);
+            L->col = alloc_floats(conv_col_floats(max_batch, L->h, L->w, L->c, L->spec.k, n->threads), &failed);
             L->ws = alloc_floats(conv_workspace_floats(L->spec.k, L->c, L->oc, n->threads), &failed);
             L->relu_fused = i + 1 < n->n_layers && n->spec.layers[i + 1].kind == LAYER_RELU;
             L->out = alloc_floats(B * out_size, &failed);
@@ -193,7 +193,8 @@ float net_forward(net *n, int count, const uint8_t *labels, int training, float 
         const long out_n = (long)B * L->oh * L->ow * L->oc;
         switch (L->spec.kind) {
         case LAYER_CONV:
-            conv_forward(L->in, W, b, L->col, L->out, B, L->h, L->w, L->c, L->spec.k, L->oc, L->relu_fused);
+            conv_forward(L->in, W, b, L->col, L->out, B, L->h, L->w, L->c, L->spec.k, L->oc, L->relu_fused,
+                         n->threads);
             break;
         case LAYER_RELU:
             if (!L->relu_fused)
@@ -240,8 +241,8 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
         float *dx = need_dx ? n->dbuf[1 - cur] : NULL;
         switch (L->spec.kind) {
         case LAYER_CONV:
-            conv_backward(dy, L->relu_fused ? L->out : NULL, W, L->col, dW, db, dx, L->ws, n->threads - 1, B, L->h,
-                          L->w, L->c, L->spec.k, L->oc);
+            conv_backward(dy, L->in, L->relu_fused ? L->out : NULL, W, L->col, dW, db, dx, L->ws, n->threads - 1,
+                          n->threads, B, L->h, L->w, L->c, L->spec.k, L->oc);
             cur = 1 - cur;
             break;
         case LAYER_FC:

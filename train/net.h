@@ -29,7 +29,7 @@ typedef struct {
     long n_w;            /* weight count: conv (O, K, K, C), fc (O, I) */
     float *in;           /* (B, h, w, c), the previous layer's out (not owned) */
     float *out;          /* (B, oh, ow, oc); relu and dropout work in place: out == in */
-    float *col;          /* conv: im2col workspace (B·h·w, K·K·c) */
+    float *col;          /* conv: im2col workspace, a chunk of images per thread */
     float *ws;           /* conv: other threads' partial dw, db (conv_workspace_floats) */
     int relu_fused;      /* conv followed by relu: the conv applies it (and its backward) */
     float *mask;         /* dropout: (B, oh·ow·oc) of 0 or 1/(1-p) */
