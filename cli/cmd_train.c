@@ -34,7 +34,7 @@ static void usage(FILE *out) {
             "                       tokens: convKxKxO (K odd, same padding), relu, poolP, fcN, dropoutP\n"
             "  --epochs E           (default 5)\n"
             "  --batch B            examples per step (default 32)\n"
-            "  --lr X               peak learning rate (default 0.02)\n"
+            "  --lr X               peak learning rate (default 0.01)\n"
             "  --momentum X         SGD momentum (default 0.9)\n"
             "  --weight-decay X     L2 weight decay (default 0.0005)\n"
             "  --schedule S         cosine (per step, to 0) or step (x0.1 at 1/2 and 3/4 of the\n"

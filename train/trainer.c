@@ -25,7 +25,7 @@ void trainer_config_default(trainer_config *c) {
     c->data_dir = DATASET_DEFAULT_DIR;
     c->epochs = 5;
     c->batch = 32;
-    c->lr = 0.02;
+    c->lr = 0.01;
     c->momentum = 0.9;
     c->weight_decay = 5e-4;
     c->schedule = SCHEDULE_COSINE;

@@ -27,7 +27,7 @@ def main():
     ap.add_argument("--epochs", type=int, default=1)
     ap.add_argument("--batch", type=int, default=32)
     ap.add_argument("--threads", type=int, default=1)
-    ap.add_argument("--lr", type=float, default=0.02)
+    ap.add_argument("--lr", type=float, default=0.01)
     ap.add_argument("--seed", type=int, default=1)
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
