@@ -26,7 +26,7 @@ static void usage(FILE *out) {
             "                       (default " DATASET_DEFAULT_DIR ")\n"
             "  --limit N            only the first N test examples (default 0: all)\n"
             "  --batch B            examples per forward pass (default 256)\n"
-            "  --threads T          OpenBLAS and OpenMP threads (default 1)\n"
+            "  --threads T          OpenMP threads, each running single-threaded OpenBLAS (default 1)\n"
             "  --help               this text\n");
 }
 
