@@ -54,12 +54,14 @@ double trainer_lr(const trainer_config *c, long t, long total, int epoch) {
     return lr;
 }
 
-float trainer_step(net *n, const dataset *d, const long *idx, int count, uint8_t *labels_buf, float lr,
-                   float momentum, float weight_decay) {
+float trainer_step(const trainer_config *c, net *n, const dataset *d, const long *idx, int count,
+                   uint8_t *labels_buf, float lr, long step, char *err, int errlen) {
     dataset_batch(d, idx, count, n->in_mean, n->in_std, net_input(n), labels_buf);
-    float loss = net_forward(n, count, labels_buf, 1, 0.0f);
-    net_backward(n, count, labels_buf, 0.0f);
-    net_update(n, lr, momentum, weight_decay);
+    float loss = net_forward(n, count, labels_buf, 1, c->grad_divisor);
+    net_backward(n, count, labels_buf, c->grad_divisor);
+    if (c->after_backward && c->after_backward(c->after_backward_ctx, n, step, err, errlen))
+        return NAN;
+    net_update(n, lr, (float)c->momentum, (float)c->weight_decay);
     return loss;
 }
 
@@ -214,8 +216,11 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
             int count = (int)(shard - s * c->batch < c->batch ? shard - s * c->batch : c->batch);
             float lr = (float)trainer_lr(c, step, total_steps, e);
             double ts = now_s();
-            float loss = trainer_step(n, &train, order + begin + s * c->batch, count, labels, lr,
-                                      (float)c->momentum, (float)c->weight_decay);
+            err[0] = '\0';
+            float loss = trainer_step(c, n, &train, order + begin + s * c->batch, count, labels, lr, step, err,
+                                      errlen);
+            if (err[0])
+                goto done;
             double tf = now_s();
             record(tr, &trace_oom, c->rank, TRACE_COMPUTE, ts - t_start, tf - t_start, e, step, count, NULL);
             epoch_step_s += tf - ts;

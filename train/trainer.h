@@ -34,6 +34,12 @@ typedef struct {
     const char *trace_path;       /* NULL: no trace */
     const char *git;              /* recorded in the trace header */
     int rank, world;              /* this process's shard: 0 of 1 without MPI */
+    /* Called between every step's backward pass and its update (may be NULL): where the
+     * MPI trainer sums n->grads over ranks. Non-zero stops the run with err filled in. */
+    int (*after_backward)(void *ctx, net *n, long step, char *err, int errlen);
+    void *after_backward_ctx;
+    /* The loss and gradient are Σ over the local batch / this; 0: the local batch size. */
+    float grad_divisor;
     /* Called after every step (may be NULL). */
     void (*progress)(void *ctx, int epoch, int epochs, long done, long total, double examples_per_s,
                      double loss);
@@ -59,10 +65,10 @@ void trainer_config_default(trainer_config *c);
 double trainer_lr(const trainer_config *c, long t, long total, int epoch);
 int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errlen);
 
-/* One SGD step on examples idx[0..count) of d: convert, forward, backward, update.
- * Returns the mean loss. */
-float trainer_step(net *n, const dataset *d, const long *idx, int count, uint8_t *labels_buf, float lr,
-                   float momentum, float weight_decay);
+/* One SGD step on examples idx[0..count) of d: convert, forward, backward,
+ * c->after_backward, update. Returns the loss (NAN if after_backward failed, err filled). */
+float trainer_step(const trainer_config *c, net *n, const dataset *d, const long *idx, int count,
+                   uint8_t *labels_buf, float lr, long step, char *err, int errlen);
 /* Fraction of d classified correctly, in batches of n->max_batch. */
 double trainer_evaluate(net *n, const dataset *d, long *idx_buf, uint8_t *labels_buf);
 
