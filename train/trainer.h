@@ -4,9 +4,10 @@
  * model/trace.h trace (startup data_load / model_build, compute per step with its
  * examples, eval per epoch).
  *
- * One process today (rank 0 of world 1); the MPI trainer keeps this loop and only adds a
- * gradient all-reduce between trainer_step_grads and net_update (the gradient block is one
- * buffer, divisor = the global batch).
+ * One process today (rank 0 of world 1); the MPI trainer keeps this loop and plugs in
+ * through rank/world (each rank trains its shard of the common epoch order),
+ * after_backward (one MPI_Allreduce of the single gradient block n->grads) and
+ * grad_divisor (the global batch, so the summed gradient is the global mean).
  * Never prints: progress goes to the caller's callback, failures to err.
  */
 #ifndef SPEEDUP_TRAINER_H
