@@ -24,6 +24,8 @@ static const struct {
     { "calibrate", cmd_calibrate, "fit the model to traces (or Ernest to its CSV): calibration.json" },
     { "commbench", cmd_commbench, "under mpirun: time ping-pong, all-reduce, ps exchanges (alpha, beta)" },
     { "simulate", cmd_simulate, "discrete-event simulation of the grid, with 95% intervals" },
+    { "train", cmd_train, "train the CNN on Fashion-MNIST (IDX files), print a JSON summary" },
+    { "eval", cmd_eval, "test accuracy of a checkpoint written by train" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -1,0 +1,243 @@
+#define _POSIX_C_SOURCE 200809L
+/* speedup train / eval end to end on small synthetic IDX files: it learns, repeats itself
+ * bit for bit, resumes exactly, writes a trace, and refuses bad input clearly. */
+#include "model/trace.h"
+#include "tests/clirun.h"
+
+#include <criterion/criterion.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define NET "--net conv3x3x4,relu,pool2,fc16,relu,dropout0.25,fc4"
+
+static void put_be32(FILE *f, long v) {
+    unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8), (unsigned char)v };
+    fwrite(b, 1, 4, f);
+}
+
+/* n 8x8 images of 4 classes: class k lights quadrant k, plus noise. */
+static void write_set(const char *dir, const char *prefix, long n, unsigned seed) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s-images-idx3-ubyte", dir, prefix);
+    FILE *im = fopen(path, "wb");
+    snprintf(path, sizeof path, "%s/%s-labels-idx1-ubyte", dir, prefix);
+    FILE *lb = fopen(path, "wb");
+    fwrite("\0\0\x08\x03", 1, 4, im), put_be32(im, n), put_be32(im, 8), put_be32(im, 8);
+    fwrite("\0\0\x08\x01", 1, 4, lb), put_be32(lb, n);
+    unsigned s = seed;
+    for (long i = 0; i < n; i++) {
+        int k = (int)(i % 4);
+        fputc(k, lb);
+        for (int y = 0; y < 8; y++)
+            for (int x = 0; x < 8; x++) {
+                s = s * 1664525u + 1013904223u;
+                int q = (y >= 4) * 2 + (x >= 4);
+                int v = (q == k ? 150 : 30) + (int)((s >> 24) % 100);
+                fputc(v, im);
+            }
+    }
+    fclose(im), fclose(lb);
+}
+
+static char *data_dir(void) {
+    char *dir = clirun_tmpdir();
+    write_set(dir, "train", 256, 1);
+    write_set(dir, "t10k", 64, 2);
+    return dir;
+}
+
+static json_t *run_json(const char *args) {
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "speedup %s: exit %d: %s", args, r.status, r.err);
+    json_error_t e;
+    json_t *j = json_loads(r.out, 0, &e);
+    cr_assert(j, "not JSON: %s", r.out);
+    clirun_free(&r);
+    return j;
+}
+
+Test(cli_train, learns_a_separable_task) {
+    char *dir = data_dir(), args[1024];
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 3 --batch 16 --lr 0.05 --quiet", dir);
+    json_t *j = run_json(args);
+    double acc = json_real_value(json_object_get(j, "test_accuracy"));
+    cr_expect(acc >= 0.9, "test accuracy %g", acc);
+    json_t *loss = json_object_get(j, "train_loss");
+    cr_expect(json_real_value(json_array_get(loss, 2)) < json_real_value(json_array_get(loss, 0)), "loss did not fall");
+    cr_expect(json_real_value(json_object_get(j, "peak_rss_mib")) > 0);
+    json_decref(j);
+    free(dir);
+}
+
+Test(cli_train, same_seed_one_thread_gives_identical_losses) {
+    char *dir = data_dir(), args[1024];
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 2 --batch 8 --threads 1 --seed 5 --quiet", dir);
+    json_t *a = run_json(args), *b = run_json(args);
+    cr_expect(json_equal(json_object_get(a, "train_loss"), json_object_get(b, "train_loss")), "losses differ");
+    cr_expect_str_eq(json_string_value(json_object_get(a, "params_crc32")), json_string_value(json_object_get(b, "params_crc32")));
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 2 --batch 8 --threads 1 --seed 6 --quiet", dir);
+    json_t *c = run_json(args);
+    cr_expect_str_neq(json_string_value(json_object_get(a, "params_crc32")), json_string_value(json_object_get(c, "params_crc32")),
+                      "another seed gave the same weights");
+    json_decref(a), json_decref(b), json_decref(c);
+    free(dir);
+}
+
+Test(cli_train, resume_matches_uninterrupted_run) {
+    char *dir = data_dir(), args[2048];
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 3 --batch 8 --threads 1 --quiet", dir);
+    json_t *full = run_json(args);
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 3 --stop-after 1 --batch 8 --threads 1 --quiet --checkpoint %s/c",
+             dir, dir);
+    json_t *part = run_json(args);
+    cr_expect_eq(json_array_size(json_object_get(part, "train_loss")), 1);
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 3 --batch 8 --threads 1 --quiet --resume %s/c", dir, dir);
+    json_t *rest = run_json(args);
+    cr_expect_eq(json_integer_value(json_object_get(rest, "first_epoch")), 1);
+    cr_expect_str_eq(json_string_value(json_object_get(rest, "params_crc32")), json_string_value(json_object_get(full, "params_crc32")));
+    cr_expect(json_equal(json_array_get(json_object_get(rest, "train_loss"), 1), json_array_get(json_object_get(full, "train_loss"), 2)));
+    json_decref(full), json_decref(part), json_decref(rest);
+    free(dir);
+}
+
+Test(cli_train, eval_of_checkpoint_repeats_final_accuracy) {
+    char *dir = data_dir(), args[2048];
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 2 --batch 16 --quiet --checkpoint %s/c", dir, dir);
+    json_t *t = run_json(args);
+    snprintf(args, sizeof args, "eval --data %s --checkpoint %s/c", dir, dir);
+    json_t *e = run_json(args);
+    cr_expect(json_real_value(json_object_get(t, "test_accuracy")) == json_real_value(json_object_get(e, "test_accuracy")),
+              "train says %g, eval says %g", json_real_value(json_object_get(t, "test_accuracy")),
+              json_real_value(json_object_get(e, "test_accuracy")));
+    cr_expect_eq(json_integer_value(json_object_get(e, "epochs_done")), 2);
+    json_decref(t), json_decref(e);
+    free(dir);
+}
+
+Test(cli_train, trace_records_startup_steps_and_eval) {
+    char *dir = data_dir(), args[2048], path[1024], err[512];
+    snprintf(path, sizeof path, "%s/run.trace.jsonl", dir);
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 2 --batch 32 --quiet --trace %s", dir, path);
+    json_decref(run_json(args));
+    trace *t = trace_read(path, err, sizeof err);
+    cr_assert(t, "%s", err);
+    long compute = 0, examples = 0, eval = 0, startup = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        cr_expect(e->t1_s >= e->t0_s);
+        if (e->ph == TRACE_COMPUTE)
+            compute++, examples += e->examples;
+        eval += e->ph == TRACE_EVAL;
+        startup += e->ph == TRACE_STARTUP && (!strcmp(e->name, "data_load") || !strcmp(e->name, "model_build"));
+    }
+    cr_expect_eq(compute, 2 * 256 / 32);
+    cr_expect_eq(examples, 2 * 256);
+    cr_expect_eq(eval, 2);
+    cr_expect_eq(startup, 2);
+    cr_expect_eq(t->run.config.batch, 32);
+    trace_free(t);
+    free(dir);
+}
+
+// ---- bad input: one line naming the file and byte (or the token), non-zero exit
+
+static void expect_failure(const char *args, int status, const char *want) {
+    clirun_result r = clirun(args);
+    cr_expect_eq(r.status, status, "speedup %s: exit %d (stderr %s)", args, r.status, r.err);
+    cr_expect(strstr(r.err, want), "speedup %s: stderr '%s' lacks '%s'", args, r.err, want);
+    cr_expect(strncmp(r.err, "speedup: ", 9) == 0 && strchr(r.err, '\n') == r.err + strlen(r.err) - 1,
+              "not one 'speedup: ' line: '%s'", r.err);
+    clirun_free(&r);
+}
+
+/* Replaces dir/name with the given bytes. */
+static void overwrite(const char *dir, const char *name, const void *bytes, size_t n) {
+    char path[1024];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    FILE *f = fopen(path, "wb");
+    fwrite(bytes, 1, n, f);
+    fclose(f);
+}
+
+Test(cli_train, truncated_images_name_file_and_byte) {
+    char *dir = data_dir(), args[1024], path[1024];
+    snprintf(path, sizeof path, "%s/train-images-idx3-ubyte", dir);
+    truncate(path, 16 + 100 * 64 + 5);
+    snprintf(args, sizeof args, "train --data %s " NET " --quiet", dir);
+    expect_failure(args, 1, "train-images-idx3-ubyte: byte 6421: file ends, expected");
+    free(dir);
+}
+
+Test(cli_train, wrong_magic_names_file) {
+    char *dir = data_dir(), args[1024];
+    overwrite(dir, "t10k-labels-idx1-ubyte", "PK\x03\x04garbage", 11);
+    snprintf(args, sizeof args, "train --data %s " NET " --quiet", dir);
+    expect_failure(args, 1, "t10k-labels-idx1-ubyte: byte 0: expected IDX magic");
+    free(dir);
+}
+
+Test(cli_train, label_count_mismatch_is_refused) {
+    char *dir = data_dir(), args[1024];
+    overwrite(dir, "train-labels-idx1-ubyte", "\0\0\x08\x01\0\0\0\x03\x00\x01\x02", 11);
+    snprintf(args, sizeof args, "train --data %s " NET " --quiet", dir);
+    expect_failure(args, 1, "3 labels, but");
+    free(dir);
+}
+
+Test(cli_train, absurd_dimensions_are_refused) {
+    char *dir = data_dir(), args[1024];
+    overwrite(dir, "train-images-idx3-ubyte", "\0\0\x08\x03\0\0\x01\0\x7f\xff\xff\xff\0\0\0\x08", 16);
+    snprintf(args, sizeof args, "train --data %s " NET " --quiet", dir);
+    expect_failure(args, 1, "train-images-idx3-ubyte: byte 8: expected dimension 1 in");
+    free(dir);
+}
+
+Test(cli_train, missing_data_names_file) {
+    expect_failure("train --data /nonexistent/dir --quiet", 1, "/nonexistent/dir/train-images-idx3-ubyte.gz");
+}
+
+Test(cli_train, bad_spec_points_at_token) {
+    expect_failure("train --net conv5x5x32,relu,pool2,fc12x,fc10 --quiet", 2, "--net: token 4 'fc12x' (character 23)");
+}
+
+Test(cli_train, spec_with_wrong_class_count_is_refused) {
+    char *dir = data_dir(), args[1024];
+    snprintf(args, sizeof args, "train --data %s --net conv3x3x4,fc2 --quiet", dir);
+    expect_failure(args, 1, "the last layer must be fc4");
+    free(dir);
+}
+
+Test(cli_train, zero_threads_is_a_usage_error) {
+    expect_failure("train --threads 0", 2, "--threads: expected");
+}
+
+Test(cli_train, corrupt_checkpoint_is_refused_by_eval_and_resume) {
+    char *dir = data_dir(), args[1024];
+    overwrite(dir, "bad.ckpt", "SPDCKPT\0\x01\0\0\0junkjunkjunk", 20);
+    snprintf(args, sizeof args, "eval --data %s --checkpoint %s/bad.ckpt", dir, dir);
+    expect_failure(args, 1, "bad.ckpt: byte 16: checksum mismatch");
+    snprintf(args, sizeof args, "train --data %s " NET " --quiet --resume %s/bad.ckpt", dir, dir);
+    expect_failure(args, 1, "bad.ckpt: byte 16: checksum mismatch");
+    free(dir);
+}
+
+Test(cli_train, help_lists_every_flag_with_default) {
+    clirun_result r = clirun("train --help");
+    cr_expect_eq(r.status, 0);
+    const char *flags[] = { "--data", "--limit", "--epochs", "--batch", "--lr", "--momentum", "--weight-decay",
+                            "--schedule", "--net", "--seed", "--threads", "--checkpoint", "--resume", "--trace",
+                            "--quiet", "--stop-after" };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        cr_expect(strstr(r.out, flags[i]), "--help lacks %s", flags[i]);
+    clirun_free(&r);
+}
+
+Test(cli_train, reads_debian_fashion_mnist_by_default) {
+    json_t *j = run_json("train --limit 64 --net conv3x3x2,relu,pool4,fc10 --epochs 1 --quiet");
+    cr_expect_eq(json_integer_value(json_object_get(j, "train_examples")), 64);
+    cr_expect_eq(json_integer_value(json_object_get(j, "test_examples")), 64);
+    json_decref(j);
+}

@@ -1,0 +1,305 @@
+/* net — shapes, buffers, initialisation and the passes over the layer list. */
+#include "train/net.h"
+
+#include "train/layers.h"
+
+#include <gsl/gsl_randist.h>
+#include <omp.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static long shape_size(int h, int w, int c) { return (long)h * w * c; }
+
+/* Shapes and parameter offsets of every layer; -1 with the reason when they do not fit. */
+static int plan(net *n, char *err, int errlen) {
+    int h = n->h, w = n->w, c = n->c;
+    long off = 0;
+    for (int i = 0; i < n->spec.n; i++) {
+        net_layer *L = &n->layers[i];
+        L->spec = n->spec.layers[i];
+        L->h = h, L->w = w, L->c = c;
+        L->w_off = L->b_off = -1;
+        switch (L->spec.kind) {
+        case LAYER_CONV:
+            c = L->spec.out;
+            L->n_w = (long)c * L->spec.k * L->spec.k * L->c;
+            break;
+        case LAYER_POOL:
+            if (h / L->spec.k < 1 || w / L->spec.k < 1) {
+                snprintf(err, (size_t)errlen, "token %d 'pool%d': input is only %dx%d", i + 1, L->spec.k,
+                         h, w);
+                return -1;
+            }
+            h /= L->spec.k, w /= L->spec.k;
+            break;
+        case LAYER_FC:
+            L->n_w = (long)L->spec.out * shape_size(h, w, c);
+            h = w = 1, c = L->spec.out;
+            break;
+        case LAYER_RELU:
+        case LAYER_DROPOUT:
+            break;
+        }
+        if (L->spec.kind == LAYER_CONV || L->spec.kind == LAYER_FC) {
+            L->w_off = off;
+            L->b_off = off + L->n_w;
+            off += L->n_w + c;
+        }
+        L->oh = h, L->ow = w, L->oc = c;
+    }
+    if (n->spec.n == 0 || n->layers[n->spec.n - 1].spec.kind != LAYER_FC ||
+        n->layers[n->spec.n - 1].spec.out != n->classes) {
+        snprintf(err, (size_t)errlen, "token %d: the last layer must be fc%d (one unit per class)",
+                 n->spec.n, n->classes);
+        return -1;
+    }
+    if (off > (1L << 28)) {
+        snprintf(err, (size_t)errlen, "%ld parameters: more than %ld", off, 1L << 28);
+        return -1;
+    }
+    n->n_layers = n->spec.n;
+    n->n_params = off;
+    return 0;
+}
+
+static void *alloc_floats(long count, int *failed) {
+    void *p = calloc((size_t)(count > 0 ? count : 1), sizeof(float));
+    if (!p)
+        *failed = 1;
+    return p;
+}
+
+net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_batch, char *err, int errlen) {
+    net *n = calloc(1, sizeof *n);
+    if (!n) {
+        snprintf(err, (size_t)errlen, "out of memory");
+        return NULL;
+    }
+    if (strlen(spec_text) >= sizeof n->spec_text) {
+        snprintf(err, (size_t)errlen, "network spec longer than %zu characters", sizeof n->spec_text - 1);
+        free(n);
+        return NULL;
+    }
+    snprintf(n->spec_text, sizeof n->spec_text, "%s", spec_text);
+    n->h = h, n->w = w, n->c = c, n->classes = classes, n->max_batch = max_batch;
+    n->in_mean = 0.0f, n->in_std = 1.0f;
+    if (netspec_parse(spec_text, &n->spec, err, errlen) || plan(n, err, errlen)) {
+        free(n);
+        return NULL;
+    }
+    const long B = max_batch;
+    int failed = 0;
+    n->threads = omp_get_max_threads();
+    n->params = alloc_floats(n->n_params, &failed);
+    n->grads = alloc_floats(n->n_params, &failed);
+    n->momentum = alloc_floats(n->n_params, &failed);
+    n->input = alloc_floats(B * shape_size(h, w, c), &failed);
+    n->probs = alloc_floats(B * classes, &failed);
+    long largest = shape_size(h, w, c);
+    float *prev = n->input;
+    for (int i = 0; i < n->n_layers; i++) {
+        net_layer *L = &n->layers[i];
+        long out_size = shape_size(L->oh, L->ow, L->oc);
+        largest = out_size > largest ? out_size : largest;
+        L->in = prev;
+        switch (L->spec.kind) {
+        case LAYER_RELU:
+            L->out = prev;
+            L->relu_fused = i > 0 && n->layers[i - 1].spec.kind == LAYER_CONV;
+            break;
+        case LAYER_DROPOUT:
+            L->out = prev;
+            L->mask = alloc_floats(B * out_size, &failed);
+            break;
+        case LAYER_CONV:
+            L->col = alloc_floats(conv_col_floats(max_batch, L->h, L->w, L->c, L->spec.k, n->threads), &failed);
+            L->ws = alloc_floats(conv_workspace_floats(L->spec.k, L->c, L->oc, n->threads), &failed);
+            L->relu_fused = i + 1 < n->n_layers && n->spec.layers[i + 1].kind == LAYER_RELU;
+            L->out = alloc_floats(B * out_size, &failed);
+            break;
+        case LAYER_POOL:
+            L->out = alloc_floats(B * out_size, &failed);
+            break;
+        case LAYER_FC:
+            L->out = alloc_floats(B * out_size, &failed);
+            break;
+        }
+        prev = L->out;
+    }
+    n->dbuf[0] = alloc_floats(B * largest, &failed);
+    n->dbuf[1] = alloc_floats(B * largest, &failed);
+    n->dropout_rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (failed || !n->dropout_rng) {
+        snprintf(err, (size_t)errlen, "out of memory for the network's buffers (batch %d)", max_batch);
+        net_free(n);
+        return NULL;
+    }
+    return n;
+}
+
+void net_free(net *n) {
+    if (!n)
+        return;
+    for (int i = 0; i < n->n_layers; i++) {
+        net_layer *L = &n->layers[i];
+        free(L->col);
+        free(L->ws);
+        free(L->mask);
+        if (L->spec.kind != LAYER_RELU && L->spec.kind != LAYER_DROPOUT)
+            free(L->out);
+    }
+    free(n->params);
+    free(n->grads);
+    free(n->momentum);
+    free(n->input);
+    free(n->probs);
+    free(n->dbuf[0]);
+    free(n->dbuf[1]);
+    gsl_rng_free(n->dropout_rng);
+    free(n);
+}
+
+void net_init(net *n, unsigned long seed) {
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    memset(n->params, 0, sizeof(float) * (size_t)n->n_params);
+    memset(n->momentum, 0, sizeof(float) * (size_t)n->n_params);
+    for (int i = 0; i < n->n_layers; i++) {
+        const net_layer *L = &n->layers[i];
+        if (L->w_off < 0)
+            continue;
+        long fan_in = L->spec.kind == LAYER_CONV ? (long)L->spec.k * L->spec.k * L->c
+                                                 : shape_size(L->h, L->w, L->c);
+        double sd = sqrt(2.0 / (double)fan_in);
+        for (long j = 0; j < L->n_w; j++)
+            n->params[L->w_off + j] = (float)gsl_ran_gaussian_ziggurat(rng, sd);
+    }
+    gsl_rng_free(rng);
+    net_seed_dropout(n, seed ^ 0x5eedUL);
+}
+
+void net_seed_dropout(net *n, unsigned long seed) { gsl_rng_set(n->dropout_rng, seed); }
+
+float *net_input(net *n) { return n->input; }
+
+float net_forward(net *n, int count, const uint8_t *labels, int training, float divisor) {
+    const int B = count;
+    for (int i = 0; i < n->n_layers; i++) {
+        net_layer *L = &n->layers[i];
+        const float *W = L->w_off >= 0 ? n->params + L->w_off : NULL;
+        const float *b = L->b_off >= 0 ? n->params + L->b_off : NULL;
+        const long out_n = (long)B * L->oh * L->ow * L->oc;
+        switch (L->spec.kind) {
+        case LAYER_CONV:
+            conv_forward(L->in, W, b, L->col, L->out, B, L->h, L->w, L->c, L->spec.k, L->oc, L->relu_fused,
+                         n->threads);
+            break;
+        case LAYER_RELU:
+            if (!L->relu_fused)
+                relu_forward(L->out, out_n);
+            break;
+        case LAYER_POOL:
+            maxpool_forward(L->in, L->out, B, L->h, L->w, L->c, L->spec.k);
+            break;
+        case LAYER_FC:
+            dense_forward(L->in, W, b, L->out, B, (int)shape_size(L->h, L->w, L->c), L->oc);
+            break;
+        case LAYER_DROPOUT:
+            if (!training || L->spec.p == 0.0f)
+                break;
+            // Masks are drawn serially from one stream: the same for any thread count.
+            {
+                const float keep = 1.0f / (1.0f - L->spec.p);
+                for (long j = 0; j < out_n; j++)
+                    L->mask[j] = gsl_rng_uniform(n->dropout_rng) < L->spec.p ? 0.0f : keep;
+            }
+            dropout_apply(L->out, L->mask, out_n);
+            break;
+        }
+    }
+    const float *logits = n->layers[n->n_layers - 1].out;
+    return softmax_xent_forward(logits, labels, n->probs, B, n->classes, divisor > 0 ? divisor : (float)B);
+}
+
+void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
+    const int B = count;
+    int cur = 0; // dbuf[cur] holds ∂loss/∂(output of layer i)
+    softmax_xent_backward(n->probs, labels, n->dbuf[cur], B, n->classes, divisor > 0 ? divisor : (float)B);
+    for (int i = n->n_layers - 1; i >= 0; i--) {
+        net_layer *L = &n->layers[i];
+        const float *W = L->w_off >= 0 ? n->params + L->w_off : NULL;
+        float *dW = L->w_off >= 0 ? n->grads + L->w_off : NULL;
+        float *db = L->b_off >= 0 ? n->grads + L->b_off : NULL;
+        const long out_n = (long)B * L->oh * L->ow * L->oc;
+        float *dy = n->dbuf[cur];
+        // The input's gradient is needed only if some earlier layer has parameters.
+        int need_dx = 0;
+        for (int j = 0; j < i; j++)
+            need_dx |= n->layers[j].w_off >= 0;
+        float *dx = need_dx ? n->dbuf[1 - cur] : NULL;
+        switch (L->spec.kind) {
+        case LAYER_CONV:
+            conv_backward(dy, L->in, L->relu_fused ? L->out : NULL, W, L->col, dW, db, dx, L->ws, n->threads - 1,
+                          n->threads, B, L->h, L->w, L->c, L->spec.k, L->oc);
+            cur = 1 - cur;
+            break;
+        case LAYER_FC:
+            dense_backward(dy, L->in, W, dW, db, dx, B, (int)shape_size(L->h, L->w, L->c), L->oc);
+            cur = 1 - cur;
+            break;
+        case LAYER_POOL:
+            if (need_dx)
+                maxpool_backward(dy, L->in, L->out, dx, B, L->h, L->w, L->c, L->spec.k);
+            cur = 1 - cur;
+            break;
+        case LAYER_RELU:
+            if (!L->relu_fused) // else conv_backward masks dy
+                relu_backward(L->out, dy, out_n); // in place: out is the post-ReLU activation
+            break;
+        case LAYER_DROPOUT:
+            if (L->spec.p > 0.0f)
+                dropout_apply(dy, L->mask, out_n);
+            break;
+        }
+        if (!need_dx)
+            break;
+    }
+}
+
+void net_update(net *n, float lr, float momentum, float weight_decay) {
+    float *p = n->params, *g = n->grads, *v = n->momentum;
+    const long N = n->n_params;
+    // PyTorch's SGD: v = μ·v + (g + λ·p); p -= lr·v
+#pragma omp parallel for simd schedule(static) if (N >= 100000)
+    for (long i = 0; i < N; i++) {
+        v[i] = momentum * v[i] + g[i] + weight_decay * p[i];
+        p[i] -= lr * v[i];
+    }
+}
+
+int net_count_correct(const net *n, int count, const uint8_t *labels) {
+    int correct = 0;
+    for (int b = 0; b < count; b++) {
+        const float *p = n->probs + (long)b * n->classes;
+        int best = 0;
+        for (int o = 1; o < n->classes; o++)
+            if (p[o] > p[best])
+                best = o;
+        correct += best == labels[b];
+    }
+    return correct;
+}
+
+double net_forward_flops(const net *n) {
+    double f = 0.0;
+    for (int i = 0; i < n->n_layers; i++) {
+        const net_layer *L = &n->layers[i];
+        if (L->spec.kind == LAYER_CONV)
+            f += 2.0 * L->h * L->w * (double)L->n_w;
+        else if (L->spec.kind == LAYER_FC)
+            f += 2.0 * (double)L->n_w;
+    }
+    return f;
+}

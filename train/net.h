@@ -1,0 +1,76 @@
+/* net — a CNN built from a netspec: its parameters, gradients and momentum each in ONE
+ * contiguous block of n_params floats (llm.c's malloc_and_point_parameters), so saving,
+ * loading, or averaging over MPI ranks is one call on one buffer; all activation and
+ * workspace buffers sized once for max_batch, so a training step allocates nothing.
+ *
+ * A step, for a local batch of `count` ≤ max_batch examples:
+ *   dataset_batch(..., net_input(n), labels);       // (count, H, W, C)
+ *   loss = net_forward(n, count, labels, 1, d);     // Σ loss / d
+ *   net_backward(n, count, labels, d);              // grads = ∂(Σ loss / d)/∂params
+ *   (MPI: sum grads over ranks here, with d = the global batch)
+ *   net_update(n, lr, momentum, weight_decay);      // SGD, PyTorch's convention
+ * Threads: as many as omp_get_max_threads() when net_new ran (set it first).
+ * The last layer must be fc with as many units as there are classes; softmax
+ * cross-entropy follows it implicitly.
+ */
+#ifndef SPEEDUP_NET_H
+#define SPEEDUP_NET_H
+
+#include "train/netspec.h"
+
+#include <gsl/gsl_rng.h>
+#include <stdint.h>
+
+typedef struct {
+    netspec_layer spec;
+    int h, w, c;         /* input shape (per example) */
+    int oh, ow, oc;      /* output shape */
+    long w_off, b_off;   /* offsets of weights and bias in the parameter block; -1 if none */
+    long n_w;            /* weight count: conv (O, K, K, C), fc (O, I) */
+    float *in;           /* (B, h, w, c), the previous layer's out (not owned) */
+    float *out;          /* (B, oh, ow, oc); relu and dropout work in place: out == in */
+    float *col;          /* conv: im2col workspace, a chunk of images per thread */
+    float *ws;           /* conv: other threads' partial dw, db (conv_workspace_floats) */
+    int relu_fused;      /* conv followed by relu: the conv applies it (and its backward) */
+    float *mask;         /* dropout: (B, oh·ow·oc) of 0 or 1/(1-p) */
+} net_layer;
+
+typedef struct {
+    char spec_text[512];
+    netspec spec;
+    int h, w, c, classes, max_batch;
+    int threads;             /* omp_get_max_threads() when built: the most a pass uses */
+    float in_mean, in_std;   /* input normalisation, saved with the weights */
+    int n_layers;
+    net_layer layers[NETSPEC_MAX_LAYERS];
+    long n_params;
+    float *params;           /* (n_params) one block, every layer's w then b */
+    float *grads;            /* (n_params) same layout */
+    float *momentum;         /* (n_params) same layout */
+    float *input;            /* (max_batch, h, w, c) */
+    float *probs;            /* (max_batch, classes) */
+    float *dbuf[2];          /* activation-gradient ping-pong, each (max_batch, largest layer) */
+    gsl_rng *dropout_rng;
+} net;
+
+/* Builds the network for (h, w, c) inputs and `classes` outputs; params zero until
+ * net_init. NULL with the reason in err (bad spec, shapes that do not fit, memory). */
+net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_batch, char *err, int errlen);
+void net_free(net *n); /* NULL is a no-op */
+
+/* He initialisation: weights ~ N(0, 2/fan_in), biases 0, momentum 0; from seed. */
+void net_init(net *n, unsigned long seed);
+/* Reseeds the dropout masks' stream (the trainer does so per epoch, for --resume). */
+void net_seed_dropout(net *n, unsigned long seed);
+
+float *net_input(net *n);
+float net_forward(net *n, int count, const uint8_t *labels, int training, float divisor);
+void net_backward(net *n, int count, const uint8_t *labels, float divisor);
+void net_update(net *n, float lr, float momentum, float weight_decay);
+/* After net_forward: how many of the count predictions equal the labels. */
+int net_count_correct(const net *n, int count, const uint8_t *labels);
+
+/* Floating-point operations of one example's forward pass (multiply-adds count 2). */
+double net_forward_flops(const net *n);
+
+#endif
