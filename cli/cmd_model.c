@@ -3,7 +3,6 @@
 #include "cli/commands.h"
 #include "cli/grid.h"
 #include "model/predictions.h"
-#include "util/atomicfile.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -73,10 +72,7 @@ int cmd_model(int argc, char **argv) {
 
     if (out_path) {
         char err[512];
-        atomicfile *f = atomicfile_open(out_path, err, sizeof err);
-        if (f)
-            predictions_write_csv(atomicfile_stream(f), rows, n);
-        if (!f || atomicfile_commit(f, err, sizeof err)) {
+        if (predictions_save_csv(out_path, rows, n, err, sizeof err)) {
             args_error("%s", err);
             free(rows);
             return 1;

@@ -7,5 +7,11 @@
 int cmd_model(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_plot(int argc, char **argv);
+int cmd_trace(int argc, char **argv);
+int cmd_advise(int argc, char **argv);
+int cmd_calibrate(int argc, char **argv);
+int cmd_commbench(int argc, char **argv);
+int cmd_simulate(int argc, char **argv);
 
 #endif

@@ -27,55 +27,59 @@ void grid_init(grid *g) {
     g->epochs = -1;
 }
 
-static int parse_sync_list(grid *g, const char *arg) {
+/* Splits a comma-separated list and hands each item to one(g, item, index); one returns
+ * -1 after printing why the item is bad. Returns the number of items or -1. */
+static int parse_list(grid *g, const char *flag, const char *arg, const char *expected,
+                      int (*one)(grid *g, const char *item, int index)) {
     char buf[1024];
     if (strlen(arg) >= sizeof buf) {
-        args_error("--sync: list too long");
+        args_error("%s: list too long", flag);
         return -1;
     }
     strcpy(buf, arg);
-    g->n_sync = 0;
+    int n = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (g->n_sync == GRID_MAX_VALUES) {
-            args_error("--sync: at most %d values", GRID_MAX_VALUES);
+        if (n == GRID_MAX_VALUES) {
+            args_error("%s: at most %d values", flag, GRID_MAX_VALUES);
             return -1;
         }
-        if (costmodel_sync_parse(tok, &g->sync[g->n_sync], &g->every_n[g->n_sync])) {
-            args_error("--sync: unknown sync mode '%s' (expected batch, epoch or every:N with N >= 1)", tok);
+        if (one(g, tok, n++))
             return -1;
-        }
-        g->n_sync++;
     }
-    if (g->n_sync == 0) {
-        args_error("--sync: expected batch, epoch or every:N, got '%s'", arg);
+    if (n == 0) {
+        args_error("%s: expected %s, got '%s'", flag, expected, arg);
         return -1;
     }
+    return n;
+}
+
+static int sync_item(grid *g, const char *item, int i) {
+    if (costmodel_sync_parse(item, &g->sync[i], &g->every_n[i]) == 0)
+        return 0;
+    args_error("--sync: unknown sync mode '%s' (expected batch, epoch or every:N with N >= 1)", item);
+    return -1;
+}
+
+static int topology_item(grid *g, const char *item, int i) {
+    if (costmodel_topology_parse(item, &g->topology[i]) == 0)
+        return 0;
+    args_error("--topology: unknown topology '%s' (expected ps or allreduce)", item);
+    return -1;
+}
+
+static int parse_sync_list(grid *g, const char *arg) {
+    int n = parse_list(g, "--sync", arg, "batch, epoch or every:N", sync_item);
+    if (n < 0)
+        return -1;
+    g->n_sync = n;
     return 0;
 }
 
 static int parse_topology_list(grid *g, const char *arg) {
-    char buf[1024];
-    if (strlen(arg) >= sizeof buf) {
-        args_error("--topology: list too long");
+    int n = parse_list(g, "--topology", arg, "ps or allreduce", topology_item);
+    if (n < 0)
         return -1;
-    }
-    strcpy(buf, arg);
-    g->n_topology = 0;
-    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
-        if (g->n_topology == GRID_MAX_VALUES) {
-            args_error("--topology: at most %d values", GRID_MAX_VALUES);
-            return -1;
-        }
-        if (costmodel_topology_parse(tok, &g->topology[g->n_topology])) {
-            args_error("--topology: unknown topology '%s' (expected ps or allreduce)", tok);
-            return -1;
-        }
-        g->n_topology++;
-    }
-    if (g->n_topology == 0) {
-        args_error("--topology: expected ps or allreduce, got '%s'", arg);
-        return -1;
-    }
+    g->n_topology = n;
     return 0;
 }
 

@@ -20,6 +20,12 @@ static const struct {
     { "model", cmd_model, "closed-form predictions for a grid of workers x cores x sync" },
     { "train", cmd_train, "train the CNN on Fashion-MNIST (IDX files), print a JSON summary" },
     { "eval", cmd_eval, "test accuracy of a checkpoint written by train" },
+    { "advise", cmd_advise, "the best K x T split, sync mode and topology for N cores" },
+    { "trace", cmd_trace, "a recorded trace: per-phase totals per rank, or Chrome JSON for Perfetto" },
+    { "plot", cmd_plot, "gnuplot figures: predicted vs measured speedup, breakdowns, timelines" },
+    { "calibrate", cmd_calibrate, "fit the model to traces (or Ernest to its CSV): calibration.json" },
+    { "commbench", cmd_commbench, "under mpirun: time ping-pong, all-reduce, ps exchanges (alpha, beta)" },
+    { "simulate", cmd_simulate, "discrete-event simulation of the grid, with 95% intervals" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

@@ -1,5 +1,7 @@
 #include "model/calibration.h"
 
+#include "util/atomicfile.h"
+
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -113,4 +115,171 @@ int calibration_read(const char *path, calibration *out, char *err, int errlen) 
     int rc = read_root(path, root, out, err, errlen);
     json_decref(root);
     return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Writing */
+
+/* jansson has no NaN: a number that is not finite is written as null. */
+static json_t *number_or_null(double x) {
+    return isfinite(x) ? json_real(x) : json_null();
+}
+
+static const char *zero_width_note(const char *name, double value) {
+    if (strcmp(name, "model_bytes") == 0 || strcmp(name, "host_cores") == 0)
+        return "from the run header: exact";
+    if (strcmp(name, "sigma") == 0 && value == 1.0)
+        return "clamped to 1: the fit gave a serial fraction above 1";
+    if (strcmp(name, "sigma") == 0 && value == 0.0)
+        return "clamped to 0: the fit gave a negative serial fraction";
+    if (value == 0.0)
+        return "at the bound 0 (non-negative least squares): a one-sided, zero-width interval";
+    return NULL;
+}
+
+static int set_new(json_t *obj, const char *key, json_t *value) {
+    return value ? json_object_set_new(obj, key, value) : -1;
+}
+
+static json_t *params_to_json(const calibration *cal) {
+    const costmodel_params *p = &cal->params;
+    const calibration_stderr *e = &cal->stderr_;
+    const costmodel_link *ps = &p->link[COSTMODEL_TOPO_PS], *ar = &p->link[COSTMODEL_TOPO_ALLREDUCE];
+    const struct { const char *name; double value, se; const char *unit; } fields[] = {
+        { "c0", p->c0_s, e->c0_s, "s" },
+        { "c1", p->c1_s, e->c1_s, "s/example" },
+        { "sigma", p->sigma, e->sigma, "1" },
+        { "alpha_ps", ps->alpha_s, e->alpha_ps, "s" },
+        { "beta_ps", ps->beta_s_per_byte, e->beta_ps, "s/byte" },
+        { "alpha_allreduce", ar->alpha_s, e->alpha_allreduce, "s" },
+        { "beta_allreduce", ar->beta_s_per_byte, e->beta_allreduce, "s/byte" },
+        { "model_bytes", p->model_bytes, e->model_bytes, "byte" },
+        { "w0", p->w0_s, e->w0_s, "s" },
+        { "w1", p->w1_s, e->w1_s, "s/worker" },
+        { "cv", p->cv, e->cv, "1" },
+        { "host_cores", p->host_cores, e->host_cores, "core" },
+    };
+    json_t *params = json_object();
+    for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {
+        json_t *entry = json_object();
+        if (set_new(entry, "value", json_real(fields[i].value)) ||
+            set_new(entry, "stderr", number_or_null(fields[i].se)) ||
+            set_new(entry, "unit", json_string(fields[i].unit))) {
+            json_decref(entry);
+            json_decref(params);
+            return NULL;
+        }
+        const char *note = fields[i].se == 0.0 ? zero_width_note(fields[i].name, fields[i].value) : NULL;
+        if ((note && set_new(entry, "note", json_string(note))) || set_new(params, fields[i].name, entry)) {
+            json_decref(params);
+            return NULL;
+        }
+    }
+    return params;
+}
+
+static json_t *run_to_json(const calibration_run *r) {
+    char sync[24];
+    const costmodel_config *c = &r->config;
+    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:i, s:b}", "trace", r->trace,
+                          "workers", c->workers, "cores", c->cores, "sync", sync,
+                          "topology", costmodel_topology_name(c->topology), "master", costmodel_master_name(c->master),
+                          "examples", (json_int_t)c->examples, "batch", (json_int_t)c->batch, "epochs", c->epochs,
+                          "batch_per_worker", c->batch_per_worker);
+    if (!o || set_new(o, "measured_s", number_or_null(r->measured_s)) ||
+        set_new(o, "loo_model_s", number_or_null(r->loo_model_s)) ||
+        set_new(o, "loo_ernest_s", number_or_null(r->loo_ernest_s)) ||
+        (r->loo_note[0] && set_new(o, "loo_note", json_string(r->loo_note)))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *errors_to_json(double median, double worst) {
+    json_t *o = json_object();
+    if (set_new(o, "median_rel_error", number_or_null(median)) || set_new(o, "worst_rel_error", number_or_null(worst))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
+static json_t *reals(const double *v, int n) {
+    json_t *a = json_array();
+    for (int i = 0; a && i < n; i++)
+        if (json_array_append_new(a, number_or_null(v[i]))) {
+            json_decref(a);
+            return NULL;
+        }
+    return a;
+}
+
+/* Adds "runs", "fit" and "validation" to root. */
+static int fit_to_json(json_t *root, const calibration_fit *fit) {
+    json_t *runs = json_array();
+    if (set_new(root, "runs", runs))
+        return -1;
+    for (int i = 0; i < fit->n_runs; i++)
+        if (json_array_append_new(runs, run_to_json(&fit->runs[i])))
+            return -1;
+    json_t *f = json_object(), *regs = json_array();
+    if (set_new(root, "fit", f) || set_new(f, "regressions", regs))
+        return -1;
+    for (int i = 0; i < fit->n_regressions; i++) {
+        const calibration_regression *r = &fit->regressions[i];
+        if (json_array_append_new(regs, json_pack("{s:s, s:I, s:i, s:f}", "name", r->name, "points",
+                                                  (json_int_t)r->points, "dof", r->dof,
+                                                  "rms_s", isfinite(r->rms_s) ? r->rms_s : 0.0)))
+            return -1;
+    }
+    if (fit->has_ernest) {
+        json_t *e = json_object();
+        if (set_new(f, "ernest", e) ||
+            set_new(e, "form", json_string("T = theta0 + theta1*work/K + theta2*log2(K) + theta3*K; "
+                                           "K = workers*cores, work = epochs*examples")) ||
+            set_new(e, "theta", reals(fit->ernest_theta, 4)) || set_new(e, "stderr", reals(fit->ernest_stderr, 4)))
+            return -1;
+    }
+    json_t *v = json_object();
+    if (set_new(root, "validation", v) || set_new(v, "method", json_string("leave-one-out")) ||
+        set_new(v, "runs", json_integer(fit->loo_model_n)) ||
+        set_new(v, "model", errors_to_json(fit->loo_model_median, fit->loo_model_worst)) ||
+        set_new(v, "runs_ernest", json_integer(fit->loo_ernest_n)) ||
+        set_new(v, "ernest", errors_to_json(fit->loo_ernest_median, fit->loo_ernest_worst)))
+        return -1;
+    return 0;
+}
+
+int calibration_write(const char *path, const calibration *cal, const calibration_fit *fit, char *err, int errlen) {
+    /* Never write a file calibration_read would refuse (a NaN fit, a negative cost). */
+    costmodel_config any = costmodel_config_seed_example();
+    char why[160];
+    if (costmodel_check(&cal->params, &any, why, sizeof why))
+        return fail(err, errlen, "%s: not written: %s", path, why);
+    json_t *root = json_pack("{s:s, s:i, s:{s:s, s:i}}", "format", CALIBRATION_FORMAT, "version", CALIBRATION_VERSION,
+                             "host", "name", cal->host, "cores", (int)cal->params.host_cores);
+    int bad = !root || set_new(root, "params", params_to_json(cal));
+    if (!bad && cal->has_workload)
+        bad = set_new(root, "workload", json_pack("{s:I, s:I, s:i}", "examples", (json_int_t)cal->examples,
+                                                  "batch", (json_int_t)cal->batch, "epochs", cal->epochs));
+    if (!bad && fit)
+        bad = fit_to_json(root, fit);
+    if (bad) {
+        json_decref(root);
+        return fail(err, errlen, "%s: out of memory while building the calibration", path);
+    }
+    atomicfile *f = atomicfile_open(path, err, errlen);
+    if (!f) {
+        json_decref(root);
+        return -1;
+    }
+    int rc = json_dumpf(root, atomicfile_stream(f), JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_PRESERVE_ORDER);
+    json_decref(root);
+    if (rc || fputc('\n', atomicfile_stream(f)) == EOF) {
+        atomicfile_abort(f);
+        return fail(err, errlen, "%s: write failed", path);
+    }
+    return atomicfile_commit(f, err, errlen);
 }

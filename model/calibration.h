@@ -6,10 +6,25 @@
  *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, "c1": {...},
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
  *                 "model_bytes", "w0", "w1", "cv", "host_cores" },
- *     "runs": [...], "fit": {...} }                                         (free-form)
+ *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
  * "unit" are informative. Writing goes to a temporary file renamed into place.
+ *
+ * What calibration_write puts in the free-form parts (calibration_read ignores them):
+ *   params.NAME.note       when the standard error is 0: "at the bound 0 ..." (an NNLS
+ *                          parameter held at 0: a one-sided, zero-width interval), "clamped
+ *                          to 1" (sigma), or "from the run header" (model_bytes, host_cores)
+ *   "runs": [{"trace": "...", "workers": K, "cores": T, "sync": "...", "topology": "...",
+ *             "master": "...", "examples": D, "batch": B, "epochs": E,
+ *             "measured_s": t, "loo_model_s": t|null, "loo_ernest_s": t|null,
+ *             "loo_note": "why not refit" (only when a prediction is null)}]
+ *   "fit": {"regressions": [{"name": "compute", "points": n, "dof": d, "rms_s": r}, ...],
+ *           "ernest": {"form": "T = theta0 + theta1*work/K + theta2*log2(K) + theta3*K",
+ *                      "theta": [...], "stderr": [...]}  (absent when too few runs)}
+ *   "validation": {"method": "leave-one-out", "runs": n,
+ *                  "model": {"median_rel_error": e, "worst_rel_error": e},
+ *                  "ernest": {...}, "runs_ernest": n}
  */
 #ifndef SPEEDUP_CALIBRATION_H
 #define SPEEDUP_CALIBRATION_H
@@ -35,6 +50,44 @@ typedef struct {
     int epochs;
     char host[128];
 } calibration;
+
+/* One training run a calibration was fitted from, and how well it was predicted with
+ * itself left out of the fit (model/fit.h). */
+typedef struct {
+    char trace[256];              /* the trace file */
+    costmodel_config config;
+    double measured_s;            /* its total training time */
+    double loo_model_s;           /* mechanistic prediction without it; NaN: could not refit */
+    double loo_ernest_s;          /* Ernest-style prediction without it; NaN: could not refit */
+    char loo_note[192];           /* why a prediction is NaN */
+} calibration_run;
+
+/* Quality of one regression of the fit. */
+typedef struct {
+    char name[32];                /* "compute", "sigma", "comm_ps", "comm_allreduce", "startup", "cv" */
+    long points;
+    int dof;
+    double rms_s;                 /* root-mean-square residual (for "cv": pooled spread, 1) */
+} calibration_regression;
+
+enum { CALIBRATION_MAX_REGRESSIONS = 8 };
+
+/* Everything of calibration.json beyond the parameters: the runs, fit quality and the
+ * leave-one-out validation. runs is borrowed (the filler owns it). */
+typedef struct {
+    const calibration_run *runs;
+    int n_runs;
+    calibration_regression regressions[CALIBRATION_MAX_REGRESSIONS];
+    int n_regressions;
+    bool has_ernest;              /* T = θ0 + θ1·work/K + θ2·log2 K + θ3·K, K = workers × cores */
+    double ernest_theta[4], ernest_stderr[4];
+    int loo_model_n, loo_ernest_n; /* runs predicted with themselves left out */
+    double loo_model_median, loo_model_worst, loo_ernest_median, loo_ernest_worst; /* |pred−meas|/meas */
+} calibration_fit;
+
+/* Writes cal (and fit, unless NULL) to path in the format above, atomically. Returns 0,
+ * or -1 with "PATH: what went wrong" in err (nothing is left at path then). */
+int calibration_write(const char *path, const calibration *cal, const calibration_fit *fit, char *err, int errlen);
 
 /* Reads path into *out. Returns 0, or -1 with "PATH: line L column C: what" or
  * "PATH: params.c1: missing" in err. */

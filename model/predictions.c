@@ -1,5 +1,12 @@
 #include "model/predictions.h"
 
+#include "util/atomicfile.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
 prediction_row predictions_from_model(const costmodel_params *p, const costmodel_config *c) {
     costmodel_breakdown b = costmodel_breakdown_of(p, c);
     prediction_row r = {
@@ -23,6 +30,14 @@ void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
     }
 }
 
+int predictions_save_csv(const char *path, const prediction_row *rows, int n, char *err, int errlen) {
+    atomicfile *f = atomicfile_open(path, err, errlen);
+    if (!f)
+        return -1;
+    predictions_write_csv(atomicfile_stream(f), rows, n);
+    return atomicfile_commit(f, err, errlen);
+}
+
 void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
     fprintf(out, "%7s %5s %-10s %-9s %12s %8s %17s %12s %12s %12s %12s\n", "workers", "cores",
             "sync", "topology", "time_s", "speedup", "95% interval", "compute_s", "comm_s",
@@ -30,9 +45,115 @@ void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
         char ci[40];
-        snprintf(ci, sizeof ci, "[%.2f, %.2f]", r->ci_lo, r->ci_hi);
+        /* A closed-form row has no spread to show. */
+        if (r->ci_lo == r->ci_hi)
+            snprintf(ci, sizeof ci, "-");
+        else
+            snprintf(ci, sizeof ci, "[%.2f, %.2f]", r->ci_lo, r->ci_hi);
         fprintf(out, "%7d %5d %-10s %-9s %12.1f %8.2f %17s %12.1f %12.1f %12.1f %12.1f\n",
                 r->workers, r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s,
                 r->speedup, ci, r->compute_s, r->comm_s, r->wait_s, r->startup_s);
     }
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Reading */
+
+static int read_fail(char *err, int errlen, const char *path, long line, const char *what) {
+    snprintf(err, (size_t)errlen, "%s: line %ld: %s", path, line, what);
+    return -1;
+}
+
+/* One data line: 12 comma-separated fields, numbers finite, counts >= 1. */
+static int parse_row(char *line, prediction_row *r) {
+    char *field[12];
+    int n = 0;
+    for (char *p = line; n < 12; n++) {
+        field[n] = p;
+        char *comma = strchr(p, ',');
+        if (!comma) {
+            n++;
+            break;
+        }
+        *comma = '\0';
+        p = comma + 1;
+    }
+    if (n != 12 || strchr(field[11], ','))
+        return -1;
+    char *end;
+    long k = strtol(field[0], &end, 10);
+    if (end == field[0] || *end || k < 1 || k > 100000000)
+        return -1;
+    long t = strtol(field[1], &end, 10);
+    if (end == field[1] || *end || t < 1 || t > 100000000)
+        return -1;
+    r->workers = (int)k;
+    r->cores = (int)t;
+    costmodel_sync sync;
+    int every;
+    if (costmodel_sync_parse(field[2], &sync, &every) || strlen(field[2]) >= sizeof r->sync)
+        return -1;
+    strcpy(r->sync, field[2]);
+    if (costmodel_topology_parse(field[3], &r->topology))
+        return -1;
+    double *num[] = { &r->time_s, &r->speedup, &r->ci_lo, &r->ci_hi, &r->compute_s, &r->comm_s, &r->wait_s, &r->startup_s };
+    for (int i = 0; i < 8; i++) {
+        *num[i] = strtod(field[4 + i], &end);
+        if (end == field[4 + i] || *end || !isfinite(*num[i]) || *num[i] < 0)
+            return -1;
+    }
+    return 0;
+}
+
+int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *err, int errlen) {
+    *rows = NULL;
+    *n = 0;
+    FILE *f = fopen(path, "r");
+    if (!f) {
+        snprintf(err, (size_t)errlen, "%s: cannot open: %s", path, strerror(errno));
+        return -1;
+    }
+    char line[1024];
+    long lineno = 0;
+    int cap = 0, rc = 0;
+    while (rc == 0 && fgets(line, sizeof line, f)) {
+        lineno++;
+        size_t len = strlen(line);
+        if (len == sizeof line - 1 && line[len - 1] != '\n') {
+            rc = read_fail(err, errlen, path, lineno, "line too long");
+            break;
+        }
+        while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+            line[--len] = '\0';
+        if (lineno == 1) {
+            if (strcmp(line, PREDICTIONS_CSV_HEADER) != 0)
+                rc = read_fail(err, errlen, path, 1, "expected the header " PREDICTIONS_CSV_HEADER);
+            continue;
+        }
+        if (len == 0)
+            continue;
+        if (*n == cap) {
+            cap = cap ? 2 * cap : 64;
+            prediction_row *grown = realloc(*rows, sizeof **rows * (size_t)cap);
+            if (!grown) {
+                rc = read_fail(err, errlen, path, lineno, "out of memory");
+                break;
+            }
+            *rows = grown;
+        }
+        if (parse_row(line, &(*rows)[*n]))
+            rc = read_fail(err, errlen, path, lineno,
+                           "expected workers,cores,sync,topology and 8 numbers >= 0 (time_s .. startup_s)");
+        else
+            (*n)++;
+    }
+    if (rc == 0 && lineno == 0)
+        rc = read_fail(err, errlen, path, 1, "empty file: expected the header " PREDICTIONS_CSV_HEADER);
+    fclose(f);
+    if (rc) {
+        free(*rows);
+        *rows = NULL;
+        *n = 0;
+    }
+    return rc;
 }

@@ -27,6 +27,11 @@ typedef struct {
 prediction_row predictions_from_model(const costmodel_params *p, const costmodel_config *c);
 
 void predictions_write_csv(FILE *out, const prediction_row *rows, int n);
+/* Reads a predictions or measurements CSV (header line required). Returns 0 with *rows
+ * malloc'd (caller frees) and *n set, or -1 with "PATH: line L: what was expected". */
+int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *err, int errlen);
+/* The CSV into path, atomically: 0, or -1 with the reason in err. */
+int predictions_save_csv(const char *path, const prediction_row *rows, int n, char *err, int errlen);
 void predictions_write_table(FILE *out, const prediction_row *rows, int n);
 
 #endif

@@ -4,6 +4,7 @@
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -108,4 +109,80 @@ Test(calibration, missing_file_is_an_error_naming_it) {
     char err[512];
     cr_assert_eq(calibration_read("/nonexistent/calibration.json", &cal, err, sizeof err), -1);
     cr_assert(strstr(err, "/nonexistent/calibration.json") != NULL, "%s", err);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* calibration_write */
+
+static calibration example_calibration(void) {
+    calibration cal;
+    memset(&cal, 0, sizeof cal);
+    cal.params = costmodel_params_seed_example();
+    cal.params.c0_s = 0.0;           /* an NNLS parameter at its bound */
+    cal.params.host_cores = 2;
+    cal.params.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 3e-5, 7e-10 };
+    cal.stderr_ = (calibration_stderr){ .c0_s = 0, .c1_s = 0.01, .sigma = 0.02, .alpha_ps = 1e-3,
+                                        .beta_ps = 1e-10, .alpha_allreduce = 2e-6, .beta_allreduce = 3e-11,
+                                        .model_bytes = 0, .w0_s = 0.5, .w1_s = 0.25, .cv = 0.004, .host_cores = 0 };
+    cal.has_workload = true;
+    cal.examples = 6000;
+    cal.batch = 32;
+    cal.epochs = 5;
+    snprintf(cal.host, sizeof cal.host, "node-%s", "a");
+    return cal;
+}
+
+Test(calibration, write_then_read_round_trips_every_parameter) {
+    calibration cal = example_calibration(), back;
+    calibration_run run = { .trace = "r1.trace.jsonl", .config = costmodel_config_seed_example(),
+                            .measured_s = 12.5, .loo_model_s = 12.0, .loo_ernest_s = NAN,
+                            .loo_note = "ernest: too few runs" };
+    calibration_fit fit = { .runs = &run, .n_runs = 1, .n_regressions = 1, .loo_model_n = 1,
+                            .loo_model_median = 0.04, .loo_model_worst = 0.04,
+                            .loo_ernest_median = NAN, .loo_ernest_worst = NAN };
+    snprintf(fit.regressions[0].name, sizeof fit.regressions[0].name, "compute");
+    fit.regressions[0].points = 100;
+    fit.regressions[0].dof = 98;
+    fit.regressions[0].rms_s = 0.001;
+    char *dir = clirun_tmpdir();
+    char path[512], err[512] = "";
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    cr_assert_eq(calibration_write(path, &cal, &fit, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(calibration_read(path, &back, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(memcmp(&back.params, &cal.params, sizeof cal.params), 0, "parameters differ after the round trip");
+    cr_assert_eq(back.stderr_.c1_s, cal.stderr_.c1_s);
+    cr_assert_eq(back.stderr_.beta_allreduce, cal.stderr_.beta_allreduce);
+    cr_assert_eq(back.stderr_.w1_s, cal.stderr_.w1_s);
+    cr_assert_str_eq(back.host, "node-a");
+    cr_assert(back.has_workload);
+    cr_assert_eq(back.examples, 6000);
+    cr_assert_eq(back.batch, 32);
+    cr_assert_eq(back.epochs, 5);
+    FILE *f = fopen(path, "r");
+    char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    cr_assert(strstr(text, "\"note\": \"at the bound 0") != NULL, "%s", text);
+    cr_assert(strstr(text, "\"unit\": \"s/example\"") != NULL);
+    cr_assert(strstr(text, "\"loo_ernest_s\": null") != NULL);
+    cr_assert(strstr(text, "\"method\": \"leave-one-out\"") != NULL);
+    cr_assert(strstr(text, "\"trace\": \"r1.trace.jsonl\"") != NULL);
+    remove(path);
+    remove(dir);
+    free(dir);
+}
+
+Test(calibration, write_refuses_a_nan_parameter_and_leaves_no_file) {
+    calibration cal = example_calibration();
+    cal.params.c1_s = NAN;
+    char *dir = clirun_tmpdir();
+    char path[512], err[512] = "";
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), -1);
+    cr_assert(strstr(err, "not written: c1 must be a finite number") != NULL, "%s", err);
+    FILE *f = fopen(path, "r");
+    cr_assert_null(f);
+    remove(dir);
+    free(dir);
 }

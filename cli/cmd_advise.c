@@ -1,0 +1,136 @@
+/* speedup advise — the best split of a number of cores into K workers × T cores, and the
+ * sync mode and topology to use, ranked by predicted time (closed-form model). */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/grid.h"
+#include "model/predictions.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: speedup advise --cores N [--calib F] [FLAGS]\n"
+            "\n"
+            "Ranks every way to use N cores — K workers x T cores with K*T = N, each sync\n"
+            "mode and topology — by predicted training time, best first. Epoch and every:N\n"
+            "sync average models instead of gradients: they train differently, so check\n"
+            "accuracy before switching from batch sync.\n"
+            "\n"
+            "  --cores N            total cores to use (K*T = N)                 [required]\n"
+            "  --top N              show the N best alternatives                 [all]\n"
+            "  --csv                the predictions CSV instead of a table\n"
+            "  --help               this text\n"
+            "\n"
+            "Sync modes, topologies, workload and parameters as for speedup model\n"
+            "(--workers is not used: advise tries every divisor of N):\n"
+            "  --sync LIST  [batch,epoch]   --topology LIST  [ps,allreduce]   --master MODE\n"
+            "  --calib FILE, --c0, --c1, --sigma, --latency, --bandwidth, --model-bytes,\n"
+            "  --startup, --cv, --host-cores, --examples, --batch, --epochs, --batch-per-worker\n");
+}
+
+enum { OPT_TOP = 1, OPT_CSV, OPT_HELP };
+
+static int by_time(const void *a, const void *b) {
+    const prediction_row *x = a, *y = b;
+    return (x->time_s > y->time_s) - (x->time_s < y->time_s);
+}
+
+int cmd_advise(int argc, char **argv) {
+    static const struct option options[] = {
+        GRID_LONG_OPTIONS,
+        { "top", required_argument, 0, OPT_TOP },
+        { "csv", no_argument, 0, OPT_CSV },
+        { "help", no_argument, 0, OPT_HELP },
+        { 0, 0, 0, 0 },
+    };
+    grid g;
+    grid_init(&g);
+    g.n_topology = 2;
+    g.topology[0] = COSTMODEL_TOPO_PS;
+    g.topology[1] = COSTMODEL_TOPO_ALLREDUCE;
+    int total = 0, top = 0, csv = 0, code;
+    opterr = 0;
+    optind = 1;
+    while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (code) {
+        case OPT_TOP:
+            if (args_int("--top", optarg, 1, 1000000, &top))
+                return 2;
+            continue;
+        case OPT_CSV: csv = 1; continue;
+        case OPT_HELP: usage(stdout); return 0;
+        case GRID_OPT_CORES:
+            /* Here --cores is the total to split, not a list of cores per worker. */
+            if (args_int("--cores", optarg, 1, 1000000, &total))
+                return 2;
+            continue;
+        case GRID_OPT_WORKERS:
+            args_error("advise: --workers is not used: advise tries every K that divides --cores");
+            return 2;
+        case '?':
+            args_error("advise: unknown flag or missing value: '%s' (try speedup advise --help)", argv[optind - 1]);
+            return 2;
+        }
+        if (grid_handle_option(&g, code, optarg))
+            return 2;
+    }
+    if (optind < argc) {
+        args_error("advise: unexpected argument '%s'", argv[optind]);
+        return 2;
+    }
+    if (total < 1) {
+        args_error("advise: --cores N is required (the total number of cores to split)");
+        return 2;
+    }
+    /* Every divisor K of N with T = N/K; the grid checks them all. */
+    g.n_workers = g.n_cores = 1;
+    g.workers[0] = g.cores[0] = 1;
+    int rc = grid_finish(&g);
+    if (rc)
+        return rc;
+
+    int n_div = 0;
+    for (int k = 1; k <= total; k++)
+        n_div += total % k == 0;
+    int n = n_div * g.n_sync * g.n_topology, i = 0;
+    prediction_row *rows = malloc(sizeof *rows * (size_t)n);
+    if (!rows) {
+        args_error("out of memory");
+        return 1;
+    }
+    for (int s = 0; s < g.n_sync; s++)
+        for (int t = 0; t < g.n_topology; t++)
+            for (int k = 1; k <= total; k++) {
+                if (total % k)
+                    continue;
+                costmodel_config c = g.base;
+                c.workers = k;
+                c.cores = total / k;
+                c.sync = g.sync[s];
+                c.every_n = g.every_n[s];
+                c.topology = g.topology[t];
+                char err[256];
+                if (costmodel_check(&g.params, &c, err, sizeof err)) {
+                    args_error("%s", err);
+                    free(rows);
+                    return 2;
+                }
+                rows[i++] = predictions_from_model(&g.params, &c);
+            }
+    qsort(rows, (size_t)n, sizeof *rows, by_time);
+    int shown = top > 0 && top < n ? top : n;
+    if (csv) {
+        predictions_write_csv(stdout, rows, shown);
+    } else {
+        printf("advise: %d cores; parameters: %s; D = %ld examples, B = %ld, E = %d epochs\n", total, g.host,
+               g.base.examples, g.base.batch, g.base.epochs);
+        printf("best: %d workers x %d cores, %s sync, %s: %.1f s, speedup %.2f over 1 core\n\n", rows[0].workers,
+               rows[0].cores, rows[0].sync, costmodel_topology_name(rows[0].topology), rows[0].time_s, rows[0].speedup);
+        predictions_write_table(stdout, rows, shown);
+    }
+    free(rows);
+    return 0;
+}

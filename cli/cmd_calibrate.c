@@ -1,0 +1,274 @@
+/* speedup calibrate — fit the cost model's parameters (model/fit.h) from traces and write
+ * calibration.json, or fit Ernest's model to an Ernest training-data CSV. */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "model/calibration.h"
+#include "model/ernest.h"
+#include "model/fit.h"
+#include "model/trace.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum { MAX_MACHINES = 64, MAX_TRACES = 4096 };
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: speedup calibrate --from-traces DIR [--out FILE]\n"
+            "       speedup calibrate --ernest FILE.csv [--predict-machines LIST] [--fraction F]\n"
+            "\n"
+            "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1 and cv, each\n"
+            "with a standard error, from every *.trace.jsonl in DIR (runs of `speedup train`\n"
+            "and `speedup commbench` on one host and one network), checks the fit by leaving\n"
+            "each run out, and writes calibration.json.\n"
+            "\n"
+            "From an Ernest CSV (lines machines,input_fraction,time_s; '#' comments): fits\n"
+            "Ernest's time = t0 + t1*fraction/machines + t2*machines + t3*ln(machines) by\n"
+            "non-negative least squares, as amplab/ernest does, and predicts.\n"
+            "\n"
+            "  --from-traces DIR        directory of *.trace.jsonl files\n"
+            "  --out FILE               where to write the calibration     [calibration.json]\n"
+            "  --ernest FILE.csv        Ernest's training data instead of traces\n"
+            "  --predict-machines LIST  machines to predict for (Ernest)  [4,8,16,32,64]\n"
+            "  --fraction F             input fraction to predict for     [1]\n"
+            "  --help                   this text\n");
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Ernest */
+
+static int run_ernest(const char *path, const int *machines, int n_machines, double fraction) {
+    char err[512];
+    ernest_data *d = ernest_read_csv(path, err, sizeof err);
+    if (!d) {
+        args_error("%s", err);
+        return 1;
+    }
+    ernest_model m;
+    if (ernest_fit(d->points, d->n, &m, err, sizeof err)) {
+        args_error("%s: %s", path, err);
+        ernest_data_free(d);
+        return 1;
+    }
+    static const char *const meaning[ERNEST_N_THETA] = { "constant", "x fraction/machines", "x machines",
+                                                         "x ln(machines)" };
+    printf("Ernest's model (amplab/ernest predictor.py), NNLS fit to %ld points of %s:\n", d->n, path);
+    printf("  time_s = theta0 + theta1*fraction/machines + theta2*machines + theta3*ln(machines)\n");
+    for (int j = 0; j < ERNEST_N_THETA; j++)
+        printf("  theta%d = %-12.6g +- %-10.3g %s%s\n", j, m.theta[j], m.se[j], meaning[j],
+               m.at_bound[j] ? "  (at the bound 0: zero-width interval)" : "");
+    printf("  residual rms %.4g s over %d degrees of freedom\n", sqrt(m.rss / (double)d->n), m.dof);
+    printf("Prediction ratios (predicted/measured) on the training points:");
+    for (long i = 0; i < d->n; i++) {
+        const ernest_point *p = &d->points[i];
+        if (p->time_s > 0)
+            printf(" %.1f%%", 100.0 * ernest_predict(&m, p->machines, p->fraction) / p->time_s);
+    }
+    printf("\n\nmachines,input_fraction,predicted_s\n");
+    for (int i = 0; i < n_machines; i++)
+        printf("%d,%g,%.6g\n", machines[i], fraction, ernest_predict(&m, machines[i], fraction));
+    ernest_data_free(d);
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Traces */
+
+static int by_name(const void *a, const void *b) {
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool is_trace_name(const char *name) {
+    static const char suffix[] = ".trace.jsonl";
+    size_t n = strlen(name), k = sizeof suffix - 1;
+    return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+/* The *.trace.jsonl paths in dir, sorted; NULL with the reason printed. */
+static char **list_traces(const char *dir, int *n) {
+    DIR *d = opendir(dir);
+    if (!d) {
+        args_error("%s: cannot open directory: %s", dir, strerror(errno));
+        return NULL;
+    }
+    char **paths = calloc(MAX_TRACES, sizeof *paths);
+    const char *why = paths ? NULL : "out of memory";
+    *n = 0;
+    struct dirent *ent;
+    while (!why && (ent = readdir(d)) != NULL) {
+        if (!is_trace_name(ent->d_name))
+            continue;
+        size_t len = strlen(dir) + strlen(ent->d_name) + 2;
+        if (*n == MAX_TRACES)
+            why = "too many trace files";
+        else if (!(paths[*n] = malloc(len)))
+            why = "out of memory";
+        else
+            snprintf(paths[(*n)++], len, "%s/%s", dir, ent->d_name);
+    }
+    closedir(d);
+    if (why) {
+        args_error("%s: %s", dir, why);
+        for (int i = 0; paths && i < *n; i++)
+            free(paths[i]);
+        free(paths);
+        return NULL;
+    }
+    qsort(paths, (size_t)*n, sizeof *paths, by_name);
+    return paths;
+}
+
+static void print_param(const char *name, double value, double se, const char *unit) {
+    printf("  %-16s %-12.6g +- %-10.3g %s%s\n", name, value, se, unit,
+           se == 0 && value == 0 ? "  (at the bound 0: zero-width interval)" : "");
+}
+
+static void print_fit(const fit_result *r, int n_traces, const char *dir) {
+    const costmodel_params *p = &r->cal.params;
+    const calibration_stderr *e = &r->cal.stderr_;
+    printf("calibration of host %s from %d traces in %s (%d training runs)\n", r->cal.host, n_traces, dir,
+           r->fit.n_runs);
+    print_param("c0", p->c0_s, e->c0_s, "s");
+    print_param("c1", p->c1_s, e->c1_s, "s/example");
+    print_param("sigma", p->sigma, e->sigma, "");
+    print_param("alpha_ps", p->link[COSTMODEL_TOPO_PS].alpha_s, e->alpha_ps, "s");
+    print_param("beta_ps", p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, "s/byte");
+    print_param("alpha_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, e->alpha_allreduce, "s");
+    print_param("beta_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
+    print_param("w0", p->w0_s, e->w0_s, "s");
+    print_param("w1", p->w1_s, e->w1_s, "s/worker");
+    print_param("cv", p->cv, e->cv, "");
+    printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
+           p->host_cores);
+    printf("regressions:\n");
+    for (int i = 0; i < r->fit.n_regressions; i++) {
+        const calibration_regression *g = &r->fit.regressions[i];
+        printf("  %-16s %6ld points  %6d dof  rms %.4g%s\n", g->name, g->points, g->dof, g->rms_s,
+               strcmp(g->name, "cv") == 0 ? "" : " s");
+    }
+    if (r->fit.has_ernest)
+        printf("Ernest-style fit: T = %.4g + %.4g*work/K + %.4g*log2(K) + %.4g*K  (K = workers*cores)\n",
+               r->fit.ernest_theta[0], r->fit.ernest_theta[1], r->fit.ernest_theta[2], r->fit.ernest_theta[3]);
+    else
+        printf("Ernest-style fit: left out (needs 5 or more training runs)\n");
+    printf("leave-one-out: run, measured_s, model_s, ernest_s\n");
+    for (int i = 0; i < r->fit.n_runs; i++) {
+        const calibration_run *run = &r->runs[i];
+        char sync[24];
+        costmodel_sync_format(run->config.sync, run->config.every_n, sync, sizeof sync);
+        printf("  %dx%d %-8s %-9s %10.4g %10.4g %10.4g%s%s\n", run->config.workers, run->config.cores, sync,
+               costmodel_topology_name(run->config.topology), run->measured_s, run->loo_model_s, run->loo_ernest_s,
+               run->loo_note[0] ? "  " : "", run->loo_note);
+    }
+    printf("leave-one-out error: model median %.1f%% worst %.1f%% (%d runs); Ernest median %.1f%% worst %.1f%% "
+           "(%d runs)\n", 100 * r->fit.loo_model_median, 100 * r->fit.loo_model_worst, r->fit.loo_model_n,
+           100 * r->fit.loo_ernest_median, 100 * r->fit.loo_ernest_worst, r->fit.loo_ernest_n);
+}
+
+static int run_from_traces(const char *dir, const char *out_path) {
+    int n = 0, rc = 1;
+    char **paths = list_traces(dir, &n);
+    if (!paths)
+        return 1;
+    if (n == 0) {
+        args_error("%s: no *.trace.jsonl files: nothing to calibrate from", dir);
+        free(paths);
+        return 1;
+    }
+    trace **tr = calloc((size_t)n, sizeof *tr);
+    char err[1400];
+    int loaded = 0;
+    for (; tr && loaded < n; loaded++)
+        if (!(tr[loaded] = trace_read(paths[loaded], err, sizeof err))) {
+            args_error("%s", err);
+            goto done;
+        }
+    if (!tr) {
+        args_error("out of memory");
+        goto done;
+    }
+    fit_result r;
+    if (fit_traces(tr, (const char *const *)paths, n, &r, err, sizeof err)) {
+        args_error("%s: %s", dir, err);
+        goto done;
+    }
+    print_fit(&r, n, dir);
+    if (calibration_write(out_path, &r.cal, &r.fit, err, sizeof err))
+        args_error("%s", err);
+    else {
+        printf("wrote %s\n", out_path);
+        rc = 0;
+    }
+    fit_result_release(&r);
+done:
+    for (int i = 0; tr && i < loaded; i++)
+        trace_free(tr[i]);
+    free(tr);
+    for (int i = 0; i < n; i++)
+        free(paths[i]);
+    free(paths);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_HELP };
+
+int cmd_calibrate(int argc, char **argv) {
+    static const struct option options[] = {
+        { "from-traces", required_argument, 0, OPT_FROM_TRACES },
+        { "out", required_argument, 0, OPT_OUT },
+        { "ernest", required_argument, 0, OPT_ERNEST },
+        { "predict-machines", required_argument, 0, OPT_PREDICT },
+        { "fraction", required_argument, 0, OPT_FRACTION },
+        { "help", no_argument, 0, OPT_HELP },
+        { 0, 0, 0, 0 },
+    };
+    const char *dir = NULL, *out_path = "calibration.json", *ernest = NULL;
+    int machines[MAX_MACHINES] = { 4, 8, 16, 32, 64 }, n_machines = 5;
+    double fraction = 1.0;
+    int code;
+    opterr = 0;
+    optind = 1;
+    while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (code) {
+        case OPT_FROM_TRACES: dir = optarg; break;
+        case OPT_OUT: out_path = optarg; break;
+        case OPT_ERNEST: ernest = optarg; break;
+        case OPT_PREDICT:
+            if (args_int_list("--predict-machines", optarg, 1, 1000000, machines, MAX_MACHINES, &n_machines))
+                return 2;
+            break;
+        case OPT_FRACTION:
+            if (args_double("--fraction", optarg, 1e-12, 1e12, &fraction))
+                return 2;
+            break;
+        case OPT_HELP: usage(stdout); return 0;
+        default:
+            args_error("calibrate: unknown flag or missing value: '%s' (try speedup calibrate --help)", argv[optind - 1]);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        args_error("calibrate: unexpected argument '%s'", argv[optind]);
+        return 2;
+    }
+    if (dir && ernest) {
+        args_error("calibrate: --from-traces and --ernest are two different fits: give one");
+        return 2;
+    }
+    if (!dir && !ernest) {
+        args_error("calibrate: give --from-traces DIR (traces of `speedup train` and `speedup commbench`) "
+                   "or --ernest FILE.csv (try speedup calibrate --help)");
+        return 2;
+    }
+    if (ernest)
+        return run_ernest(ernest, machines, n_machines, fraction);
+    return run_from_traces(dir, out_path);
+}

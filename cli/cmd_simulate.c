@@ -1,0 +1,234 @@
+/* speedup simulate — the discrete-event simulator (sim/) over a grid of configurations:
+ * R replications of every config and of its one-worker, one-core baseline, printed as the
+ * predictions of DESIGN.md with a 95% interval; optionally one replication's schedule as
+ * a Chrome trace-event timeline. */
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/grid.h"
+#include "model/chrome.h"
+#include "model/predictions.h"
+#include "model/trace.h"
+#include "sim/job.h"
+#include "sim/replicate.h"
+
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void usage(FILE *out) {
+    fprintf(out,
+            "usage: speedup simulate [FLAGS]\n"
+            "\n"
+            "Simulates every combination of the lists below event by event: start-up, compute\n"
+            "steps drawn from the calibrated distribution (or replayed from a trace), barriers,\n"
+            "the parameter server's queue or the ring all-reduce. Prints the mean time and\n"
+            "speedup over one core with a 95%% interval over the replications, and where the\n"
+            "time goes (means over workers).\n"
+            "\n"
+            GRID_USAGE
+            "Simulation:\n"
+            "  --reps R             replications per configuration                [30]\n"
+            "  --seed S             seed of the first replication's RNG          [1]\n"
+            "  --launch MODE        start-up W(K) = w0 + w1*K: parallel (all at once, each\n"
+            "                       slowed by K) | sequential (one launched every w1 s)  [parallel]\n"
+            "  --replay TRACE       resample the per-step compute spans of a measured\n"
+            "                       *.trace.jsonl (all ranks) instead of drawing log-normal\n"
+            "                       steps (--cv is then unused); spans are scaled by the\n"
+            "                       model's step time here / on the trace's configuration\n"
+            "Output:\n"
+            "  --csv                the predictions CSV on stdout instead of a table\n"
+            "  --out FILE           also write the predictions CSV to FILE (atomically)\n"
+            "  --timeline FILE      the first configuration's first replication, one track per\n"
+            "                       worker: a trace if FILE ends in .jsonl (for speedup plot\n"
+            "                       --sim-trace), else Chrome trace-event JSON (Perfetto)\n"
+            "  --help               this text\n");
+}
+
+enum { OPT_CSV = 1, OPT_OUT, OPT_HELP, OPT_REPS, OPT_SEED, OPT_LAUNCH, OPT_REPLAY, OPT_TIMELINE };
+
+/* ---------------------------------------------------------------------------------- */
+/* The timeline: one replication's spans collected as a trace, written as a trace
+ * (FILE.trace.jsonl, which `speedup plot --sim-trace` draws under a measured run) or as
+ * Chrome trace-event JSON (anything else). */
+
+typedef struct {
+    trace *t;
+    int failed;
+} timeline;
+
+static void timeline_span(void *ctx, int rank, trace_phase ph, double t0_s, double t1_s) {
+    timeline *tl = ctx;
+    trace_event e = { .rank = rank, .ph = ph, .t0_s = t0_s, .t1_s = t1_s, .epoch = -1, .step = -1 };
+    if (trace_add(tl->t, &e))
+        tl->failed = 1;
+}
+
+static int ends_with(const char *s, const char *suffix) {
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+static int write_timeline(const job_spec *spec, const char *host, unsigned long seed, const char *path) {
+    char err[512];
+    job *j = job_new(spec, err, sizeof err);
+    if (!j) {
+        args_error("%s", err);
+        return 1;
+    }
+    trace_run run = { .config = spec->config, .model_bytes = (long)spec->params.model_bytes,
+                      .host_cores = (int)spec->params.host_cores, .seed = (long)seed };
+    snprintf(run.host, sizeof run.host, "%s", host);
+    snprintf(run.net, sizeof run.net, "simulated");
+    snprintf(run.git, sizeof run.git, "%s", SPEEDUP_GIT);
+    timeline tl = { .t = trace_new(&run) };
+    if (!tl.t) {
+        job_free(j);
+        args_error("out of memory");
+        return 1;
+    }
+    job_set_timeline(j, timeline_span, &tl);
+    job_result r;
+    int rc = job_run(j, job_seed(seed, 0), &r, err, sizeof err);
+    job_free(j);
+    if (rc == 0 && tl.failed)
+        rc = -1, snprintf(err, sizeof err, "%s: out of memory collecting the timeline", path);
+    if (rc == 0)
+        rc = ends_with(path, ".jsonl") ? trace_write(tl.t, path, err, sizeof err)
+                                       : chrome_write(tl.t, 1, "simulated", path, err, sizeof err);
+    trace_free(tl.t);
+    if (rc) {
+        args_error("%s", err);
+        return 1;
+    }
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+static prediction_row row_of(const costmodel_config *c, const replicate_summary *s) {
+    prediction_row r = {
+        .workers = c->workers, .cores = c->cores, .topology = c->topology,
+        .time_s = s->time_s, .speedup = s->speedup, .ci_lo = s->speedup_lo, .ci_hi = s->speedup_hi,
+        .compute_s = s->compute_s, .comm_s = s->comm_s, .wait_s = s->wait_s, .startup_s = s->startup_s,
+    };
+    costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
+    return r;
+}
+
+int cmd_simulate(int argc, char **argv) {
+    static const struct option options[] = {
+        GRID_LONG_OPTIONS,
+        { "reps", required_argument, 0, OPT_REPS },
+        { "seed", required_argument, 0, OPT_SEED },
+        { "launch", required_argument, 0, OPT_LAUNCH },
+        { "replay", required_argument, 0, OPT_REPLAY },
+        { "timeline", required_argument, 0, OPT_TIMELINE },
+        { "csv", no_argument, 0, OPT_CSV },
+        { "out", required_argument, 0, OPT_OUT },
+        { "help", no_argument, 0, OPT_HELP },
+        { 0, 0, 0, 0 },
+    };
+    grid g;
+    grid_init(&g);
+    int csv = 0, reps = 30;
+    long seed = 1;
+    job_launch launch = JOB_LAUNCH_PARALLEL;
+    const char *out_path = NULL, *replay_path = NULL, *timeline_path = NULL;
+    int code;
+    opterr = 0;
+    optind = 1;
+    while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        switch (code) {
+        case OPT_CSV: csv = 1; continue;
+        case OPT_OUT: out_path = optarg; continue;
+        case OPT_REPLAY: replay_path = optarg; continue;
+        case OPT_TIMELINE: timeline_path = optarg; continue;
+        case OPT_HELP: usage(stdout); return 0;
+        case OPT_REPS:
+            if (args_int("--reps", optarg, 1, 1000000, &reps))
+                return 2;
+            continue;
+        case OPT_SEED:
+            if (args_long("--seed", optarg, 0, 2147483647L, &seed))
+                return 2;
+            continue;
+        case OPT_LAUNCH:
+            if (strcmp(optarg, "parallel") == 0)
+                launch = JOB_LAUNCH_PARALLEL;
+            else if (strcmp(optarg, "sequential") == 0)
+                launch = JOB_LAUNCH_SEQUENTIAL;
+            else {
+                args_error("--launch: expected parallel or sequential, got '%s'", optarg);
+                return 2;
+            }
+            continue;
+        case '?':
+            args_error("simulate: unknown flag or missing value: '%s' (try speedup simulate --help)", argv[optind - 1]);
+            return 2;
+        }
+        if (grid_handle_option(&g, code, optarg))
+            return 2;
+    }
+    if (optind < argc) {
+        args_error("simulate: unexpected argument '%s'", argv[optind]);
+        return 2;
+    }
+    int rc = grid_finish(&g);
+    if (rc)
+        return rc;
+
+    char err[512];
+    job_replay *replay = NULL;
+    if (replay_path && !(replay = job_replay_read(replay_path, err, sizeof err))) {
+        args_error("%s", err);
+        return 1;
+    }
+    int n = grid_size(&g);
+    prediction_row *rows = malloc(sizeof *rows * (size_t)n);
+    if (!rows) {
+        job_replay_free(replay);
+        args_error("out of memory");
+        return 1;
+    }
+    double peak_bytes = 0;
+    rc = 0;
+    for (int i = 0; i < n && rc == 0; i++) {
+        job_spec spec = { .params = g.params, .config = grid_config(&g, i), .launch = launch, .replay = replay };
+        replicate_summary s;
+        if (replicate_run(&spec, reps, (unsigned long)seed, &s, err, sizeof err)) {
+            args_error("%s", err);
+            rc = 1;
+            break;
+        }
+        rows[i] = row_of(&spec.config, &s);
+        if (s.master_peak_bytes > peak_bytes)
+            peak_bytes = s.master_peak_bytes;
+        if (i == 0 && timeline_path)
+            rc = write_timeline(&spec, g.host, (unsigned long)seed, timeline_path);
+    }
+
+    if (rc == 0 && out_path) {
+        if (predictions_save_csv(out_path, rows, n, err, sizeof err)) {
+            args_error("%s", err);
+            rc = 1;
+        }
+    }
+    if (rc == 0) {
+        if (csv) {
+            predictions_write_csv(stdout, rows, n);
+        } else {
+            printf("simulated: %d replications from seed %ld, %s launch%s%s; parameters: %s; "
+                   "D = %ld examples, B = %ld, E = %d epochs\n",
+                   reps, seed, launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
+                   replay ? ", compute replayed from " : "", replay ? replay_path : "", g.host,
+                   g.base.examples, g.base.batch, g.base.epochs);
+            predictions_write_table(stdout, rows, n);
+            printf("master peak memory: %.0f bytes at most (model, momentum and one receive buffer)\n",
+                   peak_bytes);
+        }
+    }
+    free(rows);
+    job_replay_free(replay);
+    return rc;
+}

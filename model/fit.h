@@ -1,0 +1,79 @@
+/* fit — the parameters of model/costmodel.h from traces (model/trace.h), each with a
+ * standard error, plus the Ernest-style fit and a leave-one-out validation of both.
+ *
+ * What is fitted from what (every regression uses GSL; NNLS = model/nnls.h):
+ *
+ *   c0, c1   NNLS of step_s = c0 + c1·b over every compute event of runs with T = 1 and
+ *            ρ = 1 (K·T ≤ host cores), b = the event's "examples" (the run's local batch
+ *            when absent). Needs two or more distinct b.
+ *   sigma    compute events of runs with T > 1 and ρ = 1: with c0, c1 fixed,
+ *            step_s − c0 − c1·b/T = σ·c1·b·(1 − 1/T), a line through the origin
+ *            (gsl_fit_mul). Its standard error adds the propagated uncertainty of c0, c1
+ *            (their NNLS covariance, numerical gradient). Clamped to [0, 1]; a clamped σ
+ *            gets a zero-width standard error.
+ *   alpha_X, beta_X   per topology X, NNLS without intercept over the comm events of
+ *            rank 0. Each comm event covers one whole synchronisation of "bytes" bytes
+ *            (the run's model_bytes when absent) among the run's K workers, so its
+ *            duration is S(K) of model/costmodel.c:
+ *              allreduce:  (2(K−1))·α + (2(K−1)/K·bytes)·β        events with K ≥ 2
+ *              ps:         (2R)·α + (2R·bytes)·β,  R = K−1 (master trains), K (dedicated)
+ *              pingpong:   2·α + (2·bytes)·β    (one round trip: a ps exchange with R = 1)
+ *            Events with the same features (pattern, K, bytes) are first reduced to their
+ *            median duration, one regression row per group: message times have heavy
+ *            tails (preemption), and the median ignores them. Needs 3 or more groups
+ *            that are not all proportional (two K or two message sizes).
+ *            The pattern is the event's "name" when it is "allreduce", "ps" or "pingpong"
+ *            (the communication benchmark writes these), else the run's topology.
+ *            Rank 0 because in ps it is the master, whose link serialises the whole
+ *            exchange; in a ring every rank's span is the whole all-reduce.
+ *   w0, w1   NNLS of W = w0 + w1·K, one point per training run: W = the latest end of
+ *            any rank's startup events. Needs runs at two or more K, three or more runs.
+ *   cv       pooled relative spread of step times: within each training run, compute
+ *            events grouped by examples; cv² = Σ (n_g − 1)·(s_g/m_g)² / Σ (n_g − 1);
+ *            standard error cv·√((1 + 2cv²) / (2·dof)) (sample CV of normal data).
+ *   model_bytes, host_cores   from the training runs' headers (exact: stderr 0).
+ *
+ * Ernest-style comparison: NNLS of each run's measured total time on Ernest's features
+ * (model/ernest.h) with machines = K·T and fraction = work = E·D, reported in DESIGN.md's
+ * form T = θ0 + θ1·work/K + θ2·log2 K + θ3·K (θ2 = Ernest's ln-coefficient · ln 2).
+ * Needs five or more training runs; without them the comparison is left out.
+ *
+ * A run's measured total time: the latest end of any rank's non-eval events, less the
+ * eval time that rank spent before it (evaluation is not training; the model has none).
+ *
+ * Leave-one-out: for every training run, refit without it (commbench traces are always
+ * kept), predict its total time with costmodel_total_time and the Ernest fit, report
+ * |predicted − measured| / measured, median and worst. A run whose removal leaves a
+ * parameter unfittable is reported with the reason and not counted.
+ *
+ * Refused, with a message that says what is missing: no traces; traces from different
+ * hosts (run.host) or, among training runs, different networks (run.net); no training
+ * runs; data that cannot determine a parameter (each such parameter named with why, and
+ * "a single configuration" said when all training runs share one). Never a NaN fit.
+ *
+ * Communication-benchmark traces (`speedup commbench`) have run.net = FIT_COMMBENCH_NET;
+ * they feed only alpha, beta.
+ */
+#ifndef SPEEDUP_FIT_H
+#define SPEEDUP_FIT_H
+
+#include "model/calibration.h"
+#include "model/trace.h"
+
+#define FIT_COMMBENCH_NET "commbench"
+
+typedef struct {
+    calibration cal;              /* parameters, standard errors, host, workload */
+    calibration_fit fit;          /* runs, regressions, Ernest, validation; fit.runs → runs */
+    calibration_run *runs;        /* owned */
+} fit_result;
+
+/* Fits traces[0..n) (paths[i] names traces[i] in messages and in the runs list).
+ * Returns 0 and fills *out (release with fit_result_release), or -1 with one line in err. */
+int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result *out, char *err, int errlen);
+void fit_result_release(fit_result *r);
+
+/* The run's measured total training time in seconds (see above). */
+double fit_measured_total(const trace *t);
+
+#endif

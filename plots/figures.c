@@ -1,0 +1,486 @@
+#define _POSIX_C_SOURCE 200809L
+#include "plots/figures.h"
+
+#include "plots/gnuplot.h"
+
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+enum { MAX_SERIES = 6, PATH_LEN = 1024 };
+
+static int fail(char *err, int errlen, const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, (size_t)errlen, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* OUT_DIR/data/NAME, creating the data folder. */
+static int data_path(const char *out_dir, const char *name, char *path, char *err, int errlen) {
+    char dir[PATH_LEN];
+    if (snprintf(dir, sizeof dir, "%s/data", out_dir) >= (int)sizeof dir - 32)
+        return fail(err, errlen, "%s: path too long", out_dir);
+    if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
+        return fail(err, errlen, "%s: cannot create: %s", out_dir, strerror(errno));
+    if (mkdir(dir, 0777) != 0 && errno != EEXIST)
+        return fail(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
+    if (snprintf(path, PATH_LEN, "%s/%s", dir, name) >= PATH_LEN)
+        return fail(err, errlen, "%s: path too long", out_dir);
+    return 0;
+}
+
+static FILE *open_data(const char *path, char *err, int errlen) {
+    FILE *f = fopen(path, "w");
+    if (!f)
+        fail(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+    return f;
+}
+
+static int close_data(FILE *f, const char *path, char *err, int errlen) {
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
+        return fail(err, errlen, "%s: write failed", path);
+    return 0;
+}
+
+/* Renders plots/NAME.gp with the common variables plus extra statements. */
+static int render(const char *name, const char *title, const char *out_dir, const char *const *extra,
+                  int n_extra, char *err, int errlen) {
+    char script[PATH_LEN], base[PATH_LEN], qtitle[600], qdir[2 * PATH_LEN];
+    snprintf(script, sizeof script, "%s/%s.gp", gnuplot_scripts_dir(), name);
+    snprintf(base, sizeof base, "%s/%s", out_dir, name);
+    gnuplot_quote(title, qtitle, sizeof qtitle);
+    gnuplot_quote(gnuplot_scripts_dir(), qdir, sizeof qdir);
+    char v_title[700], v_dir[2 * PATH_LEN + 20];
+    snprintf(v_title, sizeof v_title, "title='%s'", qtitle);
+    snprintf(v_dir, sizeof v_dir, "scriptdir='%s'", qdir);
+    const char *vars[16] = { v_title, v_dir };
+    int n = 2;
+    for (int i = 0; i < n_extra && n < 16; i++)
+        vars[n++] = extra[i];
+    return gnuplot_render(script, vars, n, base, err, errlen);
+}
+
+/* var='path' into buf of VAR_LEN bytes; paths are < PATH_LEN, so quoting fits. */
+enum { VAR_LEN = 2 * PATH_LEN + 64 };
+static void file_var(char *buf, const char *var, const char *path) {
+    char q[2 * PATH_LEN];
+    gnuplot_quote(path, q, sizeof q);
+    if (snprintf(buf, VAR_LEN, "%s='%s'", var, q) >= VAR_LEN)
+        buf[0] = '\0';
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Series: one per (sync, topology) found in the predictions */
+
+typedef struct {
+    char sync[24];
+    costmodel_topology topology;
+} series_key;
+
+static int series_of(const prediction_row *rows, int n, series_key *keys) {
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        int j = 0;
+        while (j < k && !(strcmp(keys[j].sync, rows[i].sync) == 0 && keys[j].topology == rows[i].topology))
+            j++;
+        if (j == k && k < MAX_SERIES) {
+            snprintf(keys[k].sync, sizeof keys[k].sync, "%s", rows[i].sync);
+            keys[k++].topology = rows[i].topology;
+        }
+    }
+    return k;
+}
+
+static int in_series(const prediction_row *r, const series_key *s) {
+    return strcmp(r->sync, s->sync) == 0 && r->topology == s->topology;
+}
+
+static int by_total_cores(const void *a, const void *b) {
+    const prediction_row *x = a, *y = b;
+    long cx = (long)x->workers * x->cores, cy = (long)y->workers * y->cores;
+    if (cx != cy)
+        return cx < cy ? -1 : 1;
+    return (x->workers > y->workers) - (x->workers < y->workers);
+}
+
+static prediction_row *sorted_copy(const prediction_row *rows, int n) {
+    prediction_row *copy = malloc(sizeof *copy * (size_t)(n > 0 ? n : 1));
+    if (copy && n > 0) {
+        memcpy(copy, rows, sizeof *copy * (size_t)n);
+        qsort(copy, (size_t)n, sizeof *copy, by_total_cores);
+    }
+    return copy;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Figure 1 */
+
+int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row *meas, int n_meas,
+                    const char *title, const char *out_dir, char *err, int errlen) {
+    if (n_pred < 1)
+        return fail(err, errlen, "speedup figure: no predictions to plot");
+    series_key keys[MAX_SERIES];
+    int ns = series_of(pred, n_pred, keys);
+    prediction_row *p = sorted_copy(pred, n_pred), *m = sorted_copy(meas, n_meas);
+    char pfile[PATH_LEN], mfile[PATH_LEN];
+    int rc = -1;
+    FILE *pf = NULL, *mf = NULL;
+    if (!p || !m) {
+        fail(err, errlen, "out of memory");
+        goto done;
+    }
+    if (data_path(out_dir, "speedup-predicted.dat", pfile, err, errlen) ||
+        data_path(out_dir, "speedup-measured.dat", mfile, err, errlen))
+        goto done;
+    if (!(pf = open_data(pfile, err, errlen)) || !(mf = open_data(mfile, err, errlen)))
+        goto done;
+    char names[MAX_SERIES * 256] = "";
+    for (int s = 0; s < ns; s++) {
+        /* The curve follows the series' smallest cores-per-worker: scaling by workers,
+         * as the seed plotted it; other splits are figure 2's subject. */
+        int tmin = 1 << 30;
+        for (int i = 0; i < n_pred; i++)
+            if (in_series(&p[i], &keys[s]) && p[i].cores < tmin)
+                tmin = p[i].cores;
+        fprintf(pf, "# %s %s, cores per worker %d\n", keys[s].sync, costmodel_topology_name(keys[s].topology), tmin);
+        for (int i = 0; i < n_pred; i++)
+            if (in_series(&p[i], &keys[s]) && p[i].cores == tmin)
+                fprintf(pf, "%d %.9g %.9g %.9g\n", p[i].workers * p[i].cores, p[i].speedup, p[i].ci_lo, p[i].ci_hi);
+        fprintf(pf, "\n\n");
+        int any = 0;
+        fprintf(mf, "# %s %s measured\n", keys[s].sync, costmodel_topology_name(keys[s].topology));
+        for (int i = 0; i < n_meas; i++)
+            if (in_series(&m[i], &keys[s])) {
+                fprintf(mf, "%d %.9g %.9g %.9g\n", m[i].workers * m[i].cores, m[i].speedup, m[i].ci_lo, m[i].ci_hi);
+                any = 1;
+            }
+        if (!any)
+            fprintf(mf, "NaN NaN NaN NaN\n");
+        fprintf(mf, "\n\n");
+        char name[256];
+        snprintf(name, sizeof name, "%s%s/%s", s ? " " : "", keys[s].sync, costmodel_topology_name(keys[s].topology));
+        strcat(names, name);
+    }
+    int closed_p = close_data(pf, pfile, err, errlen);
+    pf = NULL;
+    int closed_m = close_data(mf, mfile, err, errlen);
+    mf = NULL;
+    if (closed_p || closed_m)
+        goto done;
+    char v_data[VAR_LEN], v_meas[VAR_LEN], v_n[64], v_names[MAX_SERIES * 256 + 16];
+    file_var(v_data, "datafile", pfile);
+    file_var(v_meas, "measfile", mfile);
+    snprintf(v_n, sizeof v_n, "nseries=%d", ns);
+    snprintf(v_names, sizeof v_names, "names='%s'", names);
+    const char *extra[] = { v_data, v_meas, v_n, v_names };
+    rc = render("speedup", title, out_dir, extra, 4, err, errlen);
+done:
+    if (pf)
+        fclose(pf);
+    if (mf)
+        fclose(mf);
+    free(p);
+    free(m);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Figure 2 */
+
+static const prediction_row *find_row(const prediction_row *rows, int n, const series_key *s, int k, int t) {
+    for (int i = 0; i < n; i++)
+        if (in_series(&rows[i], s) && rows[i].workers == k && rows[i].cores == t)
+            return &rows[i];
+    return NULL;
+}
+
+int figures_splits(const prediction_row *pred, int n_pred, const prediction_row *meas, int n_meas,
+                   const char *title, const char *out_dir, char *err, int errlen) {
+    series_key keys[MAX_SERIES];
+    int ns = series_of(pred, n_pred, keys);
+    prediction_row *p = sorted_copy(pred, n_pred);
+    char file[PATH_LEN];
+    FILE *f = NULL;
+    int rc = -1, rows_written = 0;
+    if (!p) {
+        fail(err, errlen, "out of memory");
+        goto done;
+    }
+    if (data_path(out_dir, "splits.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
+        goto done;
+    fprintf(f, "split");
+    for (int s = 0; s < ns; s++)
+        fprintf(f, " \"%s/%s predicted\" \"%s/%s measured\"", keys[s].sync, costmodel_topology_name(keys[s].topology),
+                keys[s].sync, costmodel_topology_name(keys[s].topology));
+    fprintf(f, "\n");
+    /* Only totals that at least two splits reach are a comparison of splits. */
+    for (int i = 0; i < n_pred;) {
+        long total = (long)p[i].workers * p[i].cores;
+        int j = i, splits = 0, last_k = -1;
+        for (; j < n_pred && (long)p[j].workers * p[j].cores == total; j++)
+            if (p[j].workers != last_k)
+                splits++, last_k = p[j].workers;
+        if (splits >= 2) {
+            last_k = -1;
+            for (int r = i; r < j; r++) {
+                if (p[r].workers == last_k)
+                    continue;
+                last_k = p[r].workers;
+                fprintf(f, "%dx%d", p[r].workers, p[r].cores);
+                for (int s = 0; s < ns; s++) {
+                    const prediction_row *a = find_row(p, n_pred, &keys[s], p[r].workers, p[r].cores);
+                    const prediction_row *b = find_row(meas, n_meas, &keys[s], p[r].workers, p[r].cores);
+                    if (a) fprintf(f, " %.6g", a->speedup); else fprintf(f, " -");
+                    if (b) fprintf(f, " %.6g", b->speedup); else fprintf(f, " -");
+                }
+                fprintf(f, "\n");
+                rows_written++;
+            }
+            fprintf(f, "\"\"");
+            for (int s = 0; s < 2 * ns; s++)
+                fprintf(f, " -");
+            fprintf(f, "\n");
+        }
+        i = j;
+    }
+    int closed = close_data(f, file, err, errlen);
+    f = NULL;
+    if (closed)
+        goto done;
+    if (rows_written == 0) {
+        fail(err, errlen, "splits figure: no total core count is reached by two different worker x core splits "
+                          "(give e.g. --workers 1,2,4 --cores 1,2,4)");
+        goto done;
+    }
+    char v_data[VAR_LEN], v_n[32];
+    file_var(v_data, "datafile", file);
+    snprintf(v_n, sizeof v_n, "nseries=%d", ns);
+    const char *extra[] = { v_data, v_n };
+    rc = render("splits", title, out_dir, extra, 2, err, errlen);
+done:
+    if (f)
+        fclose(f);
+    free(p);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Figure 3 */
+
+static void breakdown_row(FILE *f, const prediction_row *r, char tag) {
+    fprintf(f, "\"%dx%d %s %s %c\" %.6g %.6g %.6g %.6g\n", r->workers, r->cores, r->sync,
+            costmodel_topology_name(r->topology), tag, r->startup_s, r->compute_s, r->comm_s, r->wait_s);
+}
+
+int figures_breakdown(const prediction_row *pred, int n_pred, const prediction_row *meas, int n_meas,
+                      const char *title, const char *out_dir, char *err, int errlen) {
+    if (n_pred < 1 && n_meas < 1)
+        return fail(err, errlen, "breakdown figure: no rows to plot");
+    char file[PATH_LEN];
+    FILE *f;
+    if (data_path(out_dir, "breakdown.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
+        return -1;
+    fprintf(f, "config startup compute comm wait\n");
+    /* With measurements, show each measured config beside its prediction; else all predictions. */
+    if (n_meas > 0) {
+        for (int i = 0; i < n_meas; i++) {
+            for (int j = 0; j < n_pred; j++)
+                if (pred[j].workers == meas[i].workers && pred[j].cores == meas[i].cores &&
+                    pred[j].topology == meas[i].topology && strcmp(pred[j].sync, meas[i].sync) == 0) {
+                    breakdown_row(f, &pred[j], 'p');
+                    break;
+                }
+            breakdown_row(f, &meas[i], 'm');
+        }
+    } else {
+        for (int j = 0; j < n_pred; j++)
+            breakdown_row(f, &pred[j], 'p');
+    }
+    if (close_data(f, file, err, errlen))
+        return -1;
+    char v_data[VAR_LEN];
+    file_var(v_data, "datafile", file);
+    const char *extra[] = { v_data };
+    return render("breakdown", title, out_dir, extra, 1, err, errlen);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Figure 4 */
+
+static int ranks_of(const trace *t) {
+    int k = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].rank + 1 > k)
+            k = t->events[i].rank + 1;
+    return k;
+}
+
+int figures_timeline(const trace *measured, const trace *simulated, const char *title,
+                     const char *out_dir, char *err, int errlen) {
+    if (!measured && !simulated)
+        return fail(err, errlen, "timeline figure: no trace given");
+    int km = measured ? ranks_of(measured) : 0, ks = simulated ? ranks_of(simulated) : 0;
+    int nrows = km + ks;
+    if (nrows == 0)
+        return fail(err, errlen, "timeline figure: the traces hold no events");
+    char file[PATH_LEN];
+    FILE *f;
+    if (data_path(out_dir, "timeline.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
+        return -1;
+    const trace *both[2] = { measured, simulated };
+    int first_row[2] = { nrows - 1, ks - 1 }; /* measured on top */
+    for (int w = 0; w < 2; w++) {
+        if (!both[w])
+            continue;
+        for (long i = 0; i < both[w]->n_events; i++) {
+            const trace_event *e = &both[w]->events[i];
+            fprintf(f, "%.9f %.9f %d %d\n", e->t0_s, e->t1_s, first_row[w] - e->rank, (int)e->ph);
+        }
+    }
+    if (close_data(f, file, err, errlen))
+        return -1;
+    /* ytics: one label per row, "measured r0" ... "simulated r0" ... */
+    size_t cap = 64 + (size_t)nrows * 40;
+    char *ytics = malloc(cap);
+    if (!ytics)
+        return fail(err, errlen, "out of memory");
+    int len = snprintf(ytics, cap, "set ytics (");
+    int every = nrows > 32 ? nrows / 16 : 1; /* keep labels legible for many workers */
+    int written = 0;
+    for (int w = 0; w < 2; w++)
+        for (int r = 0; r < (w ? ks : km); r++) {
+            if (r % every)
+                continue;
+            len += snprintf(ytics + len, cap - (size_t)len, "%s'%s r%d' %d", written++ ? ", " : "",
+                            w ? "simulated" : "measured", r, first_row[w] - r);
+        }
+    snprintf(ytics + len, cap - (size_t)len, ")");
+    char v_data[VAR_LEN], v_rows[32];
+    file_var(v_data, "datafile", file);
+    snprintf(v_rows, sizeof v_rows, "nrows=%d", nrows);
+    const char *extra[] = { v_data, v_rows, ytics };
+    int rc = render("timeline", title, out_dir, extra, 3, err, errlen);
+    free(ytics);
+    return rc;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Figure 5 */
+
+typedef struct {
+    double sum, sum2;
+    long n;
+} moments;
+
+static void moments_add(moments *m, double x) {
+    m->sum += x;
+    m->sum2 += x * x;
+    m->n++;
+}
+
+static double moments_mean(const moments *m) { return m->sum / (double)m->n; }
+
+static double moments_sd(const moments *m) {
+    if (m->n < 2)
+        return 0.0;
+    double mean = moments_mean(m);
+    double var = (m->sum2 - m->n * mean * mean) / (double)(m->n - 1);
+    return var > 0 ? sqrt(var) : 0.0;
+}
+
+int figures_calibration(trace *const *traces, int n_traces, const costmodel_params *fitted,
+                        const char *title, const char *out_dir, char *err, int errlen) {
+    if (n_traces < 1)
+        return fail(err, errlen, "calibration figure: no traces given");
+    char stepfile[PATH_LEN], syncfile[PATH_LEN];
+    FILE *sf, *yf;
+    if (data_path(out_dir, "calibration-steps.dat", stepfile, err, errlen) ||
+        data_path(out_dir, "calibration-sync.dat", syncfile, err, errlen))
+        return -1;
+    if (!(sf = open_data(stepfile, err, errlen)))
+        return -1;
+    if (!(yf = open_data(syncfile, err, errlen))) {
+        fclose(sf);
+        return -1;
+    }
+    /* Steps: one block per distinct cores-per-worker, one point per (run, local batch). */
+    int cores_seen[16], ncores = 0;
+    for (int i = 0; i < n_traces; i++) {
+        int t = traces[i]->run.config.cores, j = 0;
+        while (j < ncores && cores_seen[j] != t)
+            j++;
+        if (j == ncores && ncores < 16)
+            cores_seen[ncores++] = t;
+    }
+    char coreslist[16 * 8] = "";
+    for (int c = 0; c < ncores; c++) {
+        char item[16];
+        snprintf(item, sizeof item, "%s%d", c ? " " : "", cores_seen[c]);
+        strcat(coreslist, item);
+        for (int i = 0; i < n_traces; i++) {
+            const trace *t = traces[i];
+            if (t->run.config.cores != cores_seen[c])
+                continue;
+            moments m = { 0 };
+            long b = 0;
+            for (long e = 0; e < t->n_events; e++)
+                if (t->events[e].ph == TRACE_COMPUTE && t->events[e].examples > 0) {
+                    moments_add(&m, t->events[e].t1_s - t->events[e].t0_s);
+                    b = t->events[e].examples;
+                }
+            if (m.n == 0)
+                continue;
+            costmodel_config cfg = t->run.config;
+            double rho = 1.0, cores_used = (double)cfg.workers * cfg.cores;
+            if (fitted->host_cores > 0 && cores_used > fitted->host_cores)
+                rho = cores_used / fitted->host_cores;
+            double fit = fitted->c0_s + fitted->c1_s * (fitted->sigma + (1 - fitted->sigma) / cfg.cores) * rho * (double)b;
+            fprintf(sf, "%d %ld %.9g %.9g %.9g\n", cfg.cores, b, moments_mean(&m), moments_sd(&m), fit);
+        }
+        fprintf(sf, "\n\n");
+    }
+    /* Syncs: block 0 parameter server, block 1 all-reduce; one point per run with K > 1. */
+    for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++) {
+        int any = 0;
+        for (int i = 0; i < n_traces; i++) {
+            const trace *t = traces[i];
+            if ((int)t->run.config.topology != topo || t->run.config.workers < 2)
+                continue;
+            moments m = { 0 };
+            for (long e = 0; e < t->n_events; e++)
+                if (t->events[e].ph == TRACE_COMM && t->events[e].rank == 0)
+                    moments_add(&m, t->events[e].t1_s - t->events[e].t0_s);
+            if (m.n == 0)
+                continue;
+            costmodel_params p = *fitted;
+            if (t->run.model_bytes > 0)
+                p.model_bytes = (double)t->run.model_bytes;
+            fprintf(yf, "%d %d %.9g %.9g %.9g\n", topo, t->run.config.workers, moments_mean(&m), moments_sd(&m),
+                    costmodel_sync_time(&p, &t->run.config));
+            any = 1;
+        }
+        if (!any)
+            fprintf(yf, "NaN NaN NaN NaN NaN\n");
+        fprintf(yf, "\n\n");
+    }
+    int bad = close_data(sf, stepfile, err, errlen);
+    bad |= close_data(yf, syncfile, err, errlen);
+    if (bad)
+        return -1;
+    if (ncores == 0)
+        return fail(err, errlen, "calibration figure: the traces hold no compute steps");
+    char v_step[VAR_LEN], v_sync[VAR_LEN], v_n[32], v_list[16 * 8 + 16];
+    file_var(v_step, "stepfile", stepfile);
+    file_var(v_sync, "syncfile", syncfile);
+    snprintf(v_n, sizeof v_n, "ncores=%d", ncores);
+    snprintf(v_list, sizeof v_list, "coreslist='%s'", coreslist);
+    const char *extra[] = { v_step, v_sync, v_n, v_list };
+    return render("calibration", title, out_dir, extra, 4, err, errlen);
+}

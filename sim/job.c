@@ -1,0 +1,398 @@
+#include "sim/job.h"
+
+#include "sim/engine.h"
+
+#include <gsl/gsl_errno.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+enum { JOB_MAX_WORKERS = 1 << 22 };
+
+static int fail(char *err, int errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int fail(char *err, int errlen, const char *fmt, ...) {
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, (size_t)errlen, fmt, ap);
+        va_end(ap);
+    }
+    return -1;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Replay: the measured per-step compute spans */
+
+job_replay *job_replay_read(const char *path, char *err, int errlen) {
+    trace *t = trace_read(path, err, errlen);
+    if (!t)
+        return NULL;
+    job_replay *r = calloc(1, sizeof *r);
+    double *steps = malloc(sizeof *steps * (size_t)(t->n_events > 0 ? t->n_events : 1));
+    if (!r || !steps) {
+        fail(err, errlen, "%s: out of memory", path);
+        free(r);
+        free(steps);
+        trace_free(t);
+        return NULL;
+    }
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].ph == TRACE_COMPUTE)
+            steps[r->n++] = t->events[i].t1_s - t->events[i].t0_s;
+    r->steps_s = steps;
+    r->config = t->run.config;
+    r->host_cores = t->run.host_cores;
+    trace_free(t);
+    if (r->n == 0) {
+        fail(err, errlen, "%s: no compute events to replay", path);
+        job_replay_free(r);
+        return NULL;
+    }
+    /* trace_read has checked every span: finite, t0 <= t1. */
+    return r;
+}
+
+void job_replay_free(job_replay *r) {
+    if (!r)
+        return;
+    free(r->steps_s);
+    free(r);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The job's state */
+
+typedef enum { PHASE_STARTUP, PHASE_TRAIN } phase;
+
+struct job {
+    job_spec spec;
+    int k;                        /* K */
+    costmodel_schedule sched;
+    double step_s;                /* mean step: costmodel_step_time */
+    double zeta, sigma_ln;        /* log-normal parameters of a step; sigma_ln = 0: constant */
+    double replay_scale;
+    int remote;                   /* ps: workers that message the master */
+
+    engine *e;
+    int k_startup, k_step, k_push, k_pull, k_ring;
+    int link;                     /* the master's link (ps) */
+    gsl_rng *rng;
+
+    /* Per worker (K each). */
+    double *arrive_s;             /* arrival at the current barrier */
+    double *step_start_s;         /* start of the step in progress */
+    long *steps_left;             /* in the current round */
+    job_worker *acc;
+
+    /* The round in progress. */
+    phase ph;
+    int epoch;
+    long round;                   /* within the epoch */
+    long rounds_done;
+    int arrived, msgs_done;
+    long ring_left;
+    double release_s, comm_total_s, barrier_wait_total_s, finish_s;
+
+    job_span_fn span;
+    void *span_ctx;
+};
+
+static void start_round(job *j);
+static void end_round(job *j);
+
+static inline void emit(job *j, int rank, trace_phase ph, double t0, double t1) {
+    if (j->span && t1 > t0)
+        j->span(j->span_ctx, rank, ph, t0, t1);
+}
+
+/* One step's compute span. */
+static inline double draw_step(job *j) {
+    if (j->spec.replay)
+        return j->replay_scale * j->spec.replay->steps_s[gsl_rng_uniform_int(j->rng, (unsigned long)j->spec.replay->n)];
+    if (j->sigma_ln == 0)
+        return j->step_s;
+    /* exp(ζ + σ·Z) is gsl_ran_lognormal's variate; the ziggurat normal is the fast one. */
+    return exp(j->zeta + j->sigma_ln * gsl_ran_gaussian_ziggurat(j->rng, 1.0));
+}
+
+static inline void start_step(job *j, int w) {
+    double d = draw_step(j);
+    double now = engine_now(j->e);
+    j->step_start_s[w] = now;
+    j->acc[w].compute_s += d;
+    engine_at(j->e, now + d, j->k_step, w);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Barrier */
+
+static void release(job *j) {
+    double now = engine_now(j->e);
+    double total = 0;
+    for (int w = 0; w < j->k; w++) {
+        double wait = now - j->arrive_s[w];
+        j->acc[w].wait_s += wait;
+        total += wait;
+        emit(j, w, TRACE_WAIT, j->arrive_s[w], now);
+    }
+    j->arrived = 0;
+    if (j->ph == PHASE_STARTUP) {
+        j->ph = PHASE_TRAIN;
+        start_round(j);
+        return;
+    }
+    j->barrier_wait_total_s += total;
+    /* The synchronisation. */
+    j->release_s = now;
+    j->msgs_done = 0;
+    const costmodel_config *c = &j->spec.config;
+    if (c->topology == COSTMODEL_TOPO_PS) {
+        if (j->remote == 0) {
+            end_round(j);
+            return;
+        }
+        int first = c->master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
+        for (int w = first; w < j->k; w++)
+            engine_request(j->e, j->link, j->spec.params.model_bytes, j->k_push, w);
+    } else {
+        if (j->k == 1) {
+            end_round(j);
+            return;
+        }
+        j->ring_left = 2L * (j->k - 1);
+        const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_ALLREDUCE];
+        engine_after(j->e, l->alpha_s + l->beta_s_per_byte * j->spec.params.model_bytes / j->k, j->k_ring, 0);
+    }
+}
+
+static inline void arrive(job *j, int w) {
+    j->arrive_s[w] = engine_now(j->e);
+    if (++j->arrived == j->k)
+        release(j);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Handlers */
+
+static void on_startup(void *ctx, int w) {
+    arrive(ctx, w);
+}
+
+static void on_step(void *ctx, int w) {
+    job *j = ctx;
+    emit(j, w, TRACE_COMPUTE, j->step_start_s[w], engine_now(j->e));
+    if (--j->steps_left[w] > 0)
+        start_step(j, w);
+    else
+        arrive(j, w);
+}
+
+static void on_push(void *ctx, int w) {
+    job *j = ctx;
+    (void)w;
+    if (++j->msgs_done < j->remote)
+        return;
+    /* Every push is in: the master averages and sends the model back, one at a time. */
+    j->msgs_done = 0;
+    int first = j->spec.config.master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
+    for (int r = first; r < j->k; r++)
+        engine_request(j->e, j->link, j->spec.params.model_bytes, j->k_pull, r);
+}
+
+static void on_pull(void *ctx, int w) {
+    job *j = ctx;
+    (void)w;
+    if (++j->msgs_done == j->remote)
+        end_round(j);
+}
+
+static void on_ring(void *ctx, int unused) {
+    job *j = ctx;
+    (void)unused;
+    if (--j->ring_left > 0) {
+        const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_ALLREDUCE];
+        engine_after(j->e, l->alpha_s + l->beta_s_per_byte * j->spec.params.model_bytes / j->k, j->k_ring, 0);
+        return;
+    }
+    end_round(j);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Rounds and epochs */
+
+static void end_round(job *j) {
+    double now = engine_now(j->e);
+    j->comm_total_s += now - j->release_s;
+    if (j->span)
+        for (int w = 0; w < j->k; w++)
+            emit(j, w, TRACE_COMM, j->release_s, now);
+    j->rounds_done++;
+    if (++j->round == j->sched.rounds_per_epoch) {
+        j->round = 0;
+        j->epoch++;
+    }
+    start_round(j);
+}
+
+static void start_round(job *j) {
+    if (j->epoch == j->spec.config.epochs) {
+        j->finish_s = engine_now(j->e);
+        return;
+    }
+    long p = j->sched.steps_per_round;
+    long full = j->sched.steps_per_epoch / p;
+    long n = j->round < full ? p : j->sched.steps_per_epoch % p;
+    for (int w = 0; w < j->k; w++) {
+        j->steps_left[w] = n;
+        start_step(j, w);
+    }
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Life cycle */
+
+job *job_new(const job_spec *spec, char *err, int errlen) {
+    char why[256];
+    if (costmodel_check(&spec->params, &spec->config, why, sizeof why)) {
+        fail(err, errlen, "%s", why);
+        return NULL;
+    }
+    if (spec->config.workers > JOB_MAX_WORKERS) {
+        fail(err, errlen, "workers must be <= %d (got %d)", JOB_MAX_WORKERS, spec->config.workers);
+        return NULL;
+    }
+    gsl_set_error_handler_off();
+    job *j = calloc(1, sizeof *j);
+    if (!j) {
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    j->spec = *spec;
+    j->k = spec->config.workers;
+    j->sched = costmodel_schedule_of(&spec->config);
+    j->step_s = costmodel_step_time(&spec->params, &spec->config);
+    /* A log-normal with mean m and coefficient of variation CV has
+     * σ² = ln(1 + CV²) and ζ = ln m − σ²/2. */
+    if (spec->params.cv > 0 && j->step_s > 0) {
+        double s2 = log1p(spec->params.cv * spec->params.cv);
+        j->sigma_ln = sqrt(s2);
+        j->zeta = log(j->step_s) - s2 / 2;
+    }
+    if (spec->replay) {
+        costmodel_params at = spec->params;
+        at.host_cores = spec->replay->host_cores;
+        double measured = costmodel_step_time(&at, &spec->replay->config);
+        j->replay_scale = measured > 0 ? j->step_s / measured : 1.0;
+    }
+    const costmodel_config *c = &spec->config;
+    j->remote = c->topology == COSTMODEL_TOPO_PS ? (c->master == COSTMODEL_MASTER_DEDICATED ? j->k : j->k - 1) : 0;
+
+    size_t k = (size_t)j->k;
+    j->arrive_s = malloc(sizeof *j->arrive_s * k);
+    j->step_start_s = malloc(sizeof *j->step_start_s * k);
+    j->steps_left = malloc(sizeof *j->steps_left * k);
+    j->acc = malloc(sizeof *j->acc * k);
+    j->e = engine_new((long)k + 16);
+    j->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    if (!j->arrive_s || !j->step_start_s || !j->steps_left || !j->acc || !j->e || !j->rng) {
+        job_free(j);
+        fail(err, errlen, "out of memory for %d workers", c->workers);
+        return NULL;
+    }
+    j->k_startup = engine_kind(j->e, on_startup, j);
+    j->k_step = engine_kind(j->e, on_step, j);
+    j->k_push = engine_kind(j->e, on_push, j);
+    j->k_pull = engine_kind(j->e, on_pull, j);
+    j->k_ring = engine_kind(j->e, on_ring, j);
+    const costmodel_link *l = &spec->params.link[COSTMODEL_TOPO_PS];
+    j->link = engine_resource(j->e, l->alpha_s, l->beta_s_per_byte);
+    if (j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_pull < 0 || j->k_ring < 0 || j->link < 0) {
+        job_free(j);
+        fail(err, errlen, "out of memory");
+        return NULL;
+    }
+    return j;
+}
+
+void job_free(job *j) {
+    if (!j)
+        return;
+    engine_free(j->e);
+    gsl_rng_free(j->rng);
+    free(j->arrive_s);
+    free(j->step_start_s);
+    free(j->steps_left);
+    free(j->acc);
+    free(j);
+}
+
+void job_set_timeline(job *j, job_span_fn fn, void *ctx) {
+    j->span = fn;
+    j->span_ctx = ctx;
+}
+
+const job_worker *job_workers(const job *j) { return j->acc; }
+
+unsigned long job_seed(unsigned long seed, int r) {
+    /* splitmix64's finaliser over (seed, r): neighbouring seeds and replications give
+     * unrelated MT19937 streams. */
+    uint64_t z = (uint64_t)seed * 0x9E3779B97F4A7C15ULL + (uint64_t)r + 1;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    z ^= z >> 31;
+    /* gsl_rng_set treats 0 as its default seed; keep 0 distinct. */
+    return (unsigned long)(z ? z : 1);
+}
+
+int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) {
+    engine_reset(j->e);
+    gsl_rng_set(j->rng, seed);
+    for (int w = 0; w < j->k; w++)
+        j->acc[w] = (job_worker){ 0 };
+    j->ph = PHASE_STARTUP;
+    j->epoch = 0;
+    j->round = j->rounds_done = 0;
+    j->arrived = j->msgs_done = 0;
+    j->comm_total_s = j->barrier_wait_total_s = j->finish_s = 0;
+
+    const costmodel_params *p = &j->spec.params;
+    double w_k = p->w0_s + p->w1_s * j->k;
+    for (int w = 0; w < j->k; w++) {
+        double t0 = 0, t1 = w_k;
+        if (j->spec.launch == JOB_LAUNCH_SEQUENTIAL) {
+            t0 = p->w1_s * w;
+            t1 = p->w1_s * (w + 1) + p->w0_s;
+            j->acc[w].wait_s += t0;
+            emit(j, w, TRACE_WAIT, 0, t0);
+        }
+        j->acc[w].startup_s = t1 - t0;
+        emit(j, w, TRACE_STARTUP, t0, t1);
+        if (!engine_at(j->e, t1, j->k_startup, w))
+            return fail(err, errlen, "out of memory");
+    }
+    if (engine_run(j->e))
+        return fail(err, errlen, "out of memory during the simulation");
+    if (j->epoch != j->spec.config.epochs)
+        return fail(err, errlen, "simulation stopped early in epoch %d", j->epoch);
+
+    job_result r = { .makespan_s = j->finish_s, .rounds = j->rounds_done, .events = engine_events(j->e),
+                     .peak_pending = engine_peak_pending(j->e) };
+    for (int w = 0; w < j->k; w++) {
+        j->acc[w].comm_s = j->comm_total_s;
+        r.startup_s += j->acc[w].startup_s;
+        r.compute_s += j->acc[w].compute_s;
+        r.wait_s += j->acc[w].wait_s;
+    }
+    r.startup_s /= j->k;
+    r.compute_s /= j->k;
+    r.wait_s /= j->k;
+    r.comm_s = j->comm_total_s;
+    r.barrier_wait_s = j->rounds_done ? j->barrier_wait_total_s / ((double)j->rounds_done * j->k) : 0;
+    double m = p->model_bytes;
+    r.master_peak_bytes = j->spec.config.topology == COSTMODEL_TOPO_PS ? 3 * m : 3 * m + m / j->k;
+    *out = r;
+    return 0;
+}

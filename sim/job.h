@@ -1,0 +1,113 @@
+/* job — a data-parallel training job simulated on the engine (sim/engine.h): K workers
+ * × T cores that start up, compute, wait at barriers and synchronise, round after round.
+ *
+ * The schedule is the cost model's (model/costmodel.h): E epochs of s local steps, in
+ * rounds of p steps (batch p = 1, every:n p = n, epoch p = s); the last round of an epoch
+ * has s mod p steps when p does not divide s. One round:
+ *   1. every worker computes its steps; each step's span is drawn independently:
+ *      log-normal with mean costmodel_step_time (which carries c0, c1, σ, T, the local
+ *      batch b and the oversubscription ρ = K·T/P) and the calibrated CV, from a GSL
+ *      gsl_rng_mt19937 seeded per run; or bootstrapped from a measured trace (replay);
+ *   2. a barrier: the round goes on when the slowest worker arrives; the others wait;
+ *   3. the synchronisation, a collective every worker leaves together:
+ *      ps: the master's link (one engine resource, latency α, bandwidth 1/β) takes each
+ *          remote worker's push of M bytes one at a time, in rank order, then sends the
+ *          averaged model back to each one at a time: 2·(K−1)·(α+βM) when the master
+ *          trains too (rank 0 needs no message), 2·K·(α+βM) when it is dedicated;
+ *      allreduce: a ring of 2(K−1) steps, each moving M/K bytes over every link at once
+ *          (α + β·M/K). The K links are identical and start together after the barrier,
+ *          so one event stands for a step's K simultaneous transfers.
+ *   With CV = 0 every span is the closed form's, so the simulated time equals
+ *   costmodel_total_time and the breakdown costmodel_breakdown_of, to rounding.
+ *
+ * Oversubscription (K·T > P) slows every step by the constant ρ, not by a sharing that
+ * changes as workers reach a barrier: MPI waits by polling, so a waiting worker keeps its
+ * cores busy.
+ *
+ * Start-up W(K) = w0 + w1·K:
+ *   parallel    every worker starts at 0 and takes w0 + w1·K (they load a shared launcher
+ *               and file system at once, so each start-up grows with K);
+ *   sequential  a launcher starts one worker after the other, w1 apart; worker i starts at
+ *               i·w1 and takes w1 + w0 (its own launch, then its set-up); training begins
+ *               when the last is up, at W(K). Time before a worker's launch and after its
+ *               set-up is wait. Same makespan as parallel, a different breakdown.
+ *
+ * Replay: the per-step compute spans of a measured trace are resampled with replacement.
+ * A trace measured on another configuration (local batch, cores, oversubscription) is
+ * scaled by costmodel_step_time(this config) / costmodel_step_time(the trace's config,
+ * the trace's host cores): the measured level and spread are kept, the model supplies only
+ * the change of configuration.
+ *
+ * Accounting per worker: startup + compute + comm + wait = makespan (busy + idle), every
+ * worker, every run. The master's peak memory is an estimate: a parameter server keeps the
+ * model, the momentum (its running sum takes each averaged push) and one receive buffer
+ * for the push it is serving (served one at a time): 3·M; a ring's rank 0 keeps model,
+ * gradient, momentum and one incoming chunk: 3·M + M/K.
+ *
+ * Memory is O(K): at most one event per worker and one for the link or ring is pending.
+ * Nothing prints; errors come back as a status and a one-line message.
+ */
+#ifndef SPEEDUP_JOB_H
+#define SPEEDUP_JOB_H
+
+#include "model/costmodel.h"
+#include "model/trace.h"
+
+#include <stdint.h>
+
+typedef enum { JOB_LAUNCH_PARALLEL, JOB_LAUNCH_SEQUENTIAL } job_launch;
+
+/* Per-step compute spans measured in a trace, for replay. */
+typedef struct {
+    double *steps_s;         /* (n) owned */
+    long n;
+    costmodel_config config; /* the run they were measured on */
+    double host_cores;       /* P of the measuring host; 0 unknown */
+} job_replay;
+
+/* Reads the compute events of a trace; NULL with "PATH: line L: ..." or
+ * "PATH: no compute events to replay" in err. */
+job_replay *job_replay_read(const char *path, char *err, int errlen);
+void job_replay_free(job_replay *r);                  /* NULL is a no-op */
+
+typedef struct {
+    costmodel_params params;
+    costmodel_config config;
+    job_launch launch;
+    const job_replay *replay;    /* NULL: log-normal spans with params.cv */
+} job_spec;
+
+/* One worker's time; the four add up to the makespan. */
+typedef struct {
+    double startup_s, compute_s, comm_s, wait_s;
+} job_worker;
+
+typedef struct {
+    double makespan_s;
+    double startup_s, compute_s, comm_s, wait_s;  /* means over the workers */
+    double barrier_wait_s;       /* mean wait of a worker at one training barrier */
+    long rounds;                 /* training barriers passed */
+    double master_peak_bytes;
+    uint64_t events;             /* engine events run */
+    long peak_pending;           /* most events pending at once: at most K + 1 */
+} job_result;
+
+/* Called once per span of the schedule, in time order per worker (a timeline). */
+typedef void (*job_span_fn)(void *ctx, int rank, trace_phase ph, double t0_s, double t1_s);
+
+typedef struct job job;
+
+/* A simulator for one job, reusable across runs. NULL with the reason in err (a config
+ * costmodel_check refuses, out of memory). */
+job *job_new(const job_spec *spec, char *err, int errlen);
+void job_free(job *j);                                /* NULL is a no-op */
+void job_set_timeline(job *j, job_span_fn fn, void *ctx);
+/* Simulates the whole job once with the RNG seeded by seed. 0, or -1 with err. */
+int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen);
+/* The last run's accounting, one entry per worker (K entries). */
+const job_worker *job_workers(const job *j);
+
+/* The seed of replication r of a sweep seeded with seed: distinct for distinct pairs. */
+unsigned long job_seed(unsigned long seed, int r);
+
+#endif

@@ -1,0 +1,30 @@
+/* synth — traces generated from KNOWN cost-model parameters with noise (GSL RNG), for
+ * the calibration tests: the fit must recover the parameters that made them.
+ *
+ * A training run: every rank starts up until W(K) + noise (one draw per run: the ranks
+ * leave start-up together at a barrier), then per round each rank does its local steps,
+ * each step_time(K,T)·(1 + CV·z); ranks wait at the barrier for the slowest; then one
+ * synchronisation S(K)·(1 + comm_noise·z) on every rank, with bytes = M. A communication
+ * benchmark: rank 0 records ping-pong, all-reduce and ps exchanges at several sizes, each
+ * the model's time for that size times (1 + comm_noise·z), named as `speedup commbench`
+ * names them.
+ */
+#ifndef SPEEDUP_TESTS_SYNTH_H
+#define SPEEDUP_TESTS_SYNTH_H
+
+#include "model/trace.h"
+
+#include <gsl/gsl_rng.h>
+
+typedef struct {
+    costmodel_params p;          /* the truth */
+    double startup_noise_s;      /* sd of W per run */
+    double comm_noise;           /* relative sd of one synchronisation */
+} synth_truth;
+
+trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const char *host, const char *net,
+                 gsl_rng *rng);
+trace *synth_commbench(const synth_truth *truth, int workers, const long *sizes, int n_sizes, int reps,
+                       const char *host, gsl_rng *rng);
+
+#endif

@@ -1,0 +1,54 @@
+/* cli/cmd_advise.c: the advice is the fastest split the model knows of. */
+#include "model/costmodel.h"
+#include "tests/clirun.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Test(cli_advise, best_split_is_the_fastest_of_every_divisor) {
+    clirun_result r = clirun("advise --cores 12 --csv --sync batch --topology ps");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* 12 has 6 divisors: six rows after the header, sorted by time. */
+    int rows = 0;
+    double last = 0, first_time = 0;
+    int best_k = 0;
+    for (char *line = strchr(r.out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        int k, t;
+        double time_s;
+        cr_assert_eq(sscanf(line + 1, "%d,%d,batch,ps,%lf", &k, &t, &time_s), 3, "%s", line + 1);
+        cr_assert_eq(k * t, 12);
+        cr_assert_geq(time_s, last);
+        if (rows == 0)
+            first_time = time_s, best_k = k;
+        last = time_s;
+        rows++;
+    }
+    cr_assert_eq(rows, 6);
+    /* Against the model directly: no divisor is faster than the advised one. */
+    costmodel_params p = costmodel_params_seed_example();
+    costmodel_config c = costmodel_config_seed_example();
+    for (int k = 1; k <= 12; k++) {
+        if (12 % k)
+            continue;
+        c.workers = k;
+        c.cores = 12 / k;
+        cr_assert_geq(costmodel_total_time(&p, &c) * (1 + 1e-8), first_time, "K = %d beats advised K = %d", k, best_k);
+    }
+    clirun_free(&r);
+}
+
+Test(cli_advise, missing_cores_is_a_usage_error) {
+    clirun_result r = clirun("advise");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--cores N is required") != NULL, "%s", r.err);
+    clirun_free(&r);
+    r = clirun("advise --cores 8 --workers 2");
+    cr_assert_eq(r.status, 2);
+    clirun_free(&r);
+    r = clirun("advise --cores -4");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "'-4'") != NULL, "%s", r.err);
+    clirun_free(&r);
+}

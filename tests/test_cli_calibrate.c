@@ -1,0 +1,241 @@
+/* cli/cmd_calibrate.c: `speedup calibrate` end to end through the real binary — a good
+ * trace directory gives a calibration.json that reads back; bad input gets one clear
+ * line, a non-zero exit and no calibration.json. */
+#define _POSIX_C_SOURCE 200809L
+#include "model/calibration.h"
+#include "model/fit.h"
+#include "tests/clirun.h"
+#include "tests/synth.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static synth_truth truth_example(void) {
+    synth_truth t = { .startup_noise_s = 0.01, .comm_noise = 0.03 };
+    t.p = (costmodel_params){ .c0_s = 0.003, .c1_s = 0.0005, .sigma = 0.15, .model_bytes = 1819688,
+                              .w0_s = 0.4, .w1_s = 0.12, .cv = 0.05, .host_cores = 2 };
+    t.p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
+    t.p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
+    return t;
+}
+
+static costmodel_config cfg(int K, int T, const char *sync) {
+    costmodel_config c = { .workers = K, .cores = T, .topology = COSTMODEL_TOPO_PS, .examples = 512,
+                           .batch = 64, .epochs = 1 };
+    costmodel_sync_parse(sync, &c.sync, &c.every_n);
+    return c;
+}
+
+static void put(const char *dir, const char *name, trace *t) {
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace_free(t);
+}
+
+static const long sizes[] = { 8, 65536, 1819688 };
+
+/* The issue's plan on 2 cores: 1×1, 1×2, 2×1 in batch and epoch sync, plus commbench. */
+static void plan_traces(const char *dir, const char *host_of_last) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 17);
+    const char *syncs[] = { "batch", "epoch" };
+    const int shapes[3][2] = { { 1, 1 }, { 1, 2 }, { 2, 1 } };
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++) {
+            costmodel_config c = cfg(shapes[k][0], shapes[k][1], syncs[s]);
+            char name[64];
+            snprintf(name, sizeof name, "%dx%d-%s.trace.jsonl", shapes[k][0], shapes[k][1], syncs[s]);
+            const char *host = s == 1 && k == 2 && host_of_last ? host_of_last : "h";
+            put(dir, name, synth_run(&truth, &c, host, "cnn", rng));
+        }
+    synth_truth t2 = truth;
+    put(dir, "commbench-2.trace.jsonl", synth_commbench(&t2, 2, sizes, 3, 4, "h", rng));
+    gsl_rng_free(rng);
+}
+
+static void rm_dir(char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+    free(dir);
+}
+
+static bool exists(const char *dir, const char *name) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    return access(path, F_OK) == 0;
+}
+
+static clirun_result calibrate(const char *dir, const char *extra) {
+    char args[1200];
+    snprintf(args, sizeof args, "calibrate --from-traces '%s' --out '%s/calibration.json' %s", dir, dir, extra);
+    return clirun(args);
+}
+
+Test(cli_calibrate, plan_traces_give_a_calibration_that_reads_back) {
+    char *dir = clirun_tmpdir();
+    plan_traces(dir, NULL);
+    clirun_result r = calibrate(dir, "");
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "leave-one-out error: model median") != NULL, "%s", r.out);
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    calibration cal;
+    cr_assert_eq(calibration_read(path, &cal, err, sizeof err), 0, "%s", err);
+    cr_assert_str_eq(cal.host, "h");
+    cr_assert_float_eq(cal.params.c1_s, 0.0005, 0.0001);
+    cr_assert_eq(cal.params.host_cores, 2.0);
+    cr_assert(cal.stderr_.c1_s > 0);
+    clirun_free(&r);
+    rm_dir(dir);
+}
+
+static void refused(const char *dir, const char *extra, int status, const char *expect) {
+    clirun_result r = calibrate(dir, extra);
+    cr_assert_eq(r.status, status, "status %d, stderr: %s", r.status, r.err);
+    cr_assert(strncmp(r.err, "speedup: ", 9) == 0, "%s", r.err);
+    cr_assert(strstr(r.err, expect) != NULL, "stderr '%s' lacks '%s'", r.err, expect);
+    cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "more than one line: %s", r.err);
+    cr_assert(!exists(dir, "calibration.json"), "calibration.json written despite: %s", r.err);
+    clirun_free(&r);
+}
+
+Test(cli_calibrate, empty_directory_is_refused) {
+    char *dir = clirun_tmpdir();
+    refused(dir, "", 1, "no *.trace.jsonl files");
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, missing_directory_is_refused) {
+    char *dir = clirun_tmpdir();
+    clirun_result r = clirun("calibrate --from-traces /nonexistent/traces --out /nonexistent/c.json");
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.err, "/nonexistent/traces: cannot open directory") != NULL, "%s", r.err);
+    clirun_free(&r);
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, a_trace_from_another_host_is_refused) {
+    char *dir = clirun_tmpdir();
+    plan_traces(dir, "elsewhere");
+    refused(dir, "", 1, "run.host is 'elsewhere'");
+    refused(dir, "", 1, "traces from different hosts cannot be fitted together");
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, a_single_configuration_is_refused_with_what_is_missing) {
+    char *dir = clirun_tmpdir();
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 1);
+    costmodel_config c = cfg(1, 1, "batch");
+    put(dir, "a.trace.jsonl", synth_run(&truth, &c, "h", "cnn", rng));
+    gsl_rng_free(rng);
+    refused(dir, "", 1, "a single configuration (K=1, T=1, batch sync, ps, 1 run): under-determined fit: c0, c1: ");
+    refused(dir, "", 1, "w0, w1: start-up measured only at K=1 workers");
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, a_corrupt_trace_is_named_with_its_line) {
+    char *dir = clirun_tmpdir();
+    plan_traces(dir, NULL);
+    free(clirun_write_file(dir, "bad.trace.jsonl",
+                           "{\"run\": {\"format\": \"speedup-trace\", \"version\": 1, \"workers\": 1, \"cores\": 1, "
+                           "\"examples\": 10, \"batch\": 2, \"epochs\": 1, \"sync\": \"batch\", \"topology\": \"ps\"}}\n"
+                           "{\"rank\": 0, \"ph\": \"compute\", \"t0\": 2, \"t1\": 1}\n"));
+    refused(dir, "", 1, "bad.trace.jsonl: line 2: expected \"t0\" and \"t1\"");
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, a_truncated_trace_is_refused) {
+    char *dir = clirun_tmpdir();
+    plan_traces(dir, NULL);
+    free(clirun_write_file(dir, "cut.trace.jsonl", "{\"run\": {\"format\": \"speedup-tr"));
+    refused(dir, "", 1, "cut.trace.jsonl: line 1");
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, no_source_is_a_usage_error) {
+    clirun_result r = clirun("calibrate");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "give --from-traces DIR") != NULL, "%s", r.err);
+    clirun_free(&r);
+}
+
+Test(cli_calibrate, help_lists_every_flag_with_its_default) {
+    clirun_result r = clirun("calibrate --help");
+    cr_assert_eq(r.status, 0);
+    const char *flags[] = { "--from-traces", "--out", "[calibration.json]", "--ernest", "--predict-machines",
+                            "[4,8,16,32,64]", "--fraction", "[1]" };
+    for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
+        cr_assert(strstr(r.out, flags[i]) != NULL, "--help lacks %s", flags[i]);
+    clirun_free(&r);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* --ernest */
+
+/* Good rows until line 7, whose time is not a number. */
+static const char *ernest_csv =
+    "#Cores,Input Fraction, Time (s)\n"
+    "1,0.5,17.0\n"
+    "2,0.5,9.704518\n"
+    "4,0.5,6.059035\n"
+    "8,0.5,4.938553\n"
+    "16,1.0,6.893070\n"
+    "32,1.0,6.310-0\n";
+
+Test(cli_calibrate, ernest_malformed_csv_names_the_line) {
+    char *dir = clirun_tmpdir();
+    char *path = clirun_write_file(dir, "train.csv", ernest_csv);
+    char args[600];
+    snprintf(args, sizeof args, "calibrate --ernest '%s'", path);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.err, "train.csv: line 7: expected field 3 (time_s): a number, got '6.310-0'") != NULL, "%s",
+              r.err);
+    clirun_free(&r);
+    free(path);
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, ernest_fits_and_predicts) {
+    char text[1024];
+    snprintf(text, sizeof text, "#Cores,Input Fraction, Time (s)\n");
+    for (int m = 1; m <= 32; m *= 2)
+        for (int k = 1; k <= 2; k++) {
+            double f = 0.5 * k, t = 2.0 + 30.0 * f / m + 0.05 * m + 0.8 * log(m);
+            snprintf(text + strlen(text), sizeof text - strlen(text), "%d,%g,%.9f\n", m, f, t);
+        }
+    char *dir = clirun_tmpdir();
+    char *path = clirun_write_file(dir, "train.csv", text);
+    char args[600];
+    snprintf(args, sizeof args, "calibrate --ernest '%s' --predict-machines 64,128 --fraction 0.5", path);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    double t64;
+    const char *row = strstr(r.out, "\n64,0.5,");
+    cr_assert_not_null(row, "%s", r.out);
+    cr_assert_eq(sscanf(row, "\n64,0.5,%lf", &t64), 1);
+    cr_assert_float_eq(t64, 2.0 + 30.0 * 0.5 / 64 + 0.05 * 64 + 0.8 * log(64), 1e-4);
+    cr_assert(strstr(r.out, "\n128,0.5,") != NULL);
+    clirun_free(&r);
+    free(path);
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, ernest_bad_flags_are_usage_errors) {
+    clirun_result r = clirun("calibrate --ernest x.csv --predict-machines 4,zero");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--predict-machines") != NULL, "%s", r.err);
+    clirun_free(&r);
+    r = clirun("calibrate --ernest x.csv --from-traces d");
+    cr_assert_eq(r.status, 2);
+    clirun_free(&r);
+}

@@ -1,0 +1,172 @@
+/* cli/cmd_plot.c and plots/: real gnuplot output from real inputs, and clear errors. */
+#define _POSIX_C_SOURCE 200809L
+#include "model/trace.h"
+#include "tests/clirun.h"
+
+#include <criterion/criterion.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+/* A PNG of the expected size: signature, then the IHDR chunk's big-endian width/height. */
+static void assert_png(const char *dir, const char *name, uint32_t width, uint32_t height) {
+    char path[512];
+    snprintf(path, sizeof path, "%s/%s.png", dir, name);
+    FILE *f = fopen(path, "rb");
+    cr_assert_not_null(f, "%s missing", path);
+    unsigned char head[24];
+    size_t n = fread(head, 1, sizeof head, f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fclose(f);
+    cr_assert_eq(n, sizeof head, "%s: too short", path);
+    static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
+    cr_assert(memcmp(head, sig, 8) == 0, "%s: not a PNG", path);
+    cr_assert(memcmp(head + 12, "IHDR", 4) == 0, "%s: no IHDR", path);
+    uint32_t w = (uint32_t)head[16] << 24 | (uint32_t)head[17] << 16 | (uint32_t)head[18] << 8 | head[19];
+    uint32_t h = (uint32_t)head[20] << 24 | (uint32_t)head[21] << 16 | (uint32_t)head[22] << 8 | head[23];
+    cr_assert_eq(w, width, "%s: width %u", path, w);
+    cr_assert_eq(h, height, "%s: height %u", path, h);
+    cr_assert_gt(size, 5000, "%s: only %ld bytes, nothing drawn?", path, size);
+    snprintf(path, sizeof path, "%s/%s.svg", dir, name);
+    f = fopen(path, "r");
+    cr_assert_not_null(f, "%s missing", path);
+    char svg[256] = "";
+    n = fread(svg, 1, sizeof svg - 1, f);
+    fclose(f);
+    cr_assert(strstr(svg, "<svg") != NULL || strstr(svg, "<?xml") != NULL, "%s: not SVG", path);
+}
+
+static void run_ok(const char *fmt, const char *a, const char *b) {
+    char args[2048];
+    snprintf(args, sizeof args, fmt, a, b, a, b);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
+    clirun_free(&r);
+}
+
+Test(plot, predictions_and_measurements_give_three_figures) {
+    char *dir = clirun_tmpdir();
+    run_ok("model --workers 1,2,4 --cores 1,2 --sync batch,epoch --out %s/pred.csv", dir, "");
+    run_ok("model --workers 1,2 --cores 1,2 --sync batch,epoch --latency 0.2 --out %s/meas.csv", dir, "");
+    run_ok("plot --predictions %s/pred.csv --measurements %s/meas.csv --out %s/fig", dir, dir);
+    char fig[512];
+    snprintf(fig, sizeof fig, "%s/fig", dir);
+    assert_png(fig, "speedup", 1000, 640);
+    assert_png(fig, "splits", 1000, 640);
+    assert_png(fig, "breakdown", 1000, 640);
+    free(dir);
+}
+
+static void write_trace(const char *path, int workers, int cores, long batch, double step_s, costmodel_topology topo) {
+    trace_run run = { .host_cores = 2, .model_bytes = 400000 };
+    snprintf(run.host, sizeof run.host, "plot-test-host");
+    snprintf(run.net, sizeof run.net, "fc10");
+    run.config = (costmodel_config){ .workers = workers, .cores = cores, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+                                     .topology = topo, .examples = 640, .batch = batch, .epochs = 1 };
+    trace *t = trace_new(&run);
+    for (int r = 0; r < workers; r++) {
+        double now = 0.1;
+        trace_event st = { .rank = r, .ph = TRACE_STARTUP, .t0_s = 0, .t1_s = 0.1, .epoch = -1, .step = -1 };
+        trace_add(t, &st);
+        for (int s = 0; s < 10; s++) {
+            double d = step_s * (1.0 + 0.05 * ((s * 7 + r) % 5));
+            trace_event c = { .rank = r, .ph = TRACE_COMPUTE, .t0_s = now, .t1_s = now + d, .epoch = 0, .step = s,
+                              .examples = batch / workers };
+            trace_event m = { .rank = r, .ph = TRACE_COMM, .t0_s = now + d, .t1_s = now + d + 0.002, .epoch = 0,
+                              .step = s, .bytes = 400000 };
+            trace_add(t, &c);
+            if (workers > 1)
+                trace_add(t, &m);
+            now += d + 0.002;
+        }
+    }
+    char err[512];
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace_free(t);
+}
+
+Test(plot, traces_give_a_timeline_and_a_calibration_figure) {
+    char *dir = clirun_tmpdir();
+    char path[512];
+    snprintf(path, sizeof path, "%s/traces", dir);
+    cr_assert_eq(mkdir(path, 0777), 0);
+    const struct { int k, t; long b; double s; } runs[] = { { 1, 1, 32, 0.032 }, { 1, 1, 64, 0.060 }, { 2, 1, 64, 0.033 }, { 1, 2, 32, 0.018 } };
+    for (int i = 0; i < 4; i++) {
+        snprintf(path, sizeof path, "%s/traces/run%d.trace.jsonl", dir, i);
+        write_trace(path, runs[i].k, runs[i].t, runs[i].b, runs[i].s, i % 2 ? COSTMODEL_TOPO_ALLREDUCE : COSTMODEL_TOPO_PS);
+    }
+    char *calib = clirun_write_file(dir, "calibration.json",
+        "{\"format\": \"speedup-calibration\", \"version\": 1, \"host\": {\"name\": \"plot-test-host\"},\n"
+        " \"params\": {\"c0\": {\"value\": 0.002}, \"c1\": {\"value\": 0.0009}, \"sigma\": {\"value\": 0.1},\n"
+        " \"alpha_ps\": {\"value\": 1e-4}, \"beta_ps\": {\"value\": 2e-9}, \"alpha_allreduce\": {\"value\": 1e-4},\n"
+        " \"beta_allreduce\": {\"value\": 2e-9}, \"model_bytes\": {\"value\": 400000}, \"w0\": {\"value\": 0.1},\n"
+        " \"w1\": {\"value\": 0}, \"cv\": {\"value\": 0.05}, \"host_cores\": {\"value\": 2}}}\n");
+    char args[2048];
+    snprintf(args, sizeof args, "plot --trace %s/traces/run2.trace.jsonl --sim-trace %s/traces/run2.trace.jsonl "
+             "--calib %s --traces %s/traces --out %s/fig", dir, dir, calib, dir, dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
+    char fig[512];
+    snprintf(fig, sizeof fig, "%s/fig", dir);
+    assert_png(fig, "timeline", 1000, 640);
+    assert_png(fig, "calibration", 1000, 640);
+    free(calib);
+    free(dir);
+}
+
+static void assert_refused(const char *args, int status, const char *needle) {
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, status, "'%s': status %d, stderr: %s", args, r.status, r.err);
+    cr_assert(strstr(r.err, needle) != NULL, "'%s': stderr lacks '%s': %s", args, needle, r.err);
+    clirun_free(&r);
+}
+
+Test(plot, missing_gnuplot_is_a_clear_error_and_writes_nothing) {
+    char *dir = clirun_tmpdir();
+    run_ok("model --workers 1,2 --out %s/pred.csv", dir, "");
+    char args[1024];
+    snprintf(args, sizeof args, "plot --predictions %s/pred.csv --out %s/fig", dir, dir);
+    char with_env[1200];
+    snprintf(with_env, sizeof with_env, "%s", args);
+    setenv("SPEEDUP_GNUPLOT", "/nonexistent/gnuplot", 1);
+    assert_refused(with_env, 1, "not found on PATH");
+    unsetenv("SPEEDUP_GNUPLOT");
+    char png[600];
+    snprintf(png, sizeof png, "%s/fig/speedup.png", dir);
+    cr_assert_null(fopen(png, "r"), "a figure was written without gnuplot");
+    free(dir);
+}
+
+Test(plot, malformed_predictions_name_the_line) {
+    char *dir = clirun_tmpdir();
+    char *csv = clirun_write_file(dir, "bad.csv",
+        "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s\n"
+        "1,1,batch,ps,10,1,1,1,10,0,0,0\n"
+        "2,1,batch,ps,6,1.6,1.6\n");
+    char args[1024];
+    snprintf(args, sizeof args, "plot --predictions %s --out %s/fig", csv, dir);
+    assert_refused(args, 1, "bad.csv: line 3");
+    free(csv);
+    free(dir);
+}
+
+Test(plot, wrong_header_is_refused) {
+    char *dir = clirun_tmpdir();
+    char *csv = clirun_write_file(dir, "bad.csv", "a,b,c\n1,2,3\n");
+    char args[1024];
+    snprintf(args, sizeof args, "plot --predictions %s --out %s/fig", csv, dir);
+    assert_refused(args, 1, "line 1: expected the header");
+    free(csv);
+    free(dir);
+}
+
+Test(plot, usage_errors_exit_two) {
+    assert_refused("plot --predictions x.csv", 2, "--out DIR is required");
+    assert_refused("plot --out /tmp/x", 2, "nothing to plot");
+    assert_refused("plot --out /tmp/x --predictions p.csv --only speedup,pie", 2, "'pie'");
+    assert_refused("plot --out /tmp/x --calib c.json", 2, "--calib and --traces go together");
+}

@@ -1,0 +1,244 @@
+/* model/fit.c: the calibration fit recovers the parameters that generated synthetic
+ * traces (written with trace_write and read back), and refuses what cannot be fitted. */
+#define _POSIX_C_SOURCE 200809L
+#include "model/fit.h"
+#include "tests/clirun.h"
+#include "tests/synth.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static synth_truth truth_example(void) {
+    synth_truth t = { .startup_noise_s = 0.01, .comm_noise = 0.03 };
+    t.p = (costmodel_params){ .c0_s = 0.003, .c1_s = 0.0005, .sigma = 0.15, .model_bytes = 1819688,
+                              .w0_s = 0.4, .w1_s = 0.12, .cv = 0.05, .host_cores = 4 };
+    t.p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
+    t.p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
+    return t;
+}
+
+static costmodel_config cfg(int K, int T, const char *sync, costmodel_topology topo) {
+    costmodel_config c = { .workers = K, .cores = T, .topology = topo, .master = COSTMODEL_MASTER_WORKER,
+                           .examples = 1024, .batch = 64, .epochs = 2 };
+    costmodel_sync_parse(sync, &c.sync, &c.every_n);
+    return c;
+}
+
+/* A set of traces on disk and read back, as `speedup calibrate --from-traces` sees them. */
+typedef struct {
+    char *dir;
+    trace *tr[32];
+    char *paths[32];
+    int n;
+} trace_set;
+
+static void keep(trace_set *s, trace *t) {
+    char name[64], err[512];
+    snprintf(name, sizeof name, "run%02d.trace.jsonl", s->n);
+    char *path = clirun_write_file(s->dir, name, "");
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace_free(t);
+    s->tr[s->n] = trace_read(path, err, sizeof err);
+    cr_assert_not_null(s->tr[s->n], "%s", err);
+    s->paths[s->n++] = path;
+}
+
+static void release(trace_set *s) {
+    for (int i = 0; i < s->n; i++) {
+        trace_free(s->tr[i]);
+        remove(s->paths[i]);
+        free(s->paths[i]);
+    }
+    remove(s->dir);
+    free(s->dir);
+}
+
+static const long bench_sizes[] = { 8, 4096, 65536, 524288, 1819688 };
+
+/* K ∈ {1,2,4}, T ∈ {1,2,4}, batch, epoch and every:4 sync, both topologies, one
+ * oversubscribed run (4×2 on 4 cores), and communication benchmarks at K = 2 and 4. */
+static void example_set(trace_set *s, const synth_truth *truth, gsl_rng *rng) {
+    s->dir = clirun_tmpdir();
+    s->n = 0;
+    const costmodel_config runs[] = {
+        cfg(1, 1, "batch", COSTMODEL_TOPO_PS),     cfg(2, 1, "batch", COSTMODEL_TOPO_PS),
+        cfg(2, 1, "epoch", COSTMODEL_TOPO_PS),     cfg(4, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
+        cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE), cfg(1, 2, "batch", COSTMODEL_TOPO_PS),
+        cfg(1, 4, "epoch", COSTMODEL_TOPO_PS),     cfg(2, 2, "every:4", COSTMODEL_TOPO_ALLREDUCE),
+        cfg(4, 2, "batch", COSTMODEL_TOPO_PS),
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        keep(s, synth_run(truth, &runs[i], "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    keep(s, synth_commbench(truth, 2, bench_sizes, 5, 6, "testhost", rng));
+    keep(s, synth_commbench(truth, 4, bench_sizes, 5, 6, "testhost", rng));
+}
+
+static int fit_set(trace_set *s, fit_result *r, char *err, int errlen) {
+    return fit_traces(s->tr, (const char *const *)s->paths, s->n, r, err, errlen);
+}
+
+static void within_3se(const char *name, double got, double se, double truth) {
+    cr_assert(isfinite(got) && isfinite(se), "%s: %g ± %g is not finite", name, got, se);
+    cr_assert_gt(se, 0.0, "%s: %g with a zero standard error", name, got);
+    cr_assert_leq(fabs(got - truth), 3 * se, "%s: %g ± %g, true %g (%.1f standard errors off)", name, got, se,
+                  truth, fabs(got - truth) / se);
+}
+
+Test(fit, recovers_every_parameter_within_three_standard_errors) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 2026);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    const costmodel_params *p = &r.cal.params, *t = &truth.p;
+    const calibration_stderr *e = &r.cal.stderr_;
+    within_3se("c0", p->c0_s, e->c0_s, t->c0_s);
+    within_3se("c1", p->c1_s, e->c1_s, t->c1_s);
+    within_3se("sigma", p->sigma, e->sigma, t->sigma);
+    within_3se("alpha_ps", p->link[0].alpha_s, e->alpha_ps, t->link[0].alpha_s);
+    within_3se("beta_ps", p->link[0].beta_s_per_byte, e->beta_ps, t->link[0].beta_s_per_byte);
+    within_3se("alpha_allreduce", p->link[1].alpha_s, e->alpha_allreduce, t->link[1].alpha_s);
+    within_3se("beta_allreduce", p->link[1].beta_s_per_byte, e->beta_allreduce, t->link[1].beta_s_per_byte);
+    within_3se("w0", p->w0_s, e->w0_s, t->w0_s);
+    within_3se("w1", p->w1_s, e->w1_s, t->w1_s);
+    within_3se("cv", p->cv, e->cv, t->cv);
+    cr_assert_eq(p->model_bytes, t->model_bytes);
+    cr_assert_eq(p->host_cores, t->host_cores);
+    cr_assert_str_eq(r.cal.host, "testhost");
+    cr_assert_eq(r.fit.n_runs, 9);
+    fit_result_release(&r);
+    release(&s);
+    gsl_rng_free(rng);
+}
+
+Test(fit, leave_one_out_predicts_every_synthetic_run_within_5_percent) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.fit.loo_model_n, 9, "runs validated: %d", r.fit.loo_model_n);
+    cr_assert_lt(r.fit.loo_model_worst, 0.05, "worst leave-one-out error %g", r.fit.loo_model_worst);
+    cr_assert(r.fit.has_ernest);
+    cr_assert_eq(r.fit.loo_ernest_n, 9);
+    cr_assert(isfinite(r.fit.loo_ernest_median));
+    for (int i = 0; i < r.fit.n_runs; i++)
+        cr_assert(isfinite(r.runs[i].loo_model_s) && r.runs[i].measured_s > 0);
+    fit_result_release(&r);
+    release(&s);
+    gsl_rng_free(rng);
+}
+
+Test(fit, measured_total_ends_at_the_last_event_less_eval) {
+    costmodel_config c = cfg(2, 1, "batch", COSTMODEL_TOPO_PS);
+    trace_run run = { .config = c };
+    trace *t = trace_new(&run);
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_STARTUP, .t0_s = 0, .t1_s = 1 },
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 1, .t1_s = 3 },
+        { .rank = 0, .ph = TRACE_EVAL, .t0_s = 3, .t1_s = 4.5 },
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 4.5, .t1_s = 6 },   /* 6 − 1.5 eval = 4.5 */
+        { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 1, .t1_s = 5 },     /* 5 */
+        { .rank = 1, .ph = TRACE_EVAL, .t0_s = 5, .t1_s = 9 },        /* after its last event */
+    };
+    for (size_t i = 0; i < sizeof ev / sizeof ev[0]; i++)
+        trace_add(t, &ev[i]);
+    cr_assert_float_eq(fit_measured_total(t), 5.0, 1e-12);
+    trace_free(t);
+}
+
+static void expect_refusal(trace_set *s, const char *expect) {
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(s, &r, err, sizeof err), -1, "fitted, expected: %s", expect);
+    cr_assert(strstr(err, expect) != NULL, "error '%s' lacks '%s'", err, expect);
+}
+
+Test(fit, no_traces_are_refused) {
+    fit_result r;
+    char err[256] = "";
+    cr_assert_eq(fit_traces(NULL, NULL, 0, &r, err, sizeof err), -1);
+    cr_assert_str_eq(err, "no traces to fit");
+}
+
+Test(fit, a_single_configuration_says_what_cannot_be_fitted) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 3);
+    trace_set s = { .dir = clirun_tmpdir() };
+    costmodel_config c = cfg(2, 1, "batch", COSTMODEL_TOPO_PS);
+    keep(&s, synth_run(&truth, &c, "testhost", "net", rng));
+    keep(&s, synth_run(&truth, &c, "testhost", "net", rng));
+    expect_refusal(&s, "a single configuration (K=2, T=1, batch sync, ps, 2 runs): under-determined fit: ");
+    expect_refusal(&s, "c0, c1: every compute step at T=1 has local batch b=32");
+    expect_refusal(&s, "sigma: needs c0, c1 first");
+    expect_refusal(&s, "alpha_allreduce, beta_allreduce: no allreduce synchronisations");
+    expect_refusal(&s, "alpha_ps, beta_ps: the ps synchronisations come in fewer than 3 distinct (worker count, bytes) groups");
+    expect_refusal(&s, "w0, w1: start-up measured only at K=2 workers");
+    release(&s);
+    gsl_rng_free(rng);
+}
+
+Test(fit, no_multicore_run_leaves_sigma_unfitted) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 4);
+    trace_set s = { .dir = clirun_tmpdir() };
+    costmodel_config runs[] = { cfg(1, 1, "batch", COSTMODEL_TOPO_PS), cfg(2, 1, "batch", COSTMODEL_TOPO_PS),
+                                cfg(2, 1, "epoch", COSTMODEL_TOPO_PS) };
+    for (int i = 0; i < 3; i++)
+        keep(&s, synth_run(&truth, &runs[i], "testhost", "net", rng));
+    keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 3, "testhost", rng));
+    expect_refusal(&s, "under-determined fit: sigma: no compute steps at T>1");
+    release(&s);
+    gsl_rng_free(rng);
+}
+
+Test(fit, traces_from_another_host_are_refused) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 5);
+    trace_set s = { .dir = clirun_tmpdir() };
+    costmodel_config a = cfg(1, 1, "batch", COSTMODEL_TOPO_PS), b = cfg(2, 1, "batch", COSTMODEL_TOPO_PS);
+    keep(&s, synth_run(&truth, &a, "hostA", "net", rng));
+    keep(&s, synth_run(&truth, &b, "hostB", "net", rng));
+    expect_refusal(&s, "run01.trace.jsonl: run.host is 'hostB' but ");
+    expect_refusal(&s, "run00.trace.jsonl: run.host is 'hostA': traces from different hosts cannot be fitted together");
+    release(&s);
+    gsl_rng_free(rng);
+}
+
+Test(fit, traces_of_another_network_are_refused) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 6);
+    trace_set s = { .dir = clirun_tmpdir() };
+    costmodel_config a = cfg(1, 1, "batch", COSTMODEL_TOPO_PS), b = cfg(2, 1, "batch", COSTMODEL_TOPO_PS);
+    keep(&s, synth_run(&truth, &a, "h", "conv", rng));
+    keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 2, "h", rng));   /* commbench: no net to match */
+    keep(&s, synth_run(&truth, &b, "h", "mlp", rng));
+    expect_refusal(&s, "run.net is 'mlp' but ");
+    expect_refusal(&s, "run.net is 'conv': traces of different networks cannot be fitted together");
+    release(&s);
+    gsl_rng_free(rng);
+}
+
+Test(fit, only_benchmarks_are_refused) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 8);
+    trace_set s = { .dir = clirun_tmpdir() };
+    keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 2, "h", rng));
+    expect_refusal(&s, "no training runs: only communication benchmarks");
+    release(&s);
+    gsl_rng_free(rng);
+}
