@@ -1,21 +1,38 @@
-/* trainer — the training run: load the data (this rank's shard of each epoch's shuffled
- * order), build or resume the network, run the epochs of SGD steps with the learning-rate
- * schedule, evaluate, checkpoint, and time every phase on the monotonic clock into a
- * model/trace.h trace (startup data_load / model_build, compute per step with its
- * examples, eval per epoch).
+/* trainer — the training run of one rank: start MPI when asked (train/sync.h), load the
+ * data, build or resume the network (rank 0) and broadcast it, run the epochs of SGD steps
+ * with the learning-rate schedule and the chosen synchronisation, evaluate (the test set
+ * split over the ranks), checkpoint (rank 0), and time every phase on the common clock
+ * into ONE model/trace.h trace gathered to rank 0.
  *
- * One process today (rank 0 of world 1); the MPI trainer keeps this loop and only adds a
- * gradient all-reduce between trainer_step_grads and net_update (the gradient block is one
- * buffer, divisor = the global batch).
- * Never prints: progress goes to the caller's callback, failures to err.
+ * Synchronisation (K = the training ranks; rank 0 is not one with --master dedicated):
+ *   batch:    synchronous SGD. Step s of an epoch takes the global batch
+ *             order[s·G, s·G + g) (G = B, or K·B with batch_per_worker; g = G but the
+ *             epoch's remainder on the last step) and gives training rank i the slice
+ *             [g·i/K, g·(i+1)/K) of it: slices differ by at most one example and may be
+ *             empty (a rank then contributes a zero gradient). Gradients use divisor g and
+ *             are summed, so K ranks follow one rank's trajectory to float rounding;
+ *             dropout masks are drawn per example position (net.h), not per rank.
+ *   epoch, every:N: local SGD (model averaging). Each epoch's order is cut into K
+ *             contiguous shards (dataset_shard); every rank runs ceil(largest shard / B)
+ *             local steps (empty once its shard is done) and the weights are averaged every
+ *             N steps (every:N) and at the end of every epoch. Momentum stays local to
+ *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
+ * Failures seen by every rank (bad data, more ranks than examples, a corrupt or
+ * mismatched checkpoint, a diverging loss in batch sync) are agreed on before any other
+ * collective: every rank returns -1, MPI is finalised, and err holds the message on
+ * rank 0. A failure only this rank saw returns -2: the caller reports it and calls
+ * trainer_abort, which ends the whole job (mpirun), so no rank hangs.
+ * Never prints: progress goes to the caller's callback (rank 0 only), failures to err.
  */
 #ifndef SPEEDUP_TRAINER_H
 #define SPEEDUP_TRAINER_H
 
+#include "model/costmodel.h"
 #include "train/dataset.h"
 #include "train/net.h"
 
 #define TRAINER_MAX_EPOCHS 1000
+#define TRAINER_MAX_RANKS 1024 /* ranks whose peak memory the result lists */
 
 typedef enum { SCHEDULE_COSINE, SCHEDULE_STEP } trainer_schedule;
 
@@ -33,7 +50,14 @@ typedef struct {
     const char *resume_path;      /* NULL: fresh start */
     const char *trace_path;       /* NULL: no trace */
     const char *git;              /* recorded in the trace header */
-    int rank, world;              /* this process's shard: 0 of 1 without MPI */
+    int mpi;                      /* start MPI (the process runs under mpirun) */
+    costmodel_sync sync;
+    int every_n;                  /* sync every:N */
+    costmodel_topology topology;
+    costmodel_master master;
+    int batch_per_worker;         /* batch sync: every training rank takes B (global K·B) */
+    int fail_rank;                /* fault tests: this rank kills itself (SIGKILL) ... */
+    long fail_at_step;            /* ... at the start of this global step; fail_rank < 0: never */
     /* Called after every step (may be NULL). */
     void (*progress)(void *ctx, int epoch, int epochs, long done, long total, double examples_per_s,
                      double loss);
@@ -52,12 +76,18 @@ typedef struct {
     double forward_flops;                         /* per example */
     double data_load_s, model_build_s, eval_s, wall_s;
     unsigned long params_crc32;                   /* of the final parameter block */
+    int rank, world, workers;                     /* this rank; ranks; training ranks (K) */
+    long steps_per_epoch;
+    double peak_rss_mib[TRAINER_MAX_RANKS];       /* rank 0: every rank's, after the run */
 } trainer_result;
 
 void trainer_config_default(trainer_config *c);
 /* learning rate at global step t of total (the schedule's shape). */
 double trainer_lr(const trainer_config *c, long t, long total, int epoch);
+/* 0; -1 failed on every rank (agreed, MPI finalised); -2 failed on this rank only. */
 int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errlen);
+/* After -2: ends every rank of the job (MPI_Abort) when MPI runs; else returns. */
+void trainer_abort(int code);
 
 /* One SGD step on examples idx[0..count) of d: convert, forward, backward, update.
  * Returns the mean loss. */
