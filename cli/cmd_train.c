@@ -423,9 +423,11 @@ int cmd_train(int argc, char **argv) {
         return 0;
     }
 
-    json_t *rss = json_array();
-    for (int i = 0; i < r->world && i < TRAINER_MAX_RANKS; i++)
+    json_t *rss = json_array(), *rss_final = json_array();
+    for (int i = 0; i < r->world && i < TRAINER_MAX_RANKS; i++) {
         json_array_append_new(rss, json_real(r->peak_rss_mib[i]));
+        json_array_append_new(rss_final, json_real(r->peak_rss_final_mib[i]));
+    }
     json_t *times = json_array(), *losses = json_array();
     for (int i = 0; i < r->epochs_run; i++) {
         json_array_append_new(times, json_real(r->epoch_times_s[i]));
@@ -466,8 +468,10 @@ int cmd_train(int argc, char **argv) {
     json_object_set_new(o, "model_build_s", json_real(r->model_build_s));
     json_object_set_new(o, "eval_s", json_real(r->eval_s));
     json_object_set_new(o, "wall_s", json_real(r->wall_s));
-    json_object_set_new(o, "peak_rss_mib", json_real(r->peak_rss_mib[0]));
+    json_object_set_new(o, "peak_rss_mib", json_real(r->peak_rss_final_mib[0]));
+    // Training's peak (before rank 0 gathers the trace) and the run's, per rank.
     json_object_set_new(o, "peak_rss_mib_per_rank", rss);
+    json_object_set_new(o, "peak_rss_final_mib_per_rank", rss_final);
     json_object_set_new(o, "params_crc32", json_string(crc));
     char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     if (line)

@@ -416,6 +416,7 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
     r->examples_per_s = step_time_s > 0 ? (double)step_examples / step_time_s : 0.0;
     r->params_crc32 = crc32(0L, (const Bytef *)n->params, (uInt)(sizeof(float) * (size_t)n->n_params));
     r->wall_s = sync_now(&sc) - sc.init_t0_s;
+    sync_gather_rss(&sc, peak_rss_mib(), r->peak_rss_mib, TRAINER_MAX_RANKS);
     if (c->trace_path) {
         // Every rank knows whether its own trace is whole; one failure loses the file.
         failed = trace_oom;
@@ -433,7 +434,7 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
     }
     trace_free(tr);
     tr = NULL;
-    sync_gather_rss(&sc, peak_rss_mib(), r->peak_rss_mib, TRAINER_MAX_RANKS);
+    sync_gather_rss(&sc, peak_rss_mib(), r->peak_rss_final_mib, TRAINER_MAX_RANKS);
     rc = 0;
 done:
     trace_free(tr);

@@ -78,7 +78,10 @@ typedef struct {
     unsigned long params_crc32;                   /* of the final parameter block */
     int rank, world, workers;                     /* this rank; ranks; training ranks (K) */
     long steps_per_epoch;
-    double peak_rss_mib[TRAINER_MAX_RANKS];       /* rank 0: every rank's, after the run */
+    /* rank 0: every rank's peak resident set after training (before the trace is gathered
+     * to rank 0: what training holds), and after the run (with rank 0's whole trace) */
+    double peak_rss_mib[TRAINER_MAX_RANKS];
+    double peak_rss_final_mib[TRAINER_MAX_RANKS];
 } trainer_result;
 
 void trainer_config_default(trainer_config *c);
