@@ -143,8 +143,7 @@ static void floats_bcast(float *x, long n) {
 }
 
 /* The wait: a barrier, so that the transfer's time is not the slowest rank's lateness. */
-static double wait_for_all(const sync_ctx *s, trace *tr, int *trace_oom, int epoch, long step) {
-    double t0 = sync_now(s);
+static double wait_for_all(const sync_ctx *s, trace *tr, int *trace_oom, int epoch, long step, double t0) {
     MPI_Barrier(MPI_COMM_WORLD);
     double t1 = sync_now(s);
     sync_record(tr, trace_oom, s->rank, TRACE_WAIT, t0, t1, epoch, step, 0, 0, NULL);
@@ -152,12 +151,12 @@ static double wait_for_all(const sync_ctx *s, trace *tr, int *trace_oom, int epo
 }
 
 void sync_step(sync_ctx *s, net *n, float lr, float momentum, float weight_decay, trace *tr, int *trace_oom,
-               int epoch, long step) {
+               int epoch, long step, double *mark) {
     if (!s->mpi || s->world == 1) {
         net_update(n, lr, momentum, weight_decay);
         return;
     }
-    double t0 = wait_for_all(s, tr, trace_oom, epoch, step);
+    double t0 = wait_for_all(s, tr, trace_oom, epoch, step, *mark);
     const long bytes = (long)sizeof(float) * n->n_params;
     if (s->topology == COSTMODEL_TOPO_ALLREDUCE) {
         floats_allreduce(n->grads, n->n_params);
@@ -170,14 +169,15 @@ void sync_step(sync_ctx *s, net *n, float lr, float momentum, float weight_decay
             net_update(n, lr, momentum, weight_decay);
         floats_bcast(n->params, n->n_params);
     }
-    sync_record(tr, trace_oom, s->rank, TRACE_COMM, t0, sync_now(s), epoch, step, bytes, 0,
+    *mark = sync_now(s);
+    sync_record(tr, trace_oom, s->rank, TRACE_COMM, t0, *mark, epoch, step, bytes, 0,
                 costmodel_topology_name(s->topology));
 }
 
-void sync_average(sync_ctx *s, net *n, trace *tr, int *trace_oom, int epoch, long step) {
+void sync_average(sync_ctx *s, net *n, trace *tr, int *trace_oom, int epoch, long step, double *mark) {
     if (!s->mpi || s->world == 1)
         return;
-    double t0 = wait_for_all(s, tr, trace_oom, epoch, step);
+    double t0 = wait_for_all(s, tr, trace_oom, epoch, step, *mark);
     const long bytes = (long)sizeof(float) * n->n_params;
     const float scale = 1.0f / (float)s->train_world;
     if (s->train_rank < 0)
@@ -193,7 +193,8 @@ void sync_average(sync_ctx *s, net *n, trace *tr, int *trace_oom, int epoch, lon
                 n->params[i] *= scale;
         floats_bcast(n->params, n->n_params);
     }
-    sync_record(tr, trace_oom, s->rank, TRACE_COMM, t0, sync_now(s), epoch, step, bytes, 0,
+    *mark = sync_now(s);
+    sync_record(tr, trace_oom, s->rank, TRACE_COMM, t0, *mark, epoch, step, bytes, 0,
                 costmodel_topology_name(s->topology));
 }
 

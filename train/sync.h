@@ -60,12 +60,13 @@ long sync_sum_long(sync_ctx *s, long v);
 /* Collective: the batch's gradient exchange and update. Every rank has its local
  * gradients in n->grads (computed with divisor = the global batch; a dedicated master's
  * are ignored); afterwards every rank holds the updated weights. Records one wait and one
- * comm event (bytes = the model) into tr when tr is not NULL. */
+ * comm event (bytes = the model) into tr when tr is not NULL: the wait from *mark (the end
+ * of this rank's previous event, so the phases tile its time), *mark = the comm's end. */
 void sync_step(sync_ctx *s, net *n, float lr, float momentum, float weight_decay, trace *tr, int *trace_oom,
-               int epoch, long step);
+               int epoch, long step, double *mark);
 /* Collective: replaces every rank's weights by the training ranks' mean (momentum stays
  * local). Records wait and comm like sync_step. */
-void sync_average(sync_ctx *s, net *n, trace *tr, int *trace_oom, int epoch, long step);
+void sync_average(sync_ctx *s, net *n, trace *tr, int *trace_oom, int epoch, long step, double *mark);
 
 /* Collective: appends every other rank's events to rank 0's tr (tr may be NULL on ranks
  * that record nothing; then they send none). 0, or -1 out of memory on rank 0. */

@@ -352,19 +352,22 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
             } else if (batch_sync) {
                 memset(n->grads, 0, sizeof(float) * (size_t)n->n_params);
             }
+            // Each event starts where this rank's previous one ended: the phases tile its time.
             if (batch_sync && sc.world > 1) {
                 double tc = sync_now(&sc);
                 sync_record(tr, &trace_oom, sc.rank, TRACE_COMPUTE, mark, tc, e, step, 0, count, NULL);
-                sync_step(&sc, n, lr, (float)c->momentum, (float)c->weight_decay, tr, &trace_oom, e, step);
+                mark = tc;
+                sync_step(&sc, n, lr, (float)c->momentum, (float)c->weight_decay, tr, &trace_oom, e, step, &mark);
             } else {
                 if (count > 0)
                     net_update(n, lr, (float)c->momentum, (float)c->weight_decay);
-                sync_record(tr, &trace_oom, sc.rank, TRACE_COMPUTE, mark, sync_now(&sc), e, step, 0, count, NULL);
+                double tc = sync_now(&sc);
+                sync_record(tr, &trace_oom, sc.rank, TRACE_COMPUTE, mark, tc, e, step, 0, count, NULL);
+                mark = tc;
                 if (!batch_sync && ((every && (s + 1) % every == 0) || s + 1 == spe))
-                    sync_average(&sc, n, tr, &trace_oom, e, step);
+                    sync_average(&sc, n, tr, &trace_oom, e, step, &mark);
             }
-            const double tf = sync_now(&sc);
-            mark = tf;
+            const double tf = mark;
             epoch_step_s += tf - ts;
             done_ex += count;
             if (sc.world == 1 && !isfinite(loss)) {
@@ -378,7 +381,7 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
         }
         step_time_s += epoch_step_s;
         step_examples += done_ex;
-        const double tv = sync_now(&sc);
+        const double tv = mark;
         long correct = evaluate_range(n, &test, test_begin, test_end, idx_buf, labels);
         correct = sync_sum_long(&sc, correct);
         // The epoch's loss: batch sync sums the ranks' parts of each step's mean; local SGD
