@@ -126,10 +126,14 @@ static void floats_allreduce(float *x, long n) {
                       MPI_COMM_WORLD);
 }
 
-/* Sum into rank 0 only: the root receives in place into its own block. */
+/* Sum into rank 0 only: the root receives in place into its own block. In pieces of
+ * REDUCE_FLOATS: Open MPI's reduce gives the root a scratch buffer as large as the message,
+ * which for the whole model would be a second model's worth of memory on the master. */
+#define REDUCE_FLOATS (1L << 16)
+
 static void floats_reduce(const sync_ctx *s, float *x, long n) {
-    for (long off = 0; off < n; off += CHUNK) {
-        int c = (int)(n - off < CHUNK ? n - off : CHUNK);
+    for (long off = 0; off < n; off += REDUCE_FLOATS) {
+        int c = (int)(n - off < REDUCE_FLOATS ? n - off : REDUCE_FLOATS);
         if (s->rank == 0)
             MPI_Reduce(MPI_IN_PLACE, x + off, c, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
         else
