@@ -1,17 +1,29 @@
 /* speedup train — train the CNN on an IDX data set and print one JSON summary line.
- * Reads like a script: usage → flags → train (train/trainer.h) → summary. */
+ * Reads like a script: usage → flags → (--workers: launch mpirun on ourselves and report a
+ * dead rank) → train (train/trainer.h) → summary (rank 0).
+ * Under mpirun (detected from Open MPI's / PMI's environment) the run is data-parallel;
+ * without it, one process, no MPI at all. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "train/trainer.h"
 
+#include "train/checkpoint.h"
+
+#include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
+
+#ifndef SPEEDUP_MPIEXEC
+#define SPEEDUP_MPIEXEC "mpirun"
+#endif
 
 #ifndef SPEEDUP_GIT
 #define SPEEDUP_GIT "unknown"
@@ -47,15 +59,178 @@ static void usage(FILE *out) {
             "  --resume FILE        continue from a checkpoint (default none)\n"
             "  --stop-after N       stop after epoch N of --epochs, as an interrupted run would\n"
             "                       (the schedule still spans --epochs; default 0: never)\n"
-            "  --trace FILE         write the run's phases as a *.trace.jsonl (default none)\n"
+            "  --trace FILE         write the run's phases as a *.trace.jsonl, every rank's events\n"
+            "                       in one file (default none)\n"
+            "Data-parallel (run under `mpirun -np K`, or give --workers K):\n"
+            "  --workers K          launch `mpirun -np K` on this machine with the other flags\n"
+            "                       (mpirun: $MPIEXEC, else " SPEEDUP_MPIEXEC ", else PATH) (default: none)\n"
+            "  --hostfile FILE      with --workers: passed to mpirun, for a cluster (default none)\n"
+            "  --oversubscribe      with --workers: let mpirun run more ranks than slots (default:\n"
+            "                       only when K x --threads exceeds this machine's cores)\n"
+            "  --sync S             batch (synchronous SGD, the global batch split over the ranks),\n"
+            "                       epoch (average the weights after every epoch) or every:N\n"
+            "                       (average every N local steps and after every epoch) (default batch)\n"
+            "  --topology T         ps (sum into rank 0, which updates and broadcasts) or allreduce\n"
+            "                       (MPI_Allreduce, every rank updates) (default allreduce)\n"
+            "  --master M           ps: worker (rank 0 trains too) or dedicated (rank 0 only serves)\n"
+            "                       (default worker)\n"
+            "  --batch-per-worker   batch sync: each training rank takes --batch examples per step\n"
+            "                       (global batch K x B) instead of B/K (default off)\n"
+            "  --fail-rank R        fault tests: rank R kills itself (SIGKILL) ... (default -1: never)\n"
+            "  --fail-at-step S     ... at the start of global step S, counted from 0 (default 0)\n"
             "  --quiet              no progress bar (it is drawn only when stderr is a terminal)\n"
             "  --help               this text\n");
 }
 
 enum {
     OPT_DATA = 1, OPT_LIMIT, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_SCHEDULE, OPT_NET,
-    OPT_SEED, OPT_THREADS, OPT_CHECKPOINT, OPT_RESUME, OPT_TRACE, OPT_QUIET, OPT_HELP, OPT_STOP
+    OPT_SEED, OPT_THREADS, OPT_CHECKPOINT, OPT_RESUME, OPT_TRACE, OPT_QUIET, OPT_HELP, OPT_STOP,
+    OPT_WORKERS, OPT_HOSTFILE, OPT_OVERSUB, OPT_SYNC, OPT_TOPOLOGY, OPT_MASTER, OPT_BPW, OPT_FAIL_RANK,
+    OPT_FAIL_STEP
 };
+
+/* This process's rank when mpirun started it, else -1. */
+static int env_rank(void) {
+    static const char *names[] = { "OMPI_COMM_WORLD_RANK", "PMIX_RANK", "PMI_RANK" };
+    for (size_t i = 0; i < sizeof names / sizeof *names; i++) {
+        const char *v = getenv(names[i]);
+        if (v && *v)
+            return atoi(v);
+    }
+    return -1;
+}
+
+/* The mpirun to launch: $MPIEXEC, the one CMake found, or the PATH's. */
+static const char *mpiexec_path(void) {
+    const char *e = getenv("MPIEXEC");
+    if (e && *e)
+        return e;
+    if (SPEEDUP_MPIEXEC[0] && access(SPEEDUP_MPIEXEC, X_OK) == 0)
+        return SPEEDUP_MPIEXEC;
+    return "mpirun";
+}
+
+/* Reads mpirun's stderr through to ours, noting which rank died and how. */
+typedef struct {
+    int rank;          /* -1: none named */
+    int signal;        /* > 0: killed by it */
+    int aborted;       /* MPI_Abort */
+} failure;
+
+static void scan_line(const char *line, failure *f) {
+    const char *p;
+    int r, sig;
+    if ((p = strstr(line, "process rank ")) && sscanf(p, "process rank %d", &r) == 1) {
+        f->rank = r;
+        if ((p = strstr(line, "on signal ")) && sscanf(p, "on signal %d", &sig) == 1)
+            f->signal = sig;
+    } else if ((p = strstr(line, "invoked on rank ")) && sscanf(p, "invoked on rank %d", &r) == 1 && f->rank < 0) {
+        f->rank = r;
+        f->aborted = 1;
+    }
+}
+
+/* --workers: runs mpirun -np K on this binary with the other flags; its exit status. */
+static int launch(int workers, int threads, const char *hostfile, int oversubscribe, int argc, char **argv,
+                  const char *skip, const char *checkpoint_path) {
+    char self[4096];
+    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+    if (len <= 0) {
+        args_error("--workers: cannot find this program (/proc/self/exe)");
+        return 1;
+    }
+    self[len] = '\0';
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    char np[16];
+    snprintf(np, sizeof np, "%d", workers);
+    const char **av = calloc((size_t)argc + 16, sizeof *av);
+    if (!av) {
+        args_error("out of memory");
+        return 1;
+    }
+    int k = 0;
+    av[k++] = mpiexec_path();
+    av[k++] = "-np";
+    av[k++] = np;
+    av[k++] = "--bind-to"; // ranks pinned to the same core would share it
+    av[k++] = "none";
+    if (oversubscribe || (long)workers * threads > cores)
+        av[k++] = "--oversubscribe";
+    if (hostfile) {
+        av[k++] = "--hostfile";
+        av[k++] = hostfile;
+    }
+    av[k++] = self;
+    av[k++] = "train";
+    for (int i = 1; i < argc; i++)
+        if (!skip[i])
+            av[k++] = argv[i];
+    av[k] = NULL;
+    int fds[2];
+    if (pipe(fds)) {
+        free(av);
+        args_error("--workers: pipe failed");
+        return 1;
+    }
+    fflush(NULL);
+    pid_t pid = fork();
+    if (pid < 0) {
+        free(av);
+        args_error("--workers: fork failed");
+        return 1;
+    }
+    if (pid == 0) {
+        close(fds[0]);
+        dup2(fds[1], STDERR_FILENO);
+        close(fds[1]);
+        execvp(av[0], (char *const *)av);
+        fprintf(stderr, "speedup: --workers: cannot run %s\n", av[0]);
+        _exit(127);
+    }
+    free(av);
+    close(fds[1]);
+    failure f = { -1, 0, 0 };
+    FILE *in = fdopen(fds[0], "r");
+    char line[4096];
+    while (in && fgets(line, sizeof line, in)) {
+        fputs(line, stderr);
+        scan_line(line, &f);
+    }
+    if (in)
+        fclose(in);
+    else
+        close(fds[0]);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0) {
+    }
+    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    if (code == 0)
+        return 0;
+    if (code == 127) {
+        args_error("--workers: could not run %s (set MPIEXEC to mpirun's path)", mpiexec_path());
+        return 1;
+    }
+    if (f.rank >= 0 && (f.signal || f.aborted)) {
+        char how[64], where[1400];
+        if (f.signal)
+            snprintf(how, sizeof how, "died (signal %d)", f.signal);
+        else
+            snprintf(how, sizeof how, "called MPI_Abort");
+        checkpoint_state st;
+        char err[1024];
+        net *n = checkpoint_path ? checkpoint_load(checkpoint_path, 1, &st, err, sizeof err) : NULL;
+        if (n)
+            snprintf(where, sizeof where, "last checkpoint: %s after epoch %d (continue with --resume %s)",
+                     checkpoint_path, st.epochs_done, checkpoint_path);
+        else if (checkpoint_path)
+            snprintf(where, sizeof where, "no usable checkpoint (%.1000s)", err);
+        else
+            snprintf(where, sizeof where, "no checkpoint (--checkpoint FILE saves one every epoch)");
+        net_free(n);
+        args_error("rank %d %s; the job was stopped; %s", f.rank, how, where);
+    }
+    return code == 2 ? 2 : 1;
+}
 
 static void progress_bar(void *ctx, int epoch, int epochs, long done, long total, double ex_per_s,
                          double loss) {
@@ -79,17 +254,45 @@ int cmd_train(int argc, char **argv) {
         { "net", required_argument, 0, OPT_NET },         { "seed", required_argument, 0, OPT_SEED },
         { "threads", required_argument, 0, OPT_THREADS }, { "checkpoint", required_argument, 0, OPT_CHECKPOINT },
         { "resume", required_argument, 0, OPT_RESUME },   { "trace", required_argument, 0, OPT_TRACE },
-        { "quiet", no_argument, 0, OPT_QUIET },           { "stop-after", required_argument, 0, OPT_STOP },           { "help", no_argument, 0, OPT_HELP },
+        { "quiet", no_argument, 0, OPT_QUIET },           { "stop-after", required_argument, 0, OPT_STOP },
+        { "workers", required_argument, 0, OPT_WORKERS }, { "hostfile", required_argument, 0, OPT_HOSTFILE },
+        { "oversubscribe", no_argument, 0, OPT_OVERSUB }, { "sync", required_argument, 0, OPT_SYNC },
+        { "topology", required_argument, 0, OPT_TOPOLOGY }, { "master", required_argument, 0, OPT_MASTER },
+        { "batch-per-worker", no_argument, 0, OPT_BPW }, { "fail-rank", required_argument, 0, OPT_FAIL_RANK },
+        { "fail-at-step", required_argument, 0, OPT_FAIL_STEP }, { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
     trainer_config c;
     trainer_config_default(&c);
     c.git = SPEEDUP_GIT;
-    int quiet = 0, code, rc = 0;
+    int quiet = 0, code, rc = 0, workers = 0, oversubscribe = 0;
+    const char *hostfile = NULL;
     long seed = 1;
+    // Under mpirun every rank parses the same flags: only rank 0 says what was wrong.
+    const int mpi_rank = env_rank();
+    int saved_stderr = -1;
+    if (mpi_rank > 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        saved_stderr = dup(STDERR_FILENO);
+        if (devnull >= 0) {
+            dup2(devnull, STDERR_FILENO);
+            close(devnull);
+        }
+    }
+    char *skip = calloc((size_t)argc + 1, 1); // flags --workers does not pass on
+    if (!skip) {
+        args_error("out of memory");
+        return 1;
+    }
     opterr = 0;
     optind = 1;
-    while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
+    for (;;) {
+        int before = optind;
+        if ((code = getopt_long(argc, argv, "", options, NULL)) == -1)
+            break;
+        if (code == OPT_WORKERS || code == OPT_HOSTFILE || code == OPT_OVERSUB)
+            for (int i = before; i < optind && i < argc; i++)
+                skip[i] = 1;
         switch (code) {
         case OPT_DATA: c.data_dir = optarg; break;
         case OPT_LIMIT: rc = args_long("--limit", optarg, 0, 1L << 40, &c.limit); break;
@@ -116,25 +319,78 @@ int cmd_train(int argc, char **argv) {
         case OPT_TRACE: c.trace_path = optarg; break;
         case OPT_QUIET: quiet = 1; break;
         case OPT_STOP: rc = args_int("--stop-after", optarg, 0, TRAINER_MAX_EPOCHS, &c.stop_after); break;
-        case OPT_HELP: usage(stdout); return 0;
+        case OPT_WORKERS: rc = args_int("--workers", optarg, 1, 4096, &workers); break;
+        case OPT_HOSTFILE: hostfile = optarg; break;
+        case OPT_OVERSUB: oversubscribe = 1; break;
+        case OPT_SYNC:
+            if (costmodel_sync_parse(optarg, &c.sync, &c.every_n)) {
+                args_error("--sync: expected batch, epoch or every:N with N >= 1, got '%s'", optarg);
+                rc = -1;
+            }
+            break;
+        case OPT_TOPOLOGY:
+            if (costmodel_topology_parse(optarg, &c.topology)) {
+                args_error("--topology: expected ps or allreduce, got '%s'", optarg);
+                rc = -1;
+            }
+            break;
+        case OPT_MASTER:
+            if (costmodel_master_parse(optarg, &c.master)) {
+                args_error("--master: expected worker or dedicated, got '%s'", optarg);
+                rc = -1;
+            }
+            break;
+        case OPT_BPW: c.batch_per_worker = 1; break;
+        case OPT_FAIL_RANK: rc = args_int("--fail-rank", optarg, -1, 1 << 20, &c.fail_rank); break;
+        case OPT_FAIL_STEP: rc = args_long("--fail-at-step", optarg, 0, 1L << 40, &c.fail_at_step); break;
+        case OPT_HELP: usage(stdout); free(skip); return 0;
         default:
             args_error("train: unknown flag or missing value: '%s' (try speedup train --help)", argv[optind - 1]);
-            return 2;
+            rc = -1;
         }
         if (rc)
-            return 2;
+            break;
     }
-    if (optind < argc) {
+    if (!rc && optind < argc) {
         args_error("train: unexpected argument '%s'", argv[optind]);
+        rc = -1;
+    }
+    if (!rc && c.master == COSTMODEL_MASTER_DEDICATED && c.topology != COSTMODEL_TOPO_PS) {
+        args_error("--master dedicated needs --topology ps");
+        rc = -1;
+    }
+    if (!rc && workers && mpi_rank >= 0) {
+        args_error("--workers launches mpirun itself: under mpirun, leave it out");
+        rc = -1;
+    }
+    if (!rc && !workers && (hostfile || oversubscribe)) {
+        args_error("--hostfile and --oversubscribe go with --workers");
+        rc = -1;
+    }
+    if (saved_stderr >= 0) {
+        dup2(saved_stderr, STDERR_FILENO);
+        close(saved_stderr);
+    }
+    if (rc) {
+        free(skip);
         return 2;
     }
     c.seed = (unsigned long)seed;
     char err[1024];
     netspec spec;
     if (netspec_parse(c.net_spec, &spec, err, sizeof err)) {
-        args_error("--net: %s", err);
+        if (mpi_rank <= 0)
+            args_error("--net: %s", err);
+        free(skip);
         return 2;
     }
+    if (workers) {
+        int code_w = launch(workers, c.threads, hostfile, oversubscribe, argc, argv, skip, c.checkpoint_path);
+        free(skip);
+        return code_w;
+    }
+    free(skip);
+    c.mpi = mpi_rank >= 0;
     long calls = 0;
     if (!quiet && isatty(STDERR_FILENO)) {
         c.progress = progress_bar;
@@ -146,14 +402,33 @@ int cmd_train(int argc, char **argv) {
         args_error("out of memory");
         return 1;
     }
-    if (trainer_run(&c, r, err, sizeof err)) {
-        args_error("%s", err);
+    int trc = trainer_run(&c, r, err, sizeof err);
+    if (trc == -2) {
+        // Only this rank failed: say so, then end every rank (mpirun reports the abort).
+        if (c.mpi)
+            args_error("rank %d: %s", r->rank, err);
+        else
+            args_error("%s", err);
+        free(r);
+        trainer_abort(1);
+        return 1;
+    }
+    if (trc) {
+        if (r->rank == 0)
+            args_error("%s", err);
         free(r);
         return 1;
     }
+    if (r->rank != 0) {
+        free(r);
+        return 0;
+    }
 
-    struct rusage ru;
-    getrusage(RUSAGE_SELF, &ru);
+    json_t *rss = json_array(), *rss_final = json_array();
+    for (int i = 0; i < r->world && i < TRAINER_MAX_RANKS; i++) {
+        json_array_append_new(rss, json_real(r->peak_rss_mib[i]));
+        json_array_append_new(rss_final, json_real(r->peak_rss_final_mib[i]));
+    }
     json_t *times = json_array(), *losses = json_array();
     for (int i = 0; i < r->epochs_run; i++) {
         json_array_append_new(times, json_real(r->epoch_times_s[i]));
@@ -169,6 +444,19 @@ int cmd_train(int argc, char **argv) {
     json_object_set_new(o, "epochs", json_integer(c.epochs));
     json_object_set_new(o, "first_epoch", json_integer(r->first_epoch));
     json_object_set_new(o, "batch", json_integer(c.batch));
+    json_object_set_new(o, "ranks", json_integer(r->world));
+    json_object_set_new(o, "workers", json_integer(r->workers));
+    char sync[32];
+    if (c.sync == COSTMODEL_SYNC_EVERY)
+        snprintf(sync, sizeof sync, "every:%d", c.every_n);
+    else
+        snprintf(sync, sizeof sync, "%s", c.sync == COSTMODEL_SYNC_BATCH ? "batch" : "epoch");
+    json_object_set_new(o, "sync", json_string(sync));
+    json_object_set_new(o, "topology", json_string(costmodel_topology_name(c.topology)));
+    json_object_set_new(o, "master", json_string(costmodel_master_name(c.master)));
+    json_object_set_new(o, "batch_per_worker", json_boolean(c.batch_per_worker));
+    json_object_set_new(o, "steps_per_epoch", json_integer(r->steps_per_epoch));
+    json_object_set_new(o, "model_bytes", json_integer(4 * r->n_params));
     json_object_set_new(o, "threads", json_integer(c.threads));
     json_object_set_new(o, "seed", json_integer(seed));
     json_object_set_new(o, "params", json_integer(r->n_params));
@@ -181,7 +469,10 @@ int cmd_train(int argc, char **argv) {
     json_object_set_new(o, "model_build_s", json_real(r->model_build_s));
     json_object_set_new(o, "eval_s", json_real(r->eval_s));
     json_object_set_new(o, "wall_s", json_real(r->wall_s));
-    json_object_set_new(o, "peak_rss_mib", json_real((double)ru.ru_maxrss / 1024.0));
+    json_object_set_new(o, "peak_rss_mib", json_real(r->peak_rss_final_mib[0]));
+    // Training's peak (before rank 0 gathers the trace) and the run's, per rank.
+    json_object_set_new(o, "peak_rss_mib_per_rank", rss);
+    json_object_set_new(o, "peak_rss_final_mib_per_rank", rss_final);
     json_object_set_new(o, "params_crc32", json_string(crc));
     char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
     if (line)

@@ -1,4 +1,4 @@
-/* checkpoint — serialise into memory, crc it, write it atomically; read it back whole and
+/* checkpoint — stream it with a running crc into an atomic file; read it back whole and
  * parse with a cursor that knows its byte offset. */
 #include "train/checkpoint.h"
 
@@ -13,28 +13,16 @@
 
 static const char MAGIC[8] = "SPDCKPT";
 
+/* Streams straight into the atomic file, with a running crc32: saving holds no second copy
+ * of the parameters and momentum (rank 0's memory must stay close to a worker's). */
 typedef struct {
-    uint8_t *buf;
-    size_t len, cap;
-    int failed;
+    FILE *out;
+    uLong crc;
 } writer;
 
 static void put(writer *w, const void *p, size_t n) {
-    if (w->failed)
-        return;
-    if (w->len + n > w->cap) {
-        size_t cap = (w->cap ? w->cap : 4096);
-        while (cap < w->len + n)
-            cap *= 2;
-        uint8_t *b = realloc(w->buf, cap);
-        if (!b) {
-            w->failed = 1;
-            return;
-        }
-        w->buf = b, w->cap = cap;
-    }
-    memcpy(w->buf + w->len, p, n);
-    w->len += n;
+    w->crc = crc32(w->crc, (const Bytef *)p, (uInt)n);
+    fwrite(p, 1, n, w->out);
 }
 static void put_u32(writer *w, uint32_t v) { put(w, &v, 4); }
 static void put_i32(writer *w, int32_t v) { put(w, &v, 4); }
@@ -42,7 +30,10 @@ static void put_i64(writer *w, int64_t v) { put(w, &v, 8); }
 static void put_f32(writer *w, float v) { put(w, &v, 4); }
 
 int checkpoint_save(const char *path, const net *n, const checkpoint_state *st, char *err, int errlen) {
-    writer w = { 0 };
+    atomicfile *f = atomicfile_open(path, err, errlen);
+    if (!f)
+        return -1;
+    writer w = { atomicfile_stream(f), crc32(0L, Z_NULL, 0) };
     put(&w, MAGIC, 8);
     put_u32(&w, CHECKPOINT_VERSION);
     uint32_t sl = (uint32_t)strlen(n->spec_text);
@@ -56,19 +47,8 @@ int checkpoint_save(const char *path, const net *n, const checkpoint_state *st, 
     put_i64(&w, n->n_params);
     put(&w, n->params, sizeof(float) * (size_t)n->n_params);
     put(&w, n->momentum, sizeof(float) * (size_t)n->n_params);
-    if (w.failed) {
-        free(w.buf);
-        snprintf(err, (size_t)errlen, "%s: out of memory", path);
-        return -1;
-    }
-    put_u32(&w, (uint32_t)crc32(0L, w.buf, (uInt)w.len));
-    atomicfile *f = atomicfile_open(path, err, errlen);
-    if (!f) {
-        free(w.buf);
-        return -1;
-    }
-    fwrite(w.buf, 1, w.len, atomicfile_stream(f));
-    free(w.buf);
+    uint32_t crc = (uint32_t)w.crc;
+    fwrite(&crc, 1, 4, w.out);
     return atomicfile_commit(f, err, errlen);
 }
 

@@ -180,7 +180,12 @@ void net_init(net *n, unsigned long seed) {
     net_seed_dropout(n, seed ^ 0x5eedUL);
 }
 
-void net_seed_dropout(net *n, unsigned long seed) { gsl_rng_set(n->dropout_rng, seed); }
+void net_seed_dropout(net *n, unsigned long seed) {
+    n->dropout_seed = seed;
+    n->dropout_pos = 0;
+}
+
+void net_dropout_at(net *n, long position) { n->dropout_pos = position; }
 
 float *net_input(net *n) { return n->input; }
 
@@ -209,16 +214,25 @@ float net_forward(net *n, int count, const uint8_t *labels, int training, float 
         case LAYER_DROPOUT:
             if (!training || L->spec.p == 0.0f)
                 break;
-            // Masks are drawn serially from one stream: the same for any thread count.
+            // Each example's mask comes from its own stream, keyed by (seed, its position in
+            // the epoch, layer): the same for any thread count and for any split of a batch
+            // over MPI ranks.
             {
                 const float keep = 1.0f / (1.0f - L->spec.p);
-                for (long j = 0; j < out_n; j++)
-                    L->mask[j] = gsl_rng_uniform(n->dropout_rng) < L->spec.p ? 0.0f : keep;
+                const long per = out_n / (B > 0 ? B : 1);
+                for (int b = 0; b < B; b++) {
+                    unsigned long key = n->dropout_seed ^ ((unsigned long)(n->dropout_pos + b) * 0x9E3779B97F4A7C15UL);
+                    gsl_rng_set(n->dropout_rng, key + (unsigned long)i * 0x632BE59BD9B4E019UL);
+                    for (long j = 0; j < per; j++)
+                        L->mask[b * per + j] = gsl_rng_uniform(n->dropout_rng) < L->spec.p ? 0.0f : keep;
+                }
             }
             dropout_apply(L->out, L->mask, out_n);
             break;
         }
     }
+    if (training)
+        n->dropout_pos += B; // consecutive steps without net_dropout_at get fresh masks
     const float *logits = n->layers[n->n_layers - 1].out;
     return softmax_xent_forward(logits, labels, n->probs, B, n->classes, divisor > 0 ? divisor : (float)B);
 }

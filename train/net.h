@@ -51,6 +51,8 @@ typedef struct {
     float *probs;            /* (max_batch, classes) */
     float *dbuf[2];          /* activation-gradient ping-pong, each (max_batch, largest layer) */
     gsl_rng *dropout_rng;
+    unsigned long dropout_seed;  /* the masks' key, with each example's position */
+    long dropout_pos;        /* position (in the epoch's order) of the next batch's first example */
 } net;
 
 /* Builds the network for (h, w, c) inputs and `classes` outputs; params zero until
@@ -60,8 +62,13 @@ void net_free(net *n); /* NULL is a no-op */
 
 /* He initialisation: weights ~ N(0, 2/fan_in), biases 0, momentum 0; from seed. */
 void net_init(net *n, unsigned long seed);
-/* Reseeds the dropout masks' stream (the trainer does so per epoch, for --resume). */
+/* Dropout masks are a function of (seed, example position, layer) only, never of which
+ * rank or thread draws them, so a batch split over K ranks sees the masks one rank would.
+ * net_seed_dropout sets the seed (the trainer: per epoch, for --resume) and position 0;
+ * net_dropout_at sets the position of the next batch's first example (each training
+ * forward then advances it by the batch). */
 void net_seed_dropout(net *n, unsigned long seed);
+void net_dropout_at(net *n, long position);
 
 float *net_input(net *n);
 float net_forward(net *n, int count, const uint8_t *labels, int training, float divisor);

@@ -1,22 +1,38 @@
-/* trainer — the training run: load the data (this rank's shard of each epoch's shuffled
- * order), build or resume the network, run the epochs of SGD steps with the learning-rate
- * schedule, evaluate, checkpoint, and time every phase on the monotonic clock into a
- * model/trace.h trace (startup data_load / model_build, compute per step with its
- * examples, eval per epoch).
+/* trainer — the training run of one rank: start MPI when asked (train/sync.h), load the
+ * data, build or resume the network (rank 0) and broadcast it, run the epochs of SGD steps
+ * with the learning-rate schedule and the chosen synchronisation, evaluate (the test set
+ * split over the ranks), checkpoint (rank 0), and time every phase on the common clock
+ * into ONE model/trace.h trace gathered to rank 0.
  *
- * One process today (rank 0 of world 1); the MPI trainer keeps this loop and plugs in
- * through rank/world (each rank trains its shard of the common epoch order),
- * after_backward (one MPI_Allreduce of the single gradient block n->grads) and
- * grad_divisor (the global batch, so the summed gradient is the global mean).
- * Never prints: progress goes to the caller's callback, failures to err.
+ * Synchronisation (K = the training ranks; rank 0 is not one with --master dedicated):
+ *   batch:    synchronous SGD. Step s of an epoch takes the global batch
+ *             order[s·G, s·G + g) (G = B, or K·B with batch_per_worker; g = G but the
+ *             epoch's remainder on the last step) and gives training rank i the slice
+ *             [g·i/K, g·(i+1)/K) of it: slices differ by at most one example and may be
+ *             empty (a rank then contributes a zero gradient). Gradients use divisor g and
+ *             are summed, so K ranks follow one rank's trajectory to float rounding;
+ *             dropout masks are drawn per example position (net.h), not per rank.
+ *   epoch, every:N: local SGD (model averaging). Each epoch's order is cut into K
+ *             contiguous shards (dataset_shard); every rank runs ceil(largest shard / B)
+ *             local steps (empty once its shard is done) and the weights are averaged every
+ *             N steps (every:N) and at the end of every epoch. Momentum stays local to
+ *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
+ * Failures seen by every rank (bad data, more ranks than examples, a corrupt or
+ * mismatched checkpoint, a diverging loss in batch sync) are agreed on before any other
+ * collective: every rank returns -1, MPI is finalised, and err holds the message on
+ * rank 0. A failure only this rank saw returns -2: the caller reports it and calls
+ * trainer_abort, which ends the whole job (mpirun), so no rank hangs.
+ * Never prints: progress goes to the caller's callback (rank 0 only), failures to err.
  */
 #ifndef SPEEDUP_TRAINER_H
 #define SPEEDUP_TRAINER_H
 
+#include "model/costmodel.h"
 #include "train/dataset.h"
 #include "train/net.h"
 
 #define TRAINER_MAX_EPOCHS 1000
+#define TRAINER_MAX_RANKS 1024 /* ranks whose peak memory the result lists */
 
 typedef enum { SCHEDULE_COSINE, SCHEDULE_STEP } trainer_schedule;
 
@@ -34,13 +50,14 @@ typedef struct {
     const char *resume_path;      /* NULL: fresh start */
     const char *trace_path;       /* NULL: no trace */
     const char *git;              /* recorded in the trace header */
-    int rank, world;              /* this process's shard: 0 of 1 without MPI */
-    /* Called between every step's backward pass and its update (may be NULL): where the
-     * MPI trainer sums n->grads over ranks. Non-zero stops the run with err filled in. */
-    int (*after_backward)(void *ctx, net *n, long step, char *err, int errlen);
-    void *after_backward_ctx;
-    /* The loss and gradient are Σ over the local batch / this; 0: the local batch size. */
-    float grad_divisor;
+    int mpi;                      /* start MPI (the process runs under mpirun) */
+    costmodel_sync sync;
+    int every_n;                  /* sync every:N */
+    costmodel_topology topology;
+    costmodel_master master;
+    int batch_per_worker;         /* batch sync: every training rank takes B (global K·B) */
+    int fail_rank;                /* fault tests: this rank kills itself (SIGKILL) ... */
+    long fail_at_step;            /* ... at the start of this global step; fail_rank < 0: never */
     /* Called after every step (may be NULL). */
     void (*progress)(void *ctx, int epoch, int epochs, long done, long total, double examples_per_s,
                      double loss);
@@ -59,17 +76,26 @@ typedef struct {
     double forward_flops;                         /* per example */
     double data_load_s, model_build_s, eval_s, wall_s;
     unsigned long params_crc32;                   /* of the final parameter block */
+    int rank, world, workers;                     /* this rank; ranks; training ranks (K) */
+    long steps_per_epoch;
+    /* rank 0: every rank's peak resident set after training (before the trace is gathered
+     * to rank 0: what training holds), and after the run (with rank 0's whole trace) */
+    double peak_rss_mib[TRAINER_MAX_RANKS];
+    double peak_rss_final_mib[TRAINER_MAX_RANKS];
 } trainer_result;
 
 void trainer_config_default(trainer_config *c);
 /* learning rate at global step t of total (the schedule's shape). */
 double trainer_lr(const trainer_config *c, long t, long total, int epoch);
+/* 0; -1 failed on every rank (agreed, MPI finalised); -2 failed on this rank only. */
 int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errlen);
+/* After -2: ends every rank of the job (MPI_Abort) when MPI runs; else returns. */
+void trainer_abort(int code);
 
-/* One SGD step on examples idx[0..count) of d: convert, forward, backward,
- * c->after_backward, update. Returns the loss (NAN if after_backward failed, err filled). */
-float trainer_step(const trainer_config *c, net *n, const dataset *d, const long *idx, int count,
-                   uint8_t *labels_buf, float lr, long step, char *err, int errlen);
+/* One SGD step on examples idx[0..count) of d: convert, forward, backward, update.
+ * Returns the mean loss. */
+float trainer_step(net *n, const dataset *d, const long *idx, int count, uint8_t *labels_buf, float lr,
+                   float momentum, float weight_decay);
 /* Fraction of d classified correctly, in batches of n->max_batch. */
 double trainer_evaluate(net *n, const dataset *d, long *idx_buf, uint8_t *labels_buf);
 

@@ -1,0 +1,273 @@
+/* sync — the MPI side of data-parallel training. */
+#define _POSIX_C_SOURCE 200809L
+#include "train/sync.h"
+
+#include <limits.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static double mono_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+double sync_now(const sync_ctx *s) { return mono_s() - s->origin_s; }
+
+void sync_record(trace *tr, int *trace_oom, int rank, trace_phase ph, double t0, double t1, int epoch, long step,
+                 long bytes, long examples, const char *name) {
+    if (!tr)
+        return;
+    trace_event e = { .rank = rank, .ph = ph, .t0_s = t0, .t1_s = t1, .epoch = epoch, .step = step,
+                      .bytes = bytes, .examples = examples };
+    snprintf(e.name, sizeof e.name, "%s", name ? name : "");
+    if (trace_add(tr, &e))
+        *trace_oom = 1;
+}
+
+int sync_init(sync_ctx *s, int mpi, costmodel_topology topology, costmodel_master master, char *err,
+              int errlen) {
+    memset(s, 0, sizeof *s);
+    s->topology = topology;
+    s->master = master;
+    s->world = 1;
+    const double t_begin = mono_s();
+    if (mpi) {
+        MPI_Init(NULL, NULL);
+        s->mpi = 1;
+        MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
+        MPI_Comm_size(MPI_COMM_WORLD, &s->world);
+        MPI_Barrier(MPI_COMM_WORLD);
+        const double t_bar = mono_s();
+        double mine = t_bar - t_begin, most = mine;
+        MPI_Allreduce(&mine, &most, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+        // Barrier exit is the same instant on every rank: call it `most` on all of them.
+        s->origin_s = t_bar - most;
+    } else {
+        s->origin_s = t_begin;
+    }
+    s->init_t0_s = t_begin - s->origin_s;
+    s->init_t1_s = sync_now(s);
+    const int dedicated = master == COSTMODEL_MASTER_DEDICATED;
+    s->train_rank = dedicated ? s->rank - 1 : s->rank;
+    s->train_world = dedicated ? s->world - 1 : s->world;
+    if (dedicated && (topology != COSTMODEL_TOPO_PS || s->world < 2)) {
+        snprintf(err, (size_t)errlen, "--master dedicated needs --topology ps and 2 or more ranks (got %s, %d)",
+                 costmodel_topology_name(topology), s->world);
+        return -1;
+    }
+    return 0;
+}
+
+void sync_finish(sync_ctx *s) {
+    if (s->mpi)
+        MPI_Finalize();
+    s->mpi = 0;
+}
+
+void sync_abort(sync_ctx *s, int code) {
+    if (s->mpi)
+        MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+int sync_agree(sync_ctx *s, int failed, char *err, int errlen) {
+    if (!s->mpi || s->world == 1)
+        return failed != 0;
+    int mine = failed ? s->rank : INT_MAX, first = INT_MAX;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+    if (first == INT_MAX)
+        return 0;
+    char msg[1024];
+    if (s->rank == first)
+        snprintf(msg, sizeof msg, "%s", err);
+    MPI_Bcast(msg, (int)sizeof msg, MPI_CHAR, first, MPI_COMM_WORLD);
+    msg[sizeof msg - 1] = '\0';
+    if (first > 0)
+        snprintf(err, (size_t)errlen, "rank %d: %s", first, msg);
+    else
+        snprintf(err, (size_t)errlen, "%s", msg);
+    return 1;
+}
+
+/* MPI counts are ints: long buffers go in chunks. */
+#define CHUNK (1L << 28)
+
+void sync_bcast(sync_ctx *s, void *buf, long bytes) {
+    if (!s->mpi || s->world == 1)
+        return;
+    for (long off = 0; off < bytes; off += CHUNK) {
+        long n = bytes - off < CHUNK ? bytes - off : CHUNK;
+        MPI_Bcast((char *)buf + off, (int)n, MPI_BYTE, 0, MPI_COMM_WORLD);
+    }
+}
+
+double sync_sum(sync_ctx *s, double v) {
+    if (!s->mpi || s->world == 1)
+        return v;
+    double sum = 0.0;
+    MPI_Allreduce(&v, &sum, 1, MPI_DOUBLE, MPI_SUM, MPI_COMM_WORLD);
+    return sum;
+}
+
+long sync_sum_long(sync_ctx *s, long v) {
+    if (!s->mpi || s->world == 1)
+        return v;
+    long sum = 0;
+    MPI_Allreduce(&v, &sum, 1, MPI_LONG, MPI_SUM, MPI_COMM_WORLD);
+    return sum;
+}
+
+static void floats_allreduce(float *x, long n) {
+    for (long off = 0; off < n; off += CHUNK)
+        MPI_Allreduce(MPI_IN_PLACE, x + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_FLOAT, MPI_SUM,
+                      MPI_COMM_WORLD);
+}
+
+/* Sum into rank 0 only: the root receives in place into its own block. In pieces of
+ * REDUCE_FLOATS: Open MPI's reduce gives the root a scratch buffer as large as the message,
+ * which for the whole model would be a second model's worth of memory on the master. */
+#define REDUCE_FLOATS (1L << 16)
+
+static void floats_reduce(const sync_ctx *s, float *x, long n) {
+    for (long off = 0; off < n; off += REDUCE_FLOATS) {
+        int c = (int)(n - off < REDUCE_FLOATS ? n - off : REDUCE_FLOATS);
+        if (s->rank == 0)
+            MPI_Reduce(MPI_IN_PLACE, x + off, c, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+        else
+            MPI_Reduce(x + off, NULL, c, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
+    }
+}
+
+static void floats_bcast(float *x, long n) {
+    for (long off = 0; off < n; off += CHUNK)
+        MPI_Bcast(x + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_FLOAT, 0, MPI_COMM_WORLD);
+}
+
+/* The wait: a barrier, so that the transfer's time is not the slowest rank's lateness. */
+static double wait_for_all(const sync_ctx *s, trace *tr, int *trace_oom, int epoch, long step, double t0) {
+    MPI_Barrier(MPI_COMM_WORLD);
+    double t1 = sync_now(s);
+    sync_record(tr, trace_oom, s->rank, TRACE_WAIT, t0, t1, epoch, step, 0, 0, NULL);
+    return t1;
+}
+
+void sync_step(sync_ctx *s, net *n, float lr, float momentum, float weight_decay, trace *tr, int *trace_oom,
+               int epoch, long step, double *mark) {
+    if (!s->mpi || s->world == 1) {
+        net_update(n, lr, momentum, weight_decay);
+        return;
+    }
+    double t0 = wait_for_all(s, tr, trace_oom, epoch, step, *mark);
+    const long bytes = (long)sizeof(float) * n->n_params;
+    if (s->topology == COSTMODEL_TOPO_ALLREDUCE) {
+        floats_allreduce(n->grads, n->n_params);
+        net_update(n, lr, momentum, weight_decay);
+    } else {
+        if (s->train_rank < 0)
+            memset(n->grads, 0, (size_t)bytes);
+        floats_reduce(s, n->grads, n->n_params);
+        if (s->rank == 0)
+            net_update(n, lr, momentum, weight_decay);
+        floats_bcast(n->params, n->n_params);
+    }
+    *mark = sync_now(s);
+    sync_record(tr, trace_oom, s->rank, TRACE_COMM, t0, *mark, epoch, step, bytes, 0,
+                costmodel_topology_name(s->topology));
+}
+
+void sync_average(sync_ctx *s, net *n, trace *tr, int *trace_oom, int epoch, long step, double *mark) {
+    if (!s->mpi || s->world == 1)
+        return;
+    double t0 = wait_for_all(s, tr, trace_oom, epoch, step, *mark);
+    const long bytes = (long)sizeof(float) * n->n_params;
+    const float scale = 1.0f / (float)s->train_world;
+    if (s->train_rank < 0)
+        memset(n->params, 0, (size_t)bytes);
+    if (s->topology == COSTMODEL_TOPO_ALLREDUCE) {
+        floats_allreduce(n->params, n->n_params);
+        for (long i = 0; i < n->n_params; i++)
+            n->params[i] *= scale;
+    } else {
+        floats_reduce(s, n->params, n->n_params);
+        if (s->rank == 0)
+            for (long i = 0; i < n->n_params; i++)
+                n->params[i] *= scale;
+        floats_bcast(n->params, n->n_params);
+    }
+    *mark = sync_now(s);
+    sync_record(tr, trace_oom, s->rank, TRACE_COMM, t0, *mark, epoch, step, bytes, 0,
+                costmodel_topology_name(s->topology));
+}
+
+int sync_gather_trace(sync_ctx *s, trace *tr) {
+    if (!s->mpi || s->world == 1)
+        return 0;
+    // Rank 0 grows its own event array to the total and receives in place after its own
+    // events: no second copy of the whole trace.
+    long mine = tr ? tr->n_events : 0;
+    long *counts = s->rank == 0 ? calloc((size_t)s->world, sizeof *counts) : NULL;
+    int ok = s->rank != 0 || counts;
+    MPI_Gather(&mine, 1, MPI_LONG, counts, 1, MPI_LONG, 0, MPI_COMM_WORLD);
+    long total = 0;
+    if (s->rank == 0 && counts) {
+        for (int r = 0; r < s->world; r++)
+            total += counts[r];
+        if (tr && total > tr->cap_events) {
+            trace_event *ev = realloc(tr->events, sizeof *ev * (size_t)total);
+            if (ev) {
+                tr->events = ev;
+                tr->cap_events = total;
+            } else {
+                ok = 0;
+            }
+        }
+        ok = ok && tr;
+    }
+    MPI_Bcast(&ok, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (!ok) {
+        free(counts);
+        return -1;
+    }
+    // Rank by rank, so that no count overflows an int.
+    const int ev_bytes = (int)sizeof(trace_event);
+    for (int r = 1; r < s->world; r++) {
+        if (s->rank == 0) {
+            for (long off = 0; off < counts[r];) {
+                int n = (int)(counts[r] - off < CHUNK / ev_bytes ? counts[r] - off : CHUNK / ev_bytes);
+                MPI_Recv(tr->events + tr->n_events, n * ev_bytes, MPI_BYTE, r, 7, MPI_COMM_WORLD,
+                         MPI_STATUS_IGNORE);
+                tr->n_events += n;
+                off += n;
+            }
+        } else if (s->rank == r) {
+            for (long off = 0; off < mine;) {
+                int n = (int)(mine - off < CHUNK / ev_bytes ? mine - off : CHUNK / ev_bytes);
+                MPI_Send(tr->events + off, n * ev_bytes, MPI_BYTE, 0, 7, MPI_COMM_WORLD);
+                off += n;
+            }
+        }
+    }
+    free(counts);
+    return 0;
+}
+
+void sync_gather_rss(sync_ctx *s, double mine_mib, double *out, int max) {
+    if (out && max > 0 && s->rank == 0)
+        out[0] = mine_mib;
+    if (!s->mpi || s->world == 1)
+        return;
+    // Point to point: rank 0 needs no buffer beyond out.
+    for (int r = 1; r < s->world; r++) {
+        if (s->rank == 0) {
+            double v = 0.0;
+            MPI_Recv(&v, 1, MPI_DOUBLE, r, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            if (out && r < max)
+                out[r] = v;
+        } else if (s->rank == r) {
+            MPI_Send(&mine_mib, 1, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD);
+        }
+    }
+}
