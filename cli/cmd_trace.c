@@ -1,8 +1,11 @@
-/* speedup trace — look at a recorded trace: per-phase totals per rank, or convert it to
- * Chrome trace-event JSON for Perfetto / chrome://tracing. */
+/* speedup trace — look at a recorded trace: per-phase totals per rank, convert it to
+ * Chrome trace-event JSON for Perfetto / chrome://tracing, or turn training traces into
+ * the measurements CSV of DESIGN.md (one row per run, speedup against a K = 1 run). */
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "model/chrome.h"
+#include "model/fit.h"
+#include "model/predictions.h"
 #include "model/trace.h"
 
 #include <getopt.h>
@@ -14,11 +17,22 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: speedup trace --summary IN.trace.jsonl\n"
             "       speedup trace --chrome IN.trace.jsonl OUT.json\n"
+            "       speedup trace --measurements [--baseline K1.trace.jsonl] [--out FILE] IN...\n"
             "\n"
             "  --summary   per rank: seconds in startup, compute, comm, wait, eval, their sum,\n"
             "              the rank's wall time (first start to last end) and the share of it\n"
             "              the phases account for\n"
             "  --chrome    Chrome trace-event JSON, one thread per rank (open in Perfetto)\n"
+            "  --measurements  the measurements CSV of DESIGN.md, one row per training trace:\n"
+            "              time_s = the run's training time (fit_measured_total: latest end of\n"
+            "              any rank's non-eval events, less the eval before it); speedup =\n"
+            "              baseline time_s / time_s (ci_lo = ci_hi = speedup: one run each);\n"
+            "              compute_s, comm_s, wait_s, startup_s = that phase's seconds per\n"
+            "              rank, averaged over the ranks. Communication-benchmark traces are\n"
+            "              skipped. Every trace must run the baseline's workload (D, B, E)\n"
+            "  --baseline FILE  the run speedups are against (default: the first IN with\n"
+            "              1 worker x 1 core)\n"
+            "  --out FILE  write the CSV to FILE (atomically) instead of stdout\n"
             "  --help      this text\n");
 }
 
@@ -59,16 +73,127 @@ static int summary(const trace *t) {
     return 0;
 }
 
-enum { OPT_SUMMARY = 1, OPT_CHROME, OPT_HELP };
+/* One measurements row from a training trace; speedup left for the caller. */
+static prediction_row measure(const trace *t) {
+    const costmodel_config *c = &t->run.config;
+    prediction_row row = { .workers = c->workers, .cores = c->cores, .topology = c->topology };
+    costmodel_sync_format(c->sync, c->every_n, row.sync, sizeof row.sync);
+    row.time_s = fit_measured_total(t);
+    int ranks = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].rank + 1 > ranks)
+            ranks = t->events[i].rank + 1;
+    double total[TRACE_PHASE_COUNT] = { 0 };
+    for (long i = 0; i < t->n_events; i++)
+        total[t->events[i].ph] += t->events[i].t1_s - t->events[i].t0_s;
+    if (ranks > 0) {
+        row.compute_s = total[TRACE_COMPUTE] / ranks;
+        row.comm_s = total[TRACE_COMM] / ranks;
+        row.wait_s = total[TRACE_WAIT] / ranks;
+        row.startup_s = total[TRACE_STARTUP] / ranks;
+    }
+    return row;
+}
+
+static int same_workload(const trace *a, const trace *b) {
+    const costmodel_config *x = &a->run.config, *y = &b->run.config;
+    return x->examples == y->examples && x->batch == y->batch && x->epochs == y->epochs;
+}
+
+static int measurements(char **paths, int n, const char *baseline_path, const char *out) {
+    char err[1024];
+    trace **t = calloc((size_t)n + 1, sizeof *t);
+    prediction_row *rows = calloc((size_t)n, sizeof *rows);
+    int rc = 1, n_rows = 0;
+    const trace *base = NULL;
+    const char *base_name = baseline_path;
+    if (!t || !rows) {
+        args_error("trace: out of memory");
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        if (!(t[i] = trace_read(paths[i], err, sizeof err))) {
+            args_error("%s", err);
+            goto done;
+        }
+    }
+    if (baseline_path) {
+        if (!(t[n] = trace_read(baseline_path, err, sizeof err))) {
+            args_error("%s", err);
+            goto done;
+        }
+        base = t[n];
+    } else {
+        for (int i = 0; i < n && !base; i++)
+            if (strcmp(t[i]->run.net, FIT_COMMBENCH_NET) != 0 && t[i]->run.config.workers == 1 &&
+                t[i]->run.config.cores == 1) {
+                base = t[i];
+                base_name = paths[i];
+            }
+        if (!base) {
+            args_error("trace: no training trace with 1 worker x 1 core among the inputs; give --baseline");
+            goto done;
+        }
+    }
+    if (strcmp(base->run.net, FIT_COMMBENCH_NET) == 0) {
+        args_error("%s: a communication benchmark, not a training run: cannot be the baseline", base_name);
+        goto done;
+    }
+    double base_s = fit_measured_total(base);
+    if (!(base_s > 0)) {
+        args_error("%s: no training time in the baseline (no events outside eval)", base_name);
+        goto done;
+    }
+    for (int i = 0; i < n; i++) {
+        if (strcmp(t[i]->run.net, FIT_COMMBENCH_NET) == 0)
+            continue;
+        if (!same_workload(t[i], base)) {
+            const costmodel_config *c = &t[i]->run.config, *b = &base->run.config;
+            args_error("%s: workload D=%ld B=%ld E=%d differs from the baseline's (%s: D=%ld B=%ld E=%d)", paths[i],
+                       c->examples, c->batch, c->epochs, base_name, b->examples, b->batch,
+                       b->epochs);
+            goto done;
+        }
+        prediction_row r = measure(t[i]);
+        if (!(r.time_s > 0)) {
+            args_error("%s: no training time (no events outside eval)", paths[i]);
+            goto done;
+        }
+        r.speedup = r.ci_lo = r.ci_hi = base_s / r.time_s;
+        rows[n_rows++] = r;
+    }
+    if (out) {
+        if (predictions_save_csv(out, rows, n_rows, err, sizeof err)) {
+            args_error("%s", err);
+            goto done;
+        }
+    } else {
+        predictions_write_csv(stdout, rows, n_rows);
+    }
+    rc = 0;
+done:
+    if (t)
+        for (int i = 0; i <= n; i++)
+            trace_free(t[i]);
+    free(t);
+    free(rows);
+    return rc;
+}
+
+enum { OPT_SUMMARY = 1, OPT_CHROME, OPT_MEASUREMENTS, OPT_BASELINE, OPT_OUT, OPT_HELP };
 
 int cmd_trace(int argc, char **argv) {
     static const struct option options[] = {
         { "summary", no_argument, 0, OPT_SUMMARY },
         { "chrome", no_argument, 0, OPT_CHROME },
+        { "measurements", no_argument, 0, OPT_MEASUREMENTS },
+        { "baseline", required_argument, 0, OPT_BASELINE },
+        { "out", required_argument, 0, OPT_OUT },
         { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
     int mode = 0, code;
+    const char *baseline = NULL, *out = NULL;
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -80,11 +205,27 @@ int cmd_trace(int argc, char **argv) {
             args_error("trace: unknown flag '%s' (try speedup trace --help)", argv[optind - 1]);
             return 2;
         }
-        mode = code;
+        if (code == OPT_BASELINE)
+            baseline = optarg;
+        else if (code == OPT_OUT)
+            out = optarg;
+        else
+            mode = code;
+    }
+    if ((baseline || out) && mode != OPT_MEASUREMENTS) {
+        args_error("trace: --baseline and --out go with --measurements (try speedup trace --help)");
+        return 2;
+    }
+    if (mode == OPT_MEASUREMENTS) {
+        if (optind >= argc) {
+            args_error("trace: --measurements needs one or more IN.trace.jsonl (try speedup trace --help)");
+            return 2;
+        }
+        return measurements(argv + optind, argc - optind, baseline, out);
     }
     int want = mode == OPT_CHROME ? 2 : 1;
     if (!mode || argc - optind != want) {
-        args_error("trace: expected --summary IN or --chrome IN OUT (try speedup trace --help)");
+        args_error("trace: expected --summary IN, --chrome IN OUT or --measurements IN... (try speedup trace --help)");
         return 2;
     }
     char err[1024];

@@ -1,5 +1,7 @@
-/* cli/cmd_trace.c and model/chrome.c: summaries that add up, Chrome JSON that parses. */
+/* cli/cmd_trace.c and model/chrome.c: summaries that add up, Chrome JSON that parses,
+ * measurements CSV rows against a K = 1 run. */
 #define _POSIX_C_SOURCE 200809L
+#include "model/predictions.h"
 #include "model/trace.h"
 #include "tests/clirun.h"
 
@@ -8,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* Two ranks: 1 s start-up, 3 steps of 0.5 s compute + 0.1 s comm, then 0.2 s of eval. */
 static char *sample_trace(char *dir) {
@@ -97,5 +100,97 @@ Test(cli_trace, bad_usage_and_bad_files_are_refused) {
     cr_assert(strstr(r.err, "line 1") != NULL, "%s", r.err);
     clirun_free(&r);
     free(bad);
+    free(dir);
+}
+
+/* A run of K ranks on D = 96, B = 32, E = `epochs`: 1 s start-up, 3 steps of `step_s`
+ * compute then a comm of 0.1·(rank + 1) s, then 0.2 s of eval. */
+static char *run_trace(const char *dir, const char *name, int workers, double step_s, int epochs) {
+    trace_run run = { .host_cores = 2 };
+    snprintf(run.host, sizeof run.host, "h");
+    snprintf(run.net, sizeof run.net, "fc10");
+    run.config = (costmodel_config){ .workers = workers, .cores = 1, .sync = COSTMODEL_SYNC_EVERY, .every_n = 8,
+                                     .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 96, .batch = 32,
+                                     .epochs = epochs };
+    trace *t = trace_new(&run);
+    for (int r = 0; r < workers; r++) {
+        trace_event st = { .rank = r, .ph = TRACE_STARTUP, .t0_s = 0, .t1_s = 1, .epoch = -1, .step = -1 };
+        trace_add(t, &st);
+        double now = 1;
+        for (int s = 0; s < 3; s++) {
+            double comm_s = workers > 1 ? 0.1 * (r + 1) : 0;
+            trace_event c = { .rank = r, .ph = TRACE_COMPUTE, .t0_s = now, .t1_s = now + step_s, .step = s, .examples = 32 };
+            trace_add(t, &c);
+            if (comm_s > 0) {
+                trace_event m = { .rank = r, .ph = TRACE_COMM, .t0_s = now + step_s, .t1_s = now + step_s + comm_s, .step = s, .bytes = 1000 };
+                trace_add(t, &m);
+            }
+            now += step_s + comm_s;
+        }
+        trace_event ev = { .rank = r, .ph = TRACE_EVAL, .t0_s = now, .t1_s = now + 0.2, .step = -1 };
+        trace_add(t, &ev);
+    }
+    char *path = malloc(512), err[512];
+    snprintf(path, 512, "%s/%s", dir, name);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace_free(t);
+    return path;
+}
+
+Test(cli_trace, measurements_speedup_against_k1_and_phases_averaged_over_ranks) {
+    char *dir = clirun_tmpdir();
+    char *k2 = run_trace(dir, "k2.trace.jsonl", 2, 0.5, 1), *k1 = run_trace(dir, "k1.trace.jsonl", 1, 1.0, 1);
+    char args[1200];
+    snprintf(args, sizeof args, "trace --measurements %s %s --out %s/m.csv", k2, k1, dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    /* K=1 ends at 1 + 3·1.0 = 4 s. K=2: rank 1 ends last at 1 + 3·(0.5 + 0.2) = 3.1 s, so
+     * speedup 4/3.1; comm per rank 0.3 and 0.6 s → 0.45 on average. Eval is after the end. */
+    char path[600];
+    snprintf(path, sizeof path, "%s/m.csv", dir);
+    prediction_row *rows;
+    int n;
+    char err[512];
+    cr_assert_eq(predictions_read_csv(path, &rows, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(rows[0].workers, 2);
+    cr_assert_str_eq(rows[0].sync, "every:8");
+    cr_assert_eq(rows[0].topology, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_float_eq(rows[0].time_s, 3.1, 1e-9);
+    cr_assert_float_eq(rows[0].speedup, 4.0 / 3.1, 1e-9);
+    cr_assert_float_eq(rows[0].ci_lo, rows[0].speedup, 1e-12);
+    cr_assert_float_eq(rows[0].compute_s, 1.5, 1e-9);
+    cr_assert_float_eq(rows[0].comm_s, 0.45, 1e-9);
+    cr_assert_float_eq(rows[0].startup_s, 1.0, 1e-9);
+    cr_assert_float_eq(rows[1].time_s, 4.0, 1e-9);
+    cr_assert_float_eq(rows[1].speedup, 1.0, 1e-12);
+    free(rows);
+    clirun_free(&r);
+    free(k1);
+    free(k2);
+    free(dir);
+}
+
+Test(cli_trace, measurements_refuse_a_missing_baseline_and_another_workload) {
+    char *dir = clirun_tmpdir();
+    char *k2 = run_trace(dir, "k2.trace.jsonl", 2, 0.5, 1), *k1e2 = run_trace(dir, "k1e2.trace.jsonl", 1, 1.0, 2);
+    char args[1200];
+    snprintf(args, sizeof args, "trace --measurements %s", k2);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "--baseline") != NULL, "%s", r.err);
+    clirun_free(&r);
+    snprintf(args, sizeof args, "trace --measurements --baseline %s %s --out %s/m.csv", k1e2, k2, dir);
+    r = clirun(args);
+    cr_assert_eq(r.status, 1, "%s", r.err);
+    cr_assert(strstr(r.err, "k2.trace.jsonl: workload D=96 B=32 E=1 differs") != NULL, "%s", r.err);
+    clirun_free(&r);
+    snprintf(args, sizeof args, "%s/m.csv", dir);
+    cr_assert_eq(access(args, F_OK), -1, "no CSV after a refusal");
+    r = clirun("trace --out x.csv --summary y");
+    cr_assert_eq(r.status, 2, "%s", r.err);
+    clirun_free(&r);
+    free(k2);
+    free(k1e2);
     free(dir);
 }
