@@ -13,5 +13,6 @@ int cmd_advise(int argc, char **argv);
 int cmd_calibrate(int argc, char **argv);
 int cmd_commbench(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

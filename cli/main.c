@@ -26,6 +26,7 @@ static const struct {
     { "calibrate", cmd_calibrate, "fit the model to traces (or Ernest to its CSV): calibration.json" },
     { "commbench", cmd_commbench, "under mpirun: time ping-pong, all-reduce, ps exchanges (alpha, beta)" },
     { "simulate", cmd_simulate, "discrete-event simulation of the grid, with 95% intervals" },
+    { "report", cmd_report, "calibrate, measure, simulate, plot: out/index.html with every figure" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
