@@ -65,7 +65,9 @@ static void row(FILE *f, const prediction_row *r, int breakdown) {
 
 /* The grid's rows and the measured rows at the grid's batch. */
 static void tables(FILE *f, const report_html_input *in, int breakdown) {
-    fputs("<details open><summary>predicted (simulated, mean of the replications)</summary><table>\n", f);
+    /* Closed: the grid is long and the figures should come one after the other. */
+    fprintf(f, "<details><summary>predicted (simulated, mean of the replications): %d rows</summary><table>\n",
+            in->n_pred);
     row_head(f, breakdown);
     for (int i = 0; i < in->n_pred; i++)
         row(f, &in->pred[i], breakdown);
@@ -179,14 +181,14 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
     figure(f, "splits", "2. The same total cores split into workers differently");
     fputs("<p>The grid's rows with 2 to 8 cores in all (the measured 1&times;2 and 2&times;1 are in the "
           "tables of figure 1):</p>\n", f);
-    fputs("<table>\n", f);
+    fputs("<details><summary>the splits, predicted</summary><table>\n", f);
     row_head(f, 0);
     for (int i = 0; i < in->n_pred; i++) {
         int total = in->pred[i].workers * in->pred[i].cores;
         if (total >= 2 && total <= 8)
             row(f, &in->pred[i], 0);
     }
-    fputs("</table>\n", f);
+    fputs("</table></details>\n", f);
     figure(f, "breakdown", "3. Where the time goes: start-up, compute, communication, wait");
     tables(f, in, 1);
     figure(f, "timeline", "4. Timeline of the 2&times;1 batch all-reduce run: measured (top) and simulated (bottom)");
