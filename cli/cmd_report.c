@@ -106,16 +106,24 @@ static int step(ctx *c, const char *what, int np, const char *const *argv, const
         w += snprintf(cmd + w, room - (size_t)w, " %s", argv[i]);
     if (w >= 0 && (size_t)w + 2 < room)
         strcat(cmd, "\n");
-    char err[600];
-    int code = np ? spawn_mpi_self(np, c->hostfile, argv, stdout_path, err, sizeof err)
-                  : spawn_self(argv, stdout_path, err, sizeof err);
+    /* A step's output file appears only whole: written to PATH.tmp, renamed on success. */
+    char err[600], tmp[PATH_LEN + 8];
+    int to_file = stdout_path && strcmp(stdout_path, "/dev/null") != 0;
+    if (to_file)
+        snprintf(tmp, sizeof tmp, "%s.tmp", stdout_path);
+    int code = np ? spawn_mpi_self(np, c->hostfile, argv, to_file ? tmp : stdout_path, err, sizeof err)
+                  : spawn_self(argv, to_file ? tmp : stdout_path, err, sizeof err);
+    if (to_file && code == 0 && rename(tmp, stdout_path)) {
+        args_error("report: %s: cannot rename to %s: %s", tmp, stdout_path, strerror(errno));
+        return -1;
+    }
     if (code < 0) {
         args_error("report: %s: %s", what, err);
         return -1;
     }
     if (code != 0) {
-        args_error("report: %s failed (exit %d)%s%s", what, code, stdout_path ? "; its output: " : "",
-                   stdout_path ? stdout_path : "");
+        args_error("report: %s failed (exit %d)%s%s", what, code, to_file ? "; its output: " : "",
+                   to_file ? tmp : "");
         return -1;
     }
     return 0;
