@@ -47,7 +47,7 @@ static void usage(FILE *out) {
             "                           precise (scales the examples per run)          [120]\n"
             "  --out-dir DIR            measuring: keep every trace in DIR  [a temporary dir, removed]\n"
             "  --hostfile FILE          measuring: passed to mpirun                    [none]\n"
-            "  --limit N                measuring: examples per run, instead of from --budget\n"
+            "  --limit N                measuring: examples per run     [from --budget: 40/s]\n"
             "  --from-traces DIR        directory of *.trace.jsonl files\n"
             "  --out FILE               where to write the calibration     [calibration.json]\n"
             "  --ernest FILE.csv        Ernest's training data instead of traces\n"
