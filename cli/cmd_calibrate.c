@@ -1,7 +1,10 @@
 /* speedup calibrate — fit the cost model's parameters (model/fit.h) from traces and write
- * calibration.json, or fit Ernest's model to an Ernest training-data CSV. */
+ * calibration.json, or fit Ernest's model to an Ernest training-data CSV. With neither
+ * source given it first measures: the plan of cli/calib_plan.h records the traces, then
+ * the same --from-traces fit runs on them. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/args.h"
+#include "cli/calib_plan.h"
 #include "cli/commands.h"
 #include "model/calibration.h"
 #include "model/ernest.h"
@@ -15,13 +18,21 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 enum { MAX_MACHINES = 64, MAX_TRACES = 4096 };
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup calibrate --from-traces DIR [--out FILE]\n"
+            "usage: speedup calibrate [--budget SECONDS] [--out-dir DIR] [--hostfile F] [--out FILE]\n"
+            "       speedup calibrate --from-traces DIR [--out FILE]\n"
             "       speedup calibrate --ernest FILE.csv [--predict-machines LIST] [--fraction F]\n"
+            "\n"
+            "Measuring (no --from-traces, no --ernest): short `speedup train --workers K\n"
+            "--threads T` runs at 1x1, 1x2, 2x1 ... (the splits of this host's cores, batch and\n"
+            "epoch sync, three batch sizes at K = 1, the ps topology at 2x1) and `mpirun -np 2\n"
+            "speedup commbench`, then the fit below on their traces.\n"
             "\n"
             "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1 and cv, each\n"
             "with a standard error, from every *.trace.jsonl in DIR (runs of `speedup train`\n"
@@ -32,6 +43,11 @@ static void usage(FILE *out) {
             "Ernest's time = t0 + t1*fraction/machines + t2*machines + t3*ln(machines) by\n"
             "non-negative least squares, as amplab/ernest does, and predicts.\n"
             "\n"
+            "  --budget SECONDS         measuring: about how long the plan takes; more is more\n"
+            "                           precise (scales the examples per run)          [120]\n"
+            "  --out-dir DIR            measuring: keep every trace in DIR  [a temporary dir, removed]\n"
+            "  --hostfile FILE          measuring: passed to mpirun                    [none]\n"
+            "  --limit N                measuring: examples per run     [from --budget: 40/s]\n"
             "  --from-traces DIR        directory of *.trace.jsonl files\n"
             "  --out FILE               where to write the calibration     [calibration.json]\n"
             "  --ernest FILE.csv        Ernest's training data instead of traces\n"
@@ -218,7 +234,46 @@ done:
 
 /* ---------------------------------------------------------------------------------- */
 
-enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_HELP };
+/* Removes dir's *.trace.jsonl files and dir itself (the plan's temporary directory). */
+static void remove_plan_dir(const char *dir) {
+    int n = 0;
+    char **paths = list_traces(dir, &n);
+    for (int i = 0; paths && i < n; i++) {
+        unlink(paths[i]);
+        free(paths[i]);
+    }
+    free(paths);
+    rmdir(dir);
+}
+
+/* Measures (cli/calib_plan.h) into out_dir or a temporary directory, then fits. */
+static int run_plan(double budget_s, long limit, const char *out_dir, const char *hostfile, const char *out_path) {
+    char tmp[] = "/tmp/speedup-calibrate-XXXXXX", err[1400];
+    const char *dir = out_dir;
+    if (!dir) {
+        if (!mkdtemp(tmp)) {
+            args_error("calibrate: cannot create a temporary directory: %s", strerror(errno));
+            return 1;
+        }
+        dir = tmp;
+    } else if (mkdir(dir, 0755) && errno != EEXIST) {
+        args_error("%s: cannot create directory: %s", dir, strerror(errno));
+        return 1;
+    }
+    int rc;
+    if (calib_plan_run(dir, budget_s, limit, hostfile, err, sizeof err)) {
+        args_error("calibrate: %s", err);
+        rc = 1;
+    } else {
+        rc = run_from_traces(dir, out_path);
+    }
+    if (!out_dir)
+        remove_plan_dir(dir);
+    return rc;
+}
+
+enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_BUDGET, OPT_OUT_DIR, OPT_HOSTFILE,
+       OPT_LIMIT, OPT_HELP };
 
 int cmd_calibrate(int argc, char **argv) {
     static const struct option options[] = {
@@ -227,13 +282,19 @@ int cmd_calibrate(int argc, char **argv) {
         { "ernest", required_argument, 0, OPT_ERNEST },
         { "predict-machines", required_argument, 0, OPT_PREDICT },
         { "fraction", required_argument, 0, OPT_FRACTION },
+        { "budget", required_argument, 0, OPT_BUDGET },
+        { "out-dir", required_argument, 0, OPT_OUT_DIR },
+        { "hostfile", required_argument, 0, OPT_HOSTFILE },
+        { "limit", required_argument, 0, OPT_LIMIT },
         { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
     const char *dir = NULL, *out_path = "calibration.json", *ernest = NULL;
     int machines[MAX_MACHINES] = { 4, 8, 16, 32, 64 }, n_machines = 5;
-    double fraction = 1.0;
-    int code;
+    double fraction = 1.0, budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;
+    const char *out_dir = NULL, *hostfile = NULL;
+    long limit = 0;
+    int code, measuring_flags = 0;
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -249,6 +310,18 @@ int cmd_calibrate(int argc, char **argv) {
             if (args_double("--fraction", optarg, 1e-12, 1e12, &fraction))
                 return 2;
             break;
+        case OPT_BUDGET:
+            if (args_double("--budget", optarg, 1, 1e6, &budget_s))
+                return 2;
+            measuring_flags = 1;
+            break;
+        case OPT_OUT_DIR: out_dir = optarg; measuring_flags = 1; break;
+        case OPT_HOSTFILE: hostfile = optarg; measuring_flags = 1; break;
+        case OPT_LIMIT:
+            if (args_long("--limit", optarg, 64, 60000, &limit))
+                return 2;
+            measuring_flags = 1;
+            break;
         case OPT_HELP: usage(stdout); return 0;
         default:
             args_error("calibrate: unknown flag or missing value: '%s' (try speedup calibrate --help)", argv[optind - 1]);
@@ -263,11 +336,13 @@ int cmd_calibrate(int argc, char **argv) {
         args_error("calibrate: --from-traces and --ernest are two different fits: give one");
         return 2;
     }
-    if (!dir && !ernest) {
-        args_error("calibrate: give --from-traces DIR (traces of `speedup train` and `speedup commbench`) "
-                   "or --ernest FILE.csv (try speedup calibrate --help)");
+    if ((dir || ernest) && measuring_flags) {
+        args_error("calibrate: --budget, --out-dir, --hostfile and --limit are for measuring; --%s fits what is given",
+                   dir ? "from-traces" : "ernest");
         return 2;
     }
+    if (!dir && !ernest)
+        return run_plan(budget_s, limit, out_dir, hostfile, out_path);
     if (ernest)
         return run_ernest(ernest, machines, n_machines, fraction);
     return run_from_traces(dir, out_path);

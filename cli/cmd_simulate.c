@@ -109,7 +109,10 @@ static int write_timeline(const job_spec *spec, const char *host, unsigned long 
 static prediction_row row_of(const costmodel_config *c, const replicate_summary *s) {
     prediction_row r = {
         .workers = c->workers, .cores = c->cores, .topology = c->topology,
-        .time_s = s->time_s, .speedup = s->speedup, .ci_lo = s->speedup_lo, .ci_hi = s->speedup_hi,
+        .time_s = s->time_s, .speedup = s->speedup, .ci_hi = s->speedup_hi,
+        /* A speedup is positive: with few replications the t interval can reach below 0,
+         * which the predictions CSV (rightly) refuses. */
+        .ci_lo = s->speedup_lo > 0 ? s->speedup_lo : 0,
         .compute_s = s->compute_s, .comm_s = s->comm_s, .wait_s = s->wait_s, .startup_s = s->startup_s,
     };
     costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);

@@ -13,5 +13,6 @@ int cmd_commbench(int argc, char **argv);
 int cmd_simulate(int argc, char **argv);
 int cmd_train(int argc, char **argv);
 int cmd_eval(int argc, char **argv);
+int cmd_report(int argc, char **argv);
 
 #endif

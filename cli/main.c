@@ -26,6 +26,7 @@ static const struct {
     { "simulate", cmd_simulate, "discrete-event simulation of the grid, with 95% intervals" },
     { "train", cmd_train, "train the CNN on Fashion-MNIST (IDX files), print a JSON summary" },
     { "eval", cmd_eval, "test accuracy of a checkpoint written by train" },
+    { "report", cmd_report, "calibrate, measure, simulate, plot: out/index.html with every figure" },
 };
 enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 

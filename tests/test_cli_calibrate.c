@@ -161,10 +161,10 @@ Test(cli_calibrate, a_truncated_trace_is_refused) {
     rm_dir(dir);
 }
 
-Test(cli_calibrate, no_source_is_a_usage_error) {
-    clirun_result r = clirun("calibrate");
+Test(cli_calibrate, both_sources_is_a_usage_error) {
+    clirun_result r = clirun("calibrate --from-traces x --ernest y.csv");
     cr_assert_eq(r.status, 2);
-    cr_assert(strstr(r.err, "give --from-traces DIR") != NULL, "%s", r.err);
+    cr_assert(strstr(r.err, "give one") != NULL, "%s", r.err);
     clirun_free(&r);
 }
 

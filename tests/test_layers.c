@@ -258,3 +258,21 @@ Test(layers, conv_and_dense_on_two_threads_match_one_thread) {
     free(dy);
     free(x), free(w), free(b), free(dy0), free(fw), free(fb), free(fdy), free(ws), free(col);
 }
+
+Test(layers, conv_workspace_holds_a_batch_smaller_than_one_chunk_per_thread) {
+    // 8·8·5·5·4 floats of im2col per image: 40 images per chunk, so a batch of 4 on two
+    // threads puts thread 1's chunk at image 40, past the 4 images of the whole batch.
+    // conv_col_floats must cover it: the floats after the workspace stay untouched.
+    const int B = 4, H = 8, W = 8, C = 4, K = 5, O = 16, GUARD = 4096;
+    const long nx = (long)B * H * W * C, ny = (long)B * H * W * O, nw = (long)O * K * K * C;
+    const long ncol = conv_col_floats(B, H, W, C, K, 2);
+    float *x = rand_array(nx), *w = rand_array(nw), *b = rand_array(O), *y = malloc(sizeof(float) * (size_t)ny);
+    float *col = malloc(sizeof(float) * (size_t)(ncol + GUARD));
+    for (long i = 0; i < ncol + GUARD; i++)
+        col[i] = 12345.0f;
+    omp_set_num_threads(2);
+    conv_forward(x, w, b, col, y, B, H, W, C, K, O, 0, 2);
+    for (long i = ncol; i < ncol + GUARD; i++)
+        cr_assert_eq(col[i], 12345.0f, "im2col wrote past its workspace of %ld floats, at %ld", ncol, i);
+    free(x), free(w), free(b), free(y), free(col);
+}

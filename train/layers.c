@@ -121,8 +121,12 @@ static int chunk_images(int H, int W, int C, int K) {
 }
 
 long conv_col_floats(int B, int H, int W, int C, int K, int threads) {
-    long imgs = (long)chunk_images(H, W, C, K) * (threads > 0 ? threads : 1);
-    return (imgs < B ? imgs : B) * (long)H * W * K * K * C;
+    /* Thread t's chunk starts at t·cb images (conv_forward/backward) and holds at most
+     * min(cb, B) of them: a batch smaller than cb·threads still needs the last thread's
+     * whole offset (B = 16 on 2 threads with cb = 13 wrote past min(cb·threads, B)). */
+    long cb = chunk_images(H, W, C, K);
+    long imgs = cb * (threads > 1 ? threads - 1 : 0) + (cb < B ? cb : B);
+    return imgs * (long)H * W * K * K * C;
 }
 
 long conv_workspace_floats(int K, int C, int O, int threads) {

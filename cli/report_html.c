@@ -1,0 +1,230 @@
+/* report_html — index.html of `speedup report` (see report_html.h). */
+#define _POSIX_C_SOURCE 200809L
+#include "cli/report_html.h"
+
+#include "util/atomicfile.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static void esc(FILE *f, const char *s) {
+    for (; *s; s++) {
+        switch (*s) {
+        case '<': fputs("&lt;", f); break;
+        case '>': fputs("&gt;", f); break;
+        case '&': fputs("&amp;", f); break;
+        case '"': fputs("&quot;", f); break;
+        default: fputc(*s, f);
+        }
+    }
+}
+
+static double rel_err(double predicted, double measured) {
+    return measured > 0 ? 100.0 * (predicted - measured) / measured : NAN;
+}
+
+static int by_abs(const void *a, const void *b) {
+    double x = fabs(*(const double *)a), y = fabs(*(const double *)b);
+    return (x > y) - (x < y);
+}
+
+static double median_abs(double *v, int n) {
+    if (n == 0)
+        return NAN;
+    qsort(v, (size_t)n, sizeof *v, by_abs);
+    return n % 2 ? fabs(v[n / 2]) : 0.5 * (fabs(v[n / 2 - 1]) + fabs(v[n / 2]));
+}
+
+static void figure(FILE *f, const char *name, const char *caption) {
+    fprintf(f,
+            "<h2 id=\"%s\">%s</h2>\n<p><a href=\"figures/%s.svg\"><img src=\"figures/%s.png\" alt=\"%s\" "
+            "width=\"1000\" height=\"640\"></a><br><a href=\"figures/%s.svg\">SVG</a></p>\n",
+            name, caption, name, name, name, name);
+}
+
+static void row_head(FILE *f, int breakdown) {
+    fputs("<tr><th>workers</th><th>cores</th><th>sync</th><th>topology</th><th>time s</th><th>speedup</th>"
+          "<th>95% interval</th>", f);
+    if (breakdown)
+        fputs("<th>startup s</th><th>compute s</th><th>comm s</th><th>wait s</th>", f);
+    fputs("</tr>\n", f);
+}
+
+static void row(FILE *f, const prediction_row *r, int breakdown) {
+    fprintf(f, "<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f&ndash;%.3f</td>",
+            r->workers, r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo,
+            r->ci_hi);
+    if (breakdown)
+        fprintf(f, "<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>", r->startup_s, r->compute_s, r->comm_s,
+                r->wait_s);
+    fputs("</tr>\n", f);
+}
+
+/* The grid's rows and the measured rows at the grid's batch. */
+static void tables(FILE *f, const report_html_input *in, int breakdown) {
+    /* Closed: the grid is long and the figures should come one after the other. */
+    fprintf(f, "<details><summary>predicted (simulated, mean of the replications): %d rows</summary><table>\n",
+            in->n_pred);
+    row_head(f, breakdown);
+    for (int i = 0; i < in->n_pred; i++)
+        row(f, &in->pred[i], breakdown);
+    fputs("</table></details>\n<details open><summary>measured on this host (batch 32)</summary><table>\n", f);
+    row_head(f, breakdown);
+    for (int i = 0; i < in->n_meas; i++)
+        if (in->meas[i].batch == in->grid_batch)
+            row(f, &in->meas[i].measured, breakdown);
+    fputs("</table></details>\n", f);
+}
+
+static void phase_totals(const trace *t, double *out /* [ranks][phases] */, int max_ranks, int *ranks) {
+    *ranks = 1;
+    memset(out, 0, sizeof(double) * (size_t)max_ranks * TRACE_PHASE_COUNT);
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (e->rank < 0 || e->rank >= max_ranks)
+            continue;
+        out[e->rank * TRACE_PHASE_COUNT + e->ph] += e->t1_s - e->t0_s;
+        if (e->rank + 1 > *ranks)
+            *ranks = e->rank + 1;
+    }
+}
+
+static void timeline_table(FILE *f, const char *label, const trace *t) {
+    enum { MAX_R = 64 };
+    static double tot[MAX_R * TRACE_PHASE_COUNT];
+    int ranks;
+    phase_totals(t, tot, MAX_R, &ranks);
+    for (int r = 0; r < ranks; r++) {
+        fprintf(f, "<tr><td>%s</td><td>%d</td>", label, r);
+        for (int p = 0; p < TRACE_PHASE_COUNT; p++)
+            fprintf(f, "<td>%.3f</td>", tot[r * TRACE_PHASE_COUNT + p]);
+        fputs("</tr>\n", f);
+    }
+}
+
+static void pre_file(FILE *f, const char *path) {
+    FILE *in = fopen(path, "r");
+    if (!in)
+        return;
+    char line[1024];
+    fputs("<pre>", f);
+    while (fgets(line, sizeof line, in))
+        esc(f, line);
+    fputs("</pre>\n", f);
+    fclose(in);
+}
+
+int report_html_write(const char *path, const report_html_input *in, char *err, int errlen) {
+    atomicfile *af = atomicfile_open(path, err, errlen);
+    if (!af)
+        return -1;
+    FILE *f = atomicfile_stream(af);
+    char when[64];
+    time_t now = time(NULL);
+    strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>speedup report: ", f);
+    esc(f, in->cal->host);
+    fputs("</title>\n<style>body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}"
+          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}td,th{border:1px solid #bbb;"
+          "padding:2px 6px;text-align:right}th{background:#eee}img{max-width:100%;height:auto;border:1px solid #ddd}"
+          "pre{background:#f6f6f6;padding:0.5em;overflow-x:auto;font-size:0.8em}.bad{color:#b00}</style>\n"
+          "</head><body>\n<h1>speedup report: ", f);
+    esc(f, in->cal->host);
+    fputs("</h1>\n<p><b>Host:</b> ", f);
+    esc(f, in->host_desc);
+    fputs("<br><b>Network:</b> ", f);
+    esc(f, in->net_desc);
+    fprintf(f, "<br><b>Generated:</b> %s</p>\n", when);
+    fputs("<p>Times are training times from the traces: start-up (MPI, data, model) and training, "
+          "evaluation on the test set left out, as the model predicts them. A run's whole wall time "
+          "(mpirun launch and evaluation included) is shown for the held-out runs.</p>\n"
+          "<p><a href=\"#errors\">prediction errors</a> &middot; <a href=\"#speedup\">speedup</a> &middot; "
+          "<a href=\"#splits\">splits</a> &middot; <a href=\"#breakdown\">breakdown</a> &middot; "
+          "<a href=\"#timeline\">timeline</a> &middot; <a href=\"#calibration\">calibration</a></p>\n", f);
+
+    /* Prediction error of every measured configuration. */
+    double e_model[64], e_sim[64];
+    int n_held = 0;
+    fputs("<h2 id=\"errors\">Prediction error of every measured configuration</h2>\n<table>\n"
+          "<tr><th>configuration (K&times;T sync topology batch)</th><th>in the fit?</th><th>measured s</th>"
+          "<th>run wall s</th><th>model s</th><th>model error</th><th>simulated s</th><th>simulated error</th>"
+          "<th>measured speedup</th><th>simulated speedup (95%)</th></tr>\n", f);
+    for (int i = 0; i < in->n_meas; i++) {
+        const report_measured *m = &in->meas[i];
+        double em = rel_err(m->model_s, m->measured.time_s), es = rel_err(m->sim.time_s, m->measured.time_s);
+        if (m->held_out && n_held < 64) {
+            e_model[n_held] = em;
+            e_sim[n_held++] = es;
+        }
+        fputs("<tr><td style=\"text-align:left\">", f);
+        esc(f, m->name);
+        fprintf(f, "</td><td>%s</td><td>%.3f</td>", m->held_out ? "held out" : "in the fit", m->measured.time_s);
+        if (m->wall_s > 0)
+            fprintf(f, "<td>%.2f</td>", m->wall_s);
+        else
+            fputs("<td>(calibrate)</td>", f);
+        fprintf(f, "<td>%.3f</td><td%s>%+.1f%%</td><td>%.3f</td><td%s>%+.1f%%</td><td>%.3f</td>"
+                   "<td>%.3f (%.3f&ndash;%.3f)</td></tr>\n",
+                m->model_s, fabs(em) > 15 ? " class=\"bad\"" : "", em, m->sim.time_s,
+                fabs(es) > 15 ? " class=\"bad\"" : "", es, m->measured.speedup, m->sim.speedup, m->sim.ci_lo,
+                m->sim.ci_hi);
+    }
+    double med_model = median_abs(e_model, n_held), med_sim = median_abs(e_sim, n_held);
+    fprintf(f, "</table>\n<p>Held-out configurations (%d): median |error| %.1f%% (model), %.1f%% (simulated).</p>\n",
+            n_held, med_model, med_sim);
+
+    figure(f, "speedup", "1. Speedup against total cores, batch and epoch sync: predicted (95% band) and measured");
+    tables(f, in, 0);
+    figure(f, "splits", "2. The same total cores split into workers differently");
+    fputs("<p>The grid's rows with 2 to 8 cores in all (the measured 1&times;2 and 2&times;1 are in the "
+          "tables of figure 1):</p>\n", f);
+    fputs("<details><summary>the splits, predicted</summary><table>\n", f);
+    row_head(f, 0);
+    for (int i = 0; i < in->n_pred; i++) {
+        int total = in->pred[i].workers * in->pred[i].cores;
+        if (total >= 2 && total <= 8)
+            row(f, &in->pred[i], 0);
+    }
+    fputs("</table></details>\n", f);
+    figure(f, "breakdown", "3. Where the time goes: start-up, compute, communication, wait");
+    tables(f, in, 1);
+    figure(f, "timeline", "4. Timeline of the 2&times;1 batch all-reduce run: measured (top) and simulated (bottom)");
+    fputs("<table>\n<tr><th>run</th><th>rank</th>", f);
+    for (int p = 0; p < TRACE_PHASE_COUNT; p++)
+        fprintf(f, "<th>%s s</th>", trace_phase_name((trace_phase)p));
+    fputs("</tr>\n", f);
+    timeline_table(f, "measured", in->timeline_measured);
+    timeline_table(f, "simulated", in->timeline_simulated);
+    fputs("</table>\n", f);
+    figure(f, "calibration", "5. Calibration: measured step and sync times against the fit, with residuals");
+    const costmodel_params *p = &in->cal->params;
+    const calibration_stderr *e = &in->cal->stderr_;
+    fprintf(f, "<table>\n<tr><th>parameter</th><th>value</th><th>standard error</th><th>unit</th></tr>\n"
+               "<tr><td>c0</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
+               "<tr><td>c1</td><td>%.4g</td><td>%.2g</td><td>s/example</td></tr>\n"
+               "<tr><td>sigma</td><td>%.4g</td><td>%.2g</td><td></td></tr>\n"
+               "<tr><td>alpha ps</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
+               "<tr><td>beta ps</td><td>%.4g</td><td>%.2g</td><td>s/byte</td></tr>\n"
+               "<tr><td>alpha allreduce</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
+               "<tr><td>beta allreduce</td><td>%.4g</td><td>%.2g</td><td>s/byte</td></tr>\n"
+               "<tr><td>w0</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
+               "<tr><td>w1</td><td>%.4g</td><td>%.2g</td><td>s/worker</td></tr>\n"
+               "<tr><td>cv</td><td>%.4g</td><td>%.2g</td><td></td></tr>\n</table>\n",
+            p->c0_s, e->c0_s, p->c1_s, e->c1_s, p->sigma, e->sigma, p->link[COSTMODEL_TOPO_PS].alpha_s, e->alpha_ps,
+            p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s,
+            e->alpha_allreduce, p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, p->w0_s,
+            e->w0_s, p->w1_s, e->w1_s, p->cv, e->cv);
+    if (in->calibrate_log) {
+        fputs("<p>The fit and its leave-one-out check (<code>speedup calibrate</code>'s output):</p>\n", f);
+        pre_file(f, in->calibrate_log);
+    }
+    fputs("<h2>How this report was made</h2>\n<pre>", f);
+    esc(f, in->commands);
+    fputs("</pre>\n<p>Files: <a href=\"calibration.json\">calibration.json</a>, <a href=\"predictions.csv\">"
+          "predictions.csv</a>, <a href=\"measurements.csv\">measurements.csv</a>, traces in "
+          "<a href=\"traces/\">traces/</a> and <a href=\"measured/\">measured/</a>.</p>\n</body></html>\n", f);
+    return atomicfile_commit(af, err, errlen);
+}

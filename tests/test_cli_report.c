@@ -1,0 +1,80 @@
+/* speedup report's and the calibrate plan's refusals: missing gnuplot, bad flags, bad
+ * budgets (the report end to end: test_report_e2e.c). */
+#define _POSIX_C_SOURCE 200809L
+#include "tests/clirun.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+Test(cli_report, missing_gnuplot_is_one_clear_error_before_measuring) {
+    char *dir = clirun_tmpdir(), args[1024];
+    setenv("SPEEDUP_GNUPLOT", "/nonexistent/gnuplot", 1);
+    snprintf(args, sizeof args, "report --out %s/out --limit 64 --max-workers 4", dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 1, "exit %d", r.status);
+    cr_assert(strstr(r.err, "gnuplot not found (/nonexistent/gnuplot)") != NULL, "stderr: %s", r.err);
+    cr_assert(strchr(r.err, '\n') == r.err + strlen(r.err) - 1, "more than one line: %s", r.err);
+    clirun_free(&r);
+    free(dir);
+}
+
+Test(cli_report, unknown_flag_is_a_usage_error) {
+    clirun_result r = clirun("report --colour red");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--colour") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+}
+
+Test(cli_report, zero_max_workers_is_a_usage_error) {
+    clirun_result r = clirun("report --max-workers 0");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--max-workers") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+}
+
+Test(calibrate_plan, zero_budget_is_a_usage_error) {
+    clirun_result r = clirun("calibrate --budget 0");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--budget") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+}
+
+Test(calibrate_plan, negative_budget_is_a_usage_error) {
+    clirun_result r = clirun("calibrate --budget -30");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--budget") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+}
+
+Test(calibrate_plan, budget_that_is_not_a_number_is_a_usage_error) {
+    clirun_result r = clirun("calibrate --budget soon");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "'soon'") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+}
+
+Test(calibrate_plan, unknown_flag_is_a_usage_error) {
+    clirun_result r = clirun("calibrate --budjet 30");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--budjet") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+}
+
+Test(calibrate_plan, measuring_flags_with_from_traces_are_refused) {
+    char *dir = clirun_tmpdir(), args[600];
+    snprintf(args, sizeof args, "calibrate --from-traces %s --budget 30", dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "for measuring") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+    free(dir);
+}
+
+Test(calibrate_plan, unwritable_out_dir_fails_before_measuring) {
+    clirun_result r = clirun("calibrate --out-dir /proc/speedup-no/traces --limit 64");
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.err, "/proc/speedup-no/traces: cannot create directory") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+}
