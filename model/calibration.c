@@ -1,5 +1,7 @@
 #include "model/calibration.h"
 
+#include "util/errmsg.h"
+
 #include "util/atomicfile.h"
 
 #include <jansson.h>
@@ -8,32 +10,22 @@
 #include <stdio.h>
 #include <string.h>
 
-static int fail(char *err, int errlen, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, (size_t)errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* One required entry of "params": {"value": v, ...}, v finite and ≥ 0. */
 static int read_param(const char *path, json_t *params, const char *name, double *value,
                       double *stderr_out, char *err, int errlen) {
     json_t *entry = json_object_get(params, name);
     if (!entry)
-        return fail(err, errlen, "%s: params.%s: missing", path, name);
+        return errmsg_set(err, errlen, "%s: params.%s: missing", path, name);
     if (!json_is_object(entry))
-        return fail(err, errlen, "%s: params.%s: expected an object {\"value\": ...}", path, name);
+        return errmsg_set(err, errlen, "%s: params.%s: expected an object {\"value\": ...}", path, name);
     json_t *v = json_object_get(entry, "value");
     if (!v)
-        return fail(err, errlen, "%s: params.%s.value: missing", path, name);
+        return errmsg_set(err, errlen, "%s: params.%s.value: missing", path, name);
     if (!json_is_number(v))
-        return fail(err, errlen, "%s: params.%s.value: expected a number", path, name);
+        return errmsg_set(err, errlen, "%s: params.%s.value: expected a number", path, name);
     double x = json_number_value(v);
     if (!isfinite(x) || x < 0)
-        return fail(err, errlen, "%s: params.%s.value: expected a finite number >= 0, got %g", path, name, x);
+        return errmsg_set(err, errlen, "%s: params.%s.value: expected a finite number >= 0, got %g", path, name, x);
     *value = x;
     json_t *e = json_object_get(entry, "stderr");
     *stderr_out = json_is_number(e) ? json_number_value(e) : NAN;
@@ -43,23 +35,23 @@ static int read_param(const char *path, json_t *params, const char *name, double
 static int read_count(const char *path, json_t *obj, const char *name, long *out, char *err, int errlen) {
     json_t *v = json_object_get(obj, name);
     if (!json_is_integer(v) || json_integer_value(v) < 1)
-        return fail(err, errlen, "%s: workload.%s: expected an integer >= 1", path, name);
+        return errmsg_set(err, errlen, "%s: workload.%s: expected an integer >= 1", path, name);
     *out = (long)json_integer_value(v);
     return 0;
 }
 
 static int read_root(const char *path, json_t *root, calibration *out, char *err, int errlen) {
     if (!json_is_object(root))
-        return fail(err, errlen, "%s: expected a JSON object at the top", path);
+        return errmsg_set(err, errlen, "%s: expected a JSON object at the top", path);
     json_t *format = json_object_get(root, "format");
     if (!json_is_string(format) || strcmp(json_string_value(format), CALIBRATION_FORMAT) != 0)
-        return fail(err, errlen, "%s: format: expected \"%s\"", path, CALIBRATION_FORMAT);
+        return errmsg_set(err, errlen, "%s: format: expected \"%s\"", path, CALIBRATION_FORMAT);
     json_t *version = json_object_get(root, "version");
     if (!json_is_integer(version) || json_integer_value(version) != CALIBRATION_VERSION)
-        return fail(err, errlen, "%s: version: expected %d", path, CALIBRATION_VERSION);
+        return errmsg_set(err, errlen, "%s: version: expected %d", path, CALIBRATION_VERSION);
     json_t *params = json_object_get(root, "params");
     if (!json_is_object(params))
-        return fail(err, errlen, "%s: params: missing or not an object", path);
+        return errmsg_set(err, errlen, "%s: params: missing or not an object", path);
 
     costmodel_params *p = &out->params;
     calibration_stderr *e = &out->stderr_;
@@ -82,7 +74,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         if (read_param(path, params, fields[i].name, fields[i].value, fields[i].se, err, errlen))
             return -1;
     if (p->sigma > 1)
-        return fail(err, errlen, "%s: params.sigma.value: expected a fraction in [0, 1], got %g", path, p->sigma);
+        return errmsg_set(err, errlen, "%s: params.sigma.value: expected a fraction in [0, 1], got %g", path, p->sigma);
 
     json_t *host = json_object_get(root, "host");
     json_t *name = json_object_get(host, "name");
@@ -92,7 +84,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     if (workload) {
         long epochs = 0;
         if (!json_is_object(workload))
-            return fail(err, errlen, "%s: workload: expected an object", path);
+            return errmsg_set(err, errlen, "%s: workload: expected an object", path);
         if (read_count(path, workload, "examples", &out->examples, err, errlen) ||
             read_count(path, workload, "batch", &out->batch, err, errlen) ||
             read_count(path, workload, "epochs", &epochs, err, errlen))
@@ -109,8 +101,8 @@ int calibration_read(const char *path, calibration *out, char *err, int errlen) 
     json_t *root = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
     if (!root) {
         if (jerr.line < 1)
-            return fail(err, errlen, "%s: %s", path, jerr.text);
-        return fail(err, errlen, "%s: line %d column %d: %s", path, jerr.line, jerr.column, jerr.text);
+            return errmsg_set(err, errlen, "%s: %s", path, jerr.text);
+        return errmsg_set(err, errlen, "%s: line %d column %d: %s", path, jerr.line, jerr.column, jerr.text);
     }
     int rc = read_root(path, root, out, err, errlen);
     json_decref(root);
@@ -257,7 +249,7 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
     costmodel_config any = costmodel_config_seed_example();
     char why[160];
     if (costmodel_check(&cal->params, &any, why, sizeof why))
-        return fail(err, errlen, "%s: not written: %s", path, why);
+        return errmsg_set(err, errlen, "%s: not written: %s", path, why);
     json_t *root = json_pack("{s:s, s:i, s:{s:s, s:i}}", "format", CALIBRATION_FORMAT, "version", CALIBRATION_VERSION,
                              "host", "name", cal->host, "cores", (int)cal->params.host_cores);
     int bad = !root || set_new(root, "params", params_to_json(cal));
@@ -268,7 +260,7 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
         bad = fit_to_json(root, fit);
     if (bad) {
         json_decref(root);
-        return fail(err, errlen, "%s: out of memory while building the calibration", path);
+        return errmsg_set(err, errlen, "%s: out of memory while building the calibration", path);
     }
     atomicfile *f = atomicfile_open(path, err, errlen);
     if (!f) {
@@ -279,7 +271,7 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
     json_decref(root);
     if (rc || fputc('\n', atomicfile_stream(f)) == EOF) {
         atomicfile_abort(f);
-        return fail(err, errlen, "%s: write failed", path);
+        return errmsg_set(err, errlen, "%s: write failed", path);
     }
     return atomicfile_commit(f, err, errlen);
 }

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "model/ernest.h"
 
+#include "util/errmsg.h"
+
 #include "model/nnls.h"
 
 #include <errno.h>
@@ -9,16 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, int errlen, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, (size_t)errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 void ernest_features(double machines, double fraction, double out[ERNEST_N_THETA]) {
     /* amplab/ernest predictor.py: return [1.0, float(scale) / float(mc), float(mc), np.log(mc)] */
@@ -123,7 +115,7 @@ static int parse_row(char *line, ernest_point *p, char *what, int whatlen) {
 ernest_data *ernest_read_csv(const char *path, char *err, int errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {
-        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        errmsg_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     ernest_data *d = calloc(1, sizeof *d);
@@ -133,11 +125,11 @@ ernest_data *ernest_read_csv(const char *path, char *err, int errlen) {
     long lineno = 0;
     int ok = d != NULL;
     if (!d)
-        fail(err, errlen, "%s: out of memory", path);
+        errmsg_set(err, errlen, "%s: out of memory", path);
     while (ok && (len = getline(&line, &cap, f)) != -1) {
         lineno++;
         if ((size_t)len != strlen(line)) {
-            fail(err, errlen, "%s: line %ld: expected text, found a NUL byte", path, lineno);
+            errmsg_set(err, errlen, "%s: line %ld: expected text, found a NUL byte", path, lineno);
             ok = 0;
             break;
         }
@@ -149,19 +141,19 @@ ernest_data *ernest_read_csv(const char *path, char *err, int errlen) {
         ernest_point p;
         char what[160];
         if (parse_row(line, &p, what, sizeof what)) {
-            fail(err, errlen, "%s: line %ld: expected %s", path, lineno, what);
+            errmsg_set(err, errlen, "%s: line %ld: expected %s", path, lineno, what);
             ok = 0;
         } else if (push(d, p)) {
-            fail(err, errlen, "%s: out of memory at line %ld", path, lineno);
+            errmsg_set(err, errlen, "%s: out of memory at line %ld", path, lineno);
             ok = 0;
         }
     }
     if (ok && ferror(f)) {
-        fail(err, errlen, "%s: read error: %s", path, strerror(errno));
+        errmsg_set(err, errlen, "%s: read error: %s", path, strerror(errno));
         ok = 0;
     }
     if (ok && d->n == 0) {
-        fail(err, errlen, "%s: no data rows: expected lines machines,input_fraction,time_s", path);
+        errmsg_set(err, errlen, "%s: no data rows: expected lines machines,input_fraction,time_s", path);
         ok = 0;
     }
     free(line);
@@ -178,20 +170,20 @@ ernest_data *ernest_read_csv(const char *path, char *err, int errlen) {
 
 int ernest_fit(const ernest_point *points, long n, ernest_model *out, char *err, int errlen) {
     if (n <= ERNEST_N_THETA)
-        return fail(err, errlen, "Ernest's model has %d parameters: it needs at least %d data points for a fit "
+        return errmsg_set(err, errlen, "Ernest's model has %d parameters: it needs at least %d data points for a fit "
                     "with standard errors, got %ld", ERNEST_N_THETA, ERNEST_N_THETA + 1, n);
     gsl_matrix *A = gsl_matrix_alloc((size_t)n, ERNEST_N_THETA);
     gsl_vector *y = gsl_vector_alloc((size_t)n);
     nnls_result *r = nnls_result_new(ERNEST_N_THETA);
     int rc = -1;
     if (!A || !y || !r) {
-        fail(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         goto done;
     }
     for (long i = 0; i < n; i++) {
         double f[ERNEST_N_THETA];
         if (!(points[i].machines >= 1)) {
-            fail(err, errlen, "data point %ld: machines must be >= 1 (got %g)", i + 1, points[i].machines);
+            errmsg_set(err, errlen, "data point %ld: machines must be >= 1 (got %g)", i + 1, points[i].machines);
             goto done;
         }
         ernest_features(points[i].machines, points[i].fraction, f);

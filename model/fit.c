@@ -1,5 +1,7 @@
 #include "model/fit.h"
 
+#include "util/errmsg.h"
+
 #include "model/ernest.h"
 #include "model/nnls.h"
 
@@ -12,16 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static int fail(char *err, int errlen, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, (size_t)errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* ---------------------------------------------------------------------------------- */
 /* Growing arrays of regression rows */
@@ -62,7 +54,7 @@ static nnls_result *rows_nnls(const rows *r, char *err, int errlen) {
     gsl_vector_const_view y = gsl_vector_const_view_array(r->y, (size_t)r->n);
     nnls_result *res = nnls_result_new(r->cols);
     if (!res) {
-        fail(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         return NULL;
     }
     if (nnls_solve(&A.matrix, &y.vector, res, err, errlen)) {
@@ -85,7 +77,7 @@ static nnls_result *rows_nnls_relative(const rows *r, char *err, int errlen) {
     double top = 0, *fitted = malloc(sizeof *fitted * (size_t)r->n);
     if (!fitted) {
         nnls_result_free(first);
-        fail(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         return NULL;
     }
     for (long i = 0; i < r->n; i++) {
@@ -101,7 +93,7 @@ static nnls_result *rows_nnls_relative(const rows *r, char *err, int errlen) {
         for (int j = 0; j < r->cols; j++)
             x[j] = r->x[i * r->cols + j] / f;
         if (!(f > 0) || rows_push(&w, x, r->y[i] / f)) {
-            fail(err, errlen, !(f > 0) ? "every fitted value is 0: nothing to weight by" : "out of memory");
+            errmsg_set(err, errlen, !(f > 0) ? "every fitted value is 0: nothing to weight by" : "out of memory");
             goto done;
         }
     }
@@ -227,7 +219,7 @@ static int fit_compute(subset *s, core_fit *f, double *cov01, char *err, int err
             bmin = fmin(bmin, b);
             bmax = fmax(bmax, b);
             if (rows_push(&r, x, e->t1_s - e->t0_s)) {
-                fail(err, errlen, "out of memory");
+                errmsg_set(err, errlen, "out of memory");
                 goto done;
             }
         }
@@ -291,7 +283,7 @@ static int fit_sigma(subset *s, core_fit *f, double cov01, char *err, int errlen
             const trace_event *e = &t->events[k];
             double x[2] = { local_batch(t, e), t->run.config.cores };
             if (e->ph == TRACE_COMPUTE && rows_push(&r, x, e->t1_s - e->t0_s)) {
-                fail(err, errlen, "out of memory");
+                errmsg_set(err, errlen, "out of memory");
                 goto done;
             }
         }
@@ -309,7 +301,7 @@ static int fit_sigma(subset *s, core_fit *f, double cov01, char *err, int errlen
     }
     double sigma, var, rss;
     if (sigma_estimate(&r, f->p.c0_s, f->p.c1_s, &sigma, &var, &rss) != GSL_SUCCESS) {
-        rc = fail(err, errlen, "sigma: the fit failed");
+        rc = errmsg_set(err, errlen, "sigma: the fit failed");
         goto done;
     }
     /* Propagate the uncertainty of c0, c1: var += gᵀ·Σ·g, g = ∂σ/∂(c0, c1) by central
@@ -321,7 +313,7 @@ static int fit_sigma(subset *s, core_fit *f, double cov01, char *err, int errlen
         cp[j] += h;
         cm[j] -= h;
         if (sigma_estimate(&r, cp[0], cp[1], &sp, &v, &q) || sigma_estimate(&r, cm[0], cm[1], &sm, &v, &q)) {
-            rc = fail(err, errlen, "sigma: the fit failed");
+            rc = errmsg_set(err, errlen, "sigma: the fit failed");
             goto done;
         }
         g[j] = (sp - sm) / (2 * h);
@@ -438,13 +430,13 @@ static int fit_comm(subset *s, core_fit *f, costmodel_topology topo, char *err, 
             if (e->ph != TRACE_COMM || e->rank != 0 || !comm_features(t, e, topo, x))
                 continue;
             if (rows_push(&r, x, e->t1_s - e->t0_s)) {
-                fail(err, errlen, "out of memory");
+                errmsg_set(err, errlen, "out of memory");
                 goto done;
             }
         }
     }
     if (group_medians(&r)) {
-        fail(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         goto done;
     }
     rc = 1;
@@ -497,7 +489,7 @@ static int fit_startup(subset *s, core_fit *f, char *err, int errlen) {
         kmin = r.n == 0 || K < kmin ? K : kmin;
         kmax = r.n == 0 || K > kmax ? K : kmax;
         if (rows_push(&r, x, w)) {
-            fail(err, errlen, "out of memory");
+            errmsg_set(err, errlen, "out of memory");
             goto done;
         }
     }
@@ -554,7 +546,7 @@ static int fit_cv(subset *s, core_fit *f, char *err, int errlen) {
         if (!v || !d) {
             free(v);
             free(d);
-            return fail(err, errlen, "out of memory");
+            return errmsg_set(err, errlen, "out of memory");
         }
         long n = 0;
         for (long k = 0; k < t->n_events; k++)
@@ -597,7 +589,7 @@ static int fit_core(subset *s, core_fit *f, char *err, int errlen) {
         if (used(s, i, true))
             first = s->tr[i];
     if (!first)
-        return fail(err, errlen, "no training runs to fit (only communication benchmarks)");
+        return errmsg_set(err, errlen, "no training runs to fit (only communication benchmarks)");
     f->p.model_bytes = (double)first->run.model_bytes;
     f->p.host_cores = first->run.host_cores;
     if (first->run.model_bytes <= 0)
@@ -617,7 +609,7 @@ static int fit_core(subset *s, core_fit *f, char *err, int errlen) {
     if (fit_startup(s, f, err, errlen) < 0 || fit_cv(s, f, err, errlen) < 0)
         return -1;
     if (s->missing[0])
-        return fail(err, errlen, "under-determined fit: %s", s->missing);
+        return errmsg_set(err, errlen, "under-determined fit: %s", s->missing);
     return 0;
 }
 
@@ -628,7 +620,7 @@ static int fit_core(subset *s, core_fit *f, char *err, int errlen) {
 static int fit_ernest(const fit_result *r, int skip, ernest_model *m, char *err, int errlen) {
     ernest_point *pts = malloc(sizeof *pts * (size_t)(r->fit.n_runs + 1));
     if (!pts)
-        return fail(err, errlen, "out of memory");
+        return errmsg_set(err, errlen, "out of memory");
     long n = 0;
     for (int i = 0; i < r->fit.n_runs; i++)
         if (i != skip)
@@ -673,12 +665,12 @@ static bool same_config(const costmodel_config *a, const costmodel_config *b) {
 
 static int check_inputs(trace *const *tr, const char *const *paths, int n, int *n_train, char *err, int errlen) {
     if (n < 1)
-        return fail(err, errlen, "no traces to fit");
+        return errmsg_set(err, errlen, "no traces to fit");
     int train0 = -1;
     *n_train = 0;
     for (int i = 0; i < n; i++) {
         if (strcmp(tr[i]->run.host, tr[0]->run.host) != 0)
-            return fail(err, errlen, "%s: run.host is '%s' but %s: run.host is '%s': traces from different hosts "
+            return errmsg_set(err, errlen, "%s: run.host is '%s' but %s: run.host is '%s': traces from different hosts "
                         "cannot be fitted together", paths[i], tr[i]->run.host, paths[0], tr[0]->run.host);
         if (is_bench(tr[i]))
             continue;
@@ -686,14 +678,14 @@ static int check_inputs(trace *const *tr, const char *const *paths, int n, int *
         if (train0 < 0)
             train0 = i;
         else if (strcmp(tr[i]->run.net, tr[train0]->run.net) != 0)
-            return fail(err, errlen, "%s: run.net is '%s' but %s: run.net is '%s': traces of different networks "
+            return errmsg_set(err, errlen, "%s: run.net is '%s' but %s: run.net is '%s': traces of different networks "
                         "cannot be fitted together", paths[i], tr[i]->run.net, paths[train0], tr[train0]->run.net);
         else if (tr[i]->run.model_bytes != tr[train0]->run.model_bytes)
-            return fail(err, errlen, "%s: run.model_bytes is %ld but %s: run.model_bytes is %ld", paths[i],
+            return errmsg_set(err, errlen, "%s: run.model_bytes is %ld but %s: run.model_bytes is %ld", paths[i],
                         tr[i]->run.model_bytes, paths[train0], tr[train0]->run.model_bytes);
     }
     if (*n_train == 0)
-        return fail(err, errlen, "no training runs: only communication benchmarks (run.net \"%s\"); c0, c1, "
+        return errmsg_set(err, errlen, "no training runs: only communication benchmarks (run.net \"%s\"); c0, c1, "
                     "sigma, w0, w1 and cv need traces of `speedup train`", FIT_COMMBENCH_NET);
     return 0;
 }
@@ -725,7 +717,7 @@ int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result
             single = false;
     }
     if (!first)
-        return fail(err, errlen, "no training runs to fit");
+        return errmsg_set(err, errlen, "no training runs to fit");
     subset all = { .tr = traces, .n = n, .skip = -1 };
     core_fit f;
     char why[1200];
@@ -734,15 +726,15 @@ int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result
             char sync[24];
             const costmodel_config *c = &first->run.config;
             costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
-            return fail(err, errlen, "a single configuration (K=%d, T=%d, %s sync, %s, %d run%s): %s", c->workers,
+            return errmsg_set(err, errlen, "a single configuration (K=%d, T=%d, %s sync, %s, %d run%s): %s", c->workers,
                         c->cores, sync, costmodel_topology_name(c->topology), n_train, n_train == 1 ? "" : "s", why);
         }
-        return fail(err, errlen, "%s", why);
+        return errmsg_set(err, errlen, "%s", why);
     }
     costmodel_config any = first->run.config;
     char why_bad[160];
     if (costmodel_check(&f.p, &any, why_bad, sizeof why_bad))
-        return fail(err, errlen, "the fit gave an unusable parameter: %s", why_bad);
+        return errmsg_set(err, errlen, "the fit gave an unusable parameter: %s", why_bad);
     copy_core(out, &f);
     snprintf(out->cal.host, sizeof out->cal.host, "%s", first->run.host);
     out->cal.has_workload = true;
@@ -758,7 +750,7 @@ int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result
         free(e_model);
         free(e_ernest);
         fit_result_release(out);
-        return fail(err, errlen, "out of memory");
+        return errmsg_set(err, errlen, "out of memory");
     }
     out->fit.runs = out->runs;
     for (int i = 0, r = 0; i < n; i++) {

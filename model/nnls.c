@@ -1,5 +1,7 @@
 #include "model/nnls.h"
 
+#include "util/errmsg.h"
+
 #include <float.h>
 #include <gsl/gsl_blas.h>
 #include <gsl/gsl_errno.h>
@@ -9,16 +11,6 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static int fail(char *err, int errlen, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, (size_t)errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 nnls_result *nnls_result_new(int p) {
     if (p < 1)
@@ -191,17 +183,17 @@ static int active_set(const passive_problem *pp, bool *passive, gsl_vector *x, g
 int nnls_solve(const gsl_matrix *A, const gsl_vector *y, nnls_result *out, char *err, int errlen) {
     size_t n = A->size1, p = A->size2;
     if (!out || out->p != (int)p)
-        return fail(err, errlen, "nnls: result sized for %d parameters, the design has %zu", out ? out->p : 0, p);
+        return errmsg_set(err, errlen, "nnls: result sized for %d parameters, the design has %zu", out ? out->p : 0, p);
     if (y->size != n)
-        return fail(err, errlen, "nnls: %zu observations but %zu rows in the design", y->size, n);
+        return errmsg_set(err, errlen, "nnls: %zu observations but %zu rows in the design", y->size, n);
     if (n <= p)
-        return fail(err, errlen, "nnls: %zu observations cannot fit %zu parameters with a standard error (need more than %zu)", n, p, p);
+        return errmsg_set(err, errlen, "nnls: %zu observations cannot fit %zu parameters with a standard error (need more than %zu)", n, p, p);
     for (size_t i = 0; i < n; i++) {
         if (!isfinite(gsl_vector_get(y, i)))
-            return fail(err, errlen, "nnls: observation %zu is not a finite number", i);
+            return errmsg_set(err, errlen, "nnls: observation %zu is not a finite number", i);
         for (size_t j = 0; j < p; j++)
             if (!isfinite(gsl_matrix_get(A, i, j)))
-                return fail(err, errlen, "nnls: design entry (%zu, %zu) is not a finite number", i, j);
+                return errmsg_set(err, errlen, "nnls: design entry (%zu, %zu) is not a finite number", i, j);
     }
     gsl_error_handler_t *old = gsl_set_error_handler_off();
 
@@ -213,7 +205,7 @@ int nnls_solve(const gsl_matrix *A, const gsl_vector *y, nnls_result *out, char 
     bool *passive = calloc(p, sizeof *passive), *skip = calloc(p, sizeof *skip);
     int rc = -1;
     if (!As || !scale || !x || !s || !w || !r || !cov || !passive || !skip) {
-        fail(err, errlen, "nnls: out of memory");
+        errmsg_set(err, errlen, "nnls: out of memory");
         goto done;
     }
     gsl_matrix_memcpy(As, A);
@@ -230,7 +222,7 @@ int nnls_solve(const gsl_matrix *A, const gsl_vector *y, nnls_result *out, char 
     if (status == GSL_SUCCESS)
         status = solve_passive(&pp, s, cov, &rss);
     if (status != GSL_SUCCESS) {
-        fail(err, errlen, "nnls: %s", status == GSL_EMAXITER ? "the active set did not settle (degenerate design)"
+        errmsg_set(err, errlen, "nnls: %s", status == GSL_EMAXITER ? "the active set did not settle (degenerate design)"
                                                               : gsl_strerror(status));
         goto done;
     }

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "model/trace.h"
 
+#include "util/errmsg.h"
+
 #include "util/atomicfile.h"
 
 #include <errno.h>
@@ -105,14 +107,6 @@ int trace_write(const trace *t, const char *path, char *err, int errlen) {
 /* ---------------------------------------------------------------------------------- */
 /* Reading */
 
-static int fail(char *err, int errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, (size_t)errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 static int get_int(json_t *o, const char *key, long min, long *out) {
     json_t *v = json_object_get(o, key);
     if (!json_is_integer(v) || json_integer_value(v) < min)
@@ -124,13 +118,13 @@ static int get_int(json_t *o, const char *key, long min, long *out) {
 static int parse_run(json_t *root, trace_run *r, const char *path, char *err, int errlen) {
     json_t *run = json_object_get(root, "run");
     if (!json_is_object(run))
-        return fail(err, errlen, "%s: line 1: expected {\"run\": {...}} describing the run", path);
+        return errmsg_set(err, errlen, "%s: line 1: expected {\"run\": {...}} describing the run", path);
     json_t *format = json_object_get(run, "format");
     if (!json_is_string(format) || strcmp(json_string_value(format), TRACE_FORMAT) != 0)
-        return fail(err, errlen, "%s: line 1: run.format: expected \"%s\"", path, TRACE_FORMAT);
+        return errmsg_set(err, errlen, "%s: line 1: run.format: expected \"%s\"", path, TRACE_FORMAT);
     long version = 0;
     if (get_int(run, "version", 0, &version) || version != TRACE_VERSION)
-        return fail(err, errlen, "%s: line 1: run.version: expected %d", path, TRACE_VERSION);
+        return errmsg_set(err, errlen, "%s: line 1: run.version: expected %d", path, TRACE_VERSION);
 
     const char *host = json_string_value(json_object_get(run, "host"));
     const char *git = json_string_value(json_object_get(run, "git"));
@@ -151,7 +145,7 @@ static int parse_run(json_t *root, trace_run *r, const char *path, char *err, in
         if (!v && !ints[i].required)
             continue;
         if (get_int(run, ints[i].key, ints[i].min, ints[i].out))
-            return fail(err, errlen, "%s: line 1: run.%s: expected an integer >= %ld", path, ints[i].key, ints[i].min);
+            return errmsg_set(err, errlen, "%s: line 1: run.%s: expected an integer >= %ld", path, ints[i].key, ints[i].min);
     }
     costmodel_config *c = &r->config;
     c->workers = (int)workers;
@@ -165,14 +159,14 @@ static int parse_run(json_t *root, trace_run *r, const char *path, char *err, in
 
     const char *sync = json_string_value(json_object_get(run, "sync"));
     if (!sync || costmodel_sync_parse(sync, &c->sync, &c->every_n))
-        return fail(err, errlen, "%s: line 1: run.sync: expected batch, epoch or every:N", path);
+        return errmsg_set(err, errlen, "%s: line 1: run.sync: expected batch, epoch or every:N", path);
     const char *topo = json_string_value(json_object_get(run, "topology"));
     if (!topo || costmodel_topology_parse(topo, &c->topology))
-        return fail(err, errlen, "%s: line 1: run.topology: expected ps or allreduce", path);
+        return errmsg_set(err, errlen, "%s: line 1: run.topology: expected ps or allreduce", path);
     const char *master = json_string_value(json_object_get(run, "master"));
     c->master = COSTMODEL_MASTER_WORKER;
     if (master && costmodel_master_parse(master, &c->master))
-        return fail(err, errlen, "%s: line 1: run.master: expected worker or dedicated", path);
+        return errmsg_set(err, errlen, "%s: line 1: run.master: expected worker or dedicated", path);
     c->batch_per_worker = json_is_true(json_object_get(run, "batch_per_worker"));
     return 0;
 }
@@ -221,7 +215,7 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
 trace *trace_read(const char *path, char *err, int errlen) {
     FILE *f = fopen(path, "r");
     if (!f) {
-        fail(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        errmsg_set(err, errlen, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     trace *t = trace_new(NULL);
@@ -236,7 +230,7 @@ trace *trace_read(const char *path, char *err, int errlen) {
         json_error_t jerr;
         json_t *o = json_loads(line, 0, &jerr);
         if (!o) {
-            fail(err, errlen, "%s: line %ld column %d: %s", path, lineno, jerr.column, jerr.text);
+            errmsg_set(err, errlen, "%s: line %ld column %d: %s", path, lineno, jerr.column, jerr.text);
             ok = 0;
         } else if (lineno == 1) {
             ok = parse_run(o, &t->run, path, err, errlen) == 0;
@@ -244,17 +238,17 @@ trace *trace_read(const char *path, char *err, int errlen) {
             trace_event e;
             const char *what;
             if (parse_event(o, &t->run, &e, &what)) {
-                fail(err, errlen, "%s: line %ld: expected %s", path, lineno, what);
+                errmsg_set(err, errlen, "%s: line %ld: expected %s", path, lineno, what);
                 ok = 0;
             } else if (trace_add(t, &e)) {
-                fail(err, errlen, "%s: out of memory at line %ld", path, lineno);
+                errmsg_set(err, errlen, "%s: out of memory at line %ld", path, lineno);
                 ok = 0;
             }
         }
         json_decref(o);
     }
     if (ok && lineno == 0) {
-        fail(err, errlen, "%s: empty file: expected a {\"run\": ...} line", path);
+        errmsg_set(err, errlen, "%s: empty file: expected a {\"run\": ...} line", path);
         ok = 0;
     }
     free(line);

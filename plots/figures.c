@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "plots/figures.h"
 
+#include "util/errmsg.h"
+
 #include "plots/gnuplot.h"
 
 #include <errno.h>
@@ -13,39 +15,31 @@
 
 enum { MAX_SERIES = 6, PATH_LEN = 1024 };
 
-static int fail(char *err, int errlen, const char *fmt, ...) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, (size_t)errlen, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 /* OUT_DIR/data/NAME, creating the data folder. */
 static int data_path(const char *out_dir, const char *name, char *path, char *err, int errlen) {
     char dir[PATH_LEN];
     if (snprintf(dir, sizeof dir, "%s/data", out_dir) >= (int)sizeof dir - 32)
-        return fail(err, errlen, "%s: path too long", out_dir);
+        return errmsg_set(err, errlen, "%s: path too long", out_dir);
     if (mkdir(out_dir, 0777) != 0 && errno != EEXIST)
-        return fail(err, errlen, "%s: cannot create: %s", out_dir, strerror(errno));
+        return errmsg_set(err, errlen, "%s: cannot create: %s", out_dir, strerror(errno));
     if (mkdir(dir, 0777) != 0 && errno != EEXIST)
-        return fail(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
+        return errmsg_set(err, errlen, "%s: cannot create: %s", dir, strerror(errno));
     if (snprintf(path, PATH_LEN, "%s/%s", dir, name) >= PATH_LEN)
-        return fail(err, errlen, "%s: path too long", out_dir);
+        return errmsg_set(err, errlen, "%s: path too long", out_dir);
     return 0;
 }
 
 static FILE *open_data(const char *path, char *err, int errlen) {
     FILE *f = fopen(path, "w");
     if (!f)
-        fail(err, errlen, "%s: cannot write: %s", path, strerror(errno));
+        errmsg_set(err, errlen, "%s: cannot write: %s", path, strerror(errno));
     return f;
 }
 
 static int close_data(FILE *f, const char *path, char *err, int errlen) {
     int bad = ferror(f);
     if (fclose(f) != 0 || bad)
-        return fail(err, errlen, "%s: write failed", path);
+        return errmsg_set(err, errlen, "%s: write failed", path);
     return 0;
 }
 
@@ -125,7 +119,7 @@ static prediction_row *sorted_copy(const prediction_row *rows, int n) {
 int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row *meas, int n_meas,
                     const char *title, const char *out_dir, char *err, int errlen) {
     if (n_pred < 1)
-        return fail(err, errlen, "speedup figure: no predictions to plot");
+        return errmsg_set(err, errlen, "speedup figure: no predictions to plot");
     series_key keys[MAX_SERIES];
     int ns = series_of(pred, n_pred, keys);
     prediction_row *p = sorted_copy(pred, n_pred), *m = sorted_copy(meas, n_meas);
@@ -133,7 +127,7 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
     int rc = -1;
     FILE *pf = NULL, *mf = NULL;
     if (!p || !m) {
-        fail(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         goto done;
     }
     if (data_path(out_dir, "speedup-predicted.dat", pfile, err, errlen) ||
@@ -210,7 +204,7 @@ int figures_splits(const prediction_row *pred, int n_pred, const prediction_row 
     FILE *f = NULL;
     int rc = -1, rows_written = 0;
     if (!p) {
-        fail(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         goto done;
     }
     if (data_path(out_dir, "splits.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
@@ -255,7 +249,7 @@ int figures_splits(const prediction_row *pred, int n_pred, const prediction_row 
     if (closed)
         goto done;
     if (rows_written == 0) {
-        fail(err, errlen, "splits figure: no total core count is reached by two different worker x core splits "
+        errmsg_set(err, errlen, "splits figure: no total core count is reached by two different worker x core splits "
                           "(give e.g. --workers 1,2,4 --cores 1,2,4)");
         goto done;
     }
@@ -282,7 +276,7 @@ static void breakdown_row(FILE *f, const prediction_row *r, char tag) {
 int figures_breakdown(const prediction_row *pred, int n_pred, const prediction_row *meas, int n_meas,
                       const char *title, const char *out_dir, char *err, int errlen) {
     if (n_pred < 1 && n_meas < 1)
-        return fail(err, errlen, "breakdown figure: no rows to plot");
+        return errmsg_set(err, errlen, "breakdown figure: no rows to plot");
     char file[PATH_LEN];
     FILE *f;
     if (data_path(out_dir, "breakdown.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
@@ -325,11 +319,11 @@ static int ranks_of(const trace *t) {
 int figures_timeline(const trace *measured, const trace *simulated, const char *title,
                      const char *out_dir, char *err, int errlen) {
     if (!measured && !simulated)
-        return fail(err, errlen, "timeline figure: no trace given");
+        return errmsg_set(err, errlen, "timeline figure: no trace given");
     int km = measured ? ranks_of(measured) : 0, ks = simulated ? ranks_of(simulated) : 0;
     int nrows = km + ks;
     if (nrows == 0)
-        return fail(err, errlen, "timeline figure: the traces hold no events");
+        return errmsg_set(err, errlen, "timeline figure: the traces hold no events");
     char file[PATH_LEN];
     FILE *f;
     if (data_path(out_dir, "timeline.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
@@ -350,7 +344,7 @@ int figures_timeline(const trace *measured, const trace *simulated, const char *
     size_t cap = 64 + (size_t)nrows * 40;
     char *ytics = malloc(cap);
     if (!ytics)
-        return fail(err, errlen, "out of memory");
+        return errmsg_set(err, errlen, "out of memory");
     int len = snprintf(ytics, cap, "set ytics (");
     int every = nrows > 32 ? nrows / 16 : 1; /* keep labels legible for many workers */
     int written = 0;
@@ -398,7 +392,7 @@ static double moments_sd(const moments *m) {
 int figures_calibration(trace *const *traces, int n_traces, const costmodel_params *fitted,
                         const char *title, const char *out_dir, char *err, int errlen) {
     if (n_traces < 1)
-        return fail(err, errlen, "calibration figure: no traces given");
+        return errmsg_set(err, errlen, "calibration figure: no traces given");
     char stepfile[PATH_LEN], syncfile[PATH_LEN];
     FILE *sf, *yf;
     if (data_path(out_dir, "calibration-steps.dat", stepfile, err, errlen) ||
@@ -475,7 +469,7 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
     if (bad)
         return -1;
     if (ncores == 0)
-        return fail(err, errlen, "calibration figure: the traces hold no compute steps");
+        return errmsg_set(err, errlen, "calibration figure: the traces hold no compute steps");
     char v_step[VAR_LEN], v_sync[VAR_LEN], v_n[32], v_list[16 * 8 + 16];
     file_var(v_step, "stepfile", stepfile);
     file_var(v_sync, "syncfile", syncfile);

@@ -1,5 +1,7 @@
 #include "sim/job.h"
 
+#include "util/errmsg.h"
+
 #include "sim/engine.h"
 
 #include <gsl/gsl_errno.h>
@@ -12,17 +14,6 @@
 
 enum { JOB_MAX_WORKERS = 1 << 22 };
 
-static int fail(char *err, int errlen, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, int errlen, const char *fmt, ...) {
-    if (err && errlen > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(err, (size_t)errlen, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
-
 /* ---------------------------------------------------------------------------------- */
 /* Replay: the measured per-step compute spans */
 
@@ -33,7 +24,7 @@ job_replay *job_replay_read(const char *path, char *err, int errlen) {
     job_replay *r = calloc(1, sizeof *r);
     double *steps = malloc(sizeof *steps * (size_t)(t->n_events > 0 ? t->n_events : 1));
     if (!r || !steps) {
-        fail(err, errlen, "%s: out of memory", path);
+        errmsg_set(err, errlen, "%s: out of memory", path);
         free(r);
         free(steps);
         trace_free(t);
@@ -47,7 +38,7 @@ job_replay *job_replay_read(const char *path, char *err, int errlen) {
     r->host_cores = t->run.host_cores;
     trace_free(t);
     if (r->n == 0) {
-        fail(err, errlen, "%s: no compute events to replay", path);
+        errmsg_set(err, errlen, "%s: no compute events to replay", path);
         job_replay_free(r);
         return NULL;
     }
@@ -257,17 +248,17 @@ static void start_round(job *j) {
 job *job_new(const job_spec *spec, char *err, int errlen) {
     char why[256];
     if (costmodel_check(&spec->params, &spec->config, why, sizeof why)) {
-        fail(err, errlen, "%s", why);
+        errmsg_set(err, errlen, "%s", why);
         return NULL;
     }
     if (spec->config.workers > JOB_MAX_WORKERS) {
-        fail(err, errlen, "workers must be <= %d (got %d)", JOB_MAX_WORKERS, spec->config.workers);
+        errmsg_set(err, errlen, "workers must be <= %d (got %d)", JOB_MAX_WORKERS, spec->config.workers);
         return NULL;
     }
     gsl_set_error_handler_off();
     job *j = calloc(1, sizeof *j);
     if (!j) {
-        fail(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         return NULL;
     }
     j->spec = *spec;
@@ -299,7 +290,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->rng = gsl_rng_alloc(gsl_rng_mt19937);
     if (!j->arrive_s || !j->step_start_s || !j->steps_left || !j->acc || !j->e || !j->rng) {
         job_free(j);
-        fail(err, errlen, "out of memory for %d workers", c->workers);
+        errmsg_set(err, errlen, "out of memory for %d workers", c->workers);
         return NULL;
     }
     j->k_startup = engine_kind(j->e, on_startup, j);
@@ -311,7 +302,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->link = engine_resource(j->e, l->alpha_s, l->beta_s_per_byte);
     if (j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_pull < 0 || j->k_ring < 0 || j->link < 0) {
         job_free(j);
-        fail(err, errlen, "out of memory");
+        errmsg_set(err, errlen, "out of memory");
         return NULL;
     }
     return j;
@@ -371,12 +362,12 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
         j->acc[w].startup_s = t1 - t0;
         emit(j, w, TRACE_STARTUP, t0, t1);
         if (!engine_at(j->e, t1, j->k_startup, w))
-            return fail(err, errlen, "out of memory");
+            return errmsg_set(err, errlen, "out of memory");
     }
     if (engine_run(j->e))
-        return fail(err, errlen, "out of memory during the simulation");
+        return errmsg_set(err, errlen, "out of memory during the simulation");
     if (j->epoch != j->spec.config.epochs)
-        return fail(err, errlen, "simulation stopped early in epoch %d", j->epoch);
+        return errmsg_set(err, errlen, "simulation stopped early in epoch %d", j->epoch);
 
     job_result r = { .makespan_s = j->finish_s, .rounds = j->rounds_done, .events = engine_events(j->e),
                      .peak_pending = engine_peak_pending(j->e) };
