@@ -77,34 +77,23 @@ Test(cli_model, flags_override_the_parameters) {
     clirun_free(&r);
 }
 
-/* Each bad input: exit status, and a one-line message that names the bad value. */
-static void assert_refused(const char *args, int status, const char *needle) {
-    clirun_result r = clirun(args);
-    cr_assert_eq(r.status, status, "'%s': status %d, stderr: %s", args, r.status, r.err);
-    cr_assert(strncmp(r.err, "speedup: ", 9) == 0, "'%s': stderr: %s", args, r.err);
-    cr_assert(strstr(r.err, needle) != NULL, "'%s': stderr lacks '%s': %s", args, needle, r.err);
-    cr_assert_eq(count_lines(r.err), 1, "'%s': not one line: %s", args, r.err);
-    cr_assert_str_eq(r.out, "", "'%s' printed on stdout: %s", args, r.out);
-    clirun_free(&r);
-}
-
-Test(cli_model, zero_workers_is_a_usage_error) { assert_refused("model --workers 0", 2, "'0'"); }
-Test(cli_model, negative_flag_is_a_usage_error) { assert_refused("model --c1 -3", 2, "'-3'"); }
-Test(cli_model, non_numeric_flag_is_a_usage_error) { assert_refused("model --latency abc", 2, "'abc'"); }
-Test(cli_model, unknown_sync_mode_is_a_usage_error) { assert_refused("model --sync batch,weekly", 2, "'weekly'"); }
-Test(cli_model, every_zero_is_a_usage_error) { assert_refused("model --sync every:0", 2, "'every:0'"); }
-Test(cli_model, unknown_topology_is_a_usage_error) { assert_refused("model --topology ring", 2, "'ring'"); }
-Test(cli_model, unknown_flag_is_a_usage_error) { assert_refused("model --frobnicate", 2, "--frobnicate"); }
-Test(cli_model, trailing_garbage_in_a_list_is_a_usage_error) { assert_refused("model --workers 1,2x", 2, "'2x'"); }
-Test(cli_model, unknown_command_is_a_usage_error) { assert_refused("modle", 2, "'modle'"); }
-Test(cli_model, missing_calibration_file_is_a_failure) { assert_refused("model --calib /nonexistent.json", 1, "/nonexistent.json"); }
+Test(cli_model, zero_workers_is_a_usage_error) { clirun_assert_refused("model --workers 0", 2, "'0'"); }
+Test(cli_model, negative_flag_is_a_usage_error) { clirun_assert_refused("model --c1 -3", 2, "'-3'"); }
+Test(cli_model, non_numeric_flag_is_a_usage_error) { clirun_assert_refused("model --latency abc", 2, "'abc'"); }
+Test(cli_model, unknown_sync_mode_is_a_usage_error) { clirun_assert_refused("model --sync batch,weekly", 2, "'weekly'"); }
+Test(cli_model, every_zero_is_a_usage_error) { clirun_assert_refused("model --sync every:0", 2, "'every:0'"); }
+Test(cli_model, unknown_topology_is_a_usage_error) { clirun_assert_refused("model --topology ring", 2, "'ring'"); }
+Test(cli_model, unknown_flag_is_a_usage_error) { clirun_assert_refused("model --frobnicate", 2, "--frobnicate"); }
+Test(cli_model, trailing_garbage_in_a_list_is_a_usage_error) { clirun_assert_refused("model --workers 1,2x", 2, "'2x'"); }
+Test(cli_model, unknown_command_is_a_usage_error) { clirun_assert_refused("modle", 2, "'modle'"); }
+Test(cli_model, missing_calibration_file_is_a_failure) { clirun_assert_refused("model --calib /nonexistent.json", 1, "/nonexistent.json"); }
 
 Test(cli_model, malformed_calibration_is_a_failure_naming_the_line) {
     char *dir = clirun_tmpdir();
     char *path = clirun_write_file(dir, "bad.json", "{\"format\": \"speedup-calibration\",\n \"version\": 1,\n \"params\": {,}}\n");
     char args[512];
     snprintf(args, sizeof args, "model --calib %s", path);
-    assert_refused(args, 1, "line 3");
+    clirun_assert_refused(args, 1, "line 3");
     remove(path);
     remove(dir);
     free(path);

@@ -10,35 +10,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-/* A PNG of the expected size: signature, then the IHDR chunk's big-endian width/height. */
-static void assert_png(const char *dir, const char *name, uint32_t width, uint32_t height) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s.png", dir, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s missing", path);
-    unsigned char head[24];
-    size_t n = fread(head, 1, sizeof head, f);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fclose(f);
-    cr_assert_eq(n, sizeof head, "%s: too short", path);
-    static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-    cr_assert(memcmp(head, sig, 8) == 0, "%s: not a PNG", path);
-    cr_assert(memcmp(head + 12, "IHDR", 4) == 0, "%s: no IHDR", path);
-    uint32_t w = (uint32_t)head[16] << 24 | (uint32_t)head[17] << 16 | (uint32_t)head[18] << 8 | head[19];
-    uint32_t h = (uint32_t)head[20] << 24 | (uint32_t)head[21] << 16 | (uint32_t)head[22] << 8 | head[23];
-    cr_assert_eq(w, width, "%s: width %u", path, w);
-    cr_assert_eq(h, height, "%s: height %u", path, h);
-    cr_assert_gt(size, 5000, "%s: only %ld bytes, nothing drawn?", path, size);
-    snprintf(path, sizeof path, "%s/%s.svg", dir, name);
-    f = fopen(path, "r");
-    cr_assert_not_null(f, "%s missing", path);
-    char svg[256] = "";
-    n = fread(svg, 1, sizeof svg - 1, f);
-    fclose(f);
-    cr_assert(strstr(svg, "<svg") != NULL || strstr(svg, "<?xml") != NULL, "%s: not SVG", path);
-}
-
 static void run_ok(const char *fmt, const char *a, const char *b) {
     char args[2048];
     snprintf(args, sizeof args, fmt, a, b, a, b);
@@ -54,9 +25,9 @@ Test(plot, predictions_and_measurements_give_three_figures) {
     run_ok("plot --predictions %s/pred.csv --measurements %s/meas.csv --out %s/fig", dir, dir);
     char fig[512];
     snprintf(fig, sizeof fig, "%s/fig", dir);
-    assert_png(fig, "speedup", 1000, 640);
-    assert_png(fig, "splits", 1000, 640);
-    assert_png(fig, "breakdown", 1000, 640);
+    clirun_assert_png(fig, "speedup", 1000, 640);
+    clirun_assert_png(fig, "splits", 1000, 640);
+    clirun_assert_png(fig, "breakdown", 1000, 640);
     free(dir);
 }
 
@@ -112,17 +83,10 @@ Test(plot, traces_give_a_timeline_and_a_calibration_figure) {
     clirun_free(&r);
     char fig[512];
     snprintf(fig, sizeof fig, "%s/fig", dir);
-    assert_png(fig, "timeline", 1000, 640);
-    assert_png(fig, "calibration", 1000, 640);
+    clirun_assert_png(fig, "timeline", 1000, 640);
+    clirun_assert_png(fig, "calibration", 1000, 640);
     free(calib);
     free(dir);
-}
-
-static void assert_refused(const char *args, int status, const char *needle) {
-    clirun_result r = clirun(args);
-    cr_assert_eq(r.status, status, "'%s': status %d, stderr: %s", args, r.status, r.err);
-    cr_assert(strstr(r.err, needle) != NULL, "'%s': stderr lacks '%s': %s", args, needle, r.err);
-    clirun_free(&r);
 }
 
 Test(plot, missing_gnuplot_is_a_clear_error_and_writes_nothing) {
@@ -133,7 +97,7 @@ Test(plot, missing_gnuplot_is_a_clear_error_and_writes_nothing) {
     char with_env[1200];
     snprintf(with_env, sizeof with_env, "%s", args);
     setenv("SPEEDUP_GNUPLOT", "/nonexistent/gnuplot", 1);
-    assert_refused(with_env, 1, "not found on PATH");
+    clirun_assert_refused(with_env, 1, "not found on PATH");
     unsetenv("SPEEDUP_GNUPLOT");
     char png[600];
     snprintf(png, sizeof png, "%s/fig/speedup.png", dir);
@@ -149,7 +113,7 @@ Test(plot, malformed_predictions_name_the_line) {
         "2,1,batch,ps,6,1.6,1.6\n");
     char args[1024];
     snprintf(args, sizeof args, "plot --predictions %s --out %s/fig", csv, dir);
-    assert_refused(args, 1, "bad.csv: line 3");
+    clirun_assert_refused(args, 1, "bad.csv: line 3");
     free(csv);
     free(dir);
 }
@@ -159,14 +123,14 @@ Test(plot, wrong_header_is_refused) {
     char *csv = clirun_write_file(dir, "bad.csv", "a,b,c\n1,2,3\n");
     char args[1024];
     snprintf(args, sizeof args, "plot --predictions %s --out %s/fig", csv, dir);
-    assert_refused(args, 1, "line 1: expected the header");
+    clirun_assert_refused(args, 1, "line 1: expected the header");
     free(csv);
     free(dir);
 }
 
 Test(plot, usage_errors_exit_two) {
-    assert_refused("plot --predictions x.csv", 2, "--out DIR is required");
-    assert_refused("plot --out /tmp/x", 2, "nothing to plot");
-    assert_refused("plot --out /tmp/x --predictions p.csv --only speedup,pie", 2, "'pie'");
-    assert_refused("plot --out /tmp/x --calib c.json", 2, "--calib and --traces go together");
+    clirun_assert_refused("plot --predictions x.csv", 2, "--out DIR is required");
+    clirun_assert_refused("plot --out /tmp/x", 2, "nothing to plot");
+    clirun_assert_refused("plot --out /tmp/x --predictions p.csv --only speedup,pie", 2, "'pie'");
+    clirun_assert_refused("plot --out /tmp/x --calib c.json", 2, "--calib and --traces go together");
 }

@@ -134,22 +134,11 @@ Test(cli_simulate, sequential_launch_is_accepted) {
     clirun_free(&m);
 }
 
-/* Each bad input: exit status, and one line on stderr that names what was wrong. */
-static void assert_refused(const char *args, int status, const char *needle) {
-    clirun_result r = clirun(args);
-    cr_assert_eq(r.status, status, "'%s': status %d, stderr: %s", args, r.status, r.err);
-    cr_assert(strncmp(r.err, "speedup: ", 9) == 0, "'%s': stderr: %s", args, r.err);
-    cr_assert(strstr(r.err, needle) != NULL, "'%s': stderr lacks '%s': %s", args, needle, r.err);
-    cr_assert_eq(count_lines(r.err), 1, "'%s': not one line: %s", args, r.err);
-    cr_assert_str_eq(r.out, "", "'%s' printed on stdout: %s", args, r.out);
-    clirun_free(&r);
-}
-
-Test(cli_simulate, zero_workers_is_a_usage_error) { assert_refused("simulate --workers 0", 2, "--workers"); }
-Test(cli_simulate, negative_bandwidth_is_a_usage_error) { assert_refused("simulate --bandwidth -5", 2, "'-5'"); }
-Test(cli_simulate, zero_reps_is_a_usage_error) { assert_refused("simulate --reps 0", 2, "--reps"); }
-Test(cli_simulate, unknown_launch_is_a_usage_error) { assert_refused("simulate --launch ssh", 2, "'ssh'"); }
-Test(cli_simulate, unknown_flag_is_a_usage_error) { assert_refused("simulate --frobnicate", 2, "--frobnicate"); }
+Test(cli_simulate, zero_workers_is_a_usage_error) { clirun_assert_refused("simulate --workers 0", 2, "--workers"); }
+Test(cli_simulate, negative_bandwidth_is_a_usage_error) { clirun_assert_refused("simulate --bandwidth -5", 2, "'-5'"); }
+Test(cli_simulate, zero_reps_is_a_usage_error) { clirun_assert_refused("simulate --reps 0", 2, "--reps"); }
+Test(cli_simulate, unknown_launch_is_a_usage_error) { clirun_assert_refused("simulate --launch ssh", 2, "'ssh'"); }
+Test(cli_simulate, unknown_flag_is_a_usage_error) { clirun_assert_refused("simulate --frobnicate", 2, "--frobnicate"); }
 
 Test(cli_simulate, calibration_missing_a_field_is_a_failure_naming_it) {
     char *dir = clirun_tmpdir();
@@ -165,7 +154,7 @@ Test(cli_simulate, calibration_missing_a_field_is_a_failure_naming_it) {
     char *path = clirun_write_file(dir, "cal.json", text);
     char args[512];
     snprintf(args, sizeof args, "simulate --calib %s", path);
-    assert_refused(args, 1, "params.c1");
+    clirun_assert_refused(args, 1, "params.c1");
     remove(path);
     remove(dir);
     free(path);
@@ -223,7 +212,7 @@ Test(cli_simulate, replay_trace_that_does_not_parse_is_a_failure_naming_the_line
     fclose(f);
     char args[1024];
     snprintf(args, sizeof args, "simulate --replay %s", path);
-    assert_refused(args, 1, "line 22");
+    clirun_assert_refused(args, 1, "line 22");
     clirun_result r = clirun(args);
     cr_assert(strstr(r.err, path) != NULL, "%s", r.err);
     clirun_free(&r);
@@ -234,7 +223,7 @@ Test(cli_simulate, replay_trace_that_does_not_parse_is_a_failure_naming_the_line
 }
 
 Test(cli_simulate, timeline_into_a_missing_directory_is_a_failure_naming_it) {
-    assert_refused("simulate --reps 1 --workers 2 --cores 1 --sync epoch --timeline /nonexistent/dir/t.json", 1,
+    clirun_assert_refused("simulate --reps 1 --workers 2 --cores 1 --sync epoch --timeline /nonexistent/dir/t.json", 1,
                    "/nonexistent/dir/t.json");
 }
 
@@ -245,7 +234,7 @@ Test(cli_simulate, trace_without_compute_events_cannot_be_replayed) {
                                    "\"examples\": 10, \"batch\": 10, \"epochs\": 1, \"sync\": \"batch\", \"topology\": \"ps\"}}\n");
     char args[512];
     snprintf(args, sizeof args, "simulate --replay %s", path);
-    assert_refused(args, 1, "no compute events");
+    clirun_assert_refused(args, 1, "no compute events");
     remove(path);
     remove(dir);
     free(path);

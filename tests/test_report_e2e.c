@@ -10,27 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void assert_png(const char *dir, const char *name, uint32_t width, uint32_t height) {
-    char path[1200];
-    snprintf(path, sizeof path, "%s/figures/%s.png", dir, name);
-    FILE *f = fopen(path, "rb");
-    cr_assert_not_null(f, "%s missing", path);
-    unsigned char head[24];
-    size_t n = fread(head, 1, sizeof head, f);
-    fseek(f, 0, SEEK_END);
-    long size = ftell(f);
-    fclose(f);
-    cr_assert_eq(n, sizeof head, "%s: too short", path);
-    static const unsigned char sig[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n' };
-    cr_assert(memcmp(head, sig, 8) == 0, "%s: not a PNG", path);
-    cr_assert(memcmp(head + 12, "IHDR", 4) == 0, "%s: no IHDR", path);
-    uint32_t w = (uint32_t)head[16] << 24 | (uint32_t)head[17] << 16 | (uint32_t)head[18] << 8 | head[19];
-    uint32_t h = (uint32_t)head[20] << 24 | (uint32_t)head[21] << 16 | (uint32_t)head[22] << 8 | head[23];
-    cr_assert_eq(w, width, "%s: width %u", path, w);
-    cr_assert_eq(h, height, "%s: height %u", path, h);
-    cr_assert_gt(size, 5000, "%s: only %ld bytes, nothing drawn?", path, size);
-}
-
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "r");
     cr_assert_not_null(f, "%s missing", path);
@@ -52,8 +31,10 @@ Test(cli_report, tiny_report_draws_every_figure_and_links_it, .timeout = 240) {
     static const char *const figs[] = { "speedup", "splits", "breakdown", "timeline", "calibration" };
     snprintf(path, sizeof path, "%s/index.html", out);
     const char *html = slurp(path);
+    char figdir[1100];
+    snprintf(figdir, sizeof figdir, "%s/figures", out);
     for (int i = 0; i < 5; i++) {
-        assert_png(out, figs[i], 1000, 640);
+        clirun_assert_png(figdir, figs[i], 1000, 640);
         char ref[128];
         snprintf(ref, sizeof ref, "src=\"figures/%s.png\"", figs[i]);
         cr_assert(strstr(html, ref) != NULL, "index.html does not show %s", figs[i]);

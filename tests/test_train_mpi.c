@@ -18,39 +18,10 @@
 #define NET "--net conv3x3x4,relu,pool2,fc16,relu,dropout0.25,fc4"
 #define COMMON NET " --threads 1 --quiet --lr 0.05"
 
-static void put_be32(FILE *f, long v) {
-    unsigned char b[4] = { (unsigned char)(v >> 24), (unsigned char)(v >> 16), (unsigned char)(v >> 8), (unsigned char)v };
-    fwrite(b, 1, 4, f);
-}
-
-/* n 8x8 images of 4 classes: class k lights quadrant k, plus noise. */
-static void write_set(const char *dir, const char *prefix, long n, unsigned seed) {
-    char path[512];
-    snprintf(path, sizeof path, "%s/%s-images-idx3-ubyte", dir, prefix);
-    FILE *im = fopen(path, "wb");
-    snprintf(path, sizeof path, "%s/%s-labels-idx1-ubyte", dir, prefix);
-    FILE *lb = fopen(path, "wb");
-    cr_assert(im && lb);
-    fwrite("\0\0\x08\x03", 1, 4, im), put_be32(im, n), put_be32(im, 8), put_be32(im, 8);
-    fwrite("\0\0\x08\x01", 1, 4, lb), put_be32(lb, n);
-    unsigned s = seed;
-    for (long i = 0; i < n; i++) {
-        int k = (int)(i % 4);
-        fputc(k, lb);
-        for (int y = 0; y < 8; y++)
-            for (int x = 0; x < 8; x++) {
-                s = s * 1664525u + 1013904223u;
-                int q = (y >= 4) * 2 + (x >= 4);
-                fputc((q == k ? 150 : 30) + (int)((s >> 24) % 100), im);
-            }
-    }
-    fclose(im), fclose(lb);
-}
-
 static char *data_dir(void) {
     char *dir = clirun_tmpdir();
-    write_set(dir, "train", 200, 1);
-    write_set(dir, "t10k", 64, 2);
+    clirun_write_idx_set(dir, "train", 200, 1);
+    clirun_write_idx_set(dir, "t10k", 64, 2);
     return dir;
 }
 
