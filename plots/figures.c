@@ -168,13 +168,20 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
     mf = NULL;
     if (closed_p || closed_m)
         goto done;
-    char v_data[VAR_LEN], v_meas[VAR_LEN], v_n[64], v_names[MAX_SERIES * 256 + 16];
+    /* Where the linear reference stops: a little above the highest speedup shown. */
+    double top = 1.0;
+    for (int i = 0; i < n_pred; i++)
+        top = fmax(top, fmax(pred[i].speedup, pred[i].ci_hi));
+    for (int i = 0; i < n_meas; i++)
+        top = fmax(top, meas[i].speedup);
+    char v_data[VAR_LEN], v_meas[VAR_LEN], v_n[64], v_names[MAX_SERIES * 256 + 16], v_cap[64];
+    snprintf(v_cap, sizeof v_cap, "ycap=%.6g", top * 1.5 + 0.5);
     file_var(v_data, "datafile", pfile);
     file_var(v_meas, "measfile", mfile);
     snprintf(v_n, sizeof v_n, "nseries=%d", ns);
     snprintf(v_names, sizeof v_names, "names='%s'", names);
-    const char *extra[] = { v_data, v_meas, v_n, v_names };
-    rc = render("speedup", title, out_dir, extra, 4, err, errlen);
+    const char *extra[] = { v_data, v_meas, v_n, v_names, v_cap };
+    rc = render("speedup", title, out_dir, extra, 5, err, errlen);
 done:
     if (pf)
         fclose(pf);

@@ -31,6 +31,16 @@ Test(plot, predictions_and_measurements_give_three_figures) {
     free(dir);
 }
 
+Test(plot, predictions_alone_give_the_speedup_figure) {
+    char *dir = clirun_tmpdir();
+    run_ok("model --workers 1,2,4 --cores 1,2 --sync batch,epoch --out %s/pred.csv", dir, "");
+    run_ok("plot --predictions %s/pred.csv --only speedup --out %s/fig", dir, dir);
+    char fig[512];
+    snprintf(fig, sizeof fig, "%s/fig", dir);
+    clirun_assert_png(fig, "speedup", 1000, 640);
+    free(dir);
+}
+
 static void write_trace(const char *path, int workers, int cores, long batch, double step_s, costmodel_topology topo) {
     trace_run run = { .host_cores = 2, .model_bytes = 400000 };
     snprintf(run.host, sizeof run.host, "plot-test-host");
