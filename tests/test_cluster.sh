@@ -26,6 +26,11 @@ prefix="t$(( $$ % 10000000 ))"
 if ! err=$(ip netns add "$prefix-probe" 2>&1); then
   skip "this host does not allow network namespaces (ip netns add: $err)"
 fi
+# Adding is not enough: inside a chroot or some containers `ip netns exec` cannot remount /.
+if ! err=$(ip netns exec "$prefix-probe" true 2>&1); then
+  ip netns del "$prefix-probe"
+  skip "this host cannot enter network namespaces (ip netns exec: $err)"
+fi
 ip netns del "$prefix-probe"
 
 # A /24 nobody routes yet, picked from the pid so that parallel copies differ.
