@@ -11,5 +11,6 @@ set xlabel 'workers × cores per worker (grouped by total cores)'
 set ylabel 'speedup over 1 worker × 1 core'
 set yrange [0:*]
 set key outside right top box
+set xtics rotate by -45 font ',9'
 plot for [s=0:nseries-1] datafile using 2*s+2:xtic(1) title columnheader(2*s+2) lc s+1 fs solid 0.85 border -1, \
      for [s=0:nseries-1] datafile using 2*s+3 title columnheader(2*s+3) lc s+1 fs pattern 4 border -1
