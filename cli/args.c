@@ -18,6 +18,16 @@ void args_error(const char *fmt, ...) {
     va_end(ap);
 }
 
+int args_unknown_flag(const char *command, const char *arg) {
+    args_error("%s: unknown flag or missing value: '%s' (try speedup %s --help)", command, arg, command);
+    return 2;
+}
+
+int args_unexpected(const char *command, const char *arg) {
+    args_error("%s: unexpected argument '%s'", command, arg);
+    return 2;
+}
+
 /* A number followed by the rest of the text (a unit, or nothing). */
 static int leading_number(const char *text, double *x, const char **rest) {
     char *end = NULL;

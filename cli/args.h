@@ -10,6 +10,10 @@
 /* Prints "speedup: " + message + newline on stderr. */
 void args_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* The two refusals every command's getopt loop ends with; each prints and returns 2. */
+int args_unknown_flag(const char *command, const char *arg);
+int args_unexpected(const char *command, const char *arg);
+
 int args_double(const char *flag, const char *text, double min, double max, double *out);
 int args_long(const char *flag, const char *text, long min, long max, long *out);
 int args_int(const char *flag, const char *text, int min, int max, int *out);

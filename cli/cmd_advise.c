@@ -71,16 +71,13 @@ int cmd_advise(int argc, char **argv) {
             args_error("advise: --workers is not used: advise tries every K that divides --cores");
             return 2;
         case '?':
-            args_error("advise: unknown flag or missing value: '%s' (try speedup advise --help)", argv[optind - 1]);
-            return 2;
+            return args_unknown_flag("advise", argv[optind - 1]);
         }
         if (grid_handle_option(&g, code, optarg))
             return 2;
     }
-    if (optind < argc) {
-        args_error("advise: unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return args_unexpected("advise", argv[optind]);
     if (total < 1) {
         args_error("advise: --cores N is required (the total number of cores to split)");
         return 2;

@@ -324,14 +324,11 @@ int cmd_calibrate(int argc, char **argv) {
             break;
         case OPT_HELP: usage(stdout); return 0;
         default:
-            args_error("calibrate: unknown flag or missing value: '%s' (try speedup calibrate --help)", argv[optind - 1]);
-            return 2;
+            return args_unknown_flag("calibrate", argv[optind - 1]);
         }
     }
-    if (optind < argc) {
-        args_error("calibrate: unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return args_unexpected("calibrate", argv[optind]);
     if (dir && ernest) {
         args_error("calibrate: --from-traces and --ernest are two different fits: give one");
         return 2;

@@ -75,14 +75,11 @@ static int parse(int argc, char **argv, commbench_options *o, const char **trace
                 usage(stdout);
             return 1;
         default:
-            args_error("commbench: unknown flag or missing value: '%s' (try speedup commbench --help)", argv[optind - 1]);
-            return 2;
+            return args_unknown_flag("commbench", argv[optind - 1]);
         }
     }
-    if (optind < argc) {
-        args_error("commbench: unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return args_unexpected("commbench", argv[optind]);
     if (!*trace_path) {
         args_error("commbench: --trace FILE is required (where the measurements go)");
         return 2;

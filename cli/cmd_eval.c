@@ -53,16 +53,13 @@ int cmd_eval(int argc, char **argv) {
         case OPT_THREADS: rc = args_int("--threads", optarg, 1, 1024, &threads); break;
         case OPT_HELP: usage(stdout); return 0;
         default:
-            args_error("eval: unknown flag or missing value: '%s' (try speedup eval --help)", argv[optind - 1]);
-            return 2;
+            return args_unknown_flag("eval", argv[optind - 1]);
         }
         if (rc)
             return 2;
     }
-    if (optind < argc) {
-        args_error("eval: unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return args_unexpected("eval", argv[optind]);
     if (!path) {
         args_error("eval: --checkpoint FILE is required");
         return 2;

@@ -45,16 +45,13 @@ int cmd_model(int argc, char **argv) {
         case OPT_OUT: out_path = optarg; continue;
         case OPT_HELP: usage(stdout); return 0;
         case '?':
-            args_error("model: unknown flag or missing value: '%s' (try speedup model --help)", argv[optind - 1]);
-            return 2;
+            return args_unknown_flag("model", argv[optind - 1]);
         }
         if (grid_handle_option(&g, code, optarg))
             return 2;
     }
-    if (optind < argc) {
-        args_error("model: unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return args_unexpected("model", argv[optind]);
     int rc = grid_finish(&g);
     if (rc)
         return rc;

@@ -138,14 +138,11 @@ int cmd_plot(int argc, char **argv) {
         case OPT_ONLY: only = optarg; break;
         case OPT_HELP: usage(stdout); return 0;
         default:
-            args_error("plot: unknown flag or missing value: '%s' (try speedup plot --help)", argv[optind - 1]);
-            return 2;
+            return args_unknown_flag("plot", argv[optind - 1]);
         }
     }
-    if (optind < argc) {
-        args_error("plot: unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return args_unexpected("plot", argv[optind]);
     if (!out_dir) {
         args_error("plot: --out DIR is required");
         return 2;

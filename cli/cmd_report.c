@@ -310,14 +310,11 @@ int cmd_report(int argc, char **argv) {
         case OPT_HOSTFILE: c.hostfile = optarg; break;
         case OPT_HELP: usage(stdout); return 0;
         default:
-            args_error("report: unknown flag or missing value: '%s' (try speedup report --help)", argv[optind - 1]);
-            return 2;
+            return args_unknown_flag("report", argv[optind - 1]);
         }
     }
-    if (optind < argc) {
-        args_error("report: unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return args_unexpected("report", argv[optind]);
     /* Fail before minutes of measuring, not after. */
     const char *gp = getenv("SPEEDUP_GNUPLOT");
     if (!have_program(gp && *gp ? gp : "gnuplot")) {

@@ -167,16 +167,13 @@ int cmd_simulate(int argc, char **argv) {
             }
             continue;
         case '?':
-            args_error("simulate: unknown flag or missing value: '%s' (try speedup simulate --help)", argv[optind - 1]);
-            return 2;
+            return args_unknown_flag("simulate", argv[optind - 1]);
         }
         if (grid_handle_option(&g, code, optarg))
             return 2;
     }
-    if (optind < argc) {
-        args_error("simulate: unexpected argument '%s'", argv[optind]);
-        return 2;
-    }
+    if (optind < argc)
+        return args_unexpected("simulate", argv[optind]);
     int rc = grid_finish(&g);
     if (rc)
         return rc;

@@ -345,16 +345,13 @@ int cmd_train(int argc, char **argv) {
         case OPT_FAIL_STEP: rc = args_long("--fail-at-step", optarg, 0, 1L << 40, &c.fail_at_step); break;
         case OPT_HELP: usage(stdout); free(skip); return 0;
         default:
-            args_error("train: unknown flag or missing value: '%s' (try speedup train --help)", argv[optind - 1]);
-            rc = -1;
+            rc = -args_unknown_flag("train", argv[optind - 1]);
         }
         if (rc)
             break;
     }
-    if (!rc && optind < argc) {
-        args_error("train: unexpected argument '%s'", argv[optind]);
-        rc = -1;
-    }
+    if (!rc && optind < argc)
+        rc = -args_unexpected("train", argv[optind]);
     if (!rc && c.master == COSTMODEL_MASTER_DEDICATED && c.topology != COSTMODEL_TOPO_PS) {
         args_error("--master dedicated needs --topology ps");
         rc = -1;
