@@ -46,11 +46,12 @@ static void usage(FILE *out) {
             "                       tokens: convKxKxO (K odd, same padding), relu, poolP, fcN, dropoutP\n"
             "  --epochs E           (default 5)\n"
             "  --batch B            examples per step (default 32)\n"
-            "  --lr X               peak learning rate (default 0.01)\n"
+            "  --lr X               peak learning rate (default 0.02)\n"
             "  --momentum X         SGD momentum (default 0.9)\n"
             "  --weight-decay X     L2 weight decay (default 0.0005)\n"
             "  --schedule S         cosine (per step, to 0) or step (x0.1 at 1/2 and 3/4 of the\n"
             "                       epochs) (default cosine)\n"
+            "  --warmup-epochs X    ramp the rate linearly from 0 over the first X epochs (default 1)\n"
             "  --seed S             initialisation, shuffling and dropout (default 1)\n"
             "Run:\n"
             "  --threads T          threads: OpenMP, each running single-threaded OpenBLAS on its\n"
@@ -83,7 +84,7 @@ static void usage(FILE *out) {
 }
 
 enum {
-    OPT_DATA = 1, OPT_LIMIT, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_SCHEDULE, OPT_NET,
+    OPT_DATA = 1, OPT_LIMIT, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_SCHEDULE, OPT_WARMUP, OPT_NET,
     OPT_SEED, OPT_THREADS, OPT_CHECKPOINT, OPT_RESUME, OPT_TRACE, OPT_QUIET, OPT_HELP, OPT_STOP,
     OPT_WORKERS, OPT_HOSTFILE, OPT_OVERSUB, OPT_SYNC, OPT_TOPOLOGY, OPT_MASTER, OPT_BPW, OPT_FAIL_RANK,
     OPT_FAIL_STEP
@@ -251,6 +252,7 @@ int cmd_train(int argc, char **argv) {
         { "epochs", required_argument, 0, OPT_EPOCHS },   { "batch", required_argument, 0, OPT_BATCH },
         { "lr", required_argument, 0, OPT_LR },           { "momentum", required_argument, 0, OPT_MOMENTUM },
         { "weight-decay", required_argument, 0, OPT_WD }, { "schedule", required_argument, 0, OPT_SCHEDULE },
+        { "warmup-epochs", required_argument, 0, OPT_WARMUP },
         { "net", required_argument, 0, OPT_NET },         { "seed", required_argument, 0, OPT_SEED },
         { "threads", required_argument, 0, OPT_THREADS }, { "checkpoint", required_argument, 0, OPT_CHECKPOINT },
         { "resume", required_argument, 0, OPT_RESUME },   { "trace", required_argument, 0, OPT_TRACE },
@@ -301,6 +303,7 @@ int cmd_train(int argc, char **argv) {
         case OPT_LR: rc = args_double("--lr", optarg, 0.0, 100.0, &c.lr); break;
         case OPT_MOMENTUM: rc = args_double("--momentum", optarg, 0.0, 0.999999, &c.momentum); break;
         case OPT_WD: rc = args_double("--weight-decay", optarg, 0.0, 1.0, &c.weight_decay); break;
+        case OPT_WARMUP: rc = args_double("--warmup-epochs", optarg, 0.0, 1000.0, &c.warmup_epochs); break;
         case OPT_SCHEDULE:
             if (strcmp(optarg, "cosine") == 0)
                 c.schedule = SCHEDULE_COSINE;
@@ -456,6 +459,11 @@ int cmd_train(int argc, char **argv) {
     json_object_set_new(o, "model_bytes", json_integer(4 * r->n_params));
     json_object_set_new(o, "threads", json_integer(c.threads));
     json_object_set_new(o, "seed", json_integer(seed));
+    json_object_set_new(o, "lr", json_real(c.lr));
+    json_object_set_new(o, "momentum", json_real(c.momentum));
+    json_object_set_new(o, "weight_decay", json_real(c.weight_decay));
+    json_object_set_new(o, "schedule", json_string(c.schedule == SCHEDULE_COSINE ? "cosine" : "step"));
+    json_object_set_new(o, "warmup_epochs", json_real(c.warmup_epochs));
     json_object_set_new(o, "params", json_integer(r->n_params));
     json_object_set_new(o, "forward_flops_per_example", json_real(r->forward_flops));
     json_object_set_new(o, "examples_per_s", json_real(r->examples_per_s));

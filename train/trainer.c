@@ -29,7 +29,8 @@ void trainer_config_default(trainer_config *c) {
     c->data_dir = DATASET_DEFAULT_DIR;
     c->epochs = 5;
     c->batch = 32;
-    c->lr = 0.01;
+    c->lr = 0.02;
+    c->warmup_epochs = 1.0;
     c->momentum = 0.9;
     c->weight_decay = 5e-4;
     c->schedule = SCHEDULE_COSINE;
@@ -45,14 +46,20 @@ void trainer_config_default(trainer_config *c) {
 }
 
 double trainer_lr(const trainer_config *c, long t, long total, int epoch) {
-    if (c->schedule == SCHEDULE_COSINE)
-        return c->lr * 0.5 * (1.0 + cos(3.14159265358979323846 * (double)t / (double)(total > 0 ? total : 1)));
-    // step: ×0.1 at half and at three quarters of the epochs
     double lr = c->lr;
-    if (c->epochs >= 2 && epoch >= c->epochs / 2)
-        lr *= 0.1;
-    if (c->epochs >= 4 && epoch >= (3 * c->epochs) / 4)
-        lr *= 0.1;
+    if (c->schedule == SCHEDULE_COSINE) {
+        lr *= 0.5 * (1.0 + cos(3.14159265358979323846 * (double)t / (double)(total > 0 ? total : 1)));
+    } else { // step: x0.1 at half and at three quarters of the epochs
+        if (c->epochs >= 2 && epoch >= c->epochs / 2)
+            lr *= 0.1;
+        if (c->epochs >= 4 && epoch >= (3 * c->epochs) / 4)
+            lr *= 0.1;
+    }
+    // Warm-up: without normalisation layers a large first step throws the network into a
+    // region it spends the first epoch leaving; ramping up lets the peak rate be higher.
+    const double warmup_steps = c->warmup_epochs * (double)total / (double)(c->epochs > 0 ? c->epochs : 1);
+    if (warmup_steps > 0.0 && (double)t < warmup_steps)
+        lr *= ((double)t + 1.0) / warmup_steps;
     return lr;
 }
 

@@ -42,6 +42,7 @@ typedef struct {
     int epochs, batch;
     double lr, momentum, weight_decay;
     trainer_schedule schedule;
+    double warmup_epochs;         /* linear ramp from 0 to the schedule's rate over these epochs */
     const char *net_spec;
     unsigned long seed;
     int threads;
