@@ -51,6 +51,18 @@ static int plan_runs(plan_run *out) {
     return n;
 }
 
+/* The 1-minute load average, or -1 where /proc/loadavg cannot be read. */
+static double load_average(void) {
+    double l = -1;
+    FILE *f = fopen("/proc/loadavg", "r");
+    if (f) {
+        if (fscanf(f, "%lf", &l) != 1)
+            l = -1;
+        fclose(f);
+    }
+    return l;
+}
+
 long calib_plan_limit(double budget_s) {
     /* About 40 examples per second of budget: on this 2-core host one example of the
      * default CNN costs ~1 ms per run, 8 runs plus ~2 s of start-up and evaluation each and
@@ -68,6 +80,13 @@ int calib_plan_run(const char *dir, double budget_s, long limit, const char *hos
     char sub[512];
     fprintf(stderr, "speedup calibrate: %d training runs of %ld examples (1 epoch) + commbench, traces in %s\n", n,
             limit, dir);
+    /* Other jobs on the host slow some runs and not others (on this 2-core VM at load 3-8
+     * leave-one-out errors were 28-41 %, idle 1-5 %): say so before the fit absorbs it. */
+    double load = load_average();
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    if (online > 0 && load > 0.5 * (double)online)
+        fprintf(stderr, "speedup calibrate: warning: load average %.2f on %ld cores: other processes will slow "
+                        "some runs and not others, and the fit will carry it\n", load, online);
     for (int i = 0; i < n; i++) {
         const plan_run *r = &runs[i];
         char path[4096], k[16], t[16], b[24], l[24];

@@ -416,23 +416,64 @@ static int group_medians(rows *r) {
     return 0;
 }
 
+/* One comm event of one rank; the synchronisation it belongs to is (pattern, bytes, epoch,
+ * step), the same on every rank. */
+typedef struct {
+    int pattern, epoch;
+    long step, bytes;
+    double x0, x1, dur_s;
+} comm_event;
+
+static int by_sync(const void *a, const void *b) {
+    const comm_event *p = a, *q = b;
+    if (p->pattern != q->pattern)
+        return p->pattern - q->pattern;
+    if (p->bytes != q->bytes)
+        return (p->bytes > q->bytes) - (p->bytes < q->bytes);
+    if (p->epoch != q->epoch)
+        return p->epoch - q->epoch;
+    return (p->step > q->step) - (p->step < q->step);
+}
+
+/* Pushes one row per synchronisation of t in topo: the longest of its ranks' comm spans.
+ * A synchronisation is over when the last rank has its data: with eager sends the ps
+ * master's broadcast returns once the weights are in the socket buffers, long before the
+ * workers have them (rank 0's span alone gave a beta below the wire's), and in a ring every
+ * rank's span is the whole all-reduce. The spans start together (a barrier precedes them). */
+static int push_sync_spans(const trace *t, costmodel_topology topo, rows *r) {
+    comm_event *v = malloc(sizeof *v * (size_t)(t->n_events + 1));
+    if (!v)
+        return -1;
+    long n = 0;
+    for (long k = 0; k < t->n_events; k++) {
+        const trace_event *e = &t->events[k];
+        double x[2];
+        if (e->ph != TRACE_COMM || !comm_features(t, e, topo, x))
+            continue;
+        v[n++] = (comm_event){ .pattern = (int)pattern_of(e), .epoch = e->epoch, .step = e->step,
+                               .bytes = e->bytes, .x0 = x[0], .x1 = x[1], .dur_s = e->t1_s - e->t0_s };
+    }
+    qsort(v, (size_t)n, sizeof *v, by_sync);
+    int rc = 0;
+    for (long a = 0, b; a < n && rc == 0; a = b) {
+        double longest = v[a].dur_s;
+        for (b = a + 1; b < n && by_sync(&v[a], &v[b]) == 0; b++)
+            longest = fmax(longest, v[b].dur_s);
+        double x[2] = { v[a].x0, v[a].x1 };
+        rc = rows_push(r, x, longest);
+    }
+    free(v);
+    return rc;
+}
+
 static int fit_comm(subset *s, core_fit *f, costmodel_topology topo, char *err, int errlen) {
     const char *name = costmodel_topology_name(topo);
     rows r = { .cols = 2 };
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
-        if (i == s->skip)
-            continue;
-        const trace *t = s->tr[i];
-        for (long k = 0; k < t->n_events; k++) {
-            const trace_event *e = &t->events[k];
-            double x[2];
-            if (e->ph != TRACE_COMM || e->rank != 0 || !comm_features(t, e, topo, x))
-                continue;
-            if (rows_push(&r, x, e->t1_s - e->t0_s)) {
-                errmsg_set(err, errlen, "out of memory");
-                goto done;
-            }
+        if (i != s->skip && push_sync_spans(s->tr[i], topo, &r)) {
+            errmsg_set(err, errlen, "out of memory");
+            goto done;
         }
     }
     if (group_medians(&r)) {

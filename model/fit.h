@@ -11,21 +11,23 @@
  *            (gsl_fit_mul). Its standard error adds the propagated uncertainty of c0, c1
  *            (their NNLS covariance, numerical gradient). Clamped to [0, 1]; a clamped σ
  *            gets a zero-width standard error.
- *   alpha_X, beta_X   per topology X, NNLS without intercept over the comm events of
- *            rank 0. Each comm event covers one whole synchronisation of "bytes" bytes
+ *   alpha_X, beta_X   per topology X, NNLS without intercept over the synchronisations,
+ *            each the longest of its ranks' comm events (same pattern, bytes, epoch, step).
+ *            Each covers one whole synchronisation of "bytes" bytes
  *            (the run's model_bytes when absent) among the run's K workers, so its
  *            duration is S(K) of model/costmodel.c:
  *              allreduce:  (2(K−1))·α + (2(K−1)/K·bytes)·β        events with K ≥ 2
  *              ps:         (2R)·α + (2R·bytes)·β,  R = K−1 (master trains), K (dedicated)
  *              pingpong:   2·α + (2·bytes)·β    (one round trip: a ps exchange with R = 1)
- *            Events with the same features (pattern, K, bytes) are first reduced to their
+ *            Synchronisations with the same features (pattern, K, bytes) are reduced to their
  *            median duration, one regression row per group: message times have heavy
  *            tails (preemption), and the median ignores them. Needs 3 or more groups
  *            that are not all proportional (two K or two message sizes).
  *            The pattern is the event's "name" when it is "allreduce", "ps" or "pingpong"
  *            (the communication benchmark writes these), else the run's topology.
- *            Rank 0 because in ps it is the master, whose link serialises the whole
- *            exchange; in a ring every rank's span is the whole all-reduce.
+ *            The longest span because a synchronisation is over when the last rank has its
+ *            data: with eager sends the ps master's broadcast returns before the workers
+ *            have the weights (its span alone gave a beta faster than the wire).
  *   w0, w1   NNLS of W = w0 + w1·K, one point per training run: W = the latest end of
  *            any rank's startup events. Needs runs at two or more K, three or more runs.
  *   cv       pooled relative spread of step times: within each training run, compute
