@@ -117,6 +117,52 @@ Test(fit, recovers_every_parameter_within_three_standard_errors) {
     gsl_rng_free(rng);
 }
 
+/* What an eager parameter-server master records: its broadcast returns once the weights are
+ * in the socket buffers, so its comm span is a fraction of the exchange; a worker's span
+ * (appended as rank 1, a duplicate where the run has one already) is the whole of it. */
+static void eager_master(trace *t) {
+    const long n = t->n_events;
+    for (long i = 0; i < n; i++) {
+        trace_event e = t->events[i];
+        bool ps = strcmp(e.name, "ps") == 0 ||
+                  (e.name[0] == '\0' && t->run.config.topology == COSTMODEL_TOPO_PS);
+        if (e.ph != TRACE_COMM || e.rank != 0 || !ps)
+            continue;
+        e.rank = 1;
+        cr_assert_eq(trace_add(t, &e), 0);
+        t->events[i].t1_s = e.t0_s + 0.3 * (e.t1_s - e.t0_s);
+    }
+}
+
+Test(fit, ps_link_comes_from_the_longest_rank_span_not_the_early_master) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 7);
+    trace_set s = { .dir = clirun_tmpdir() };
+    const costmodel_config runs[] = {
+        cfg(1, 1, "batch", COSTMODEL_TOPO_PS), cfg(2, 1, "batch", COSTMODEL_TOPO_PS),
+        cfg(4, 1, "batch", COSTMODEL_TOPO_PS), cfg(2, 1, "epoch", COSTMODEL_TOPO_ALLREDUCE),
+        cfg(1, 2, "batch", COSTMODEL_TOPO_PS),
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        trace *t = synth_run(&truth, &runs[i], "testhost", "conv5x5x32,relu,pool2,fc10", rng);
+        eager_master(t);
+        keep(&s, t);
+    }
+    trace *b = synth_commbench(&truth, 2, bench_sizes, 5, 6, "testhost", rng);
+    eager_master(b);
+    keep(&s, b);
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    const costmodel_params *p = &r.cal.params, *t = &truth.p;
+    within_3se("alpha_ps", p->link[0].alpha_s, r.cal.stderr_.alpha_ps, t->link[0].alpha_s);
+    within_3se("beta_ps", p->link[0].beta_s_per_byte, r.cal.stderr_.beta_ps, t->link[0].beta_s_per_byte);
+    fit_result_release(&r);
+    release(&s);
+    gsl_rng_free(rng);
+}
+
 Test(fit, leave_one_out_predicts_every_synthetic_run_within_5_percent) {
     synth_truth truth = truth_example();
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
