@@ -414,8 +414,11 @@ int cmd_train(int argc, char **argv) {
         return 1;
     }
     if (trc) {
-        if (r->rank == 0)
+        if (r->rank == 0) {
             args_error("%s", err);
+            fflush(stderr);
+        }
+        trainer_finish();
         free(r);
         return 1;
     }

@@ -99,6 +99,16 @@ void trainer_abort(int code) {
         MPI_Abort(MPI_COMM_WORLD, code);
 }
 
+void trainer_finish(void) {
+    int up = 0, down = 0;
+    MPI_Initialized(&up);
+    MPI_Finalized(&down);
+    if (up && !down) {
+        MPI_Barrier(MPI_COMM_WORLD);
+        MPI_Finalize();
+    }
+}
+
 /* What rank 0 broadcasts so that every rank builds the same network. */
 typedef struct {
     char spec[512];
@@ -454,7 +464,10 @@ done:
     net_free(n);
     dataset_free(&train);
     dataset_free(&test);
-    if (rc != -2)
+    // After an agreed failure MPI stays up: the caller reports it on rank 0 and then calls
+    // trainer_finish, whose barrier keeps the other ranks from exiting first (mpirun would
+    // kill rank 0 at their non-zero exit, before it printed why).
+    if (rc == 0)
         sync_finish(&sc);
     return rc;
 }

@@ -19,8 +19,8 @@
  *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
  * Failures seen by every rank (bad data, more ranks than examples, a corrupt or
  * mismatched checkpoint, a diverging loss in batch sync) are agreed on before any other
- * collective: every rank returns -1, MPI is finalised, and err holds the message on
- * rank 0. A failure only this rank saw returns -2: the caller reports it and calls
+ * collective: every rank returns -1 with err holding the message, and MPI still up: the
+ * caller prints it on rank 0, then every rank calls trainer_finish. A failure only this rank saw returns -2: the caller reports it and calls
  * trainer_abort, which ends the whole job (mpirun), so no rank hangs.
  * Never prints: progress goes to the caller's callback (rank 0 only), failures to err.
  */
@@ -88,10 +88,14 @@ typedef struct {
 void trainer_config_default(trainer_config *c);
 /* learning rate at global step t of total (the schedule's shape). */
 double trainer_lr(const trainer_config *c, long t, long total, int epoch);
-/* 0; -1 failed on every rank (agreed, MPI finalised); -2 failed on this rank only. */
+/* 0; -1 failed on every rank (agreed; call trainer_finish after reporting); -2 failed on
+ * this rank only (call trainer_abort). */
 int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errlen);
 /* After -2: ends every rank of the job (MPI_Abort) when MPI runs; else returns. */
 void trainer_abort(int code);
+/* After -1: waits for every rank (so rank 0 has reported) and finalises MPI; no-op
+ * without MPI. */
+void trainer_finish(void);
 
 /* One SGD step on examples idx[0..count) of d: convert, forward, backward, update.
  * Returns the mean loss. */
