@@ -91,19 +91,20 @@ double trainer_evaluate(net *n, const dataset *d, long *idx_buf, uint8_t *labels
     return d->n ? (double)correct / (double)d->n : 0.0;
 }
 
-void trainer_abort(int code) {
+static bool mpi_running(void) {
     int up = 0, down = 0;
     MPI_Initialized(&up);
     MPI_Finalized(&down);
-    if (up && !down)
+    return up && !down;
+}
+
+void trainer_abort(int code) {
+    if (mpi_running())
         MPI_Abort(MPI_COMM_WORLD, code);
 }
 
 void trainer_finish(void) {
-    int up = 0, down = 0;
-    MPI_Initialized(&up);
-    MPI_Finalized(&down);
-    if (up && !down) {
+    if (mpi_running()) {
         MPI_Barrier(MPI_COMM_WORLD);
         MPI_Finalize();
     }
