@@ -51,16 +51,14 @@ static int plan_runs(plan_run *out) {
     return n;
 }
 
-/* The 1-minute load average, or -1 where /proc/loadavg cannot be read. */
-static double load_average(void) {
-    double l = -1;
+int calib_plan_load_averages(double load[3]) {
     FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf", &l) != 1)
-            l = -1;
+    int ok = f && fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) == 3;
+    if (f)
         fclose(f);
-    }
-    return l;
+    if (!ok)
+        load[0] = load[1] = load[2] = 0;
+    return ok ? 0 : -1;
 }
 
 long calib_plan_limit(double budget_s) {
@@ -82,11 +80,11 @@ int calib_plan_run(const char *dir, double budget_s, long limit, const char *hos
             limit, dir);
     /* Other jobs on the host slow some runs and not others (on this 2-core VM at load 3-8
      * leave-one-out errors were 28-41 %, idle 1-5 %): say so before the fit absorbs it. */
-    double load = load_average();
+    double load[3];
     long online = sysconf(_SC_NPROCESSORS_ONLN);
-    if (online > 0 && load > 0.5 * (double)online)
+    if (calib_plan_load_averages(load) == 0 && online > 0 && load[0] > 0.5 * (double)online)
         fprintf(stderr, "speedup calibrate: warning: load average %.2f on %ld cores: other processes will slow "
-                        "some runs and not others, and the fit will carry it\n", load, online);
+                        "some runs and not others, and the fit will carry it\n", load[0], online);
     for (int i = 0; i < n; i++) {
         const plan_run *r = &runs[i];
         char path[4096], k[16], t[16], b[24], l[24];

@@ -22,6 +22,10 @@
 #define CALIB_PLAN_DEFAULT_BUDGET_S 120.0
 #define CALIB_PLAN_BATCH 32
 
+/* The 1-, 5- and 15-minute load averages from /proc/loadavg: 0, or -1 (all three 0) where
+ * they cannot be read. */
+int calib_plan_load_averages(double load[3]);
+
 /* Examples per run for a plan that should take about budget_s seconds on this host. */
 long calib_plan_limit(double budget_s);
 

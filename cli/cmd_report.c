@@ -260,13 +260,8 @@ static int measure(ctx *c, const config *k, double base_s, const calibration *ca
 static void describe_host(char *out, size_t size) {
     char host[256] = "?";
     gethostname(host, sizeof host - 1);
-    double load[3] = { 0, 0, 0 };
-    FILE *f = fopen("/proc/loadavg", "r");
-    if (f) {
-        if (fscanf(f, "%lf %lf %lf", &load[0], &load[1], &load[2]) != 3)
-            load[0] = load[1] = load[2] = 0;
-        fclose(f);
-    }
+    double load[3];
+    calib_plan_load_averages(load);
     snprintf(out, size, "%s, %ld cores; load average at the end of the report %.2f %.2f %.2f", host,
              sysconf(_SC_NPROCESSORS_ONLN), load[0], load[1], load[2]);
 }

@@ -414,10 +414,8 @@ int cmd_train(int argc, char **argv) {
         return 1;
     }
     if (trc) {
-        if (r->rank == 0) {
-            args_error("%s", err);
-            fflush(stderr);
-        }
+        if (r->rank == 0)
+            args_error("%s", err); // before trainer_finish lets the other ranks exit
         trainer_finish();
         free(r);
         return 1;
