@@ -7,7 +7,7 @@
  *   4. OUT/measurements.csv from the traces, `speedup plot` of all five figures;
  *   5. OUT/index.html (cli/report_html.h).
  * Sub-steps run this same binary (/proc/self/exe) through cli/spawn.h. A measured time is
- * the trace's training time (model/fit.h fit_measured_total: start-up + training, the
+ * the trace's training time (model/traceinfo.h traceinfo_training_time: start-up + training, the
  * evaluation left out, as the model predicts it); the run's whole wall time is shown too.
  * A failing step stops the report with one line naming the step; exit 1. */
 #define _POSIX_C_SOURCE 200809L
@@ -17,6 +17,7 @@
 #include "cli/report_html.h"
 #include "cli/spawn.h"
 #include "model/fit.h"
+#include "model/traceinfo.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -158,20 +159,15 @@ static prediction_row row_of_trace(const trace *t, double base_s) {
     r.cores = k->cores;
     costmodel_sync_format(k->sync, k->every_n, r.sync, sizeof r.sync);
     r.topology = k->topology;
-    r.time_s = fit_measured_total(t);
-    r.speedup = r.ci_lo = r.ci_hi = base_s / r.time_s;
-    int ranks = 1;
-    double sum[TRACE_PHASE_COUNT] = { 0 };
-    for (long i = 0; i < t->n_events; i++) {
-        const trace_event *e = &t->events[i];
-        sum[e->ph] += e->t1_s - e->t0_s;
-        if (e->rank + 1 > ranks)
-            ranks = e->rank + 1;
-    }
-    r.startup_s = sum[TRACE_STARTUP] / ranks;
-    r.compute_s = sum[TRACE_COMPUTE] / ranks;
-    r.comm_s = sum[TRACE_COMM] / ranks;
-    r.wait_s = sum[TRACE_WAIT] / ranks;
+    r.time_s = traceinfo_training_time(t);
+    r.speedup = base_s / r.time_s;
+    predictions_set_point(&r);
+    traceinfo_phases ph = traceinfo_phase_means(t);
+    r.startup_s = ph.startup_s;
+    r.compute_s = ph.compute_s;
+    r.update_s = ph.update_s;
+    r.comm_s = ph.comm_s;
+    r.wait_s = ph.wait_s;
     return r;
 }
 
@@ -387,7 +383,7 @@ int cmd_report(int argc, char **argv) {
         args_error("report: %s", err);
         return 1;
     }
-    double base_s = fit_measured_total(base);
+    double base_s = traceinfo_training_time(base);
     trace_free(base);
     report_measured *meas = calloc(MAX_MEASURED, sizeof *meas);
     prediction_row *meas_rows = calloc(MAX_MEASURED, sizeof *meas_rows), *pred = NULL;

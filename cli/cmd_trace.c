@@ -5,6 +5,7 @@
 #include "cli/commands.h"
 #include "model/chrome.h"
 #include "model/fit.h"
+#include "model/traceinfo.h"
 #include "model/predictions.h"
 #include "model/trace.h"
 
@@ -24,10 +25,10 @@ static void usage(FILE *out) {
             "              the phases account for\n"
             "  --chrome    Chrome trace-event JSON, one thread per rank (open in Perfetto)\n"
             "  --measurements  the measurements CSV of DESIGN.md, one row per training trace:\n"
-            "              time_s = the run's training time (fit_measured_total: latest end of\n"
+            "              time_s = the run's training time (model/traceinfo.h: latest end of\n"
             "              any rank's non-eval events, less the eval before it); speedup =\n"
-            "              baseline time_s / time_s (ci_lo = ci_hi = speedup: one run each);\n"
-            "              compute_s, comm_s, wait_s, startup_s = that phase's seconds per\n"
+            "              baseline time_s / time_s (every interval = the value: one run each);\n"
+            "              compute_s, comm_s, wait_s, startup_s, update_s = that phase's seconds per\n"
             "              rank, averaged over the ranks. Communication-benchmark traces are\n"
             "              skipped. Every trace must run the baseline's workload (D, B, E)\n"
             "  --baseline FILE  the run speedups are against (default: the first IN with\n"
@@ -78,20 +79,13 @@ static prediction_row measure(const trace *t) {
     const costmodel_config *c = &t->run.config;
     prediction_row row = { .workers = c->workers, .cores = c->cores, .topology = c->topology };
     costmodel_sync_format(c->sync, c->every_n, row.sync, sizeof row.sync);
-    row.time_s = fit_measured_total(t);
-    int ranks = 0;
-    for (long i = 0; i < t->n_events; i++)
-        if (t->events[i].rank + 1 > ranks)
-            ranks = t->events[i].rank + 1;
-    double total[TRACE_PHASE_COUNT] = { 0 };
-    for (long i = 0; i < t->n_events; i++)
-        total[t->events[i].ph] += t->events[i].t1_s - t->events[i].t0_s;
-    if (ranks > 0) {
-        row.compute_s = total[TRACE_COMPUTE] / ranks;
-        row.comm_s = total[TRACE_COMM] / ranks;
-        row.wait_s = total[TRACE_WAIT] / ranks;
-        row.startup_s = total[TRACE_STARTUP] / ranks;
-    }
+    row.time_s = traceinfo_training_time(t);
+    traceinfo_phases ph = traceinfo_phase_means(t);
+    row.compute_s = ph.compute_s;
+    row.update_s = ph.update_s;
+    row.comm_s = ph.comm_s;
+    row.wait_s = ph.wait_s;
+    row.startup_s = ph.startup_s;
     return row;
 }
 
@@ -139,7 +133,7 @@ static int measurements(char **paths, int n, const char *baseline_path, const ch
         args_error("%s: a communication benchmark, not a training run: cannot be the baseline", base_name);
         goto done;
     }
-    double base_s = fit_measured_total(base);
+    double base_s = traceinfo_training_time(base);
     if (!(base_s > 0)) {
         args_error("%s: no training time in the baseline (no events outside eval)", base_name);
         goto done;
@@ -159,7 +153,8 @@ static int measurements(char **paths, int n, const char *baseline_path, const ch
             args_error("%s: no training time (no events outside eval)", paths[i]);
             goto done;
         }
-        r.speedup = r.ci_lo = r.ci_hi = base_s / r.time_s;
+        r.speedup = base_s / r.time_s;
+        predictions_set_point(&r);
         rows[n_rows++] = r;
     }
     if (out) {

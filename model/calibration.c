@@ -73,6 +73,22 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         if (read_param(path, params, fields[i].name, fields[i].value, fields[i].se, err, errlen))
             return -1;
+    /* Added in this version's second revision: files written before it have neither (an
+     * update inside c0 and comm, no run-to-run spread), which reads as 0. */
+    struct { const char *name; double *value, *se; } later[] = {
+        { "update", &p->update_s, &e->update_s },
+        { "run_cv", &p->run_cv, &e->run_cv },
+    };
+    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
+        if (json_object_get(params, later[i].name) &&
+            read_param(path, params, later[i].name, later[i].value, later[i].se, err, errlen))
+            return -1;
+    json_t *cov = json_object_get(root, "cov_c0_c1");
+    if (cov) {
+        if (!json_is_number(cov) || !isfinite(json_number_value(cov)))
+            return errmsg_set(err, errlen, "%s: cov_c0_c1: expected a finite number", path);
+        out->cov_c0_c1 = json_number_value(cov);
+    }
     if (p->sigma > 1)
         return errmsg_set(err, errlen, "%s: params.sigma.value: expected a fraction in [0, 1], got %g", path, p->sigma);
 
@@ -150,6 +166,8 @@ static json_t *params_to_json(const calibration *cal) {
         { "w1", p->w1_s, e->w1_s, "s/worker" },
         { "cv", p->cv, e->cv, "1" },
         { "host_cores", p->host_cores, e->host_cores, "core" },
+        { "update", p->update_s, e->update_s, "s" },
+        { "run_cv", p->run_cv, e->run_cv, "1" },
     };
     json_t *params = json_object();
     for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {
@@ -252,7 +270,8 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
         return errmsg_set(err, errlen, "%s: not written: %s", path, why);
     json_t *root = json_pack("{s:s, s:i, s:{s:s, s:i}}", "format", CALIBRATION_FORMAT, "version", CALIBRATION_VERSION,
                              "host", "name", cal->host, "cores", (int)cal->params.host_cores);
-    int bad = !root || set_new(root, "params", params_to_json(cal));
+    int bad = !root || set_new(root, "params", params_to_json(cal)) ||
+              set_new(root, "cov_c0_c1", json_real(isfinite(cal->cov_c0_c1) ? cal->cov_c0_c1 : 0.0));
     if (!bad && cal->has_workload)
         bad = set_new(root, "workload", json_pack("{s:I, s:I, s:i}", "examples", (json_int_t)cal->examples,
                                                   "batch", (json_int_t)cal->batch, "epochs", cal->epochs));

@@ -5,7 +5,9 @@
  *     "workload": { "examples": 60000, "batch": 32, "epochs": 5 },          (optional)
  *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, "c1": {...},
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
- *                 "model_bytes", "w0", "w1", "cv", "host_cores" },
+ *                 "model_bytes", "w0", "w1", "cv", "host_cores",
+ *                 "update", "run_cv" },          (these two optional on reading: 0)
+ *     "cov_c0_c1": v,                       (optional: 0; c0 and c1 are drawn jointly)
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
@@ -39,12 +41,13 @@
 /* A parameter's standard error, by the same names as the file ("c0", "alpha_ps", ...). */
 typedef struct {
     double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
-    double model_bytes, w0_s, w1_s, cv, host_cores;
+    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv;
 } calibration_stderr;
 
 typedef struct {
     costmodel_params params;
     calibration_stderr stderr_;
+    double cov_c0_c1;             /* covariance of the c0 and c1 estimates (s²/example) */
     bool has_workload;            /* the file named the workload it was measured on */
     long examples, batch;
     int epochs;

@@ -29,6 +29,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "w1 must be a finite number >= 0", p->w1_s },
         { "cv must be a finite number >= 0", p->cv },
         { "host cores must be a finite number >= 0", p->host_cores },
+        { "update must be a finite number >= 0", p->update_s },
+        { "run cv must be a finite number >= 0", p->run_cv },
     };
     for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
         if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
@@ -49,6 +51,21 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "every:N needs N >= 1", c->every_n);
     if (c->topology != COSTMODEL_TOPO_PS && c->topology != COSTMODEL_TOPO_ALLREDUCE)
         return fail(err, errlen, "unknown topology", c->topology);
+    if (c->sync != COSTMODEL_SYNC_BATCH && c->sync != COSTMODEL_SYNC_EPOCH && c->sync != COSTMODEL_SYNC_EVERY)
+        return fail(err, errlen, "unknown sync mode", c->sync);
+    if (c->master != COSTMODEL_MASTER_WORKER && c->master != COSTMODEL_MASTER_DEDICATED)
+        return fail(err, errlen, "unknown master", c->master);
+    if (c->master == COSTMODEL_MASTER_DEDICATED && c->topology != COSTMODEL_TOPO_PS)
+        return fail(err, errlen, "a dedicated master needs the ps topology", c->topology);
+    if (c->sync == COSTMODEL_SYNC_BATCH && !c->batch_per_worker && c->workers > c->batch) {
+        /* The trainer refuses it too: K − B ranks would get no examples and still pay every
+         * exchange. */
+        if (err && errlen > 0)
+            snprintf(err, (size_t)errlen, "batch sync splits the global batch over the workers: %d workers "
+                     "need a batch of %d or more (got %ld); use a larger batch or --batch-per-worker",
+                     c->workers, c->workers, c->batch);
+        return -1;
+    }
     return 0;
 }
 
@@ -60,7 +77,8 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
     /* Batch sync splits one global batch over the workers (the seed's regime) unless
      * every worker is told to take a whole batch of its own. */
     bool split = c->sync == COSTMODEL_SYNC_BATCH && !c->batch_per_worker;
-    s.local_batch = split ? (double)c->batch / c->workers : (double)c->batch;
+    /* Slices differ by at most one example and the barrier waits for the largest. */
+    s.local_batch = split ? (double)((c->batch + c->workers - 1) / c->workers) : (double)c->batch;
     if (split) {
         /* K workers each on B/K examples cover one global batch per step. */
         s.steps_per_epoch = (c->examples + c->batch - 1) / c->batch;
@@ -82,12 +100,23 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 /* ---------------------------------------------------------------------------------- */
 /* Step, synchronisation, round */
 
+double costmodel_rho(const costmodel_params *p, const costmodel_config *c) {
+    /* A dedicated master trains nothing but its MPI progress loop polls: one core busy. */
+    double cores_used = (double)c->workers * c->cores + (c->master == COSTMODEL_MASTER_DEDICATED ? 1.0 : 0.0);
+    return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
+}
+
+static double core_scaling(const costmodel_params *p, const costmodel_config *c) {
+    return (p->sigma + (1.0 - p->sigma) / c->cores) * costmodel_rho(p, c);
+}
+
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c) {
     costmodel_schedule s = costmodel_schedule_of(c);
-    double cores_used = (double)c->workers * c->cores;
-    double rho = (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
-    double c1_t = p->c1_s * (p->sigma + (1.0 - p->sigma) / c->cores);
-    return p->c0_s + c1_t * rho * s.local_batch;
+    return p->c0_s + p->c1_s * core_scaling(p, c) * s.local_batch;
+}
+
+double costmodel_update_time(const costmodel_params *p, const costmodel_config *c) {
+    return p->update_s * core_scaling(p, c);
 }
 
 double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {
@@ -115,7 +144,8 @@ static double round_wait(const costmodel_params *p, const costmodel_config *c, d
 double costmodel_round_time(const costmodel_params *p, const costmodel_config *c) {
     costmodel_schedule s = costmodel_schedule_of(c);
     double step = costmodel_step_time(p, c);
-    return s.steps_per_round * step + round_wait(p, c, step, s.steps_per_round) + costmodel_sync_time(p, c);
+    return s.steps_per_round * (step + costmodel_update_time(p, c)) + round_wait(p, c, step, s.steps_per_round) +
+           costmodel_sync_time(p, c);
 }
 
 costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c) {
@@ -128,9 +158,10 @@ costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const cost
     costmodel_breakdown b;
     b.startup_s = p->w0_s + p->w1_s * c->workers;
     b.compute_s = c->epochs * (s.steps_per_epoch * step);
+    b.update_s = c->epochs * (s.steps_per_epoch * costmodel_update_time(p, c));
     b.comm_s = c->epochs * (s.rounds_per_epoch * costmodel_sync_time(p, c));
     b.wait_s = c->epochs * wait_epoch;
-    b.total_s = b.startup_s + b.compute_s + b.comm_s + b.wait_s;
+    b.total_s = b.startup_s + b.compute_s + b.update_s + b.comm_s + b.wait_s;
     return b;
 }
 

@@ -1,11 +1,20 @@
 /* costmodel — the closed-form runtime model of data-parallel training (DESIGN.md).
  *
  * One round = p local steps on every worker, a barrier, one synchronisation:
- *   step(K,T)  = c0 + c1·(σ + (1−σ)/T)·ρ·b          ρ = max(1, K·T/P)
- *   round      = p·step + CV·step·√p·G(K) + S(K)
+ *   step(K,T)  = c0 + c1·(σ + (1−σ)/T)·ρ·b          ρ = max(1, (K·T + m)/P)
+ *   upd(K,T)   = u·(σ + (1−σ)/T)·ρ                  one optimizer update, once per step
+ *   round      = p·(step + upd) + CV·step·√p·G(K) + S(K)
  *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K
  *   speedup    = T(1,1) / T(K,T)
- * With c0 = W = CV = 0, ρ = 1 and batch sync this is the seed's N·(C/K + S) per epoch.
+ * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
+ * server is one rank more, m = 1, whose MPI progress loop polls a core of its own (m = 0
+ * when the master trains). b is the slowest worker's slice: batch sync splits B over K
+ * into slices that differ by at most one example and the barrier waits for the largest,
+ * ⌈B/K⌉; K > B would leave ranks without examples and is refused (costmodel_check).
+ * The update runs once per step on the critical path wherever it runs: on every rank
+ * after its step (local SGD, K = 1) or after the all-reduce, on the master between the
+ * pushes and the pulls (ps): never inside S(K).
+ * With c0 = u = W = CV = 0, ρ = 1 and batch sync this is the seed's N·(C/K + S) per epoch.
  * When p does not divide s the last round of an epoch has r = s mod p steps; it is
  * charged r·step and its own √r straggler term (exact, where DESIGN.md's E·⌈s/p⌉·round
  * would over-count).
@@ -38,11 +47,14 @@ typedef struct {
     double w0_s, w1_s;       /* start-up W(K) = w0 + w1·K */
     double cv;               /* coefficient of variation of one step's time */
     double host_cores;       /* P: physical cores available in all; 0 = unlimited */
+    double update_s;         /* u: one optimizer update of the whole model, one core */
+    double run_cv;           /* spread (log-normal σ) of a whole run's speed factor: run-to-run
+                                noise of the host, one draw per run; 0 = none (interval only) */
 } costmodel_params;
 
 /* What the user runs. */
 typedef struct {
-    int workers;             /* K ≥ 1 */
+    int workers;             /* K ≥ 1 training workers (a dedicated master is not one) */
     int cores;               /* T ≥ 1 per worker */
     costmodel_sync sync;
     int every_n;             /* steps between synchronisations for COSTMODEL_SYNC_EVERY */
@@ -54,18 +66,19 @@ typedef struct {
     int epochs;              /* E */
 } costmodel_config;
 
-/* Where the time of T(K,T) goes; the four add up to total_s. */
+/* Where the time of T(K,T) goes; the five add up to total_s. */
 typedef struct {
     double total_s;
     double startup_s;        /* W(K) */
     double compute_s;        /* E·s·step */
+    double update_s;         /* E·s·upd */
     double comm_s;           /* E·rounds·S(K) */
     double wait_s;           /* E·Σ CV·step·√p·G(K): waiting at barriers for the slowest */
 } costmodel_breakdown;
 
 /* Derived schedule quantities of a config (DESIGN.md's b, s, p). */
 typedef struct {
-    double local_batch;      /* b */
+    double local_batch;      /* b: the slowest worker's examples per step (⌈B/K⌉ when split) */
     long steps_per_epoch;    /* s = ⌈D/(K·b)⌉ */
     long steps_per_round;    /* p */
     long rounds_per_epoch;   /* ⌈s/p⌉ */
@@ -77,8 +90,14 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
 
 costmodel_schedule costmodel_schedule_of(const costmodel_config *c);
 
-/* ρ·(σ + (1−σ)/T)-scaled time of one local step of b examples. */
+/* ρ = max(1, (K·T + m)/P), m = 1 for a dedicated master; 1 when P is 0 (unlimited). */
+double costmodel_rho(const costmodel_params *p, const costmodel_config *c);
+
+/* ρ·(σ + (1−σ)/T)-scaled time of one local step of b examples (the update excluded). */
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c);
+
+/* ρ·(σ + (1−σ)/T)-scaled time of one optimizer update. */
+double costmodel_update_time(const costmodel_params *p, const costmodel_config *c);
 
 /* S(K): one synchronisation of M bytes among K workers; S(1) = 0 unless the master is
  * dedicated (then even one worker pushes to and pulls from it). */

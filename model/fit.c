@@ -4,6 +4,7 @@
 
 #include "model/ernest.h"
 #include "model/nnls.h"
+#include "model/traceinfo.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
@@ -133,29 +134,7 @@ static double local_batch(const trace *t, const trace_event *e) {
     return e->examples > 0 ? (double)e->examples : costmodel_schedule_of(&t->run.config).local_batch;
 }
 
-double fit_measured_total(const trace *t) {
-    int ranks = t->run.config.workers + 1;   /* a dedicated master is rank K */
-    double *end = calloc((size_t)ranks, sizeof *end), *eval = calloc((size_t)ranks, sizeof *eval);
-    double total = 0;
-    if (end && eval) {
-        for (long i = 0; i < t->n_events; i++) {
-            const trace_event *e = &t->events[i];
-            if (e->rank < ranks && e->ph != TRACE_EVAL && e->t1_s > end[e->rank])
-                end[e->rank] = e->t1_s;
-        }
-        for (long i = 0; i < t->n_events; i++) {
-            const trace_event *e = &t->events[i];
-            if (e->rank < ranks && e->ph == TRACE_EVAL && e->t1_s <= end[e->rank])
-                eval[e->rank] += e->t1_s - e->t0_s;
-        }
-        for (int r = 0; r < ranks; r++)
-            if (end[r] - eval[r] > total)
-                total = end[r] - eval[r];
-    }
-    free(end);
-    free(eval);
-    return total;
-}
+double fit_measured_total(const trace *t) { return traceinfo_training_time(t); }
 
 /* ---------------------------------------------------------------------------------- */
 /* The mechanistic fit on one subset of traces */

@@ -13,10 +13,16 @@ prediction_row predictions_from_model(const costmodel_params *p, const costmodel
         .workers = c->workers, .cores = c->cores, .topology = c->topology,
         .time_s = b.total_s, .speedup = costmodel_speedup(p, c),
         .compute_s = b.compute_s, .comm_s = b.comm_s, .wait_s = b.wait_s, .startup_s = b.startup_s,
+        .update_s = b.update_s,
     };
-    r.ci_lo = r.ci_hi = r.speedup;
+    predictions_set_point(&r);
     costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
     return r;
+}
+
+void predictions_set_point(prediction_row *r) {
+    r->ci_lo = r->ci_hi = r->mean_lo = r->mean_hi = r->speedup;
+    r->time_lo = r->time_hi = r->time_s;
 }
 
 void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
@@ -24,9 +30,10 @@ void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
         /* %.9g keeps every digit a double carries that a reader will care about. */
-        fprintf(out, "%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r->workers, r->cores,
-                r->sync, costmodel_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo,
-                r->ci_hi, r->compute_s, r->comm_s, r->wait_s, r->startup_s);
+        fprintf(out, "%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r->workers,
+                r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo, r->ci_hi,
+                r->compute_s, r->comm_s, r->wait_s, r->startup_s, r->update_s, r->time_lo, r->time_hi, r->mean_lo,
+                r->mean_hi);
     }
 }
 
@@ -64,11 +71,11 @@ static int read_fail(char *err, int errlen, const char *path, long line, const c
     return -1;
 }
 
-/* One data line: 12 comma-separated fields, numbers finite, counts >= 1. */
-static int parse_row(char *line, prediction_row *r) {
-    char *field[12];
+/* One data line: `columns` comma-separated fields (12 or 17), numbers finite, counts >= 1. */
+static int parse_row(char *line, int columns, prediction_row *r) {
+    char *field[17];
     int n = 0;
-    for (char *p = line; n < 12; n++) {
+    for (char *p = line; n < columns; n++) {
         field[n] = p;
         char *comma = strchr(p, ',');
         if (!comma) {
@@ -78,7 +85,7 @@ static int parse_row(char *line, prediction_row *r) {
         *comma = '\0';
         p = comma + 1;
     }
-    if (n != 12 || strchr(field[11], ','))
+    if (n != columns || strchr(field[columns - 1], ','))
         return -1;
     char *end;
     long k = strtol(field[0], &end, 10);
@@ -96,11 +103,18 @@ static int parse_row(char *line, prediction_row *r) {
     strcpy(r->sync, field[2]);
     if (costmodel_topology_parse(field[3], &r->topology))
         return -1;
-    double *num[] = { &r->time_s, &r->speedup, &r->ci_lo, &r->ci_hi, &r->compute_s, &r->comm_s, &r->wait_s, &r->startup_s };
-    for (int i = 0; i < 8; i++) {
+    double *num[] = { &r->time_s, &r->speedup, &r->ci_lo, &r->ci_hi, &r->compute_s, &r->comm_s, &r->wait_s,
+                      &r->startup_s, &r->update_s, &r->time_lo, &r->time_hi, &r->mean_lo, &r->mean_hi };
+    for (int i = 0; i < columns - 4; i++) {
         *num[i] = strtod(field[4 + i], &end);
         if (end == field[4 + i] || *end || !isfinite(*num[i]) || *num[i] < 0)
             return -1;
+    }
+    if (columns == 12) { /* before update_s: its ci was the mean's interval */
+        r->update_s = 0;
+        r->time_lo = r->time_hi = r->time_s;
+        r->mean_lo = r->ci_lo;
+        r->mean_hi = r->ci_hi;
     }
     return 0;
 }
@@ -115,7 +129,7 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
     }
     char line[1024];
     long lineno = 0;
-    int cap = 0, rc = 0;
+    int cap = 0, rc = 0, columns = 17;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
         size_t len = strlen(line);
@@ -126,7 +140,9 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
         while (len && (line[len - 1] == '\n' || line[len - 1] == '\r'))
             line[--len] = '\0';
         if (lineno == 1) {
-            if (strcmp(line, PREDICTIONS_CSV_HEADER) != 0)
+            if (strcmp(line, PREDICTIONS_CSV_HEADER_V1) == 0)
+                columns = 12;
+            else if (strcmp(line, PREDICTIONS_CSV_HEADER) != 0)
                 rc = read_fail(err, errlen, path, 1, "expected the header " PREDICTIONS_CSV_HEADER);
             continue;
         }
@@ -141,9 +157,10 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
             }
             *rows = grown;
         }
-        if (parse_row(line, &(*rows)[*n]))
+        if (parse_row(line, columns, &(*rows)[*n]))
             rc = read_fail(err, errlen, path, lineno,
-                           "expected workers,cores,sync,topology and 8 numbers >= 0 (time_s .. startup_s)");
+                           columns == 12 ? "expected workers,cores,sync,topology and 8 numbers >= 0 (time_s .. startup_s)"
+                                         : "expected workers,cores,sync,topology and 13 numbers >= 0 (time_s .. mean_hi)");
         else
             (*n)++;
     }

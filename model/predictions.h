@@ -1,9 +1,16 @@
 /* predictions — the predictions / measurements CSV of DESIGN.md, and the same rows as an
  * aligned text table for a terminal.
  *
- *   workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s
+ *   workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s,
+ *   update_s,time_lo,time_hi,mean_lo,mean_hi
  *
- * ci_lo/ci_hi bound the speedup (95%); a closed-form prediction has ci_lo = ci_hi = speedup.
+ * ci_lo/ci_hi: the 95% prediction interval of the speedup of ONE run (DESIGN.md: step
+ * noise, the host's run-to-run factor, the parameters' uncertainty); time_lo/time_hi: the
+ * same for the run's time in seconds. mean_lo/mean_hi: the 95% interval of the mean
+ * speedup over the simulator's replications (Monte-Carlo error only: far narrower, and
+ * not a statement about any one run). A measured row has every interval equal to its
+ * value. Files with only the first 12 columns (before update_s existed) are read with
+ * update_s = 0 and every interval equal to the value.
  */
 #ifndef SPEEDUP_PREDICTIONS_H
 #define SPEEDUP_PREDICTIONS_H
@@ -12,16 +19,22 @@
 
 #include <stdio.h>
 
-#define PREDICTIONS_CSV_HEADER \
+#define PREDICTIONS_CSV_HEADER_V1 \
     "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s"
+#define PREDICTIONS_CSV_HEADER PREDICTIONS_CSV_HEADER_V1 ",update_s,time_lo,time_hi,mean_lo,mean_hi"
 
 typedef struct {
     int workers, cores;
     char sync[24];           /* "batch", "epoch", "every:N" */
     costmodel_topology topology;
     double time_s, speedup, ci_lo, ci_hi;
-    double compute_s, comm_s, wait_s, startup_s;
+    double compute_s, comm_s, wait_s, startup_s, update_s;
+    double time_lo, time_hi;  /* one run's time: 95% prediction interval */
+    double mean_lo, mean_hi;  /* the mean speedup: 95% Monte-Carlo interval */
 } prediction_row;
+
+/* A row whose every interval is its value (a measurement, a prediction without spread). */
+void predictions_set_point(prediction_row *r);
 
 /* A row from the closed-form model for one config. */
 prediction_row predictions_from_model(const costmodel_params *p, const costmodel_config *c);

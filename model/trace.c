@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const phase_names[TRACE_PHASE_COUNT] = { "startup", "compute", "comm", "wait", "eval" };
+static const char *const phase_names[TRACE_PHASE_COUNT] = { "startup", "compute", "comm", "wait", "eval", "update" };
 
 const char *trace_phase_name(trace_phase ph) {
     return (ph >= 0 && ph < TRACE_PHASE_COUNT) ? phase_names[ph] : "?";
@@ -95,8 +95,8 @@ int trace_write(const trace *t, const char *path, char *err, int errlen) {
                 e->rank, trace_phase_name(e->ph), e->t0_s, e->t1_s, e->epoch, e->step);
         if (e->bytes)
             fprintf(out, ",\"bytes\":%ld", e->bytes);
-        if (e->examples)
-            fprintf(out, ",\"examples\":%ld", e->examples);
+        /* Always written: a zero-example step is a fact (an empty slice), not a default. */
+        fprintf(out, ",\"examples\":%ld", e->examples);
         if (e->name[0])
             fprintf(out, ",\"name\":\"%s\"", e->name); /* names are identifiers: no escaping */
         fputs("}\n", out);

@@ -8,10 +8,12 @@
  *            "master": "worker|dedicated", "examples": D, "batch": B, "epochs": E,
  *            "batch_per_worker": false, "seed": S}}
  * then one event per line, any rank, seconds from the run's common start:
- *   {"rank": r, "ph": "startup|compute|comm|wait|eval", "t0": s, "t1": s,
+ *   {"rank": r, "ph": "startup|compute|update|comm|wait|eval", "t0": s, "t1": s,
  *    "epoch": e, "step": i, "bytes": n, "examples": b, "name": "..."}
- * "bytes" (comm), "examples" (compute: the step's local batch) and "name" (a sub-phase
- * such as "mpi_init", "data_load", "model_build") are optional.
+ * "examples" is always written (0 included: a rank with an empty slice, a dedicated
+ * master); on reading it is optional (0). "bytes" (comm) and "name" (a sub-phase such as
+ * "mpi_init", "data_load", "model_build") are optional. What the events mean (training
+ * time, which spans are steps, one synchronisation's span) is model/traceinfo.h's.
  *
  * trace_read reports the first bad line as "PATH: line L: what was expected".
  */
@@ -25,7 +27,10 @@
 #define TRACE_FORMAT "speedup-trace"
 #define TRACE_VERSION 1
 
-typedef enum { TRACE_STARTUP, TRACE_COMPUTE, TRACE_COMM, TRACE_WAIT, TRACE_EVAL, TRACE_PHASE_COUNT } trace_phase;
+/* update: the optimizer step (SGD with momentum) on the rank that holds the weights —
+ * every rank after its own step or the all-reduce, the master for a parameter server. It
+ * is its own phase so that it is neither compute (c0, c1) nor communication (S). */
+typedef enum { TRACE_STARTUP, TRACE_COMPUTE, TRACE_COMM, TRACE_WAIT, TRACE_EVAL, TRACE_UPDATE, TRACE_PHASE_COUNT } trace_phase;
 
 typedef struct {
     int rank;
@@ -34,7 +39,7 @@ typedef struct {
     int epoch;               /* -1 when not inside an epoch (start-up) */
     long step;               /* -1 when not a step */
     long bytes;              /* comm: bytes moved; 0 otherwise */
-    long examples;           /* compute: examples in the step; 0 otherwise */
+    long examples;           /* compute: examples in the step (0: an empty slice); 0 otherwise */
     char name[32];           /* sub-phase, "" when none */
 } trace_event;
 

@@ -4,6 +4,7 @@
 
 #include <criterion/criterion.h>
 #include <math.h>
+#include <string.h>
 
 static void assert_rel(double got, double want, double tol) {
     double rel = fabs(got - want) / fmax(fabs(want), 1e-300);
@@ -24,14 +25,64 @@ static costmodel_config config(int k, costmodel_sync sync, costmodel_topology to
 }
 
 Test(costmodel, seed_formula_holds_for_batch_sync) {
+    /* K divides B = 32, so every slice is B/K: the seed's C/K exactly. */
     costmodel_params p = seed_params(0.9, 0.01, 1e-8, 1.8e6);
     for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
-        for (int k = 1; k <= 64; k *= 2) {
+        for (int k = 1; k <= 32; k *= 2) {
             costmodel_config c = config(k, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
             double n = ceil(6000.0 / 32.0), cc = p.c1_s * 32.0, s = costmodel_sync_time(&p, &c);
             assert_rel(costmodel_total_time(&p, &c), 5.0 * n * (cc / k + s), 1e-12);
             assert_rel(costmodel_speedup(&p, &c), cc / (cc / k + s), 1e-12);
         }
+}
+
+Test(costmodel, batch_sync_waits_for_the_largest_slice) {
+    /* B = 32 over K = 3: slices of 11, 11, 10 examples; the barrier waits for 11. With
+     * c0 = 0.5 s and c1 = 0.1 s/example a step is 0.5 + 1.1 = 1.6 s (B/K would give
+     * 0.5 + 1.0667). */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.c0_s = 0.5;
+    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(costmodel_schedule_of(&c).local_batch, 11.0);
+    assert_rel(costmodel_step_time(&p, &c), 1.6, 1e-12);
+}
+
+Test(costmodel, more_workers_than_the_split_batch_is_refused) {
+    costmodel_params p = costmodel_params_seed_example();
+    costmodel_config c = config(64, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE); /* B = 32 */
+    char err[256] = "";
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "64 workers") && strstr(err, "got 32"), "%s", err);
+    c.batch_per_worker = true; /* every worker its own 32: fine */
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0, "%s", err);
+    c = config(32, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0, "%s", err);
+}
+
+Test(costmodel, dedicated_master_polls_a_core_of_its_own) {
+    /* 2 workers + a dedicated master on 2 cores: 3 busy cores, ρ = 3/2 (measured -19 %
+     * when the model said ρ = 1). */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    costmodel_config c = config(2, COSTMODEL_SYNC_EPOCH, COSTMODEL_TOPO_PS);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    assert_rel(costmodel_rho(&p, &c), 1.5, 1e-12);
+    assert_rel(costmodel_step_time(&p, &c), 0.1 * 32 * 1.5, 1e-12);
+    c.master = COSTMODEL_MASTER_WORKER;
+    assert_rel(costmodel_rho(&p, &c), 1.0, 1e-12);
+}
+
+Test(costmodel, update_runs_once_per_step_outside_comm) {
+    /* u = 0.01 s, one core, batch sync, K = 2 all-reduce, D = 6000, B = 32, E = 5:
+     * 5 · 188 steps · 0.01 s = 9.4 s of update, and S(K) does not change with u. */
+    costmodel_params p = seed_params(0.1, 0.001, 1e-9, 1e6);
+    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    double s_before = costmodel_sync_time(&p, &c), t_before = costmodel_total_time(&p, &c);
+    p.update_s = 0.01;
+    costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
+    assert_rel(b.update_s, 9.4, 1e-12);
+    assert_rel(costmodel_sync_time(&p, &c), s_before, 1e-12);
+    assert_rel(b.total_s, t_before + 9.4, 1e-12);
 }
 
 Test(costmodel, one_worker_one_core_has_speedup_one) {

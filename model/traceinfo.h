@@ -1,0 +1,50 @@
+/* traceinfo — what a trace (model/trace.h) means, decided in this one place for every
+ * reader: the fit (model/fit.c), the measurements CSV (`speedup trace`, `speedup report`),
+ * the figures (plots/) and the simulator's replay (sim/job.c).
+ *
+ *   ranks          the run's ranks: K training workers, plus one for a dedicated master
+ *                  (more if the events name more).
+ *   step           a compute event with examples > 0: one local training step of that many
+ *                  examples. A compute event with 0 examples (an empty slice, a dedicated
+ *                  master's turn) is time the rank spent, but no step: it enters no compute
+ *                  fit, no step-time spread and no replay pool.
+ *   training time  the latest end of any rank's non-eval events, less the eval time that
+ *                  rank spent before it (evaluation is not training; the model has none).
+ *   phase means    each phase's total over every rank, divided by the ranks.
+ *   synchronisation  every rank's comm events with the same (name, bytes, epoch, step)
+ *                  are one synchronisation; its span is the longest of them: it is over
+ *                  when the last rank has its data (with eager sends a ps master's own
+ *                  sends return before the workers have the weights).
+ *   ρ              costmodel_rho of the run's config on its host's cores.
+ *
+ * Pure functions; nothing prints. Allocating ones return -1 when out of memory.
+ */
+#ifndef SPEEDUP_TRACEINFO_H
+#define SPEEDUP_TRACEINFO_H
+
+#include "model/trace.h"
+
+#include <stdbool.h>
+
+typedef struct {
+    double startup_s, compute_s, update_s, comm_s, wait_s, eval_s;
+} traceinfo_phases;
+
+typedef struct {
+    char name[32];           /* the comm event's name ("ps", "allreduce", "pingpong", ...) */
+    int epoch;
+    long step, bytes;
+    double span_s;           /* the longest rank span */
+    int ranks;               /* how many ranks recorded it */
+} traceinfo_sync;
+
+int traceinfo_ranks(const trace *t);
+bool traceinfo_is_step(const trace_event *e);
+double traceinfo_rho(const trace_run *r);
+double traceinfo_training_time(const trace *t);
+traceinfo_phases traceinfo_phase_means(const trace *t);
+/* Every synchronisation of t, ordered by (name, bytes, epoch, step): *out malloc'd (free
+ * it), the count returned; 0 with *out NULL when there are none; -1 out of memory. */
+long traceinfo_syncs(const trace *t, traceinfo_sync **out);
+
+#endif
