@@ -65,41 +65,103 @@ static int by_sync(const void *a, const void *b) {
     return (p->step > q->step) - (p->step < q->step);
 }
 
+/* One rank's comm event, keyed for grouping. */
+typedef struct {
+    traceinfo_sync s;
+    int rank;
+} rank_part;
+
+static int by_sync_rank(const void *a, const void *b) {
+    const rank_part *p = a, *q = b;
+    int c = by_sync(&p->s, &q->s);
+    return c ? c : p->rank - q->rank;
+}
+
+static int by_epoch_step(const void *a, const void *b) {
+    const trace_event *p = a, *q = b;
+    if (p->epoch != q->epoch)
+        return p->epoch - q->epoch;
+    return (p->step > q->step) - (p->step < q->step);
+}
+
+/* Seconds of other ranks' update events of e's epoch and step that fall inside e. */
+static double updates_inside(const trace_event *e, const trace_event *upd, long n_upd) {
+    trace_event key = { .epoch = e->epoch, .step = e->step };
+    const trace_event *hit = bsearch(&key, upd, (size_t)n_upd, sizeof *upd, by_epoch_step);
+    if (!hit)
+        return 0;
+    while (hit > upd && by_epoch_step(hit - 1, &key) == 0)
+        hit--;
+    double inside = 0;
+    for (; hit < upd + n_upd && by_epoch_step(hit, &key) == 0; hit++) {
+        if (hit->rank == e->rank)
+            continue;
+        double lo = hit->t0_s > e->t0_s ? hit->t0_s : e->t0_s, hi = hit->t1_s < e->t1_s ? hit->t1_s : e->t1_s;
+        if (hi > lo)
+            inside += hi - lo;
+    }
+    return inside;
+}
+
 long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
     *out = NULL;
-    long n = 0;
-    for (long i = 0; i < t->n_events; i++)
+    long n = 0, n_upd = 0;
+    for (long i = 0; i < t->n_events; i++) {
         n += t->events[i].ph == TRACE_COMM;
+        n_upd += t->events[i].ph == TRACE_UPDATE;
+    }
     if (n == 0)
         return 0;
-    traceinfo_sync *v = malloc(sizeof *v * (size_t)n);
-    if (!v)
+    rank_part *v = malloc(sizeof *v * (size_t)n);
+    trace_event *upd = malloc(sizeof *upd * (size_t)(n_upd + 1));
+    traceinfo_sync *res = malloc(sizeof *res * (size_t)n);
+    if (!v || !upd || !res) {
+        free(v);
+        free(upd);
+        free(res);
         return -1;
+    }
+    n_upd = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].ph == TRACE_UPDATE)
+            upd[n_upd++] = t->events[i];
+    qsort(upd, (size_t)n_upd, sizeof *upd, by_epoch_step);
     n = 0;
     for (long i = 0; i < t->n_events; i++) {
         const trace_event *e = &t->events[i];
         if (e->ph != TRACE_COMM)
             continue;
-        traceinfo_sync *s = &v[n++];
-        memcpy(s->name, e->name, sizeof s->name);
-        s->name[sizeof s->name - 1] = '\0';
-        s->epoch = e->epoch;
-        s->step = e->step;
-        s->bytes = e->bytes;
-        s->span_s = e->t1_s - e->t0_s;
-        s->ranks = 1;
+        rank_part *r = &v[n++];
+        memset(r, 0, sizeof *r);
+        memcpy(r->s.name, e->name, sizeof r->s.name);
+        r->s.name[sizeof r->s.name - 1] = '\0';
+        r->s.epoch = e->epoch;
+        r->s.step = e->step;
+        r->s.bytes = e->bytes;
+        r->s.span_s = e->t1_s - e->t0_s - updates_inside(e, upd, n_upd);
+        r->rank = e->rank;
     }
-    qsort(v, (size_t)n, sizeof *v, by_sync);
+    qsort(v, (size_t)n, sizeof *v, by_sync_rank);
     long groups = 0;
     for (long a = 0, b; a < n; a = b) {
-        traceinfo_sync g = v[a];
-        for (b = a + 1; b < n && by_sync(&v[a], &v[b]) == 0; b++) {
-            if (v[b].span_s > g.span_s)
-                g.span_s = v[b].span_s;
+        traceinfo_sync g = v[a].s;
+        g.span_s = 0;
+        g.ranks = 0;
+        for (b = a; b < n && by_sync(&v[a].s, &v[b].s) == 0;) {
+            /* This rank's part: its comm spans of this synchronisation, summed. */
+            double part = 0;
+            long c = b;
+            for (; c < n && by_sync_rank(&v[b], &v[c]) == 0; c++)
+                part += v[c].s.span_s;
+            if (part > g.span_s)
+                g.span_s = part;
             g.ranks++;
+            b = c;
         }
-        v[groups++] = g;
+        res[groups++] = g;
     }
-    *out = v;
+    free(v);
+    free(upd);
+    *out = res;
     return groups;
 }

@@ -12,9 +12,14 @@
  *                  rank spent before it (evaluation is not training; the model has none).
  *   phase means    each phase's total over every rank, divided by the ranks.
  *   synchronisation  every rank's comm events with the same (name, bytes, epoch, step)
- *                  are one synchronisation; its span is the longest of them: it is over
- *                  when the last rank has its data (with eager sends a ps master's own
- *                  sends return before the workers have the weights).
+ *                  are one synchronisation. A rank's part of it is the sum of its comm
+ *                  spans of that key (a ps master records the pushes and the pulls as two)
+ *                  less the time another rank spent updating (update events of the same
+ *                  epoch and step) inside them: a ps worker waits for the master's update
+ *                  between its push and its pull, and that is the update's time, not the
+ *                  link's. The synchronisation's span is the largest part over its ranks: it
+ *                  is over when the last rank has its data (with eager sends a ps master's
+ *                  own sends return before the workers have the weights).
  *   ρ              costmodel_rho of the run's config on its host's cores.
  *
  * Pure functions; nothing prints. Allocating ones return -1 when out of memory.
@@ -34,7 +39,7 @@ typedef struct {
     char name[32];           /* the comm event's name ("ps", "allreduce", "pingpong", ...) */
     int epoch;
     long step, bytes;
-    double span_s;           /* the longest rank span */
+    double span_s;           /* the largest rank part (see above) */
     int ranks;               /* how many ranks recorded it */
 } traceinfo_sync;
 
