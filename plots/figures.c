@@ -3,6 +3,7 @@
 
 #include "util/errmsg.h"
 
+#include "model/traceinfo.h"
 #include "plots/gnuplot.h"
 
 #include <errno.h>
@@ -429,21 +430,20 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
             const trace *t = traces[i];
             if (t->run.config.cores != cores_seen[c])
                 continue;
+            /* Full steps only: the slowest slice the model charges (traceinfo: a step has
+             * examples; a short last step or an empty slice is another point). */
+            costmodel_config cfg = t->run.config;
+            long b = (long)costmodel_schedule_of(&cfg).local_batch;
             moments m = { 0 };
-            long b = 0;
             for (long e = 0; e < t->n_events; e++)
-                if (t->events[e].ph == TRACE_COMPUTE && t->events[e].examples > 0) {
+                if (traceinfo_is_step(&t->events[e]) && t->events[e].examples == b)
                     moments_add(&m, t->events[e].t1_s - t->events[e].t0_s);
-                    b = t->events[e].examples;
-                }
             if (m.n == 0)
                 continue;
-            costmodel_config cfg = t->run.config;
-            double rho = 1.0, cores_used = (double)cfg.workers * cfg.cores;
-            if (fitted->host_cores > 0 && cores_used > fitted->host_cores)
-                rho = cores_used / fitted->host_cores;
-            double fit = fitted->c0_s + fitted->c1_s * (fitted->sigma + (1 - fitted->sigma) / cfg.cores) * rho * (double)b;
-            fprintf(sf, "%d %ld %.9g %.9g %.9g\n", cfg.cores, b, moments_mean(&m), moments_sd(&m), fit);
+            costmodel_params p = *fitted;
+            p.host_cores = t->run.host_cores;
+            fprintf(sf, "%d %ld %.9g %.9g %.9g\n", cfg.cores, b, moments_mean(&m), moments_sd(&m),
+                    costmodel_step_time(&p, &cfg));
         }
         fprintf(sf, "\n\n");
     }
@@ -454,10 +454,17 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
             const trace *t = traces[i];
             if ((int)t->run.config.topology != topo || t->run.config.workers < 2)
                 continue;
+            traceinfo_sync *syncs = NULL;
+            long n_syncs = traceinfo_syncs(t, &syncs);
+            if (n_syncs < 0) {
+                fclose(sf);
+                fclose(yf);
+                return errmsg_set(err, errlen, "calibration figure: out of memory");
+            }
             moments m = { 0 };
-            for (long e = 0; e < t->n_events; e++)
-                if (t->events[e].ph == TRACE_COMM && t->events[e].rank == 0)
-                    moments_add(&m, t->events[e].t1_s - t->events[e].t0_s);
+            for (long e = 0; e < n_syncs; e++)
+                moments_add(&m, syncs[e].span_s);
+            free(syncs);
             if (m.n == 0)
                 continue;
             costmodel_params p = *fitted;

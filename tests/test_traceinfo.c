@@ -1,0 +1,116 @@
+/* model/traceinfo.c: the one reading of a trace, on traces built by hand. */
+#include "model/traceinfo.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdlib.h>
+
+static trace *make(int workers, costmodel_master master, costmodel_topology topo, const trace_event *ev, int n) {
+    trace_run run = { .host_cores = 2, .model_bytes = 1000 };
+    run.config = (costmodel_config){ .workers = workers, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+                                     .topology = topo, .master = master, .examples = 64, .batch = 32, .epochs = 1 };
+    trace *t = trace_new(&run);
+    cr_assert_not_null(t);
+    for (int i = 0; i < n; i++)
+        cr_assert_eq(trace_add(t, &ev[i]), 0);
+    return t;
+}
+
+Test(traceinfo, a_zero_example_compute_span_is_no_step) {
+    trace_event full = { .ph = TRACE_COMPUTE, .examples = 16 }, empty = { .ph = TRACE_COMPUTE, .examples = 0 },
+                comm = { .ph = TRACE_COMM, .examples = 16 };
+    cr_assert(traceinfo_is_step(&full));
+    cr_assert(!traceinfo_is_step(&empty));
+    cr_assert(!traceinfo_is_step(&comm));
+}
+
+Test(traceinfo, a_dedicated_master_is_one_rank_more_and_polls_a_core) {
+    trace *t = make(2, COSTMODEL_MASTER_DEDICATED, COSTMODEL_TOPO_PS, NULL, 0);
+    cr_assert_eq(traceinfo_ranks(t), 3);
+    cr_assert_float_eq(traceinfo_rho(&t->run), 1.5, 1e-12); /* 2 workers + the master on 2 cores */
+    trace_free(t);
+    t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, NULL, 0);
+    cr_assert_eq(traceinfo_ranks(t), 2);
+    cr_assert_float_eq(traceinfo_rho(&t->run), 1.0, 1e-12);
+    trace_free(t);
+}
+
+Test(traceinfo, training_time_leaves_out_eval_before_the_last_event) {
+    /* Rank 0 ends at 10 s with 2 s of eval inside: 8 s. Rank 1 ends at 9 s with none:
+     * 9 s. Rank 1's eval after its last training event (9..12) does not count. */
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_STARTUP, .t0_s = 0, .t1_s = 1 },
+        { .rank = 0, .ph = TRACE_EVAL, .t0_s = 4, .t1_s = 6 },
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 6, .t1_s = 10, .examples = 16 },
+        { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 1, .t1_s = 9, .examples = 16 },
+        { .rank = 1, .ph = TRACE_EVAL, .t0_s = 9, .t1_s = 12 },
+    };
+    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 5);
+    cr_assert_float_eq(traceinfo_training_time(t), 9.0, 1e-12);
+    trace_free(t);
+}
+
+Test(traceinfo, phase_means_divide_by_every_rank_the_run_had) {
+    /* Two workers and a dedicated master: 3 ranks, even if the master recorded nothing. */
+    trace_event ev[] = {
+        { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 0, .t1_s = 3, .examples = 16 },
+        { .rank = 2, .ph = TRACE_COMPUTE, .t0_s = 0, .t1_s = 3, .examples = 16 },
+        { .rank = 1, .ph = TRACE_UPDATE, .t0_s = 3, .t1_s = 3.6 },
+    };
+    trace *t = make(2, COSTMODEL_MASTER_DEDICATED, COSTMODEL_TOPO_PS, ev, 3);
+    traceinfo_phases ph = traceinfo_phase_means(t);
+    cr_assert_float_eq(ph.compute_s, 2.0, 1e-12);
+    cr_assert_float_eq(ph.update_s, 0.2, 1e-12);
+    trace_free(t);
+}
+
+Test(traceinfo, a_ps_sync_span_is_the_largest_rank_part_less_the_masters_update) {
+    /* Step 0: the master (rank 0) takes the push 0..1, updates 1..1.5, sends 1.5..2.
+     * The worker's one comm span 0..2.1 holds the master's 0.5 s update: its part is 1.6;
+     * the master's two spans sum to 1.5. The synchronisation took 1.6 s of link time.
+     * Step 1: 0..0.4 + 0.4..0.5 on the master (no update), the worker 0..0.45: 0.5. */
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1, .epoch = 0, .step = 0, .bytes = 1000, .name = "ps" },
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 1, .t1_s = 1.5, .epoch = 0, .step = 0 },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 1.5, .t1_s = 2, .epoch = 0, .step = 0, .bytes = 1000, .name = "ps" },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 2.1, .epoch = 0, .step = 0, .bytes = 1000, .name = "ps" },
+        { .rank = 1, .ph = TRACE_UPDATE, .t0_s = 2.1, .t1_s = 2.2, .epoch = 0, .step = 0 }, /* after: not inside */
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 10, .t1_s = 10.4, .epoch = 0, .step = 1, .bytes = 1000, .name = "ps" },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 10.4, .t1_s = 10.5, .epoch = 0, .step = 1, .bytes = 1000, .name = "ps" },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 10, .t1_s = 10.45, .epoch = 0, .step = 1, .bytes = 1000, .name = "ps" },
+    };
+    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_PS, ev, 8);
+    traceinfo_sync *s = NULL;
+    long n = traceinfo_syncs(t, &s);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(s[0].step, 0);
+    cr_assert_float_eq(s[0].span_s, 1.6, 1e-9);
+    cr_assert_eq(s[0].ranks, 2);
+    cr_assert_float_eq(s[1].span_s, 0.5, 1e-9);
+    free(s);
+    trace_free(t);
+}
+
+Test(traceinfo, syncs_of_different_sizes_or_names_stay_apart) {
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1, .step = 0, .bytes = 8, .name = "pingpong" },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 1, .t1_s = 3, .step = 0, .bytes = 8, .name = "allreduce" },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 1, .t1_s = 3.5, .step = 0, .bytes = 8, .name = "allreduce" },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 4, .t1_s = 8, .step = 0, .bytes = 1024, .name = "allreduce" },
+    };
+    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 4);
+    traceinfo_sync *s = NULL;
+    cr_assert_eq(traceinfo_syncs(t, &s), 3);
+    /* Ordered by name, then bytes. */
+    cr_assert_str_eq(s[0].name, "allreduce");
+    cr_assert_float_eq(s[0].span_s, 2.5, 1e-12);
+    cr_assert_eq(s[1].bytes, 1024);
+    cr_assert_float_eq(s[1].span_s, 4.0, 1e-12);
+    cr_assert_str_eq(s[2].name, "pingpong");
+    free(s);
+    trace_free(t);
+    t = make(1, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, NULL, 0);
+    cr_assert_eq(traceinfo_syncs(t, &s), 0);
+    cr_assert_null(s);
+    trace_free(t);
+}
