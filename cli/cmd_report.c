@@ -1,10 +1,15 @@
 /* speedup report — the whole study in one command, into one directory:
  *   1. calibrate: the live measurement plan (cli/calib_plan.h), traces kept in OUT/traces;
- *   2. measure the held-out configurations that fit this host (not in the fit), each a
- *      short `speedup train --workers K` run whose trace goes to OUT/measured;
- *   3. predict: `speedup simulate` of the grid (workers 1..--max-workers, cores 1,2,4,
- *      batch/epoch, ps/allreduce) and of every measured configuration, plus the closed form;
- *   4. OUT/measurements.csv from the traces, `speedup plot` of all five figures;
+ *   2. measure the held-out configurations (cli/report_configs.h: built in for this host,
+ *      or --held-out FILE), never fitted, each --repeats times, interleaved (A B C … A B C),
+ *      as short `speedup train --workers K` runs whose traces go to OUT/measured; predict
+ *      each with `speedup simulate` (mean time and the 95% prediction interval of one run)
+ *      and the closed form; OUT/fidelity.csv and the three fidelity figures
+ *      (model/fidelity.h: median and worst |error| of the median run, the share of single
+ *      runs inside the interval, its mean half-width against the run-to-run spread);
+ *   3. `speedup simulate` of the grid (workers 1..--max-workers but at most the batch,
+ *      cores 1,2,4, batch/epoch, ps/allreduce);
+ *   4. OUT/measurements.csv (the median runs), `speedup plot` of all five figures;
  *   5. OUT/index.html (cli/report_html.h).
  * Sub-steps run this same binary (/proc/self/exe) through cli/spawn.h. A measured time is
  * the trace's training time (model/traceinfo.h traceinfo_training_time: start-up + training, the
@@ -14,13 +19,16 @@
 #include "cli/args.h"
 #include "cli/calib_plan.h"
 #include "cli/commands.h"
+#include "cli/report_configs.h"
 #include "cli/report_html.h"
 #include "cli/spawn.h"
 #include "model/fit.h"
 #include "model/traceinfo.h"
+#include "util/atomicfile.h"
 
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,7 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAX_MEASURED = 24, PATH_LEN = 4096 };
+enum { PATH_LEN = 4096 };
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -42,25 +50,22 @@ static void usage(FILE *out) {
             "  --out DIR          where everything goes                          [out]\n"
             "  --budget SECONDS   calibration plan budget (sizes every run)      [120]\n"
             "  --limit N          examples per run instead of from --budget      [from --budget]\n"
-            "  --max-workers K    the grid's largest worker count (powers of 2)  [64]\n"
+            "  --max-workers K    the grid's largest worker count (powers of 2;   [32]\n"
+            "                     never above the batch, which batch sync splits)\n"
             "  --reps R           simulation replications per configuration      [30]\n"
+            "  --repeats R        runs of every held-out configuration,          [2]\n"
+            "                     interleaved (A B C ... A B C), 1..16\n"
+            "  --held-out FILE    the held-out configurations, one per line:     [built in]\n"
+            "                     WORKERS CORES SYNC TOPOLOGY BATCH MASTER EPOCHS\n"
             "  --hostfile FILE    passed to mpirun for every measured run        [none]\n"
             "  --help             this text\n"
             "Needs gnuplot ($SPEEDUP_GNUPLOT overrides) and mpirun ($MPIEXEC overrides).\n");
 }
 
-/* One measured configuration. */
-typedef struct {
-    int workers, cores;
-    const char *sync, *topology;
-    long batch;
-    int held_out;
-} config;
-
 typedef struct {
     const char *out;
     long limit;
-    int reps;
+    int reps, repeats;
     const char *hostfile;
     char cal_path[PATH_LEN];
     char commands[8192];
@@ -130,67 +135,48 @@ static int step(ctx *c, const char *what, int np, const char *const *argv, const
     return 0;
 }
 
-static void config_name(const config *k, char *out, size_t size) {
-    snprintf(out, size, "%dx%d %s %s b%ld", k->workers, k->cores, k->sync, k->topology, k->batch);
-}
-
-static void plan_trace_path(const ctx *c, const config *k, char *out, size_t size) {
-    snprintf(out, size, "%s/traces/train-%dx%d-%s-%s-b%ld.trace.jsonl", c->out, k->workers, k->cores, k->sync,
-             k->topology, k->batch);
-}
-
-static void measured_trace_path(const ctx *c, const config *k, char *out, size_t size) {
-    const char *sync = k->sync;
-    char s[32];
-    snprintf(s, sizeof s, "%s", sync);
-    for (char *p = s; *p; p++)
-        if (*p == ':')
+/* The config's name with '-' for ' ' and ':' (a file name). */
+static void file_name(const report_config *k, char *out, int size) {
+    report_config_name(k, out, size);
+    for (char *p = out; *p; p++)
+        if (*p == ' ' || *p == ':')
             *p = '-';
-    snprintf(out, size, "%s/measured/train-%dx%d-%s-%s-b%ld.trace.jsonl", c->out, k->workers, k->cores, s,
-             k->topology, k->batch);
 }
 
-/* The measured row of a trace: time = training time, breakdown = per-rank phase totals
- * averaged over the ranks, speedup against base_s. */
-static prediction_row row_of_trace(const trace *t, double base_s) {
-    prediction_row r = { 0 };
-    const costmodel_config *k = &t->run.config;
-    r.workers = k->workers;
-    r.cores = k->cores;
-    costmodel_sync_format(k->sync, k->every_n, r.sync, sizeof r.sync);
-    r.topology = k->topology;
-    r.time_s = traceinfo_training_time(t);
-    r.speedup = base_s / r.time_s;
-    predictions_set_point(&r);
-    traceinfo_phases ph = traceinfo_phase_means(t);
-    r.startup_s = ph.startup_s;
-    r.compute_s = ph.compute_s;
-    r.update_s = ph.update_s;
-    r.comm_s = ph.comm_s;
-    r.wait_s = ph.wait_s;
-    return r;
+/* Run rep (1-based) of k: a held-out run in OUT/measured, a plan run in OUT/traces (the
+ * plan names its repeats -rN; a plan of one run per configuration has no suffix). */
+static void run_trace_path(const ctx *c, const report_config *k, int rep, char *out, size_t size) {
+    char name[128];
+    if (k->held_out) {
+        file_name(k, name, sizeof name);
+        snprintf(out, size, "%s/measured/train-%s-r%d.trace.jsonl", c->out, name, rep);
+        return;
+    }
+    snprintf(out, size, "%s/traces/train-%dx%d-%s-%s-b%ld-r%d.trace.jsonl", c->out, k->workers, k->cores, k->sync,
+             k->topology, k->batch, rep);
+    if (rep == 1 && access(out, R_OK) != 0)
+        snprintf(out, size, "%s/traces/train-%dx%d-%s-%s-b%ld.trace.jsonl", c->out, k->workers, k->cores, k->sync,
+                 k->topology, k->batch);
 }
 
 static void int_text(long v, char *out, size_t size) {
     snprintf(out, size, "%ld", v);
 }
 
-/* The simulated prediction of one config (its own batch), in out. */
-static int simulate_one(ctx *c, const config *k, prediction_row *out) {
-    char w[16], t[16], b[24], l[24], reps[16], csv[PATH_LEN], name[96];
+/* The simulated prediction of one config (its own batch, master and epochs), in out. */
+static int simulate_one(ctx *c, const report_config *k, prediction_row *out) {
+    char w[16], t[16], b[24], l[24], e[16], reps[16], csv[PATH_LEN], name[128];
     int_text(k->workers, w, sizeof w);
     int_text(k->cores, t, sizeof t);
     int_text(k->batch, b, sizeof b);
     int_text(c->limit, l, sizeof l);
+    int_text(k->epochs, e, sizeof e);
     int_text(c->reps, reps, sizeof reps);
-    config_name(k, name, sizeof name);
-    for (char *p = name; *p; p++)
-        if (*p == ' ' || *p == ':')
-            *p = '-';
+    file_name(k, name, sizeof name);
     snprintf(csv, sizeof csv, "%s/predicted/%s.csv", c->out, name);
     const char *av[] = { "simulate", "--calib", c->cal_path, "--workers", w, "--cores", t, "--sync", k->sync,
-                         "--topology", k->topology, "--examples", l, "--batch", b, "--epochs", "1", "--reps", reps,
-                         "--csv", "--out", csv, NULL };
+                         "--topology", k->topology, "--master", costmodel_master_name(k->master), "--examples", l,
+                         "--batch", b, "--epochs", e, "--reps", reps, "--csv", "--out", csv, NULL };
     if (step(c, "simulate (a measured configuration)", 0, av, "/dev/null"))
         return -1;
     prediction_row *rows = NULL;
@@ -206,51 +192,133 @@ static int simulate_one(ctx *c, const config *k, prediction_row *out) {
     return 0;
 }
 
-/* Measures (held out) or reads (in the fit) config k; fills m. wall_s of a plan run is
- * not known here (calibrate ran it) and is left 0. */
-static int measure(ctx *c, const config *k, double base_s, const calibration *cal, report_measured *m) {
-    char path[PATH_LEN], err[1400];
-    double wall = 0;
-    if (k->held_out) {
-        char w[16], t[16], b[24], l[24];
-        int_text(k->workers, w, sizeof w);
-        int_text(k->cores, t, sizeof t);
-        int_text(k->batch, b, sizeof b);
-        int_text(c->limit, l, sizeof l);
-        measured_trace_path(c, k, path, sizeof path);
-        const char *av[24] = { "train", "--workers", w, "--threads", t, "--sync", k->sync, "--topology", k->topology,
-                               "--batch", b, "--limit", l, "--epochs", "1", "--quiet", "--trace", path, NULL };
-        if (c->hostfile) {
-            av[18] = "--hostfile";
-            av[19] = c->hostfile;
-            av[20] = NULL;
-        }
-        char name[96];
-        config_name(k, name, sizeof name);
-        fprintf(stderr, "speedup report: measuring %s (held out) ... ", name);
-        double t0 = now_s();
-        if (step(c, "a held-out training run", 0, av, "/dev/null"))
-            return -1;
-        wall = now_s() - t0;
-        fprintf(stderr, "%.1f s\n", wall);
-    } else {
-        plan_trace_path(c, k, path, sizeof path);
+/* One held-out run of k (repeat rep) into its trace; *wall_s = the whole run. */
+static int train_held_out(ctx *c, const report_config *k, int rep, double *wall_s) {
+    char w[16], t[16], b[24], l[24], e[16], path[PATH_LEN], name[128];
+    int_text(k->workers, w, sizeof w);
+    int_text(k->cores, t, sizeof t);
+    int_text(k->batch, b, sizeof b);
+    int_text(c->limit, l, sizeof l);
+    int_text(k->epochs, e, sizeof e);
+    run_trace_path(c, k, rep, path, sizeof path);
+    const char *av[26] = { "train", "--workers", w, "--threads", t, "--sync", k->sync, "--topology", k->topology,
+                           "--master", costmodel_master_name(k->master), "--batch", b, "--limit", l, "--epochs", e,
+                           "--quiet", "--trace", path, NULL };
+    if (c->hostfile) {
+        av[20] = "--hostfile";
+        av[21] = c->hostfile;
+        av[22] = NULL;
     }
-    trace *tr = trace_read(path, err, sizeof err);
-    if (!tr) {
+    report_config_name(k, name, sizeof name);
+    fprintf(stderr, "speedup report: measuring %s (held out), run %d of %d ... ", name, rep, c->repeats);
+    double t0 = now_s();
+    if (step(c, "a held-out training run", 0, av, "/dev/null"))
+        return -1;
+    *wall_s = now_s() - t0;
+    fprintf(stderr, "%.1f s\n", *wall_s);
+    return 0;
+}
+
+/* Reads every run of k (held out: c->repeats; in the fit: the plan's repeats that exist)
+ * into m: the runs' times, the median run's row and the closed form's time. */
+static int read_runs(ctx *c, const report_config *k, double base_s, const calibration *cal, report_measured *m) {
+    char path[PATH_LEN], err[1400];
+    prediction_row rows[FIDELITY_MAX_RUNS];
+    m->n_runs = 0;
+    for (int rep = 1; rep <= (k->held_out ? c->repeats : FIDELITY_MAX_RUNS); rep++) {
+        run_trace_path(c, k, rep, path, sizeof path);
+        if (!k->held_out && rep > 1 && access(path, R_OK) != 0)
+            break;
+        trace *tr = trace_read(path, err, sizeof err);
+        if (!tr) {
+            args_error("report: %s", err);
+            return -1;
+        }
+        if (m->n_runs == 0)
+            m->model_s = predictions_from_model(&cal->params, &tr->run.config).time_s;
+        rows[m->n_runs] = predictions_from_trace(tr);
+        m->runs_s[m->n_runs] = rows[m->n_runs].time_s;
+        m->n_runs++;
+        trace_free(tr);
+    }
+    report_config_name(k, m->name, sizeof m->name);
+    m->held_out = k->held_out;
+    m->batch = k->batch;
+    /* The run nearest the median stands for the configuration; its time is the median. */
+    fidelity_config fc = { .n_runs = m->n_runs };
+    memcpy(fc.runs_s, m->runs_s, sizeof m->runs_s);
+    double med = fidelity_median_run(&fc);
+    int best = 0;
+    for (int i = 1; i < m->n_runs; i++)
+        if (fabs(m->runs_s[i] - med) < fabs(m->runs_s[best] - med))
+            best = i;
+    m->measured = rows[best];
+    m->measured.time_s = med; /* the speedup of the median run */
+    m->measured.speedup = base_s / med;
+    predictions_set_point(&m->measured);
+    return 0;
+}
+
+/* Every held-out run, interleaved (A B C … A B C …): a slow spell of the host then
+ * lands on different configurations, not on every run of one. */
+static int measure_held_out(ctx *c, const report_config *k, int n, report_measured *m) {
+    for (int rep = 1; rep <= c->repeats; rep++)
+        for (int i = 0; i < n; i++) {
+            double wall = 0;
+            if (k[i].held_out && train_held_out(c, &k[i], rep, &wall))
+                return -1;
+            m[i].wall_s += wall / c->repeats;
+        }
+    return 0;
+}
+
+/* The fidelity figures of the held-out configurations against the simulation's 95%
+ * prediction interval; also OUT/fidelity.csv, one row per configuration. */
+static int fidelity_of(ctx *c, const report_measured *m, int n, fidelity_summary *out) {
+    fidelity_config fc[REPORT_MAX_CONFIGS];
+    int held = 0;
+    char path[PATH_LEN], err[512];
+    snprintf(path, sizeof path, "%s/fidelity.csv", c->out);
+    atomicfile *f = atomicfile_open(path, err, sizeof err);
+    if (!f) {
         args_error("report: %s", err);
         return -1;
     }
-    config_name(k, m->name, sizeof m->name);
-    m->held_out = k->held_out;
-    m->batch = k->batch;
-    m->measured = row_of_trace(tr, base_s);
-    m->wall_s = wall;
-    costmodel_config cc = tr->run.config;
-    trace_free(tr);
-    prediction_row model = predictions_from_model(&cal->params, &cc);
-    m->model_s = model.time_s;
-    return simulate_one(c, k, &m->sim);
+    FILE *o = atomicfile_stream(f);
+    fprintf(o, "# held-out configurations: measured training times against the simulation's 95%% prediction "
+               "interval for one run\nconfiguration,runs,median_s,predicted_s,pi_lo_s,pi_hi_s,error,inside\n");
+    for (int i = 0; i < n; i++) {
+        if (!m[i].held_out)
+            continue;
+        fidelity_config *x = &fc[held++];
+        *x = (fidelity_config){ .n_runs = m[i].n_runs, .pred_s = m[i].sim.time_s, .pred_lo_s = m[i].sim.time_lo,
+                                .pred_hi_s = m[i].sim.time_hi };
+        memcpy(x->runs_s, m[i].runs_s, sizeof x->runs_s);
+        int inside = 0;
+        for (int r = 0; r < x->n_runs; r++)
+            inside += x->runs_s[r] >= x->pred_lo_s && x->runs_s[r] <= x->pred_hi_s;
+        double med = fidelity_median_run(x);
+        fprintf(o, "%s,%d,%.6g,%.6g,%.6g,%.6g,%.4f,%d\n", m[i].name, x->n_runs, med, x->pred_s, x->pred_lo_s,
+                x->pred_hi_s, (x->pred_s - med) / med, inside);
+    }
+    if (held == 0 || fidelity_summarise(fc, held, out, err, sizeof err)) {
+        atomicfile_abort(f);
+        args_error("report: %s", held ? err : "no held-out configurations");
+        return -1;
+    }
+    fprintf(o, "# median |error| %.4f, worst %.4f; %d of %d runs inside (%.3f); mean half-width %.4f; "
+               "run-to-run spread %.4f\n", out->median_abs_error, out->worst_abs_error, out->inside, out->runs,
+            out->coverage, out->mean_half_width, out->spread);
+    if (atomicfile_commit(f, err, sizeof err)) {
+        args_error("report: %s", err);
+        return -1;
+    }
+    printf("held-out: %d configurations x %d runs: median |error| %.1f%% (worst %.1f%%); %d of %d single runs "
+           "(%.0f%%) inside the 95%% prediction interval, mean half-width %.1f%% (%.1fx the run-to-run spread "
+           "%.1f%%)\n", out->configs, c->repeats, 100 * out->median_abs_error, 100 * out->worst_abs_error,
+           out->inside, out->runs, 100 * out->coverage, 100 * out->mean_half_width, out->width_over_spread,
+           100 * out->spread);
+    return 0;
 }
 
 static void describe_host(char *out, size_t size) {
@@ -262,196 +330,235 @@ static void describe_host(char *out, size_t size) {
              sysconf(_SC_NPROCESSORS_ONLN), load[0], load[1], load[2]);
 }
 
-enum { OPT_OUT = 1, OPT_BUDGET, OPT_LIMIT, OPT_MAXW, OPT_REPS, OPT_HOSTFILE, OPT_HELP };
+/* 1. The calibration plan, its traces in OUT/traces; *cal read back. */
+static int run_calibrate(ctx *c, double budget_s, const char *cal_out, calibration *cal) {
+    char budget[32], limit[24], traces_dir[PATH_LEN], err[1400];
+    snprintf(budget, sizeof budget, "%g", budget_s);
+    int_text(c->limit, limit, sizeof limit);
+    snprintf(traces_dir, sizeof traces_dir, "%s/traces", c->out);
+    const char *av[16] = { "calibrate", "--out-dir", traces_dir, "--out", c->cal_path, "--budget", budget,
+                           "--limit", limit, NULL };
+    if (c->hostfile) {
+        av[9] = "--hostfile";
+        av[10] = c->hostfile;
+        av[11] = NULL;
+    }
+    if (step(c, "calibrate", 0, av, cal_out))
+        return -1;
+    if (calibration_read(c->cal_path, cal, err, sizeof err)) {
+        args_error("report: %s", err);
+        return -1;
+    }
+    return 0;
+}
 
-int cmd_report(int argc, char **argv) {
+/* 3. The grid: workers 1, 2, 4, … up to max_workers and never beyond the batch (batch
+ * sync splits it over the workers), cores 1, 2, 4, batch and epoch, ps and all-reduce. */
+static int simulate_grid(ctx *c, int max_workers, long batch, const char *path) {
+    char workers[256] = "1", reps[16], b[24], limit[24];
+    for (int k = 2; k <= max_workers && k <= batch; k *= 2) {
+        size_t len = strlen(workers);
+        snprintf(workers + len, sizeof workers - len, ",%d", k);
+    }
+    int_text(c->reps, reps, sizeof reps);
+    int_text(batch, b, sizeof b);
+    int_text(c->limit, limit, sizeof limit);
+    const char *av[] = { "simulate", "--calib", c->cal_path, "--workers", workers, "--cores", "1,2,4",
+                         "--sync", "batch,epoch", "--topology", "ps,allreduce", "--examples", limit, "--batch", b,
+                         "--epochs", "1", "--reps", reps, "--csv", "--out", path, NULL };
+    fprintf(stderr, "speedup report: simulating workers %s x cores 1,2,4 x batch,epoch x ps,allreduce, %s reps\n",
+            workers, reps);
+    return step(c, "simulate (the grid)", 0, av, "/dev/null");
+}
+
+/* 4. The simulated timeline of the measured 2x1 batch all-reduce run (measured_path),
+ * and every figure. */
+static int draw_figures(ctx *c, long batch, const char *measured_path, const char *sim_path) {
+    char b[24], limit[24], fig[PATH_LEN], predp[PATH_LEN], measp[PATH_LEN], traces_dir[PATH_LEN];
+    int_text(batch, b, sizeof b);
+    int_text(c->limit, limit, sizeof limit);
+    const char *tl[] = { "simulate", "--calib", c->cal_path, "--workers", "2", "--cores", "1", "--sync", "batch",
+                         "--topology", "allreduce", "--examples", limit, "--batch", b, "--epochs", "1",
+                         "--reps", "1", "--timeline", sim_path, NULL };
+    if (step(c, "simulate (the timeline)", 0, tl, "/dev/null"))
+        return -1;
+    snprintf(fig, sizeof fig, "%s/figures", c->out);
+    snprintf(predp, sizeof predp, "%s/predictions.csv", c->out);
+    snprintf(measp, sizeof measp, "%s/measurements.csv", c->out);
+    snprintf(traces_dir, sizeof traces_dir, "%s/traces", c->out);
+    const char *av[] = { "plot", "--out", fig, "--predictions", predp, "--measurements", measp, "--trace",
+                         measured_path, "--sim-trace", sim_path, "--calib", c->cal_path, "--traces", traces_dir, NULL };
+    fprintf(stderr, "speedup report: drawing the figures\n");
+    return step(c, "plot", 0, av, "/dev/null");
+}
+
+enum { OPT_OUT = 1, OPT_BUDGET, OPT_LIMIT, OPT_MAXW, OPT_REPS, OPT_HOSTFILE, OPT_REPEATS, OPT_HELD_OUT, OPT_HELP };
+
+typedef struct {
+    double budget_s;
+    int max_workers;
+    const char *held_out;
+} report_options;
+
+/* 0 to go on, else the exit status (2 usage, 0 after --help). */
+static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
     static const struct option options[] = {
         { "out", required_argument, 0, OPT_OUT },         { "budget", required_argument, 0, OPT_BUDGET },
         { "limit", required_argument, 0, OPT_LIMIT },     { "max-workers", required_argument, 0, OPT_MAXW },
         { "reps", required_argument, 0, OPT_REPS },       { "hostfile", required_argument, 0, OPT_HOSTFILE },
+        { "repeats", required_argument, 0, OPT_REPEATS }, { "held-out", required_argument, 0, OPT_HELD_OUT },
         { "help", no_argument, 0, OPT_HELP },             { 0, 0, 0, 0 },
     };
-    static ctx c;
-    memset(&c, 0, sizeof c);
-    c.out = "out";
-    c.reps = 30;
-    double budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;
-    int max_workers = 64, code;
+    int code;
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (code) {
-        case OPT_OUT: c.out = optarg; break;
+        case OPT_OUT: c->out = optarg; break;
         case OPT_BUDGET:
-            if (args_double("--budget", optarg, 1, 1e6, &budget_s))
+            if (args_double("--budget", optarg, 1, 1e6, &o->budget_s))
                 return 2;
             break;
         case OPT_LIMIT:
-            if (args_long("--limit", optarg, 64, 60000, &c.limit))
+            if (args_long("--limit", optarg, 64, 60000, &c->limit))
                 return 2;
             break;
         case OPT_MAXW:
-            if (args_int("--max-workers", optarg, 2, 4096, &max_workers))
+            if (args_int("--max-workers", optarg, 2, 4096, &o->max_workers))
                 return 2;
             break;
         case OPT_REPS:
-            if (args_int("--reps", optarg, 1, 100000, &c.reps))
+            if (args_int("--reps", optarg, 1, 100000, &c->reps))
                 return 2;
             break;
-        case OPT_HOSTFILE: c.hostfile = optarg; break;
-        case OPT_HELP: usage(stdout); return 0;
+        case OPT_REPEATS:
+            if (args_int("--repeats", optarg, 1, FIDELITY_MAX_RUNS, &c->repeats))
+                return 2;
+            break;
+        case OPT_HOSTFILE: c->hostfile = optarg; break;
+        case OPT_HELD_OUT: o->held_out = optarg; break;
+        case OPT_HELP: usage(stdout); return -1;
         default:
             return args_unknown_flag("report", argv[optind - 1]);
         }
     }
     if (optind < argc)
         return args_unexpected("report", argv[optind]);
-    /* Fail before minutes of measuring, not after. */
+    return 0;
+}
+
+/* gnuplot and mpirun are needed: fail before minutes of measuring, not after. */
+static int check_programs(void) {
     const char *gp = getenv("SPEEDUP_GNUPLOT");
     if (!have_program(gp && *gp ? gp : "gnuplot")) {
         args_error("report: gnuplot not found (%s): install it (scripts/setup) or set SPEEDUP_GNUPLOT",
                    gp && *gp ? gp : "not on PATH");
-        return 1;
+        return -1;
     }
     if (!have_program(spawn_mpiexec())) {
         args_error("report: mpirun not found (%s): install Open MPI (scripts/setup) or set MPIEXEC", spawn_mpiexec());
-        return 1;
+        return -1;
     }
-    if (!c.limit)
-        c.limit = calib_plan_limit(budget_s);
-    double t_start = now_s();
-    char dir[PATH_LEN], path[PATH_LEN], path2[PATH_LEN], err[1400];
-    if (make_dir(c.out))
-        return 1;
+    return 0;
+}
+
+static int make_dirs(const ctx *c) {
     static const char *const subdirs[] = { "traces", "measured", "predicted", "figures" };
+    char dir[PATH_LEN];
+    if (make_dir(c->out))
+        return -1;
     for (int i = 0; i < 4; i++) {
-        snprintf(dir, sizeof dir, "%s/%s", c.out, subdirs[i]);
+        snprintf(dir, sizeof dir, "%s/%s", c->out, subdirs[i]);
         if (make_dir(dir))
-            return 1;
+            return -1;
     }
+    return 0;
+}
 
-    /* 1. calibrate */
-    char budget[32], limit[24], traces_dir[PATH_LEN], cal_out[PATH_LEN];
-    snprintf(budget, sizeof budget, "%g", budget_s);
-    int_text(c.limit, limit, sizeof limit);
-    snprintf(traces_dir, sizeof traces_dir, "%s/traces", c.out);
-    snprintf(c.cal_path, sizeof c.cal_path, "%s/calibration.json", c.out);
-    snprintf(cal_out, sizeof cal_out, "%s/calibrate.txt", c.out);
-    {
-        const char *av[16] = { "calibrate", "--out-dir", traces_dir, "--out", c.cal_path, "--budget", budget,
-                               "--limit", limit, NULL };
-        if (c.hostfile) {
-            av[9] = "--hostfile";
-            av[10] = c.hostfile;
-            av[11] = NULL;
-        }
-        if (step(&c, "calibrate", 0, av, cal_out))
-            return 1;
-    }
-    calibration cal;
-    if (calibration_read(c.cal_path, &cal, err, sizeof err)) {
-        args_error("report: %s", err);
-        return 1;
-    }
-
-    /* 2. the measured configurations: the plan's runs at the grid's batch (in the fit) and
-     * held-out ones that fit this host's cores. */
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    const long B = CALIB_PLAN_BATCH;
-    config configs[MAX_MEASURED];
-    int n_configs = 0;
-    configs[n_configs++] = (config){ 1, 1, "batch", "allreduce", B, 0 };
-    configs[n_configs++] = (config){ 1, 2, "batch", "allreduce", B, 0 };
-    configs[n_configs++] = (config){ 2, 1, "batch", "allreduce", B, 0 };
-    configs[n_configs++] = (config){ 2, 1, "epoch", "allreduce", B, 0 };
-    configs[n_configs++] = (config){ 2, 1, "batch", "ps", B, 0 };
-    configs[n_configs++] = (config){ 2, 1, "every:8", "allreduce", B, 1 };
-    configs[n_configs++] = (config){ 2, 1, "every:8", "ps", B, 1 };
-    configs[n_configs++] = (config){ 2, 1, "epoch", "ps", B, 1 };
-    configs[n_configs++] = (config){ 2, 1, "batch", "allreduce", 2 * B, 1 };
-    configs[n_configs++] = (config){ 1, 2, "batch", "allreduce", B / 2, 1 };
-    if (cores >= 4) {
-        configs[n_configs++] = (config){ 2, 2, "batch", "allreduce", B, 0 };
-        configs[n_configs++] = (config){ 4, 1, "batch", "allreduce", B, 0 };
-        configs[n_configs++] = (config){ 4, 1, "every:8", "allreduce", B, 1 };
-        configs[n_configs++] = (config){ 2, 2, "epoch", "ps", B, 1 };
-    }
-    char base_path[PATH_LEN];
-    plan_trace_path(&c, &configs[0], base_path, sizeof base_path);
-    trace *base = trace_read(base_path, err, sizeof err);
+/* 2. Every configuration's runs (held-out ones measured now) and their predictions;
+ * OUT/measurements.csv holds the median runs at the grid's batch. */
+static int measure_all(ctx *c, const report_config *k, int n, const calibration *cal, report_measured *m,
+                       fidelity_summary *fid) {
+    char path[PATH_LEN], err[1400];
+    run_trace_path(c, &k[0], 1, path, sizeof path); /* 1x1 at the grid's batch: the baseline */
+    trace *base = trace_read(path, err, sizeof err);
     if (!base) {
         args_error("report: %s", err);
-        return 1;
+        return -1;
     }
     double base_s = traceinfo_training_time(base);
     trace_free(base);
-    report_measured *meas = calloc(MAX_MEASURED, sizeof *meas);
-    prediction_row *meas_rows = calloc(MAX_MEASURED, sizeof *meas_rows), *pred = NULL;
+    if (measure_held_out(c, k, n, m))
+        return -1;
+    prediction_row rows[REPORT_MAX_CONFIGS];
+    int n_rows = 0;
+    for (int i = 0; i < n; i++) {
+        if (read_runs(c, &k[i], base_s, cal, &m[i]) || simulate_one(c, &k[i], &m[i].sim))
+            return -1;
+        if (k[i].batch == k[0].batch && k[i].master == COSTMODEL_MASTER_WORKER && k[i].epochs == 1)
+            rows[n_rows++] = m[i].measured; /* comparable with the grid in the figures */
+    }
+    snprintf(path, sizeof path, "%s/measurements.csv", c->out);
+    if (predictions_save_csv(path, rows, n_rows, err, sizeof err)) {
+        args_error("report: %s", err);
+        return -1;
+    }
+    return fidelity_of(c, m, n, fid);
+}
+
+int cmd_report(int argc, char **argv) {
+    static ctx c;
+    memset(&c, 0, sizeof c);
+    c.out = "out";
+    c.reps = 30;
+    c.repeats = 2;
+    report_options o = { .budget_s = CALIB_PLAN_DEFAULT_BUDGET_S, .max_workers = 32 };
+    int code = parse_options(argc, argv, &c, &o);
+    if (code)
+        return code < 0 ? 0 : code;
+    if (check_programs())
+        return 1;
+    if (!c.limit)
+        c.limit = calib_plan_limit(o.budget_s);
+    double t_start = now_s();
+    const long B = CALIB_PLAN_BATCH, cores = sysconf(_SC_NPROCESSORS_ONLN);
+    static report_config configs[REPORT_MAX_CONFIGS];
+    char err[1400], path[PATH_LEN], sim_tl[PATH_LEN], cal_out[PATH_LEN];
+    int n_configs = o.held_out ? report_configs_read(o.held_out, B, cores, configs, REPORT_MAX_CONFIGS, err, sizeof err)
+                               : report_configs_builtin(B, cores, configs);
+    if (n_configs < 0) {
+        args_error("report: %s", err);
+        return 2;
+    }
+    if (make_dirs(&c))
+        return 1;
+    snprintf(c.cal_path, sizeof c.cal_path, "%s/calibration.json", c.out);
+    snprintf(cal_out, sizeof cal_out, "%s/calibrate.txt", c.out);
+    calibration cal;
+    if (run_calibrate(&c, o.budget_s, cal_out, &cal))
+        return 1;
+
+    static report_measured meas[REPORT_MAX_CONFIGS];
+    memset(meas, 0, sizeof meas);
+    fidelity_summary fid;
+    prediction_row *pred = NULL;
     trace *tl_measured = NULL, *tl_sim = NULL;
-    int n_meas_rows = 0, n_pred = 0, rc = 1;
-    if (!meas || !meas_rows) {
-        args_error("out of memory");
+    int n_pred = 0, rc = 1;
+    if (measure_all(&c, configs, n_configs, &cal, meas, &fid))
         goto done;
-    }
-    for (int i = 0; i < n_configs; i++) {
-        if (measure(&c, &configs[i], base_s, &cal, &meas[i]))
-            goto done;
-        if (configs[i].batch == B) /* the grid's batch: comparable in the figures */
-            meas_rows[n_meas_rows++] = meas[i].measured;
-    }
-    snprintf(path, sizeof path, "%s/measurements.csv", c.out);
-    if (predictions_save_csv(path, meas_rows, n_meas_rows, err, sizeof err)) {
-        args_error("report: %s", err);
-        goto done;
-    }
-
-    /* 3. the grid */
-    char workers[256] = "1", reps[16], b[24];
-    for (int k = 2; k <= max_workers; k *= 2) {
-        size_t len = strlen(workers);
-        snprintf(workers + len, sizeof workers - len, ",%d", k);
-    }
-    int_text(c.reps, reps, sizeof reps);
-    int_text(B, b, sizeof b);
     snprintf(path, sizeof path, "%s/predictions.csv", c.out);
-    {
-        const char *av[] = { "simulate", "--calib", c.cal_path, "--workers", workers, "--cores", "1,2,4",
-                             "--sync", "batch,epoch", "--topology", "ps,allreduce", "--examples", limit, "--batch", b,
-                             "--epochs", "1", "--reps", reps, "--csv", "--out", path, NULL };
-        fprintf(stderr, "speedup report: simulating workers %s x cores 1,2,4 x batch,epoch x ps,allreduce, %s reps\n",
-                workers, reps);
-        if (step(&c, "simulate (the grid)", 0, av, "/dev/null"))
-            goto done;
-    }
-    if (predictions_read_csv(path, &pred, &n_pred, err, sizeof err)) {
-        args_error("report: %s", err);
+    if (simulate_grid(&c, o.max_workers, B, path) || predictions_read_csv(path, &pred, &n_pred, err, sizeof err)) {
+        if (pred == NULL && n_pred == 0 && err[0])
+            args_error("report: %s", err);
         goto done;
     }
-
-    /* 4. the simulated timeline of the measured 2x1 batch run, and the figures */
-    plan_trace_path(&c, &configs[2], path, sizeof path);
-    snprintf(path2, sizeof path2, "%s/predicted/timeline-2x1-batch-allreduce.trace.jsonl", c.out);
-    {
-        const char *av[] = { "simulate", "--calib", c.cal_path, "--workers", "2", "--cores", "1", "--sync", "batch",
-                             "--topology", "allreduce", "--examples", limit, "--batch", b, "--epochs", "1",
-                             "--reps", "1", "--timeline", path2, NULL };
-        if (step(&c, "simulate (the timeline)", 0, av, "/dev/null"))
-            goto done;
-    }
-    if (!(tl_measured = trace_read(path, err, sizeof err)) || !(tl_sim = trace_read(path2, err, sizeof err))) {
+    run_trace_path(&c, &configs[2], 1, path, sizeof path); /* the plan's 2x1 batch all-reduce */
+    snprintf(sim_tl, sizeof sim_tl, "%s/predicted/timeline-2x1-batch-allreduce.trace.jsonl", c.out);
+    if (draw_figures(&c, B, path, sim_tl))
+        goto done;
+    if (!(tl_measured = trace_read(path, err, sizeof err)) || !(tl_sim = trace_read(sim_tl, err, sizeof err))) {
         args_error("report: %s", err);
         goto done;
-    }
-    {
-        char fig[PATH_LEN], predp[PATH_LEN], measp[PATH_LEN];
-        snprintf(fig, sizeof fig, "%s/figures", c.out);
-        snprintf(predp, sizeof predp, "%s/predictions.csv", c.out);
-        snprintf(measp, sizeof measp, "%s/measurements.csv", c.out);
-        const char *av[] = { "plot", "--out", fig, "--predictions", predp, "--measurements", measp, "--trace", path,
-                             "--sim-trace", path2, "--calib", c.cal_path, "--traces", traces_dir, NULL };
-        fprintf(stderr, "speedup report: drawing the figures\n");
-        if (step(&c, "plot", 0, av, "/dev/null"))
-            goto done;
     }
 
     /* 5. index.html */
@@ -463,7 +570,7 @@ int cmd_report(int argc, char **argv) {
              tl_measured->run.net, tl_measured->run.model_bytes, c.limit,
              c.hostfile ? "on the hosts of the hostfile" : "on this one host (shared memory between ranks)");
     report_html_input in = { .host_desc = host_desc, .net_desc = net_desc, .commands = c.commands, .cal = &cal,
-                             .pred = pred, .n_pred = n_pred, .meas = meas, .n_meas = n_configs,
+                             .pred = pred, .n_pred = n_pred, .meas = meas, .n_meas = n_configs, .fidelity = &fid,
                              .timeline_measured = tl_measured, .timeline_simulated = tl_sim,
                              .examples = c.limit, .epochs = 1, .grid_batch = B, .calibrate_log = cal_out };
     snprintf(path, sizeof path, "%s/index.html", c.out);
@@ -474,8 +581,6 @@ int cmd_report(int argc, char **argv) {
     printf("report written to %s (%.0f s)\n", path, now_s() - t_start);
     rc = 0;
 done:
-    free(meas);
-    free(meas_rows);
     free(pred);
     trace_free(tl_measured);
     trace_free(tl_sim);

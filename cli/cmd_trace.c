@@ -74,21 +74,6 @@ static int summary(const trace *t) {
     return 0;
 }
 
-/* One measurements row from a training trace; speedup left for the caller. */
-static prediction_row measure(const trace *t) {
-    const costmodel_config *c = &t->run.config;
-    prediction_row row = { .workers = c->workers, .cores = c->cores, .topology = c->topology };
-    costmodel_sync_format(c->sync, c->every_n, row.sync, sizeof row.sync);
-    row.time_s = traceinfo_training_time(t);
-    traceinfo_phases ph = traceinfo_phase_means(t);
-    row.compute_s = ph.compute_s;
-    row.update_s = ph.update_s;
-    row.comm_s = ph.comm_s;
-    row.wait_s = ph.wait_s;
-    row.startup_s = ph.startup_s;
-    return row;
-}
-
 static int same_workload(const trace *a, const trace *b) {
     const costmodel_config *x = &a->run.config, *y = &b->run.config;
     return x->examples == y->examples && x->batch == y->batch && x->epochs == y->epochs;
@@ -148,7 +133,7 @@ static int measurements(char **paths, int n, const char *baseline_path, const ch
                        b->epochs);
             goto done;
         }
-        prediction_row r = measure(t[i]);
+        prediction_row r = predictions_from_trace(t[i]);
         if (!(r.time_s > 0)) {
             args_error("%s: no training time (no events outside eval)", paths[i]);
             goto done;

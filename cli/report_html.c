@@ -10,6 +10,8 @@
 #include <string.h>
 #include <time.h>
 
+enum { REPORT_HTML_MAX_MEAS = 64 };
+
 static void esc(FILE *f, const char *s) {
     for (; *s; s++) {
         switch (*s) {
@@ -146,35 +148,55 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
           "<a href=\"#timeline\">timeline</a> &middot; <a href=\"#calibration\">calibration</a></p>\n", f);
 
     /* Prediction error of every measured configuration. */
-    double e_model[64], e_sim[64];
+    double e_model[REPORT_HTML_MAX_MEAS];
     int n_held = 0;
-    fputs("<h2 id=\"errors\">Prediction error of every measured configuration</h2>\n<table>\n"
-          "<tr><th>configuration (K&times;T sync topology batch)</th><th>in the fit?</th><th>measured s</th>"
-          "<th>run wall s</th><th>model s</th><th>model error</th><th>simulated s</th><th>simulated error</th>"
-          "<th>measured speedup</th><th>simulated speedup (95%)</th></tr>\n", f);
+    fputs("<h2 id=\"errors\">Prediction error of every measured configuration</h2>\n", f);
+    if (in->fidelity) {
+        const fidelity_summary *s = in->fidelity;
+        fprintf(f, "<p class=\"fidelity\"><b>Held-out configurations (%d, %d runs):</b> median |error| of the "
+                   "median run <b>%.1f%%</b>, worst <b>%.1f%%</b> (simulated); <b>%d of %d</b> single runs "
+                   "(<b>%.0f%%</b>) inside the 95%% prediction interval for one run, whose mean half-width is "
+                   "<b>%.1f%%</b>",
+                s->configs, s->runs, 100 * s->median_abs_error, 100 * s->worst_abs_error, s->inside, s->runs,
+                100 * s->coverage, 100 * s->mean_half_width);
+        if (s->spread > 0)
+            fprintf(f, " = %.1f&times; the measured run-to-run spread (&sigma; of ln time within a configuration: "
+                       "%.1f%%)", s->width_over_spread, 100 * s->spread);
+        fputs(".</p>\n", f);
+    }
+    fputs("<table>\n<tr><th>configuration (K&times;T sync topology batch)</th><th>in the fit?</th>"
+          "<th>runs s</th><th>median s</th><th>run wall s</th><th>model s</th><th>model error</th>"
+          "<th>simulated s</th><th>simulated error</th><th>95% PI, one run (s)</th><th>runs inside</th>"
+          "<th>measured speedup</th><th>simulated speedup (95% PI)</th></tr>\n", f);
     for (int i = 0; i < in->n_meas; i++) {
         const report_measured *m = &in->meas[i];
         double em = rel_err(m->model_s, m->measured.time_s), es = rel_err(m->sim.time_s, m->measured.time_s);
-        if (m->held_out && n_held < 64) {
-            e_model[n_held] = em;
-            e_sim[n_held++] = es;
-        }
+        if (m->held_out && n_held < REPORT_HTML_MAX_MEAS)
+            e_model[n_held++] = em;
         fputs("<tr><td style=\"text-align:left\">", f);
         esc(f, m->name);
-        fprintf(f, "</td><td>%s</td><td>%.3f</td>", m->held_out ? "held out" : "in the fit", m->measured.time_s);
+        fprintf(f, "</td><td>%s</td><td>", m->held_out ? "held out" : "in the fit");
+        int inside = 0;
+        for (int r = 0; r < m->n_runs; r++) {
+            fprintf(f, "%s%.2f", r ? " " : "", m->runs_s[r]);
+            inside += m->runs_s[r] >= m->sim.time_lo && m->runs_s[r] <= m->sim.time_hi;
+        }
+        fprintf(f, "</td><td>%.3f</td>", m->measured.time_s);
         if (m->wall_s > 0)
             fprintf(f, "<td>%.2f</td>", m->wall_s);
         else
             fputs("<td>(calibrate)</td>", f);
-        fprintf(f, "<td>%.3f</td><td%s>%+.1f%%</td><td>%.3f</td><td%s>%+.1f%%</td><td>%.3f</td>"
-                   "<td>%.3f (%.3f&ndash;%.3f)</td></tr>\n",
+        fprintf(f, "<td>%.3f</td><td%s>%+.1f%%</td><td>%.3f</td><td%s>%+.1f%%</td><td>%.2f&ndash;%.2f</td>"
+                   "<td>%d/%d</td><td>%.3f</td><td>%.3f (%.3f&ndash;%.3f)</td></tr>\n",
                 m->model_s, fabs(em) > 15 ? " class=\"bad\"" : "", em, m->sim.time_s,
-                fabs(es) > 15 ? " class=\"bad\"" : "", es, m->measured.speedup, m->sim.speedup, m->sim.ci_lo,
-                m->sim.ci_hi);
+                fabs(es) > 15 ? " class=\"bad\"" : "", es, m->sim.time_lo, m->sim.time_hi, inside, m->n_runs,
+                m->measured.speedup, m->sim.speedup, m->sim.ci_lo, m->sim.ci_hi);
     }
-    double med_model = median_abs(e_model, n_held), med_sim = median_abs(e_sim, n_held);
-    fprintf(f, "</table>\n<p>Held-out configurations (%d): median |error| %.1f%% (model), %.1f%% (simulated).</p>\n",
-            n_held, med_model, med_sim);
+    fprintf(f, "</table>\n<p>Closed form on the held-out configurations: median |error| %.1f%%. The simulated "
+               "interval is a prediction interval for one run (step noise, the host's run-to-run factor and the "
+               "fit's uncertainty); the interval of the simulated <i>mean</i> is in predicted/*.csv "
+               "(mean_lo, mean_hi).</p>\n",
+            median_abs(e_model, n_held));
 
     figure(f, "speedup", "1. Speedup against total cores, batch and epoch sync: predicted (95% band) and measured");
     tables(f, in, 0);

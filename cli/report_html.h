@@ -6,18 +6,22 @@
 #define SPEEDUP_REPORT_HTML_H
 
 #include "model/calibration.h"
+#include "model/fidelity.h"
 #include "model/predictions.h"
 #include "model/trace.h"
 
-/* One measured configuration and what was predicted for it. */
+/* One measured configuration, its runs and what was predicted for it. */
 typedef struct {
     char name[96];              /* e.g. "2x1 every:8 allreduce b32" */
     int held_out;               /* 1: not in the calibration's fit */
     long batch;
-    prediction_row measured;    /* time_s = measured training time (see fit_measured_total) */
-    double wall_s;              /* the whole `speedup train --workers` run, launch and eval included */
+    prediction_row measured;    /* the median run: time_s = the median of the runs' training times
+                                   (model/traceinfo.h), speedup and phases of the run nearest it */
+    double runs_s[FIDELITY_MAX_RUNS]; /* every run's training time */
+    int n_runs;
+    double wall_s;              /* mean whole `speedup train --workers` run (launch, eval); 0: plan run */
     double model_s;             /* closed form */
-    prediction_row sim;         /* `speedup simulate` of the same config: mean time, speedup CI */
+    prediction_row sim;         /* `speedup simulate`: mean time, 95% prediction interval of one run */
 } report_measured;
 
 typedef struct {
@@ -27,6 +31,7 @@ typedef struct {
     const calibration *cal;
     const prediction_row *pred; int n_pred;
     const report_measured *meas; int n_meas;
+    const fidelity_summary *fidelity; /* the held-out configurations; NULL: none */
     const trace *timeline_measured, *timeline_simulated;
     long examples; int epochs;
     long grid_batch;            /* the grid's global batch: measured rows at it are tabled */

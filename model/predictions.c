@@ -1,5 +1,6 @@
 #include "model/predictions.h"
 
+#include "model/traceinfo.h"
 #include "util/atomicfile.h"
 
 #include <errno.h>
@@ -17,6 +18,21 @@ prediction_row predictions_from_model(const costmodel_params *p, const costmodel
     };
     predictions_set_point(&r);
     costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
+    return r;
+}
+
+prediction_row predictions_from_trace(const trace *t) {
+    const costmodel_config *k = &t->run.config;
+    prediction_row r = { .workers = k->workers, .cores = k->cores, .topology = k->topology, .speedup = 1 };
+    costmodel_sync_format(k->sync, k->every_n, r.sync, sizeof r.sync);
+    r.time_s = traceinfo_training_time(t);
+    traceinfo_phases ph = traceinfo_phase_means(t);
+    r.startup_s = ph.startup_s;
+    r.compute_s = ph.compute_s;
+    r.update_s = ph.update_s;
+    r.comm_s = ph.comm_s;
+    r.wait_s = ph.wait_s;
+    predictions_set_point(&r);
     return r;
 }
 

@@ -16,6 +16,7 @@
 #define SPEEDUP_PREDICTIONS_H
 
 #include "model/costmodel.h"
+#include "model/trace.h"
 
 #include <stdio.h>
 
@@ -32,6 +33,11 @@ typedef struct {
     double time_lo, time_hi;  /* one run's time: 95% prediction interval */
     double mean_lo, mean_hi;  /* the mean speedup: 95% Monte-Carlo interval */
 } prediction_row;
+
+/* The measured row of a training trace: time_s = its training time, the phases = their
+ * means over the ranks (model/traceinfo.h), speedup 1 and every interval the value (the
+ * caller sets the speedup against its baseline). */
+prediction_row predictions_from_trace(const trace *t);
 
 /* A row whose every interval is its value (a measurement, a prediction without spread). */
 void predictions_set_point(prediction_row *r);

@@ -34,6 +34,55 @@ Test(cli_report, zero_max_workers_is_a_usage_error) {
     clirun_free(&r);
 }
 
+/* A held-out file with the given body; its path in out. */
+static void held_out_file(const char *body, char *out, size_t size) {
+    char *dir = clirun_tmpdir();
+    snprintf(out, size, "%s/held-out", dir);
+    free(dir);
+    FILE *f = fopen(out, "w");
+    cr_assert_not_null(f);
+    fputs(body, f);
+    fclose(f);
+}
+
+static void assert_held_out_refused(const char *body, const char *needle) {
+    char path[512], args[700];
+    held_out_file(body, path, sizeof path);
+    snprintf(args, sizeof args, "report --out /nonexistent/never --held-out %s", path);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 2, "exit %d: %s", r.status, r.err);
+    cr_assert(strstr(r.err, path) && strstr(r.err, needle), "stderr: %s", r.err);
+    clirun_free(&r);
+}
+
+Test(cli_report, held_out_line_with_too_few_fields_is_named) {
+    assert_held_out_refused("# workers cores sync topology batch master epochs\n2 1 batch ps 32\n",
+                            "line 2: expected 7 fields");
+}
+
+Test(cli_report, held_out_unknown_sync_is_named) {
+    assert_held_out_refused("2 1 sometimes ps 32 worker 1\n", "line 1: sync 'sometimes'");
+}
+
+Test(cli_report, held_out_dedicated_all_reduce_is_refused) {
+    assert_held_out_refused("\n2 1 batch allreduce 32 dedicated 1\n", "line 2: a dedicated master needs the ps topology");
+}
+
+Test(cli_report, held_out_more_workers_than_the_split_batch_is_refused) {
+    assert_held_out_refused("4 1 batch allreduce 2 worker 1\n", "4 workers need a batch of 4");
+}
+
+Test(cli_report, held_out_file_without_configurations_is_refused) {
+    assert_held_out_refused("# nothing\n\n", "no configurations");
+}
+
+Test(cli_report, zero_repeats_is_a_usage_error) {
+    clirun_result r = clirun("report --repeats 0");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "--repeats") != NULL, "stderr: %s", r.err);
+    clirun_free(&r);
+}
+
 Test(calibrate_plan, zero_budget_is_a_usage_error) {
     clirun_result r = clirun("calibrate --budget 0");
     cr_assert_eq(r.status, 2);

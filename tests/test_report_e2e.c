@@ -2,6 +2,7 @@
  * every figure is a real PNG of the size the scripts set, index.html shows and links each
  * one, the held-out runs are measured. Fourteen short mpirun jobs: ~40 s in the release
  * build, too slow under ASan, so registered for the release build only. */
+#define _POSIX_C_SOURCE 200809L
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -30,7 +31,7 @@ Test(cli_report, tiny_report_draws_every_figure_and_links_it, .timeout = 240) {
     snprintf(out, sizeof out, "%s/out", dir);
     static const char *const figs[] = { "speedup", "splits", "breakdown", "timeline", "calibration" };
     snprintf(path, sizeof path, "%s/index.html", out);
-    const char *html = slurp(path);
+    char *html = strdup(slurp(path)); /* slurp's buffer is reused below */
     char figdir[1100];
     snprintf(figdir, sizeof figdir, "%s/figures", out);
     for (int i = 0; i < 5; i++) {
@@ -46,7 +47,24 @@ Test(cli_report, tiny_report_draws_every_figure_and_links_it, .timeout = 240) {
     snprintf(path, sizeof path, "%s/measurements.csv", out);
     const char *csv = slurp(path);
     cr_assert(strstr(csv, "\n2,1,every:8,allreduce,") != NULL, "no measured every:8 row: %s", csv);
+    /* Every held-out configuration is run twice (the default --repeats), and the fidelity
+     * figures are stated above the error table and in fidelity.csv (5 held-out rows on
+     * a 2-core host). */
+    snprintf(path, sizeof path, "%s/measured/train-2x1-every-8-allreduce-b32-r2.trace.jsonl", out);
+    FILE *second = fopen(path, "r");
+    cr_assert_not_null(second, "no second run of 2x1 every:8: %s", path);
+    fclose(second);
+    cr_assert(strstr(html, "single runs") && strstr(html, "inside the 95% prediction interval for one run"),
+              "no coverage figure in index.html");
+    snprintf(path, sizeof path, "%s/fidelity.csv", out);
+    const char *fid = slurp(path);
+    int rows = 0;
+    for (const char *p = strstr(fid, "\nconfiguration,"); p && (p = strchr(p + 1, '\n'));)
+        rows += p[1] != '#' && p[1] != '\0';
+    cr_assert(rows == 5 || rows == 7, "%d held-out rows in fidelity.csv: %s", rows, fid);
+    cr_assert(strstr(r.out, "held-out: ") != NULL, "no fidelity line on stdout: %s", r.out);
     clirun_free(&r);
+    free(html);
     free(dir);
 }
 
