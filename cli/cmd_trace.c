@@ -38,17 +38,14 @@ static void usage(FILE *out) {
 }
 
 static int summary(const trace *t) {
-    int ranks = 0;
-    for (long i = 0; i < t->n_events; i++)
-        if (t->events[i].rank + 1 > ranks)
-            ranks = t->events[i].rank + 1;
+    int ranks = traceinfo_ranks(t);
     const costmodel_config *c = &t->run.config;
     char sync[24];
     costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
     printf("run: %d workers x %d cores, sync %s, topology %s, host %s, net %s\n", c->workers, c->cores, sync,
            costmodel_topology_name(c->topology), t->run.host, t->run.net);
-    printf("%4s %10s %10s %10s %10s %10s %10s %10s %9s\n", "rank", "startup_s", "compute_s", "comm_s", "wait_s",
-           "eval_s", "sum_s", "wall_s", "covered");
+    printf("%4s %10s %10s %10s %10s %10s %10s %10s %10s %9s\n", "rank", "startup_s", "compute_s", "update_s",
+           "comm_s", "wait_s", "eval_s", "sum_s", "wall_s", "covered");
     for (int r = 0; r < ranks; r++) {
         double total[TRACE_PHASE_COUNT] = { 0 }, first = 1e300, last = -1e300, sum = 0;
         long n = 0;
@@ -67,9 +64,9 @@ static int summary(const trace *t) {
             continue;
         }
         double wall = last - first;
-        printf("%4d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8.1f%%\n", r, total[TRACE_STARTUP],
-               total[TRACE_COMPUTE], total[TRACE_COMM], total[TRACE_WAIT], total[TRACE_EVAL], sum, wall,
-               wall > 0 ? 100.0 * sum / wall : 100.0);
+        printf("%4d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8.1f%%\n", r, total[TRACE_STARTUP],
+               total[TRACE_COMPUTE], total[TRACE_UPDATE], total[TRACE_COMM], total[TRACE_WAIT], total[TRACE_EVAL], sum,
+               wall, wall > 0 ? 100.0 * sum / wall : 100.0);
     }
     return 0;
 }

@@ -1,5 +1,6 @@
-# Figure 3: where the time goes — start-up, compute, communication and waiting at the
-# barrier, stacked, per configuration. Variables: datafile (label startup compute comm wait).
+# Figure 3: where the time goes — start-up, compute, the optimizer update, communication
+# and waiting at the barrier, stacked, per configuration. Variables: datafile (label
+# startup compute update comm wait).
 load scriptdir.'/common.gp'
 set style data histogram
 set style histogram rowstacked
@@ -10,4 +11,4 @@ set ylabel 'time (s)'
 set yrange [0:*]
 set key top right box opaque
 set xtics rotate by -45 font ',9'
-plot for [c=2:5] datafile using c:xtic(1) title columnheader(c)
+plot for [c=2:6] datafile using c:xtic(1) title columnheader(c)

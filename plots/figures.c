@@ -277,8 +277,8 @@ done:
 /* Figure 3 */
 
 static void breakdown_row(FILE *f, const prediction_row *r, char tag) {
-    fprintf(f, "\"%dx%d %s %s %c\" %.6g %.6g %.6g %.6g\n", r->workers, r->cores, r->sync,
-            costmodel_topology_name(r->topology), tag, r->startup_s, r->compute_s, r->comm_s, r->wait_s);
+    fprintf(f, "\"%dx%d %s %s %c\" %.6g %.6g %.6g %.6g %.6g\n", r->workers, r->cores, r->sync,
+            costmodel_topology_name(r->topology), tag, r->startup_s, r->compute_s, r->update_s, r->comm_s, r->wait_s);
 }
 
 int figures_breakdown(const prediction_row *pred, int n_pred, const prediction_row *meas, int n_meas,
@@ -289,7 +289,7 @@ int figures_breakdown(const prediction_row *pred, int n_pred, const prediction_r
     FILE *f;
     if (data_path(out_dir, "breakdown.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
         return -1;
-    fprintf(f, "config startup compute comm wait\n");
+    fprintf(f, "config startup compute update comm wait\n");
     /* With measurements, show each measured config beside its prediction; else all predictions. */
     if (n_meas > 0) {
         for (int i = 0; i < n_meas; i++) {
