@@ -284,3 +284,19 @@ Test(train_mpi, corrupt_checkpoint_on_resume_fails_on_every_rank) {
     refuses(2, extra, 1, path);
     free(dir);
 }
+
+// ---- K > B refused
+
+#define K_OVER_B "batch sync splits the global batch over the workers: 3 workers need a batch of 3 or more (got 2)"
+
+Test(train_mpi, batch_sync_with_more_workers_than_the_batch_is_refused_on_every_rank) {
+    refuses(3, "--batch 2", 1, K_OVER_B "; use a larger batch or --batch-per-worker");
+    refuses(4, "--batch 2 --topology ps --master dedicated", 1, K_OVER_B);
+}
+
+Test(train_mpi, more_workers_than_the_batch_run_with_batch_per_worker_or_local_sgd) {
+    char *dir = data_dir();
+    must_train(dir, 3, COMMON " --epochs 1 --batch 2 --limit 48 --batch-per-worker");
+    must_train(dir, 3, COMMON " --epochs 1 --batch 2 --limit 48 --sync epoch");
+    free(dir);
+}

@@ -156,48 +156,71 @@ static net *build_master(const trainer_config *c, const dataset *train, const da
     return n;
 }
 
-/* This rank's examples of step s of an epoch: positions [*lo, *hi) of the epoch's order, and
- * the divisor of their loss (the global batch in batch sync, else the local count). */
-static void step_slice(const trainer_config *c, const sync_ctx *sc, long n_train, long s, long *lo, long *hi,
-                       float *divisor) {
-    const int K = sc->train_world;
-    if (c->sync == COSTMODEL_SYNC_BATCH) {
-        long G = c->batch_per_worker ? (long)c->batch * K : c->batch;
-        long first = s * G, g = n_train - first < G ? n_train - first : G;
-        *divisor = (float)g;
-        if (sc->train_rank < 0) {
-            *lo = *hi = first;
-            return;
-        }
-        *lo = first + g * sc->train_rank / K;
-        *hi = first + g * (sc->train_rank + 1) / K;
-        return;
-    }
-    if (sc->train_rank < 0) {
-        *lo = *hi = 0;
-        *divisor = 1.0f;
-        return;
-    }
-    long begin, end;
-    dataset_shard(n_train, sc->train_rank, K, &begin, &end);
-    *lo = begin + s * c->batch < end ? begin + s * c->batch : end;
-    *hi = *lo + c->batch < end ? *lo + c->batch : end;
-    *divisor = (float)(*hi - *lo);
+// ---------------------------------------------------------------------------------------
+// The schedule: which examples a rank trains on at every step (the cost model's b, s)
+
+costmodel_config trainer_model_config(const trainer_config *c, int train_world, long examples) {
+    return (costmodel_config){ .workers = train_world, .cores = c->threads, .sync = c->sync,
+                               .every_n = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n
+                                          : c->sync == COSTMODEL_SYNC_BATCH ? 1 : 0,
+                               .topology = c->topology, .master = c->master,
+                               .batch_per_worker = c->batch_per_worker != 0, .examples = examples,
+                               .batch = c->batch, .epochs = c->epochs };
 }
 
-static long steps_per_epoch(const trainer_config *c, const sync_ctx *sc, long n_train) {
-    const long K = sc->train_world;
-    if (c->sync == COSTMODEL_SYNC_BATCH) {
-        long G = c->batch_per_worker ? (long)c->batch * K : c->batch;
-        return (n_train + G - 1) / G;
+int trainer_check_schedule(const trainer_config *c, int train_world, long examples, char *err, int errlen) {
+    if (examples < train_world) {
+        snprintf(err, (size_t)errlen, "%ld training examples for %d training ranks: use fewer ranks or more data",
+                 examples, train_world);
+        return -1;
     }
-    long largest = (n_train + K - 1) / K;
+    // The model's refusals are the trainer's: one wording, one rule (K > B in split batch sync).
+    const costmodel_params none = { 0 };
+    const costmodel_config m = trainer_model_config(c, train_world, examples);
+    return costmodel_check(&none, &m, err, errlen);
+}
+
+/* Batch sync's global batch: B split over the ranks, or B per rank. */
+static long global_batch(const trainer_config *c, int train_world) {
+    return c->batch_per_worker ? (long)c->batch * train_world : c->batch;
+}
+
+long trainer_steps_per_epoch(const trainer_config *c, int train_world, long examples) {
+    if (c->sync == COSTMODEL_SYNC_BATCH) {
+        const long G = global_batch(c, train_world);
+        return (examples + G - 1) / G;
+    }
+    const long largest = (examples + train_world - 1) / train_world; // dataset_shard's largest shard
     return (largest + c->batch - 1) / c->batch;
 }
 
-static int local_max_batch(const trainer_config *c, const sync_ctx *sc) {
+trainer_range trainer_slice(const trainer_config *c, int train_rank, int train_world, long examples, long step) {
+    trainer_range r = { 0, 0, 1 };
+    if (c->sync == COSTMODEL_SYNC_BATCH) {
+        const long G = global_batch(c, train_world), first = step * G;
+        const long g = examples - first < G ? examples - first : G;
+        r.lo = r.hi = first;
+        r.divisor = g;
+        if (train_rank >= 0) {
+            r.lo = first + g * train_rank / train_world;
+            r.hi = first + g * (train_rank + 1) / train_world;
+        }
+        return r;
+    }
+    if (train_rank < 0)
+        return r;
+    long begin, end;
+    dataset_shard(examples, train_rank, train_world, &begin, &end);
+    r.lo = begin + step * c->batch < end ? begin + step * c->batch : end;
+    r.hi = r.lo + c->batch < end ? r.lo + c->batch : end;
+    r.divisor = r.hi > r.lo ? r.hi - r.lo : 1;
+    return r;
+}
+
+/* The most examples one step of this rank takes: the network's batch capacity. */
+static int local_max_batch(const trainer_config *c, int train_world) {
     if (c->sync == COSTMODEL_SYNC_BATCH && !c->batch_per_worker)
-        return (c->batch + sc->train_world - 1) / sc->train_world;
+        return (c->batch + train_world - 1) / train_world;
     return c->batch;
 }
 
@@ -244,10 +267,8 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
         snprintf(err, (size_t)errlen, "%s: test images are %dx%d, training images %dx%d", c->data_dir, test.h,
                  test.w, train.h, train.w);
         failed = 1;
-    } else if (train.n < sc.train_world) {
-        snprintf(err, (size_t)errlen, "%ld training examples for %d training ranks: use fewer ranks or more data",
-                 train.n, sc.train_world);
-        failed = 1;
+    } else {
+        failed = trainer_check_schedule(c, sc.train_world, train.n, err, errlen) != 0;
     }
     if (sync_agree(&sc, failed, err, errlen))
         goto done;
@@ -255,7 +276,7 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
     r->data_load_s = t_data1 - t_data0;
 
     // ---- model: rank 0 builds or resumes it, every other rank receives it
-    const int max_batch = local_max_batch(c, &sc);
+    const int max_batch = local_max_batch(c, sc.train_world);
     checkpoint_state st = { 0, 0, c->seed };
     model_header hdr;
     memset(&hdr, 0, sizeof hdr);
@@ -308,12 +329,7 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
         snprintf(run.git, sizeof run.git, "%s", c->git ? c->git : "unknown");
         snprintf(run.net, sizeof run.net, "%.255s", n->spec_text);
         run.model_bytes = (long)sizeof(float) * n->n_params;
-        run.config = (costmodel_config){ .workers = sc.train_world, .cores = c->threads, .sync = c->sync,
-                                         .every_n = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n
-                                                    : c->sync == COSTMODEL_SYNC_BATCH ? 1 : 0,
-                                         .topology = c->topology, .master = c->master,
-                                         .batch_per_worker = c->batch_per_worker != 0, .examples = train.n,
-                                         .batch = c->batch, .epochs = c->epochs };
+        run.config = trainer_model_config(c, sc.train_world, train.n);
         run.seed = (long)c->seed;
         tr = trace_new(&run);
         trace_oom = !tr;
@@ -325,7 +341,7 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
     }
 
     // ---- training
-    const long spe = steps_per_epoch(c, &sc, train.n);
+    const long spe = trainer_steps_per_epoch(c, sc.train_world, train.n);
     const long total_steps = spe * c->epochs;
     const int batch_sync = c->sync == COSTMODEL_SYNC_BATCH;
     const int every = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n : 0;
@@ -353,10 +369,10 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
         for (long s = 0; s < spe; s++, step++) {
             if (c->fail_rank == sc.rank && step == c->fail_at_step)
                 raise(SIGKILL); // fault tests: this rank dies as a crashed node would
-            long lo, hi;
-            float divisor;
-            step_slice(c, &sc, train.n, s, &lo, &hi, &divisor);
-            const int count = (int)(hi - lo);
+            const trainer_range sl = trainer_slice(c, sc.train_rank, sc.train_world, train.n, s);
+            const long lo = sl.lo;
+            const float divisor = (float)sl.divisor;
+            const int count = (int)(sl.hi - sl.lo);
             const float lr = (float)trainer_lr(c, step, total_steps, e);
             const double ts = sync_now(&sc);
             float loss = 0.0f;
