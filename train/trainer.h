@@ -21,6 +21,9 @@
  *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
  * The schedule is the cost model's (model/costmodel.h's costmodel_schedule_of): the same
  * steps per epoch and local batch; trainer_slice and trainer_steps_per_epoch state it.
+ * Every step records compute (forward and backward; examples 0 for an empty slice), then
+ * the update as its own phase (train/sync.h: after the step, the all-reduce, or on the ps
+ * master between pushes and pulls), the phases of each rank tiling its time.
  * Failures seen by every rank (bad data, more ranks than examples or than the batch, a
  * corrupt or mismatched checkpoint, a diverging loss in batch sync) are agreed on before
  * any other collective: every rank returns -1 with err holding the message, and MPI still
