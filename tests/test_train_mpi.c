@@ -489,7 +489,7 @@ Test(train_mpi, ps_averaging_scales_on_the_master_between_pushes_and_pulls) {
     trace_free(t);
 }
 
-// ---- K > B refused
+// ---- K > B refused; --workers K counts training workers
 
 #define K_OVER_B "batch sync splits the global batch over the workers: 3 workers need a batch of 3 or more (got 2)"
 
@@ -502,5 +502,30 @@ Test(train_mpi, more_workers_than_the_batch_run_with_batch_per_worker_or_local_s
     char *dir = data_dir();
     must_train(dir, 3, COMMON " --epochs 1 --batch 2 --limit 48 --batch-per-worker");
     must_train(dir, 3, COMMON " --epochs 1 --batch 2 --limit 48 --sync epoch");
+    free(dir);
+}
+
+Test(train_mpi, workers_k_with_a_dedicated_master_starts_k_plus_one_ranks) {
+    char *dir = data_dir(), args[4096], path[1024], terr[512];
+    snprintf(path, sizeof path, "%s/ded.trace.jsonl", dir);
+    snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 1 --batch 16 --topology ps "
+             "--master dedicated --trace %s", path);
+    const summary s = train_summary(dir, 0, args);
+    cr_expect_eq(s.workers, 2);
+    cr_expect_eq(s.ranks, 3);
+    trace *t = trace_read(path, terr, sizeof terr);
+    cr_assert_not_null(t, "%s", terr);
+    cr_expect_eq(t->run.config.workers, 2, "the trace header's workers are the training workers");
+    for (int r = 0; r < 3; r++) {
+        long n;
+        free(rank_events(t, r, &n));
+        cr_expect_gt(n, 0, "rank %d recorded nothing", r);
+        // 200 examples over 2 workers, B = 16: 13 steps, none on the master.
+        cr_expect_eq(steps_of(t, r), r == 0 ? 0 : 13, "rank %d", r);
+    }
+    long n;
+    free(rank_events(t, 3, &n));
+    cr_expect_eq(n, 0, "a fourth rank");
+    trace_free(t);
     free(dir);
 }
