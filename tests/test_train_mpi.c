@@ -489,7 +489,7 @@ Test(train_mpi, ps_averaging_scales_on_the_master_between_pushes_and_pulls) {
     trace_free(t);
 }
 
-// ---- K > B refused; --workers K counts training workers
+// ---- K > B refused; --workers K counts training workers; empty slices are recorded
 
 #define K_OVER_B "batch sync splits the global batch over the workers: 3 workers need a batch of 3 or more (got 2)"
 
@@ -527,5 +527,27 @@ Test(train_mpi, workers_k_with_a_dedicated_master_starts_k_plus_one_ranks) {
     free(rank_events(t, 3, &n));
     cr_expect_eq(n, 0, "a fourth rank");
     trace_free(t);
+    free(dir);
+}
+
+/* 65 examples, B = 32, K = 2: steps of 32, 32, 1; the last one's slices are [64, 64) on rank
+ * 0 and [64, 65) on rank 1. */
+Test(train_mpi, an_empty_slice_is_written_as_a_compute_span_of_zero_examples) {
+    char *dir = data_dir(), args[4096], path[1024];
+    snprintf(path, sizeof path, "%s/empty.trace.jsonl", dir);
+    snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --limit 65 --epochs 1 --batch 32 --trace %s",
+             path);
+    must_train(dir, 0, args);
+    char *text = slurp(path);
+    int empty = 0, one = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strstr(line, "\"ph\":\"compute\"") || !strstr(line, "\"epoch\":0,\"step\":2,"))
+            continue;
+        empty += strstr(line, "\"rank\":0,") && strstr(line, "\"examples\":0");
+        one += strstr(line, "\"rank\":1,") && strstr(line, "\"examples\":1");
+    }
+    cr_expect_eq(empty, 1, "rank 0's empty slice of step 2 as a compute event with \"examples\":0");
+    cr_expect_eq(one, 1, "rank 1's slice of one example in step 2");
+    free(text);
     free(dir);
 }
