@@ -2,6 +2,7 @@
 #include "bench/commbench.h"
 
 #include "model/fit.h"
+#include "train/psx.h" // defines: psx_exchange, the trainer's parameter-server exchange
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -60,19 +61,13 @@ static void allreduce(bench *b, int floats, long step, int keep) {
         record(b, "allreduce", t0, MPI_Wtime(), step, 4L * floats);
 }
 
-/* The parameter server on rank 0: pushes taken one at a time, then one pull per worker. */
+/* The parameter server: the trainer's exchange itself (train/psx.h), with nothing between
+ * the pushes and the pulls. b->send is every rank's block (rank 0 adds the pushes into it,
+ * the workers receive the pull into it), b->recv rank 0's receive buffer. */
 static void ps(bench *b, int floats, long step, int keep) {
     MPI_Barrier(b->comm);
     double t0 = MPI_Wtime();
-    if (b->rank == 0) {
-        for (int r = 1; r < b->size; r++)
-            MPI_Recv(b->recv, floats, MPI_FLOAT, r, 3, b->comm, MPI_STATUS_IGNORE);
-        for (int r = 1; r < b->size; r++)
-            MPI_Send(b->send, floats, MPI_FLOAT, r, 4, b->comm);
-    } else {
-        MPI_Send(b->send, floats, MPI_FLOAT, 0, 3, b->comm);
-        MPI_Recv(b->recv, floats, MPI_FLOAT, 0, 4, b->comm, MPI_STATUS_IGNORE);
-    }
+    psx_exchange(b->comm, b->send, b->send, floats, b->rank == 0 ? b->recv : NULL, NULL, NULL);
     if (keep)
         record(b, "ps", t0, MPI_Wtime(), step, 4L * floats);
 }

@@ -6,8 +6,12 @@
  * weights) and every repetition, after a barrier:
  *   pingpong   rank 0 sends n bytes to rank 1 and waits for n bytes back: 2(α + β·n)
  *   allreduce  every rank MPI_Allreduce's n/4 floats (sum): S_ring(K)
- *   ps         ranks 1..K−1 each send n bytes to rank 0, which takes them one at a time,
- *              then sends n bytes back to each: the parameter server's 2(K−1)(α + β·n)
+ *   ps         the trainer's parameter-server exchange itself (train/psx.h's
+ *              psx_exchange, the same call --topology ps makes): ranks 1..K−1 each send n
+ *              bytes to rank 0, which takes them one at a time in rank order into one
+ *              receive buffer and adds each into its block, then sends n bytes back to
+ *              each in rank order: 2(K−1)(α + β·n). Only the update between the pushes
+ *              and the pulls is left out (the trainer records it as its own phase).
  * Each is one TRACE_COMM event per rank with "bytes" = n and "name" = the pattern; rank
  * 0's span is the whole exchange (it is the master, or in the ring a full participant),
  * which is what the fit uses. Warm-up repetitions run first and are not recorded.

@@ -62,19 +62,24 @@ static void usage(FILE *out) {
             "                       (the schedule still spans --epochs; default 0: never)\n"
             "  --trace FILE         write the run's phases as a *.trace.jsonl, every rank's events\n"
             "                       in one file (default none)\n"
-            "Data-parallel (run under `mpirun -np K`, or give --workers K):\n"
-            "  --workers K          launch `mpirun -np K` on this machine with the other flags\n"
+            "Data-parallel (run under `mpirun -np N`, or give --workers K). K counts training\n"
+            "workers: N = K ranks, or K + 1 with --master dedicated:\n"
+            "  --workers K          launch mpirun on this machine with the other flags: K training\n"
+            "                       ranks, plus the master's with --master dedicated\n"
             "                       (mpirun: $MPIEXEC, else " SPEEDUP_MPIEXEC ", else PATH) (default: none)\n"
             "  --hostfile FILE      with --workers: passed to mpirun, for a cluster (default none)\n"
             "  --oversubscribe      with --workers: let mpirun run more ranks than slots (default:\n"
-            "                       only when K x --threads exceeds this machine's cores)\n"
-            "  --sync S             batch (synchronous SGD, the global batch split over the ranks),\n"
-            "                       epoch (average the weights after every epoch) or every:N\n"
-            "                       (average every N local steps and after every epoch) (default batch)\n"
-            "  --topology T         ps (sum into rank 0, which updates and broadcasts) or allreduce\n"
-            "                       (MPI_Allreduce, every rank updates) (default allreduce)\n"
-            "  --master M           ps: worker (rank 0 trains too) or dedicated (rank 0 only serves)\n"
-            "                       (default worker)\n"
+            "                       only when K x --threads, plus 1 for a dedicated master, exceeds\n"
+            "                       this machine's cores)\n"
+            "  --sync S             batch (synchronous SGD, the global batch split over the K\n"
+            "                       workers: K <= B), epoch (average the weights after every epoch)\n"
+            "                       or every:N (average every N local steps and after every epoch)\n"
+            "                       (default batch)\n"
+            "  --topology T         ps (a parameter server on rank 0: every worker sends it the\n"
+            "                       gradients, it updates and sends the weights back to each) or\n"
+            "                       allreduce (MPI_Allreduce, every rank updates) (default allreduce)\n"
+            "  --master M           ps: worker (rank 0 trains too) or dedicated (rank 0 only serves:\n"
+            "                       one rank more than the K workers) (default worker)\n"
             "  --batch-per-worker   batch sync: each training rank takes --batch examples per step\n"
             "                       (global batch K x B) instead of B/K (default off)\n"
             "  --fail-rank R        fault tests: rank R kills itself (SIGKILL) ... (default -1: never)\n"
@@ -131,9 +136,11 @@ static void scan_line(const char *line, failure *f) {
     }
 }
 
-/* --workers: runs mpirun -np K on this binary with the other flags; its exit status. */
-static int launch(int workers, int threads, const char *hostfile, int oversubscribe, int argc, char **argv,
-                  const char *skip, const char *checkpoint_path) {
+/* --workers K: runs mpirun on this binary with the other flags, K ranks, or K + 1 with a
+ * dedicated master (K counts training workers only, as in the cost model, the trace and
+ * the JSON line); its exit status. */
+static int launch(int workers, int master, int threads, const char *hostfile, int oversubscribe, int argc,
+                  char **argv, const char *skip, const char *checkpoint_path) {
     char self[4096];
     ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
     if (len <= 0) {
@@ -143,7 +150,7 @@ static int launch(int workers, int threads, const char *hostfile, int oversubscr
     self[len] = '\0';
     long cores = sysconf(_SC_NPROCESSORS_ONLN);
     char np[16];
-    snprintf(np, sizeof np, "%d", workers);
+    snprintf(np, sizeof np, "%d", workers + master);
     const char **av = calloc((size_t)argc + 16, sizeof *av);
     if (!av) {
         args_error("out of memory");
@@ -155,7 +162,8 @@ static int launch(int workers, int threads, const char *hostfile, int oversubscr
     av[k++] = np;
     av[k++] = "--bind-to"; // ranks pinned to the same core would share it
     av[k++] = "none";
-    if (oversubscribe || (long)workers * threads > cores)
+    // The master's MPI progress loop polls a core of its own (costmodel_rho's m).
+    if (oversubscribe || (long)workers * threads + master > cores)
         av[k++] = "--oversubscribe";
     if (hostfile) {
         av[k++] = "--hostfile";
@@ -385,7 +393,8 @@ int cmd_train(int argc, char **argv) {
         return 2;
     }
     if (workers) {
-        int code_w = launch(workers, c.threads, hostfile, oversubscribe, argc, argv, skip, c.checkpoint_path);
+        const int master = c.master == COSTMODEL_MASTER_DEDICATED;
+        int code_w = launch(workers, master, c.threads, hostfile, oversubscribe, argc, argv, skip, c.checkpoint_path);
         free(skip);
         return code_w;
     }

@@ -2,13 +2,16 @@
 /* Data-parallel `speedup train` on real MPI ranks (mpirun --oversubscribe -np 2 / 3) on
  * small synthetic IDX files: K ranks in batch sync follow one rank's trajectory (to float
  * rounding), ps equals all-reduce, epoch sync on one rank is plain training, a killed rank
- * is named and --resume finishes as if nothing happened, the trace covers every rank, and
- * bad input ends every rank with a clear message (a `timeout` catches any hang). */
+ * is named and --resume finishes as if nothing happened, the trace covers every rank with
+ * phases that tile its time and the update as its own phase where it runs, --workers K
+ * counts training workers, and bad input ends every rank with a clear message (a
+ * `timeout` catches any hang). */
 #include "model/trace.h"
 #include "tests/clirun.h"
 #include "train/checkpoint.h"
 
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -217,7 +220,7 @@ Test(train_mpi, one_trace_covers_every_rank_with_wait_and_comm_per_step) {
     cr_assert_eq(t->run.model_bytes, 4L * (4 * 9 + 4 + 64 * 16 + 16 + 16 * 4 + 4));
     for (int r = 0; r < 3; r++) {
         double first = 1e30, last = -1e30, sum = 0.0;
-        int init = 0, load = 0, build = 0, comm = 0, wait = 0, compute = 0, eval = 0;
+        int init = 0, load = 0, build = 0, comm = 0, wait = 0, compute = 0, eval = 0, update = 0;
         for (long i = 0; i < t->n_events; i++) {
             const trace_event *e = &t->events[i];
             if (e->rank != r)
@@ -232,6 +235,7 @@ Test(train_mpi, one_trace_covers_every_rank_with_wait_and_comm_per_step) {
             compute += e->ph == TRACE_COMPUTE;
             wait += e->ph == TRACE_WAIT;
             eval += e->ph == TRACE_EVAL;
+            update += e->ph == TRACE_UPDATE;
             if (e->ph == TRACE_COMM) {
                 comm++;
                 cr_assert_eq(e->bytes, t->run.model_bytes);
@@ -239,10 +243,12 @@ Test(train_mpi, one_trace_covers_every_rank_with_wait_and_comm_per_step) {
             }
         }
         cr_assert_eq(init + load + build, 3, "rank %d: start-up phases", r);
-        // 200 examples, B = 16: 13 steps per epoch, each one compute, one wait, one comm.
+        // 200 examples, B = 16: 13 steps per epoch, each one compute, one wait, one comm (the
+        // master: the pushes and the pulls, with its update between them).
         cr_assert_eq(compute, 26, "rank %d", r);
         cr_assert_eq(wait, 26, "rank %d", r);
-        cr_assert_eq(comm, 26, "rank %d", r);
+        cr_assert_eq(comm, r == 0 ? 52 : 26, "rank %d", r);
+        cr_assert_eq(update, r == 0 ? 26 : 0, "rank %d", r);
         cr_assert_eq(eval, 2, "rank %d", r);
         cr_assert(sum >= 0.98 * (last - first), "rank %d: phases cover %g of %g s", r, sum, last - first);
     }
@@ -282,5 +288,266 @@ Test(train_mpi, corrupt_checkpoint_on_resume_fails_on_every_rank) {
     fclose(f);
     snprintf(extra, sizeof extra, "--resume %s", path);
     refuses(2, extra, 1, path);
+    free(dir);
+}
+
+// ---- ps is the parameter-server loop, and gives all-reduce's results
+
+/* The summary line's final training loss and test accuracy of a successful run. */
+typedef struct {
+    double loss, accuracy;
+    long workers, ranks;
+} summary;
+
+static summary train_summary(const char *dir, int np, const char *args) {
+    char *out = NULL, *err = NULL;
+    int st = run_train(dir, np, args, &out, &err);
+    cr_assert_eq(st, 0, "speedup train %s on %d ranks: exit %d: %s", args, np, st, err);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "not JSON: %s", out);
+    json_t *losses = json_object_get(j, "train_loss");
+    summary s = { json_real_value(json_array_get(losses, json_array_size(losses) - 1)),
+                  json_real_value(json_object_get(j, "test_accuracy")),
+                  (long)json_integer_value(json_object_get(j, "workers")),
+                  (long)json_integer_value(json_object_get(j, "ranks")) };
+    json_decref(j);
+    free(out);
+    free(err);
+    return s;
+}
+
+/* Float summation order is all that may differ: losses ~0.1-1 agree to ~1e-6; accuracy on 64
+ * test images may move by one image at most. */
+static void expect_same_result(summary want, summary got, const char *what) {
+    cr_expect(fabs(want.loss - got.loss) < 1e-4, "%s: loss %.9g, all-reduce %.9g", what, got.loss, want.loss);
+    cr_expect(fabs(want.accuracy - got.accuracy) <= 1.0 / 64 + 1e-12, "%s: accuracy %g, all-reduce %g", what,
+              got.accuracy, want.accuracy);
+}
+
+Test(train_mpi, ps_reaches_the_allreduce_loss_and_accuracy_in_batch_sync) {
+    char *dir = data_dir(), args[4096];
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16 --topology allreduce");
+    const summary ar = train_summary(dir, 2, args);
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16 --topology ps");
+    expect_same_result(ar, train_summary(dir, 2, args), "K=2 ps");
+    expect_same_result(ar, train_summary(dir, 3, args), "K=3 ps");
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16 --topology ps --master dedicated");
+    const summary ded = train_summary(dir, 3, args);
+    cr_expect_eq(ded.workers, 2, "mpirun -np 3 with a dedicated master: 2 workers");
+    expect_same_result(ar, ded, "K=2 ps, dedicated master");
+    free(dir);
+}
+
+Test(train_mpi, ps_averaging_reaches_the_allreduce_loss_and_accuracy) {
+    char *dir = data_dir(), args[4096];
+    for (int np = 2; np <= 3; np++) {
+        snprintf(args, sizeof args, COMMON " --epochs 2 --batch 8 --sync every:3 --topology allreduce");
+        const summary ar = train_summary(dir, np, args);
+        snprintf(args, sizeof args, COMMON " --epochs 2 --batch 8 --sync every:3 --topology ps");
+        expect_same_result(ar, train_summary(dir, np, args), np == 2 ? "K=2 every:3 ps" : "K=3 every:3 ps");
+    }
+    free(dir);
+}
+
+// ---- the update as its own phase; every rank's phases tile its time
+
+/* Rank r's events in the order it recorded them (the trace keeps each rank's order). */
+static const trace_event **rank_events(const trace *t, int r, long *n) {
+    const trace_event **v = malloc(sizeof *v * (size_t)(t->n_events + 1));
+    *n = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].rank == r)
+            v[(*n)++] = &t->events[i];
+    return v;
+}
+
+/* Each event of a rank starts where its previous one ended, and no update overlaps one of
+ * its compute or comm events. */
+static void assert_phases_tile(const trace *t, int ranks) {
+    for (int r = 0; r < ranks; r++) {
+        long n;
+        const trace_event **v = rank_events(t, r, &n);
+        cr_assert_gt(n, 0, "rank %d recorded nothing", r);
+        for (long i = 1; i < n; i++)
+            cr_assert_eq(v[i]->t0_s, v[i - 1]->t1_s, "rank %d: %s at %.9f starts after %s ended at %.9f", r,
+                         trace_phase_name(v[i]->ph), v[i]->t0_s, trace_phase_name(v[i - 1]->ph), v[i - 1]->t1_s);
+        for (long i = 0; i < n; i++) {
+            if (v[i]->ph != TRACE_UPDATE)
+                continue;
+            for (long k = 0; k < n; k++) {
+                if (v[k]->ph != TRACE_COMM && v[k]->ph != TRACE_COMPUTE)
+                    continue;
+                double lo = fmax(v[i]->t0_s, v[k]->t0_s), hi = fmin(v[i]->t1_s, v[k]->t1_s);
+                cr_assert(hi <= lo, "rank %d: update %.9f..%.9f overlaps %s %.9f..%.9f", r, v[i]->t0_s, v[i]->t1_s,
+                          trace_phase_name(v[k]->ph), v[k]->t0_s, v[k]->t1_s);
+            }
+        }
+        free(v);
+    }
+}
+
+/* Runs `speedup train` with --trace on np ranks (0: without mpirun) on fresh data, reads
+ * the trace and checks that every rank's phases tile its time. */
+static trace *traced(int np, const char *extra) {
+    char *dir = data_dir(), args[4096], path[1024], terr[512];
+    snprintf(path, sizeof path, "%s/run.trace.jsonl", dir);
+    snprintf(args, sizeof args, COMMON " %s --trace %s", extra, path);
+    must_train(dir, np, args);
+    trace *t = trace_read(path, terr, sizeof terr);
+    cr_assert_not_null(t, "%s", terr);
+    assert_phases_tile(t, np > 0 ? np : 1);
+    free(dir);
+    return t;
+}
+
+/* Rank r's update events named name: each must come right after an event of phase `before`
+ * and (after >= 0) right before one of phase `after`, all of the same step. Returns how
+ * many there are; *all gets the rank's update events of any name. */
+static long updates(const trace *t, int r, const char *name, trace_phase before, int after, long *all) {
+    long n, found = 0;
+    const trace_event **v = rank_events(t, r, &n);
+    *all = 0;
+    for (long i = 0; i < n; i++) {
+        if (v[i]->ph != TRACE_UPDATE)
+            continue;
+        ++*all;
+        if (strcmp(v[i]->name, name) != 0)
+            continue;
+        found++;
+        cr_assert_eq(v[i]->examples, 0);
+        cr_assert(i > 0 && v[i - 1]->ph == before && v[i - 1]->step == v[i]->step,
+                  "rank %d: update '%s' of step %ld does not follow a %s of its step", r, name, v[i]->step,
+                  trace_phase_name(before));
+        if (after >= 0)
+            cr_assert(i + 1 < n && v[i + 1]->ph == (trace_phase)after && v[i + 1]->step == v[i]->step,
+                      "rank %d: update '%s' of step %ld is not followed by a %s of its step", r, name, v[i]->step,
+                      trace_phase_name((trace_phase)after));
+    }
+    free(v);
+    return found;
+}
+
+/* Compute events of rank r with examples (its steps). */
+static long steps_of(const trace *t, int r) {
+    long n = 0;
+    for (long i = 0; i < t->n_events; i++)
+        n += t->events[i].rank == r && t->events[i].ph == TRACE_COMPUTE && t->events[i].examples > 0;
+    return n;
+}
+
+/* 200 examples, B = 16: 13 steps per epoch. */
+Test(train_mpi, one_rank_updates_after_every_step) {
+    trace *t = traced(0, "--epochs 1 --batch 16");
+    long all;
+    cr_expect_eq(updates(t, 0, "sgd", TRACE_COMPUTE, -1, &all), 13);
+    cr_expect_eq(all, 13);
+    cr_expect_eq(steps_of(t, 0), 13);
+    trace_free(t);
+}
+
+Test(train_mpi, allreduce_batch_sync_updates_on_every_rank_after_the_exchange) {
+    trace *t = traced(2, "--epochs 1 --batch 16 --topology allreduce");
+    for (int r = 0; r < 2; r++) {
+        long all;
+        cr_expect_eq(updates(t, r, "sgd", TRACE_COMM, -1, &all), 13, "rank %d", r);
+        cr_expect_eq(all, 13, "rank %d", r);
+    }
+    trace_free(t);
+}
+
+Test(train_mpi, ps_batch_sync_updates_on_the_master_between_pushes_and_pulls) {
+    trace *t = traced(2, "--epochs 1 --batch 16 --topology ps");
+    long all;
+    cr_expect_eq(updates(t, 0, "sgd", TRACE_COMM, TRACE_COMM, &all), 13);
+    cr_expect_eq(all, 13);
+    updates(t, 1, "sgd", TRACE_COMM, -1, &all);
+    cr_expect_eq(all, 0, "a ps worker applies no update of its own");
+    trace_free(t);
+}
+
+/* every:3 on 2 ranks, B = 16: shards of 100, 7 steps per epoch (the last of 4 examples);
+ * averaging after steps 3 and 6 and at the epoch's end: 3 per epoch. */
+Test(train_mpi, local_sgd_updates_after_every_step_and_averages_on_every_rank) {
+    trace *t = traced(2, "--epochs 1 --batch 16 --sync every:3 --topology allreduce");
+    for (int r = 0; r < 2; r++) {
+        long all;
+        cr_expect_eq(steps_of(t, r), 7, "rank %d", r);
+        cr_expect_eq(updates(t, r, "sgd", TRACE_COMPUTE, -1, &all), 7, "rank %d", r);
+        cr_expect_eq(updates(t, r, "average", TRACE_COMM, -1, &all), 3, "rank %d", r);
+        cr_expect_eq(all, 10, "rank %d", r);
+    }
+    trace_free(t);
+}
+
+Test(train_mpi, ps_averaging_scales_on_the_master_between_pushes_and_pulls) {
+    trace *t = traced(2, "--epochs 1 --batch 16 --sync every:3 --topology ps");
+    long all;
+    cr_expect_eq(updates(t, 0, "average", TRACE_COMM, TRACE_COMM, &all), 3);
+    cr_expect_eq(updates(t, 1, "average", TRACE_COMM, -1, &all), 0);
+    cr_expect_eq(updates(t, 1, "sgd", TRACE_COMPUTE, -1, &all), 7, "local SGD: every rank updates its own steps");
+    trace_free(t);
+}
+
+// ---- K > B refused; --workers K counts training workers; empty slices are recorded
+
+#define K_OVER_B "batch sync splits the global batch over the workers: 3 workers need a batch of 3 or more (got 2)"
+
+Test(train_mpi, batch_sync_with_more_workers_than_the_batch_is_refused_on_every_rank) {
+    refuses(3, "--batch 2", 1, K_OVER_B "; use a larger batch or --batch-per-worker");
+    refuses(4, "--batch 2 --topology ps --master dedicated", 1, K_OVER_B);
+}
+
+Test(train_mpi, more_workers_than_the_batch_run_with_batch_per_worker_or_local_sgd) {
+    char *dir = data_dir();
+    must_train(dir, 3, COMMON " --epochs 1 --batch 2 --limit 48 --batch-per-worker");
+    must_train(dir, 3, COMMON " --epochs 1 --batch 2 --limit 48 --sync epoch");
+    free(dir);
+}
+
+Test(train_mpi, workers_k_with_a_dedicated_master_starts_k_plus_one_ranks) {
+    char *dir = data_dir(), args[4096], path[1024], terr[512];
+    snprintf(path, sizeof path, "%s/ded.trace.jsonl", dir);
+    snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 1 --batch 16 --topology ps "
+             "--master dedicated --trace %s", path);
+    const summary s = train_summary(dir, 0, args);
+    cr_expect_eq(s.workers, 2);
+    cr_expect_eq(s.ranks, 3);
+    trace *t = trace_read(path, terr, sizeof terr);
+    cr_assert_not_null(t, "%s", terr);
+    cr_expect_eq(t->run.config.workers, 2, "the trace header's workers are the training workers");
+    for (int r = 0; r < 3; r++) {
+        long n;
+        free(rank_events(t, r, &n));
+        cr_expect_gt(n, 0, "rank %d recorded nothing", r);
+        // 200 examples over 2 workers, B = 16: 13 steps, none on the master.
+        cr_expect_eq(steps_of(t, r), r == 0 ? 0 : 13, "rank %d", r);
+    }
+    long n;
+    free(rank_events(t, 3, &n));
+    cr_expect_eq(n, 0, "a fourth rank");
+    trace_free(t);
+    free(dir);
+}
+
+/* 65 examples, B = 32, K = 2: steps of 32, 32, 1; the last one's slices are [64, 64) on rank
+ * 0 and [64, 65) on rank 1. */
+Test(train_mpi, an_empty_slice_is_written_as_a_compute_span_of_zero_examples) {
+    char *dir = data_dir(), args[4096], path[1024];
+    snprintf(path, sizeof path, "%s/empty.trace.jsonl", dir);
+    snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --limit 65 --epochs 1 --batch 32 --trace %s",
+             path);
+    must_train(dir, 0, args);
+    char *text = slurp(path);
+    int empty = 0, one = 0;
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n")) {
+        if (!strstr(line, "\"ph\":\"compute\"") || !strstr(line, "\"epoch\":0,\"step\":2,"))
+            continue;
+        empty += strstr(line, "\"rank\":0,") && strstr(line, "\"examples\":0");
+        one += strstr(line, "\"rank\":1,") && strstr(line, "\"examples\":1");
+    }
+    cr_expect_eq(empty, 1, "rank 0's empty slice of step 2 as a compute event with \"examples\":0");
+    cr_expect_eq(one, 1, "rank 1's slice of one example in step 2");
+    free(text);
     free(dir);
 }

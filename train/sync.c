@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train/sync.h"
 
+#include "train/psx.h"
+
 #include <limits.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -17,15 +19,19 @@ static double mono_s(void) {
 
 double sync_now(const sync_ctx *s) { return mono_s() - s->origin_s; }
 
-void sync_record(trace *tr, int *trace_oom, int rank, trace_phase ph, double t0, double t1, int epoch, long step,
-                 long bytes, long examples, const char *name) {
-    if (!tr)
-        return;
-    trace_event e = { .rank = rank, .ph = ph, .t0_s = t0, .t1_s = t1, .epoch = epoch, .step = step,
-                      .bytes = bytes, .examples = examples };
-    snprintf(e.name, sizeof e.name, "%s", name ? name : "");
-    if (trace_add(tr, &e))
-        *trace_oom = 1;
+void sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name) {
+    if (rec->tr) {
+        trace_event e = { .rank = rec->rank, .ph = ph, .t0_s = rec->mark_s, .t1_s = t1_s, .epoch = rec->epoch,
+                          .step = rec->step, .bytes = bytes, .examples = examples };
+        snprintf(e.name, sizeof e.name, "%s", name ? name : "");
+        if (trace_add(rec->tr, &e))
+            rec->oom = 1;
+    }
+    rec->mark_s = t1_s;
+}
+
+void sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name) {
+    sync_mark_until(rec, ph, sync_now(s), bytes, examples, name);
 }
 
 int sync_init(sync_ctx *s, int mpi, costmodel_topology topology, costmodel_master master, char *err,
@@ -62,7 +68,21 @@ int sync_init(sync_ctx *s, int mpi, costmodel_topology topology, costmodel_maste
     return 0;
 }
 
+int sync_reserve(sync_ctx *s, long n) {
+    if (!s->mpi || s->world == 1 || s->rank != 0 || s->topology != COSTMODEL_TOPO_PS || s->ps_recv)
+        return 0;
+    const long floats = psx_recv_floats(n);
+    s->ps_recv = malloc(sizeof *s->ps_recv * (size_t)(floats > 0 ? floats : 1));
+    return s->ps_recv ? 0 : -1;
+}
+
+void sync_release(sync_ctx *s) {
+    free(s->ps_recv);
+    s->ps_recv = NULL;
+}
+
 void sync_finish(sync_ctx *s) {
+    sync_release(s);
     if (s->mpi)
         MPI_Finalize();
     s->mpi = 0;
@@ -126,80 +146,83 @@ static void floats_allreduce(float *x, long n) {
                       MPI_COMM_WORLD);
 }
 
-/* Sum into rank 0 only: the root receives in place into its own block. In pieces of
- * REDUCE_FLOATS: Open MPI's reduce gives the root a scratch buffer as large as the message,
- * which for the whole model would be a second model's worth of memory on the master. */
-#define REDUCE_FLOATS (1L << 16)
-
-static void floats_reduce(const sync_ctx *s, float *x, long n) {
-    for (long off = 0; off < n; off += REDUCE_FLOATS) {
-        int c = (int)(n - off < REDUCE_FLOATS ? n - off : REDUCE_FLOATS);
-        if (s->rank == 0)
-            MPI_Reduce(MPI_IN_PLACE, x + off, c, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
-        else
-            MPI_Reduce(x + off, NULL, c, MPI_FLOAT, MPI_SUM, 0, MPI_COMM_WORLD);
-    }
-}
-
-static void floats_bcast(float *x, long n) {
-    for (long off = 0; off < n; off += CHUNK)
-        MPI_Bcast(x + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_FLOAT, 0, MPI_COMM_WORLD);
-}
-
 /* The wait: a barrier, so that the transfer's time is not the slowest rank's lateness. */
-static double wait_for_all(const sync_ctx *s, trace *tr, int *trace_oom, int epoch, long step, double t0) {
+static void wait_for_all(const sync_ctx *s, sync_rec *rec) {
     MPI_Barrier(MPI_COMM_WORLD);
-    double t1 = sync_now(s);
-    sync_record(tr, trace_oom, s->rank, TRACE_WAIT, t0, t1, epoch, step, 0, 0, NULL);
-    return t1;
+    sync_mark(s, rec, TRACE_WAIT, 0, 0, NULL);
 }
 
-void sync_step(sync_ctx *s, net *n, float lr, float momentum, float weight_decay, trace *tr, int *trace_oom,
-               int epoch, long step, double *mark) {
+static long model_bytes(const net *n) { return (long)sizeof(float) * n->n_params; }
+
+/* The weights' sum over the training ranks becomes their mean: an update of its own. */
+static void mean_update(const sync_ctx *s, sync_rec *rec, net *n) {
+    const float scale = 1.0f / (float)s->train_world;
+    for (long i = 0; i < n->n_params; i++)
+        n->params[i] *= scale;
+    sync_mark(s, rec, TRACE_UPDATE, 0, 0, "average");
+}
+
+void sync_local_update(const sync_ctx *s, sync_rec *rec, net *n, const sync_sgd *opt) {
+    net_update(n, opt->lr, opt->momentum, opt->weight_decay);
+    sync_mark(s, rec, TRACE_UPDATE, 0, 0, "sgd");
+}
+
+/* Rank 0's turn in the ps exchange: the pushes are in, so their comm ends; then the update
+ * (or the scale to the mean), its own phase, before the pulls. */
+typedef struct {
+    const sync_ctx *s;
+    sync_rec *rec;
+    net *n;
+    const sync_sgd *opt;       /* NULL: averaging */
+} master_turn;
+
+static void master_update(void *ctx) {
+    master_turn *m = ctx;
+    sync_mark(m->s, m->rec, TRACE_COMM, model_bytes(m->n), 0, "ps");
+    if (m->opt)
+        sync_local_update(m->s, m->rec, m->n, m->opt);
+    else
+        mean_update(m->s, m->rec, m->n);
+}
+
+/* ps: push = the summed block (grads or weights), pull = the weights. Records the last
+ * comm: rank 0's pulls, every other rank's push..pull. */
+static void ps_exchange(const sync_ctx *s, net *n, float *push, const sync_sgd *opt, sync_rec *rec) {
+    master_turn m = { s, rec, n, opt };
+    psx_exchange(MPI_COMM_WORLD, push, n->params, n->n_params, s->ps_recv, master_update, &m);
+    sync_mark(s, rec, TRACE_COMM, model_bytes(n), 0, "ps");
+}
+
+void sync_step(sync_ctx *s, net *n, const sync_sgd *opt, sync_rec *rec) {
     if (!s->mpi || s->world == 1) {
-        net_update(n, lr, momentum, weight_decay);
+        sync_local_update(s, rec, n, opt);
         return;
     }
-    double t0 = wait_for_all(s, tr, trace_oom, epoch, step, *mark);
-    const long bytes = (long)sizeof(float) * n->n_params;
+    wait_for_all(s, rec);
     if (s->topology == COSTMODEL_TOPO_ALLREDUCE) {
         floats_allreduce(n->grads, n->n_params);
-        net_update(n, lr, momentum, weight_decay);
-    } else {
-        if (s->train_rank < 0)
-            memset(n->grads, 0, (size_t)bytes);
-        floats_reduce(s, n->grads, n->n_params);
-        if (s->rank == 0)
-            net_update(n, lr, momentum, weight_decay);
-        floats_bcast(n->params, n->n_params);
+        sync_mark(s, rec, TRACE_COMM, model_bytes(n), 0, "allreduce");
+        sync_local_update(s, rec, n, opt);
+        return;
     }
-    *mark = sync_now(s);
-    sync_record(tr, trace_oom, s->rank, TRACE_COMM, t0, *mark, epoch, step, bytes, 0,
-                costmodel_topology_name(s->topology));
+    if (s->train_rank < 0) // a dedicated master's share of the sum
+        memset(n->grads, 0, sizeof(float) * (size_t)n->n_params);
+    ps_exchange(s, n, n->grads, opt, rec);
 }
 
-void sync_average(sync_ctx *s, net *n, trace *tr, int *trace_oom, int epoch, long step, double *mark) {
+void sync_average(sync_ctx *s, net *n, sync_rec *rec) {
     if (!s->mpi || s->world == 1)
         return;
-    double t0 = wait_for_all(s, tr, trace_oom, epoch, step, *mark);
-    const long bytes = (long)sizeof(float) * n->n_params;
-    const float scale = 1.0f / (float)s->train_world;
+    wait_for_all(s, rec);
     if (s->train_rank < 0)
-        memset(n->params, 0, (size_t)bytes);
+        memset(n->params, 0, sizeof(float) * (size_t)n->n_params);
     if (s->topology == COSTMODEL_TOPO_ALLREDUCE) {
         floats_allreduce(n->params, n->n_params);
-        for (long i = 0; i < n->n_params; i++)
-            n->params[i] *= scale;
-    } else {
-        floats_reduce(s, n->params, n->n_params);
-        if (s->rank == 0)
-            for (long i = 0; i < n->n_params; i++)
-                n->params[i] *= scale;
-        floats_bcast(n->params, n->n_params);
+        sync_mark(s, rec, TRACE_COMM, model_bytes(n), 0, "allreduce");
+        mean_update(s, rec, n);
+        return;
     }
-    *mark = sync_now(s);
-    sync_record(tr, trace_oom, s->rank, TRACE_COMM, t0, *mark, epoch, step, bytes, 0,
-                costmodel_topology_name(s->topology));
+    ps_exchange(s, n, n->params, NULL, rec);
 }
 
 int sync_gather_trace(sync_ctx *s, trace *tr) {

@@ -4,20 +4,30 @@
  * and gathering every rank's trace and peak memory to rank 0.
  *
  * Without MPI (mpi = 0: a plain `speedup train`) the context is rank 0 of world 1 and
- * every exchange is a no-op, so the single-process trainer needs no mpirun.
+ * every exchange is a no-op (the update still runs), so the single-process trainer needs
+ * no mpirun.
  *
  * Topologies (Elephas' parameter server and Horovod's all-reduce):
- *   ps:        the ranks' gradients (or weights) are summed into rank 0 (MPI_Reduce, in
- *              place: rank 0 holds ONE gradient block, never one per worker), rank 0
- *              updates (or averages), then broadcasts the weights (MPI_Bcast).
+ *   ps:        train/psx.h's exchange: every other rank sends its gradients (or weights) to
+ *              rank 0, which takes them one at a time into one receive buffer and adds
+ *              them into its own block, updates (or scales to the mean), then sends the
+ *              weights back to each rank one at a time. Only rank 0 updates.
  *   allreduce: MPI_Allreduce in place; every rank applies the same update.
  * master dedicated (ps only): rank 0 trains nothing; it contributes zeros to the sums and
  * the training ranks are 1..world-1.
  *
- * Each exchange is timed as wait (an MPI_Barrier: waiting for the slowest rank) then comm
- * (the transfer, and rank 0's update for ps), on the common clock: at start-up every rank
- * passes a barrier and sets its origin so that its barrier exit reads the same time on all
- * ranks and no rank's MPI_Init starts before 0.
+ * What each rank records, every event starting where its previous one ended (sync_rec's
+ * mark), so that its phases tile its time:
+ *   wait     an MPI_Barrier before each exchange: waiting for the slowest rank;
+ *   comm     the transfer (bytes = the model, name = the topology): ps rank 0 records the
+ *            pushes and the pulls as two events with its update between them, every other
+ *            rank one event from its push to its pull; allreduce one event per rank;
+ *   update   net_update (name "sgd") or the scale of a sum to the mean (name "average"):
+ *            every rank after the all-reduce (or after its own step, world 1), ps rank 0
+ *            between the pushes and the pulls. Never inside comm (model/costmodel.h's u).
+ * Times are on the common clock: at start-up every rank passes a barrier and sets its
+ * origin so that its barrier exit reads the same time on all ranks and no rank's MPI_Init
+ * starts before 0.
  * Library: returns status with err, never prints or exits.
  */
 #ifndef SPEEDUP_SYNC_H
@@ -35,7 +45,24 @@ typedef struct {
     costmodel_master master;
     double origin_s;               /* CLOCK_MONOTONIC value of the common time 0 */
     double init_t0_s, init_t1_s;   /* MPI_Init + the clock barrier, on the common clock */
+    float *ps_recv;                /* ps rank 0: the exchange's receive buffer (sync_reserve) */
 } sync_ctx;
+
+/* Where one rank records its events. Every sync_mark records [mark_s, now) and moves
+ * mark_s to now: each event starts where the rank's previous one ended. */
+typedef struct {
+    trace *tr;                     /* NULL: record nothing (the mark still moves) */
+    int rank;
+    int oom;                       /* a trace_add failed: the trace is lost, the run goes on */
+    double mark_s;                 /* end of this rank's last event, on the common clock */
+    int epoch;                     /* -1 outside an epoch */
+    long step;                     /* the global step; -1 when not a step */
+} sync_rec;
+
+/* The optimizer's settings for one step (net_update's). */
+typedef struct {
+    float lr, momentum, weight_decay;
+} sync_sgd;
 
 /* Starts MPI when mpi is set (else rank 0 of world 1) and aligns the clocks. A dedicated
  * master needs ps and two ranks or more (checked identically on every rank). */
@@ -43,7 +70,13 @@ int sync_init(sync_ctx *s, int mpi, costmodel_topology topology, costmodel_maste
               int errlen);
 /* Seconds on the common clock. */
 double sync_now(const sync_ctx *s);
-/* MPI_Finalize if started. */
+/* Not collective: rank 0 of a ps run with 2 ranks or more allocates the exchange's receive
+ * buffer for a model of n floats (train/psx.h); other ranks allocate nothing. 0, or -1 out
+ * of memory (agree on it with sync_agree). */
+int sync_reserve(sync_ctx *s, long n);
+/* Frees what sync_reserve allocated; twice is harmless. */
+void sync_release(sync_ctx *s);
+/* sync_release, then MPI_Finalize if started. */
 void sync_finish(sync_ctx *s);
 /* Ends every rank of the job now (MPI_Abort), for a failure only this rank saw. */
 void sync_abort(sync_ctx *s, int code);
@@ -57,16 +90,22 @@ void sync_bcast(sync_ctx *s, void *buf, long bytes);
 double sync_sum(sync_ctx *s, double v);
 long sync_sum_long(sync_ctx *s, long v);
 
+/* Records phase ph from rec->mark_s to now (sync_now) and moves the mark there; the
+ * event takes rec's epoch and step. */
+void sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name);
+/* The same up to t1_s instead of now (start-up phases timed before the trace existed). */
+void sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name);
+
+/* This rank's own update (local SGD, or world 1): net_update, recorded as update "sgd". */
+void sync_local_update(const sync_ctx *s, sync_rec *rec, net *n, const sync_sgd *opt);
 /* Collective: the batch's gradient exchange and update. Every rank has its local
  * gradients in n->grads (computed with divisor = the global batch; a dedicated master's
- * are ignored); afterwards every rank holds the updated weights. Records one wait and one
- * comm event (bytes = the model) into tr when tr is not NULL: the wait from *mark (the end
- * of this rank's previous event, so the phases tile its time), *mark = the comm's end. */
-void sync_step(sync_ctx *s, net *n, float lr, float momentum, float weight_decay, trace *tr, int *trace_oom,
-               int epoch, long step, double *mark);
+ * are ignored); afterwards every rank holds the updated weights. Records wait, comm and
+ * update as the header says (world 1: the update only). */
+void sync_step(sync_ctx *s, net *n, const sync_sgd *opt, sync_rec *rec);
 /* Collective: replaces every rank's weights by the training ranks' mean (momentum stays
- * local). Records wait and comm like sync_step. */
-void sync_average(sync_ctx *s, net *n, trace *tr, int *trace_oom, int epoch, long step, double *mark);
+ * local). Records wait, comm and update ("average") like sync_step; world 1: nothing. */
+void sync_average(sync_ctx *s, net *n, sync_rec *rec);
 
 /* Collective: appends every other rank's events to rank 0's tr (tr may be NULL on ranks
  * that record nothing; then they send none). 0, or -1 out of memory on rank 0. */
@@ -74,10 +113,5 @@ int sync_gather_trace(sync_ctx *s, trace *tr);
 /* Collective: rank 0's out[0..world) = each rank's peak resident set in MiB (out may be
  * NULL elsewhere; only the first max entries are kept). */
 void sync_gather_rss(sync_ctx *s, double mine_mib, double *out, int max);
-
-/* Adds an event when tr is not NULL; a failed add sets *trace_oom (the trace is lost, the
- * run goes on). */
-void sync_record(trace *tr, int *trace_oom, int rank, trace_phase ph, double t0, double t1, int epoch, long step,
-                 long bytes, long examples, const char *name);
 
 #endif

@@ -1,4 +1,7 @@
-/* trainer — the training loop of one rank. */
+/* trainer — the training run of one rank (trainer.h), top to bottom: the schedule (which
+ * examples a rank trains on), then the run's phases in the order they happen: start-up
+ * (MPI, data, model, trace), per epoch the steps (compute, update or exchange), evaluation
+ * and checkpoint, and the summary with the gathered trace. */
 #define _POSIX_C_SOURCE 200809L
 #include "train/trainer.h"
 
@@ -110,16 +113,6 @@ void trainer_finish(void) {
     }
 }
 
-/* What rank 0 broadcasts so that every rank builds the same network. */
-typedef struct {
-    char spec[512];
-    int h, w, c, classes;
-    float in_mean, in_std;
-    int epochs_done;
-    long steps_done;
-    int resumed;
-} model_header;
-
 /* Rank 0: the network, fresh or from the checkpoint, checked against the data. */
 static net *build_master(const trainer_config *c, const dataset *train, const dataset *test, int max_batch,
                          checkpoint_state *st, char *err, int errlen) {
@@ -156,48 +149,71 @@ static net *build_master(const trainer_config *c, const dataset *train, const da
     return n;
 }
 
-/* This rank's examples of step s of an epoch: positions [*lo, *hi) of the epoch's order, and
- * the divisor of their loss (the global batch in batch sync, else the local count). */
-static void step_slice(const trainer_config *c, const sync_ctx *sc, long n_train, long s, long *lo, long *hi,
-                       float *divisor) {
-    const int K = sc->train_world;
-    if (c->sync == COSTMODEL_SYNC_BATCH) {
-        long G = c->batch_per_worker ? (long)c->batch * K : c->batch;
-        long first = s * G, g = n_train - first < G ? n_train - first : G;
-        *divisor = (float)g;
-        if (sc->train_rank < 0) {
-            *lo = *hi = first;
-            return;
-        }
-        *lo = first + g * sc->train_rank / K;
-        *hi = first + g * (sc->train_rank + 1) / K;
-        return;
-    }
-    if (sc->train_rank < 0) {
-        *lo = *hi = 0;
-        *divisor = 1.0f;
-        return;
-    }
-    long begin, end;
-    dataset_shard(n_train, sc->train_rank, K, &begin, &end);
-    *lo = begin + s * c->batch < end ? begin + s * c->batch : end;
-    *hi = *lo + c->batch < end ? *lo + c->batch : end;
-    *divisor = (float)(*hi - *lo);
+// ---------------------------------------------------------------------------------------
+// The schedule: which examples a rank trains on at every step (the cost model's b, s)
+
+costmodel_config trainer_model_config(const trainer_config *c, int train_world, long examples) {
+    return (costmodel_config){ .workers = train_world, .cores = c->threads, .sync = c->sync,
+                               .every_n = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n
+                                          : c->sync == COSTMODEL_SYNC_BATCH ? 1 : 0,
+                               .topology = c->topology, .master = c->master,
+                               .batch_per_worker = c->batch_per_worker != 0, .examples = examples,
+                               .batch = c->batch, .epochs = c->epochs };
 }
 
-static long steps_per_epoch(const trainer_config *c, const sync_ctx *sc, long n_train) {
-    const long K = sc->train_world;
-    if (c->sync == COSTMODEL_SYNC_BATCH) {
-        long G = c->batch_per_worker ? (long)c->batch * K : c->batch;
-        return (n_train + G - 1) / G;
+int trainer_check_schedule(const trainer_config *c, int train_world, long examples, char *err, int errlen) {
+    if (examples < train_world) {
+        snprintf(err, (size_t)errlen, "%ld training examples for %d training ranks: use fewer ranks or more data",
+                 examples, train_world);
+        return -1;
     }
-    long largest = (n_train + K - 1) / K;
+    // The model's refusals are the trainer's: one wording, one rule (K > B in split batch sync).
+    const costmodel_params none = { 0 };
+    const costmodel_config m = trainer_model_config(c, train_world, examples);
+    return costmodel_check(&none, &m, err, errlen);
+}
+
+/* Batch sync's global batch: B split over the ranks, or B per rank. */
+static long global_batch(const trainer_config *c, int train_world) {
+    return c->batch_per_worker ? (long)c->batch * train_world : c->batch;
+}
+
+long trainer_steps_per_epoch(const trainer_config *c, int train_world, long examples) {
+    if (c->sync == COSTMODEL_SYNC_BATCH) {
+        const long G = global_batch(c, train_world);
+        return (examples + G - 1) / G;
+    }
+    const long largest = (examples + train_world - 1) / train_world; // dataset_shard's largest shard
     return (largest + c->batch - 1) / c->batch;
 }
 
-static int local_max_batch(const trainer_config *c, const sync_ctx *sc) {
+trainer_range trainer_slice(const trainer_config *c, int train_rank, int train_world, long examples, long step) {
+    trainer_range r = { 0, 0, 1 };
+    if (c->sync == COSTMODEL_SYNC_BATCH) {
+        const long G = global_batch(c, train_world), first = step * G;
+        const long g = examples - first < G ? examples - first : G;
+        r.lo = r.hi = first;
+        r.divisor = g;
+        if (train_rank >= 0) {
+            r.lo = first + g * train_rank / train_world;
+            r.hi = first + g * (train_rank + 1) / train_world;
+        }
+        return r;
+    }
+    if (train_rank < 0)
+        return r;
+    long begin, end;
+    dataset_shard(examples, train_rank, train_world, &begin, &end);
+    r.lo = begin + step * c->batch < end ? begin + step * c->batch : end;
+    r.hi = r.lo + c->batch < end ? r.lo + c->batch : end;
+    r.divisor = r.hi > r.lo ? r.hi - r.lo : 1;
+    return r;
+}
+
+/* The most examples one step of this rank takes: the network's batch capacity. */
+static int local_max_batch(const trainer_config *c, int train_world) {
     if (c->sync == COSTMODEL_SYNC_BATCH && !c->batch_per_worker)
-        return (c->batch + sc->train_world - 1) / sc->train_world;
+        return (c->batch + train_world - 1) / train_world;
     return c->batch;
 }
 
@@ -207,12 +223,43 @@ static double peak_rss_mib(void) {
     return (double)ru.ru_maxrss / 1024.0;
 }
 
-int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errlen) {
-    memset(r, 0, sizeof *r);
-    err[0] = '\0';
+// ---------------------------------------------------------------------------------------
+// One rank's run, phase by phase. Every phase returns 0, -1 (failed on every rank, agreed)
+// or -2 (failed here only), as trainer_run does.
+
+typedef struct {
+    const trainer_config *c;
+    trainer_result *r;
+    char *err;
+    int errlen;
+    sync_ctx sc;
+    sync_rec rec;              /* the trace (rec.tr, NULL without --trace) and its mark */
+    dataset train, test;
+    net *n;
+    checkpoint_state st;       /* where training starts: 0, or the resumed checkpoint's */
+    long *order;               /* (D) the epoch's shuffled example order */
+    long *idx_buf;             /* (max_batch) example indices of one evaluation batch */
+    uint8_t *labels;           /* (max_batch) */
+    long steps_per_epoch, total_steps;
+    long step;                 /* the global step, counted from the first epoch */
+    double step_time_s;        /* this rank's time in steps: compute through the update */
+    long step_examples;        /* and the examples it trained on */
+} run;
+
+/* One epoch's tally on this rank. */
+typedef struct {
+    double loss_sum;           /* sum of this rank's step losses */
+    long loss_steps;           /* steps with examples */
+    long examples;
+    double step_s;
+} epoch_tally;
+
+/* Start-up: MPI (when asked) with its common clock, then the configuration's check. */
+static int run_start(run *R) {
+    const trainer_config *c = R->c;
     if (c->epochs < 1 || c->epochs > TRAINER_MAX_EPOCHS || c->batch < 1 || c->threads < 1 ||
         (c->sync == COSTMODEL_SYNC_EVERY && c->every_n < 1)) {
-        snprintf(err, (size_t)errlen, "trainer: epochs, batch, threads or every:N out of range");
+        snprintf(R->err, (size_t)R->errlen, "trainer: epochs, batch, threads or every:N out of range");
         return -1;
     }
     // One thread pool: OpenMP splits every product over the threads, each calling
@@ -221,254 +268,304 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
 #ifdef _OPENMP
     omp_set_num_threads(c->threads);
 #endif
-    sync_ctx sc;
-    int failed = sync_init(&sc, c->mpi, c->topology, c->master, err, errlen);
-    r->rank = sc.rank;
-    r->world = sc.world;
-    r->workers = sc.train_world;
-    int rc = -1, trace_oom = 0;
-    dataset train = { 0 }, test = { 0 };
-    net *n = NULL;
-    trace *tr = NULL;
-    long *order = NULL, *idx_buf = NULL;
-    uint8_t *labels = NULL;
-    if (sync_agree(&sc, failed, err, errlen))
-        goto done;
+    int failed = sync_init(&R->sc, c->mpi, c->topology, c->master, R->err, R->errlen);
+    R->r->rank = R->sc.rank;
+    R->r->world = R->sc.world;
+    R->r->workers = R->sc.train_world;
+    return sync_agree(&R->sc, failed, R->err, R->errlen) ? -1 : 0;
+}
 
-    // ---- data: every rank holds all of it (each epoch's shards are new)
-    const double t_data0 = sync_now(&sc);
-    if (dataset_load(c->data_dir, "train", c->limit, &train, err, errlen) ||
-        dataset_load(c->data_dir, "t10k", c->limit, &test, err, errlen))
+/* Every rank holds all of the data (each epoch's shards are new), and the schedule is
+ * checked on it. */
+static int run_load_data(run *R) {
+    const trainer_config *c = R->c;
+    int failed = 0;
+    if (dataset_load(c->data_dir, "train", c->limit, &R->train, R->err, R->errlen) ||
+        dataset_load(c->data_dir, "t10k", c->limit, &R->test, R->err, R->errlen))
         failed = 1;
-    else if (train.h != test.h || train.w != test.w) {
-        snprintf(err, (size_t)errlen, "%s: test images are %dx%d, training images %dx%d", c->data_dir, test.h,
-                 test.w, train.h, train.w);
+    else if (R->train.h != R->test.h || R->train.w != R->test.w) {
+        snprintf(R->err, (size_t)R->errlen, "%s: test images are %dx%d, training images %dx%d", c->data_dir,
+                 R->test.h, R->test.w, R->train.h, R->train.w);
         failed = 1;
-    } else if (train.n < sc.train_world) {
-        snprintf(err, (size_t)errlen, "%ld training examples for %d training ranks: use fewer ranks or more data",
-                 train.n, sc.train_world);
-        failed = 1;
+    } else {
+        failed = trainer_check_schedule(c, R->sc.train_world, R->train.n, R->err, R->errlen) != 0;
     }
-    if (sync_agree(&sc, failed, err, errlen))
-        goto done;
-    const double t_data1 = sync_now(&sc);
-    r->data_load_s = t_data1 - t_data0;
+    return sync_agree(&R->sc, failed, R->err, R->errlen) ? -1 : 0;
+}
 
-    // ---- model: rank 0 builds or resumes it, every other rank receives it
-    const int max_batch = local_max_batch(c, &sc);
-    checkpoint_state st = { 0, 0, c->seed };
+/* What rank 0 broadcasts so that every rank builds the same network. */
+typedef struct {
+    char spec[512];
+    int h, w, c, classes;
+    float in_mean, in_std;
+    int epochs_done;
+    long steps_done;
+    int resumed;
+} model_header;
+
+/* Rank 0 builds or resumes the network, every other rank receives it; the buffers. */
+static int run_build_model(run *R) {
+    const trainer_config *c = R->c;
+    const int max_batch = local_max_batch(c, R->sc.train_world);
     model_header hdr;
     memset(&hdr, 0, sizeof hdr);
-    if (sc.rank == 0) {
-        n = build_master(c, &train, &test, max_batch, &st, err, errlen);
-        if (n) {
-            snprintf(hdr.spec, sizeof hdr.spec, "%s", n->spec_text);
-            hdr.h = n->h;
-            hdr.w = n->w;
-            hdr.c = n->c;
-            hdr.classes = n->classes;
-            hdr.in_mean = n->in_mean;
-            hdr.in_std = n->in_std;
-            hdr.epochs_done = st.epochs_done;
-            hdr.steps_done = st.steps_done;
-            hdr.resumed = c->resume_path != NULL;
+    R->st = (checkpoint_state){ 0, 0, c->seed };
+    if (R->sc.rank == 0) {
+        R->n = build_master(c, &R->train, &R->test, max_batch, &R->st, R->err, R->errlen);
+        if (R->n) {
+            hdr = (model_header){ .h = R->n->h, .w = R->n->w, .c = R->n->c, .classes = R->n->classes,
+                                  .in_mean = R->n->in_mean, .in_std = R->n->in_std,
+                                  .epochs_done = R->st.epochs_done, .steps_done = R->st.steps_done,
+                                  .resumed = c->resume_path != NULL };
+            snprintf(hdr.spec, sizeof hdr.spec, "%s", R->n->spec_text);
         }
     }
-    if (sync_agree(&sc, sc.rank == 0 && !n, err, errlen))
-        goto done;
-    sync_bcast(&sc, &hdr, (long)sizeof hdr);
-    if (sc.rank != 0) {
-        n = net_new(hdr.spec, hdr.h, hdr.w, hdr.c, hdr.classes, max_batch, err, errlen);
-        if (n) {
-            n->in_mean = hdr.in_mean;
-            n->in_std = hdr.in_std;
+    if (sync_agree(&R->sc, R->sc.rank == 0 && !R->n, R->err, R->errlen))
+        return -1;
+    sync_bcast(&R->sc, &hdr, (long)sizeof hdr);
+    if (R->sc.rank != 0) {
+        R->n = net_new(hdr.spec, hdr.h, hdr.w, hdr.c, hdr.classes, max_batch, R->err, R->errlen);
+        if (R->n) {
+            R->n->in_mean = hdr.in_mean;
+            R->n->in_std = hdr.in_std;
         }
-        st.epochs_done = hdr.epochs_done;
-        st.steps_done = hdr.steps_done;
+        R->st.epochs_done = hdr.epochs_done;
+        R->st.steps_done = hdr.steps_done;
     }
-    order = malloc(sizeof *order * (size_t)train.n);
-    idx_buf = malloc(sizeof *idx_buf * (size_t)max_batch);
-    labels = malloc((size_t)max_batch);
-    failed = !n || !order || !idx_buf || !labels;
-    if (failed && n)
-        snprintf(err, (size_t)errlen, "out of memory");
-    if (sync_agree(&sc, failed, err, errlen))
-        goto done;
-    sync_bcast(&sc, n->params, (long)sizeof(float) * n->n_params);
+    R->order = malloc(sizeof *R->order * (size_t)R->train.n);
+    R->idx_buf = malloc(sizeof *R->idx_buf * (size_t)max_batch);
+    R->labels = malloc((size_t)max_batch);
+    int failed = !R->n || !R->order || !R->idx_buf || !R->labels || (R->n && sync_reserve(&R->sc, R->n->n_params));
+    if (failed && R->n)
+        snprintf(R->err, (size_t)R->errlen, "out of memory");
+    if (sync_agree(&R->sc, failed, R->err, R->errlen))
+        return -1;
+    sync_bcast(&R->sc, R->n->params, (long)sizeof(float) * R->n->n_params);
     if (hdr.resumed)
-        sync_bcast(&sc, n->momentum, (long)sizeof(float) * n->n_params);
-    const double t_model1 = sync_now(&sc);
-    r->model_build_s = t_model1 - t_data1;
-    r->n_params = n->n_params;
-    r->forward_flops = net_forward_flops(n);
-    if (c->trace_path) {
-        trace_run run = { 0 };
-        gethostname(run.host, sizeof run.host - 1);
-        run.host_cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
-        snprintf(run.git, sizeof run.git, "%s", c->git ? c->git : "unknown");
-        snprintf(run.net, sizeof run.net, "%.255s", n->spec_text);
-        run.model_bytes = (long)sizeof(float) * n->n_params;
-        run.config = (costmodel_config){ .workers = sc.train_world, .cores = c->threads, .sync = c->sync,
-                                         .every_n = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n
-                                                    : c->sync == COSTMODEL_SYNC_BATCH ? 1 : 0,
-                                         .topology = c->topology, .master = c->master,
-                                         .batch_per_worker = c->batch_per_worker != 0, .examples = train.n,
-                                         .batch = c->batch, .epochs = c->epochs };
-        run.seed = (long)c->seed;
-        tr = trace_new(&run);
-        trace_oom = !tr;
-        if (sc.mpi)
-            sync_record(tr, &trace_oom, sc.rank, TRACE_STARTUP, sc.init_t0_s, sc.init_t1_s, -1, -1, 0, 0,
-                        "mpi_init");
-        sync_record(tr, &trace_oom, sc.rank, TRACE_STARTUP, sc.init_t1_s, t_data1, -1, -1, 0, 0, "data_load");
-        sync_record(tr, &trace_oom, sc.rank, TRACE_STARTUP, t_data1, t_model1, -1, -1, 0, 0, "model_build");
-    }
+        sync_bcast(&R->sc, R->n->momentum, (long)sizeof(float) * R->n->n_params);
+    return 0;
+}
 
-    // ---- training
-    const long spe = steps_per_epoch(c, &sc, train.n);
-    const long total_steps = spe * c->epochs;
+/* The trace (with --trace) and its start-up events, which tile [init, t_model1). From here
+ * on every event starts at rec.mark_s. */
+static void run_open_trace(run *R, double t_data1, double t_model1) {
+    const trainer_config *c = R->c;
+    R->rec = (sync_rec){ .rank = R->sc.rank, .mark_s = t_model1, .epoch = -1, .step = -1 };
+    if (!c->trace_path)
+        return;
+    trace_run head = { 0 };
+    gethostname(head.host, sizeof head.host - 1);
+    head.host_cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    snprintf(head.git, sizeof head.git, "%s", c->git ? c->git : "unknown");
+    snprintf(head.net, sizeof head.net, "%.255s", R->n->spec_text);
+    head.model_bytes = (long)sizeof(float) * R->n->n_params;
+    head.config = trainer_model_config(c, R->sc.train_world, R->train.n);
+    head.seed = (long)c->seed;
+    R->rec.tr = trace_new(&head);
+    R->rec.oom = !R->rec.tr;
+    R->rec.mark_s = R->sc.mpi ? R->sc.init_t0_s : R->sc.init_t1_s;
+    if (R->sc.mpi)
+        sync_mark_until(&R->rec, TRACE_STARTUP, R->sc.init_t1_s, 0, 0, "mpi_init");
+    sync_mark_until(&R->rec, TRACE_STARTUP, t_data1, 0, 0, "data_load");
+    sync_mark_until(&R->rec, TRACE_STARTUP, t_model1, 0, 0, "model_build");
+}
+
+/* One step of this rank: its slice's gradients (compute), then the update as its own phase:
+ * here (local SGD) or in the exchange (batch sync). Local SGD averages every N steps and at
+ * the end of the epoch. Returns the slice's example count, *loss its mean loss (0 when empty). */
+static int run_step(run *R, int e, long s, float *loss) {
+    const trainer_config *c = R->c;
+    net *n = R->n;
+    const trainer_range sl = trainer_slice(c, R->sc.train_rank, R->sc.train_world, R->train.n, s);
+    const int count = (int)(sl.hi - sl.lo);
     const int batch_sync = c->sync == COSTMODEL_SYNC_BATCH;
-    const int every = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n : 0;
-    long step = st.steps_done;
-    double step_time_s = 0.0;
-    long step_examples = 0;
-    r->steps_per_epoch = spe;
-    r->first_epoch = st.epochs_done;
-    r->train_examples = train.n;
-    r->test_examples = test.n;
-    long test_begin, test_end;
-    dataset_shard(test.n, sc.rank, sc.world, &test_begin, &test_end);
-    double mark = t_model1; // end of the last recorded event: bookkeeping between steps counts in the next
-    for (int e = st.epochs_done; e < c->epochs; e++) {
-        double te = sync_now(&sc);
-        if (dataset_epoch_order(train.n, c->seed, e, order)) {
-            snprintf(err, (size_t)errlen, "out of memory");
-            rc = -2;
-            goto done;
-        }
-        // Dropout masks restart per epoch too, so --resume repeats an uninterrupted run.
-        net_seed_dropout(n, c->seed * 2654435761UL + (unsigned long)e);
-        double loss_sum = 0.0, epoch_step_s = 0.0;
-        long done_ex = 0, loss_steps = 0;
-        for (long s = 0; s < spe; s++, step++) {
-            if (c->fail_rank == sc.rank && step == c->fail_at_step)
-                raise(SIGKILL); // fault tests: this rank dies as a crashed node would
-            long lo, hi;
-            float divisor;
-            step_slice(c, &sc, train.n, s, &lo, &hi, &divisor);
-            const int count = (int)(hi - lo);
-            const float lr = (float)trainer_lr(c, step, total_steps, e);
-            const double ts = sync_now(&sc);
-            float loss = 0.0f;
-            if (count > 0) {
-                dataset_batch(&train, order + lo, count, n->in_mean, n->in_std, net_input(n), labels);
-                net_dropout_at(n, lo);
-                loss = net_forward(n, count, labels, 1, divisor);
-                net_backward(n, count, labels, divisor);
-                loss_sum += loss;
-                loss_steps++;
-            } else if (batch_sync) {
-                memset(n->grads, 0, sizeof(float) * (size_t)n->n_params);
-            }
-            // Each event starts where this rank's previous one ended: the phases tile its time.
-            if (batch_sync && sc.world > 1) {
-                double tc = sync_now(&sc);
-                sync_record(tr, &trace_oom, sc.rank, TRACE_COMPUTE, mark, tc, e, step, 0, count, NULL);
-                mark = tc;
-                sync_step(&sc, n, lr, (float)c->momentum, (float)c->weight_decay, tr, &trace_oom, e, step, &mark);
-            } else {
-                if (count > 0)
-                    net_update(n, lr, (float)c->momentum, (float)c->weight_decay);
-                double tc = sync_now(&sc);
-                sync_record(tr, &trace_oom, sc.rank, TRACE_COMPUTE, mark, tc, e, step, 0, count, NULL);
-                mark = tc;
-                if (!batch_sync && ((every && (s + 1) % every == 0) || s + 1 == spe))
-                    sync_average(&sc, n, tr, &trace_oom, e, step, &mark);
-            }
-            const double tf = mark;
-            epoch_step_s += tf - ts;
-            done_ex += count;
-            if (sc.world == 1 && !isfinite(loss)) {
-                snprintf(err, (size_t)errlen, "epoch %d step %ld: loss is %g (lower --lr?)", e + 1, s + 1,
-                         (double)loss);
-                goto done;
-            }
-            if (c->progress && sc.rank == 0)
-                c->progress(c->progress_ctx, e, c->epochs, s + 1, spe, done_ex / epoch_step_s,
-                            loss_sum / (double)(loss_steps ? loss_steps : 1));
-        }
-        step_time_s += epoch_step_s;
-        step_examples += done_ex;
-        const double tv = mark;
-        long correct = evaluate_range(n, &test, test_begin, test_end, idx_buf, labels);
-        correct = sync_sum_long(&sc, correct);
-        // The epoch's loss: batch sync sums the ranks' parts of each step's mean; local SGD
-        // averages the ranks' step means.
-        double loss_all = sync_sum(&sc, loss_sum);
-        double steps_all = batch_sync ? (double)spe : sync_sum(&sc, (double)loss_steps);
-        r->test_accuracy = test.n ? (double)correct / (double)test.n : 0.0;
-        const double tv1 = sync_now(&sc);
-        r->eval_s += tv1 - tv;
-        sync_record(tr, &trace_oom, sc.rank, TRACE_EVAL, tv, tv1, e, -1, 0, 0, "test");
-        mark = tv1;
-        int i = r->epochs_run++;
-        r->train_loss[i] = loss_all / (steps_all > 0 ? steps_all : 1.0);
-        r->epoch_times_s[i] = tv - te;
-        if (!isfinite(r->train_loss[i])) {
-            snprintf(err, (size_t)errlen, "epoch %d: loss is %g (lower --lr?)", e + 1, r->train_loss[i]);
-            goto done;
-        }
-        if (c->checkpoint_path) {
-            failed = 0;
-            if (sc.rank == 0) {
-                checkpoint_state now = { e + 1, step, c->seed };
-                failed = checkpoint_save(c->checkpoint_path, n, &now, err, errlen) != 0;
-            }
-            if (sync_agree(&sc, failed, err, errlen))
-                goto done;
-            const double tk = sync_now(&sc);
-            sync_record(tr, &trace_oom, sc.rank, TRACE_EVAL, tv1, tk, e, -1, 0, 0, "checkpoint");
-            mark = tk;
-        }
-        if (c->stop_after > 0 && e + 1 >= c->stop_after)
-            break;
+    const sync_sgd opt = { (float)trainer_lr(c, R->step, R->total_steps, e), (float)c->momentum,
+                           (float)c->weight_decay };
+    R->rec.epoch = e;
+    R->rec.step = R->step;
+    *loss = 0.0f;
+    if (count > 0) {
+        dataset_batch(&R->train, R->order + sl.lo, count, n->in_mean, n->in_std, net_input(n), R->labels);
+        net_dropout_at(n, sl.lo);
+        *loss = net_forward(n, count, R->labels, 1, (float)sl.divisor);
+        net_backward(n, count, R->labels, (float)sl.divisor);
+    } else if (batch_sync) {
+        memset(n->grads, 0, sizeof(float) * (size_t)n->n_params); // an empty slice adds nothing
     }
-    step_examples = sync_sum_long(&sc, step_examples);
-    r->examples_per_s = step_time_s > 0 ? (double)step_examples / step_time_s : 0.0;
-    r->params_crc32 = crc32(0L, (const Bytef *)n->params, (uInt)(sizeof(float) * (size_t)n->n_params));
-    r->wall_s = sync_now(&sc) - sc.init_t0_s;
-    sync_gather_rss(&sc, peak_rss_mib(), r->peak_rss_mib, TRAINER_MAX_RANKS);
+    sync_mark(&R->sc, &R->rec, TRACE_COMPUTE, 0, count, NULL);
+    if (batch_sync) {
+        sync_step(&R->sc, n, &opt, &R->rec);
+        return count;
+    }
+    if (count > 0)
+        sync_local_update(&R->sc, &R->rec, n, &opt);
+    const int every = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n : 0;
+    if ((every && (s + 1) % every == 0) || s + 1 == R->steps_per_epoch)
+        sync_average(&R->sc, n, &R->rec);
+    return count;
+}
+
+/* The steps of epoch e. */
+static int run_epoch(run *R, int e, epoch_tally *t) {
+    const trainer_config *c = R->c;
+    memset(t, 0, sizeof *t);
+    if (dataset_epoch_order(R->train.n, c->seed, e, R->order)) {
+        snprintf(R->err, (size_t)R->errlen, "out of memory");
+        return -2;
+    }
+    // Dropout masks restart per epoch too, so --resume repeats an uninterrupted run.
+    net_seed_dropout(R->n, c->seed * 2654435761UL + (unsigned long)e);
+    for (long s = 0; s < R->steps_per_epoch; s++, R->step++) {
+        if (c->fail_rank == R->sc.rank && R->step == c->fail_at_step)
+            raise(SIGKILL); // fault tests: this rank dies as a crashed node would
+        const double ts = sync_now(&R->sc);
+        float loss;
+        const int count = run_step(R, e, s, &loss);
+        t->step_s += R->rec.mark_s - ts;
+        t->examples += count;
+        if (count > 0) {
+            t->loss_sum += loss;
+            t->loss_steps++;
+        }
+        if (R->sc.world == 1 && !isfinite(loss)) {
+            snprintf(R->err, (size_t)R->errlen, "epoch %d step %ld: loss is %g (lower --lr?)", e + 1, s + 1,
+                     (double)loss);
+            return -1;
+        }
+        if (c->progress && R->sc.rank == 0)
+            c->progress(c->progress_ctx, e, c->epochs, s + 1, R->steps_per_epoch, t->examples / t->step_s,
+                        t->loss_sum / (double)(t->loss_steps ? t->loss_steps : 1));
+    }
+    R->step_time_s += t->step_s;
+    R->step_examples += t->examples;
+    return 0;
+}
+
+/* The test set split over the ranks, and the epoch's loss over the ranks; te: the epoch's
+ * start. */
+static int run_evaluate(run *R, int e, double te, const epoch_tally *t) {
+    trainer_result *r = R->r;
+    const double tv = R->rec.mark_s;
+    long test_begin, test_end;
+    dataset_shard(R->test.n, R->sc.rank, R->sc.world, &test_begin, &test_end);
+    long correct = evaluate_range(R->n, &R->test, test_begin, test_end, R->idx_buf, R->labels);
+    correct = sync_sum_long(&R->sc, correct);
+    // The epoch's loss: batch sync sums the ranks' parts of each step's mean; local SGD
+    // averages the ranks' step means.
+    const double loss_all = sync_sum(&R->sc, t->loss_sum);
+    const double steps_all = R->c->sync == COSTMODEL_SYNC_BATCH ? (double)R->steps_per_epoch
+                                                                : sync_sum(&R->sc, (double)t->loss_steps);
+    r->test_accuracy = R->test.n ? (double)correct / (double)R->test.n : 0.0;
+    R->rec.step = -1;
+    sync_mark(&R->sc, &R->rec, TRACE_EVAL, 0, 0, "test");
+    r->eval_s += R->rec.mark_s - tv;
+    const int i = r->epochs_run++;
+    r->train_loss[i] = loss_all / (steps_all > 0 ? steps_all : 1.0);
+    r->epoch_times_s[i] = tv - te;
+    if (!isfinite(r->train_loss[i])) {
+        snprintf(R->err, (size_t)R->errlen, "epoch %d: loss is %g (lower --lr?)", e + 1, r->train_loss[i]);
+        return -1;
+    }
+    return 0;
+}
+
+/* Rank 0 saves the network after epoch e (with --checkpoint). */
+static int run_checkpoint(run *R, int e) {
+    if (!R->c->checkpoint_path)
+        return 0;
+    int failed = 0;
+    if (R->sc.rank == 0) {
+        checkpoint_state now = { e + 1, R->step, R->c->seed };
+        failed = checkpoint_save(R->c->checkpoint_path, R->n, &now, R->err, R->errlen) != 0;
+    }
+    if (sync_agree(&R->sc, failed, R->err, R->errlen))
+        return -1;
+    sync_mark(&R->sc, &R->rec, TRACE_EVAL, 0, 0, "checkpoint");
+    return 0;
+}
+
+/* Throughput, checksum and memory; every rank's events to rank 0, which writes the trace. */
+static int run_summary(run *R) {
+    const trainer_config *c = R->c;
+    trainer_result *r = R->r;
+    const long examples = sync_sum_long(&R->sc, R->step_examples);
+    r->examples_per_s = R->step_time_s > 0 ? (double)examples / R->step_time_s : 0.0;
+    r->params_crc32 = crc32(0L, (const Bytef *)R->n->params, (uInt)(sizeof(float) * (size_t)R->n->n_params));
+    r->wall_s = sync_now(&R->sc) - R->sc.init_t0_s;
+    sync_gather_rss(&R->sc, peak_rss_mib(), r->peak_rss_mib, TRAINER_MAX_RANKS);
     if (c->trace_path) {
         // Every rank knows whether its own trace is whole; one failure loses the file.
-        failed = trace_oom;
+        int failed = R->rec.oom;
         if (failed)
-            snprintf(err, (size_t)errlen, "%s: out of memory while recording the trace", c->trace_path);
-        if (sync_agree(&sc, failed, err, errlen))
-            goto done;
-        failed = sync_gather_trace(&sc, tr) != 0;
+            snprintf(R->err, (size_t)R->errlen, "%s: out of memory while recording the trace", c->trace_path);
+        if (sync_agree(&R->sc, failed, R->err, R->errlen))
+            return -1;
+        failed = sync_gather_trace(&R->sc, R->rec.tr) != 0;
         if (failed)
-            snprintf(err, (size_t)errlen, "%s: out of memory while gathering the trace", c->trace_path);
-        else if (sc.rank == 0)
-            failed = trace_write(tr, c->trace_path, err, errlen) != 0;
-        if (sync_agree(&sc, failed, err, errlen))
-            goto done;
+            snprintf(R->err, (size_t)R->errlen, "%s: out of memory while gathering the trace", c->trace_path);
+        else if (R->sc.rank == 0)
+            failed = trace_write(R->rec.tr, c->trace_path, R->err, R->errlen) != 0;
+        if (sync_agree(&R->sc, failed, R->err, R->errlen))
+            return -1;
     }
-    trace_free(tr);
-    tr = NULL;
-    sync_gather_rss(&sc, peak_rss_mib(), r->peak_rss_final_mib, TRAINER_MAX_RANKS);
-    rc = 0;
-done:
-    trace_free(tr);
-    free(order);
-    free(idx_buf);
-    free(labels);
-    net_free(n);
-    dataset_free(&train);
-    dataset_free(&test);
+    trace_free(R->rec.tr);
+    R->rec.tr = NULL;
+    sync_gather_rss(&R->sc, peak_rss_mib(), r->peak_rss_final_mib, TRAINER_MAX_RANKS);
+    return 0;
+}
+
+static void run_free(run *R, int rc) {
+    trace_free(R->rec.tr);
+    free(R->order);
+    free(R->idx_buf);
+    free(R->labels);
+    net_free(R->n);
+    dataset_free(&R->train);
+    dataset_free(&R->test);
+    sync_release(&R->sc);
     // After an agreed failure MPI stays up: the caller reports it on rank 0 and then calls
     // trainer_finish, whose barrier keeps the other ranks from exiting first (mpirun would
     // kill rank 0 at their non-zero exit, before it printed why).
     if (rc == 0)
-        sync_finish(&sc);
+        sync_finish(&R->sc);
+}
+
+int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errlen) {
+    memset(r, 0, sizeof *r);
+    err[0] = '\0';
+    run R = { .c = c, .r = r, .err = err, .errlen = errlen };
+    int rc = run_start(&R);
+    if (rc)
+        goto done;
+    const double t_data0 = sync_now(&R.sc);
+    if ((rc = run_load_data(&R)))
+        goto done;
+    const double t_data1 = sync_now(&R.sc);
+    if ((rc = run_build_model(&R)))
+        goto done;
+    const double t_model1 = sync_now(&R.sc);
+    r->data_load_s = t_data1 - t_data0;
+    r->model_build_s = t_model1 - t_data1;
+    r->n_params = R.n->n_params;
+    r->forward_flops = net_forward_flops(R.n);
+    r->train_examples = R.train.n;
+    r->test_examples = R.test.n;
+    run_open_trace(&R, t_data1, t_model1);
+
+    R.steps_per_epoch = r->steps_per_epoch = trainer_steps_per_epoch(c, R.sc.train_world, R.train.n);
+    R.total_steps = R.steps_per_epoch * c->epochs;
+    R.step = R.st.steps_done;
+    r->first_epoch = R.st.epochs_done;
+    for (int e = R.st.epochs_done; e < c->epochs; e++) {
+        const double te = sync_now(&R.sc);
+        epoch_tally t;
+        if ((rc = run_epoch(&R, e, &t)) || (rc = run_evaluate(&R, e, te, &t)) || (rc = run_checkpoint(&R, e)))
+            goto done;
+        if (c->stop_after > 0 && e + 1 >= c->stop_after)
+            break;
+    }
+    rc = run_summary(&R);
+done:
+    run_free(&R, rc);
     return rc;
 }

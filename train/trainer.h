@@ -8,20 +8,28 @@
  *   batch:    synchronous SGD. Step s of an epoch takes the global batch
  *             order[s·G, s·G + g) (G = B, or K·B with batch_per_worker; g = G but the
  *             epoch's remainder on the last step) and gives training rank i the slice
- *             [g·i/K, g·(i+1)/K) of it: slices differ by at most one example and may be
- *             empty (a rank then contributes a zero gradient). Gradients use divisor g and
- *             are summed, so K ranks follow one rank's trajectory to float rounding;
- *             dropout masks are drawn per example position (net.h), not per rank.
+ *             [g·i/K, g·(i+1)/K) of it: slices differ by at most one example, the largest
+ *             is ⌈B/K⌉ (the cost model's b), and in the last step some may be empty (a
+ *             rank then contributes a zero gradient). K > B is refused unless
+ *             batch_per_worker: K − B ranks would never get an example. Gradients use
+ *             divisor g and are summed, so K ranks follow one rank's trajectory to float
+ *             rounding; dropout masks are drawn per example position (net.h), not per rank.
  *   epoch, every:N: local SGD (model averaging). Each epoch's order is cut into K
  *             contiguous shards (dataset_shard); every rank runs ceil(largest shard / B)
  *             local steps (empty once its shard is done) and the weights are averaged every
  *             N steps (every:N) and at the end of every epoch. Momentum stays local to
  *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
- * Failures seen by every rank (bad data, more ranks than examples, a corrupt or
- * mismatched checkpoint, a diverging loss in batch sync) are agreed on before any other
- * collective: every rank returns -1 with err holding the message, and MPI still up: the
- * caller prints it on rank 0, then every rank calls trainer_finish. A failure only this rank saw returns -2: the caller reports it and calls
- * trainer_abort, which ends the whole job (mpirun), so no rank hangs.
+ * The schedule is the cost model's (model/costmodel.h's costmodel_schedule_of): the same
+ * steps per epoch and local batch; trainer_slice and trainer_steps_per_epoch state it.
+ * Every step records compute (forward and backward; examples 0 for an empty slice), then
+ * the update as its own phase (train/sync.h: after the step, the all-reduce, or on the ps
+ * master between pushes and pulls), the phases of each rank tiling its time.
+ * Failures seen by every rank (bad data, more ranks than examples or than the batch, a
+ * corrupt or mismatched checkpoint, a diverging loss in batch sync) are agreed on before
+ * any other collective: every rank returns -1 with err holding the message, and MPI still
+ * up: the caller prints it on rank 0, then every rank calls trainer_finish. A failure only
+ * this rank saw returns -2: the caller reports it and calls trainer_abort, which ends the
+ * whole job (mpirun), so no rank hangs.
  * Never prints: progress goes to the caller's callback (rank 0 only), failures to err.
  */
 #ifndef SPEEDUP_TRAINER_H
@@ -86,6 +94,31 @@ typedef struct {
 } trainer_result;
 
 void trainer_config_default(trainer_config *c);
+
+/* ---- the schedule, for training rank train_rank of train_world (K) on D = examples */
+
+/* The cost model's view of the run (the trace header's config): K = train_world. */
+costmodel_config trainer_model_config(const trainer_config *c, int train_world, long examples);
+/* 0, or -1 with the reason in err when the trainer cannot run this schedule: fewer examples
+ * than training ranks, or what costmodel_check refuses (batch sync split over more ranks
+ * than the batch). */
+int trainer_check_schedule(const trainer_config *c, int train_world, long examples, char *err, int errlen);
+/* s: batch sync ⌈D/G⌉ (G = B, or K·B with batch_per_worker); local SGD ⌈⌈D/K⌉/B⌉, the
+ * largest shard's steps. */
+long trainer_steps_per_epoch(const trainer_config *c, int train_world, long examples);
+
+/* One rank's examples of one step: positions [lo, hi) of the epoch's shuffled order
+ * (lo == hi: an empty slice), and the divisor of their summed loss: the step's global
+ * batch in batch sync (the ranks' gradients are summed), else the slice's own count (1
+ * when empty). */
+typedef struct {
+    long lo, hi;
+    long divisor;
+} trainer_range;
+
+/* Step `step` (0-based, within an epoch) of training rank train_rank (-1: a dedicated
+ * master, which gets an empty slice). A checked schedule (trainer_check_schedule). */
+trainer_range trainer_slice(const trainer_config *c, int train_rank, int train_world, long examples, long step);
 /* learning rate at global step t of total (the schedule's shape). */
 double trainer_lr(const trainer_config *c, long t, long total, int epoch);
 /* 0; -1 failed on every rank (agreed; call trainer_finish after reporting); -2 failed on
