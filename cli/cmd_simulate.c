@@ -109,11 +109,13 @@ static int write_timeline(const job_spec *spec, const char *host, unsigned long 
 static prediction_row row_of(const costmodel_config *c, const replicate_summary *s) {
     prediction_row r = {
         .workers = c->workers, .cores = c->cores, .topology = c->topology,
-        .time_s = s->time_s, .speedup = s->speedup, .ci_hi = s->speedup_hi,
-        /* A speedup is positive: with few replications the t interval can reach below 0,
-         * which the predictions CSV (rightly) refuses. */
-        .ci_lo = s->speedup_lo > 0 ? s->speedup_lo : 0,
+        .time_s = s->time_s, .speedup = s->speedup, .ci_lo = s->speedup_lo, .ci_hi = s->speedup_hi,
+        .time_lo = s->time_lo_s, .time_hi = s->time_hi_s, .mean_hi = s->speedup_mean_hi,
+        /* A speedup is positive: with few replications the t interval of the mean can
+         * reach below 0, which the predictions CSV (rightly) refuses. */
+        .mean_lo = s->speedup_mean_lo > 0 ? s->speedup_mean_lo : 0,
         .compute_s = s->compute_s, .comm_s = s->comm_s, .wait_s = s->wait_s, .startup_s = s->startup_s,
+        .update_s = s->update_s,
     };
     costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
     return r;
@@ -196,7 +198,7 @@ int cmd_simulate(int argc, char **argv) {
     for (int i = 0; i < n && rc == 0; i++) {
         job_spec spec = { .params = g.params, .config = grid_config(&g, i), .launch = launch, .replay = replay };
         replicate_summary s;
-        if (replicate_run(&spec, reps, (unsigned long)seed, &s, err, sizeof err)) {
+        if (replicate_run(&spec, NULL, reps, (unsigned long)seed, &s, err, sizeof err)) {
             args_error("%s", err);
             rc = 1;
             break;

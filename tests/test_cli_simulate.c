@@ -234,7 +234,7 @@ Test(cli_simulate, trace_without_compute_events_cannot_be_replayed) {
                                    "\"examples\": 10, \"batch\": 10, \"epochs\": 1, \"sync\": \"batch\", \"topology\": \"ps\"}}\n");
     char args[512];
     snprintf(args, sizeof args, "simulate --replay %s", path);
-    clirun_assert_refused(args, 1, "no compute events");
+    clirun_assert_refused(args, 1, "no steps to replay");
     remove(path);
     remove(dir);
     free(path);
