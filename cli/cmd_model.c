@@ -1,4 +1,5 @@
-/* speedup model — the closed-form cost model over a grid of configurations. */
+/* speedup model — the closed-form cost model over a grid of configurations, with the 95%
+ * prediction interval of one run from the delta method (model/uncertainty.h). */
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
@@ -13,11 +14,17 @@ static void usage(FILE *out) {
             "usage: speedup model [FLAGS]\n"
             "\n"
             "Predicts time, speedup over one core, and where the time goes, from the\n"
-            "closed-form model of DESIGN.md, for every combination of the lists below.\n"
+            "closed-form model of DESIGN.md, for every combination of the lists below, with\n"
+            "the 95%% prediction interval of ONE run: the run-to-run spread (run_cv), the step\n"
+            "spread within a run (cv) and --calib's standard errors, on the log scale.\n"
             "\n"
             GRID_USAGE
             "Output:\n"
-            "  --csv                the predictions CSV on stdout instead of a table\n"
+            "  --csv                the predictions CSV on stdout instead of a table:\n"
+            "                       time_s, speedup: the closed form; time_lo,time_hi /\n"
+            "                       ci_lo,ci_hi: 95%% prediction interval of ONE run's time /\n"
+            "                       speedup; mean_lo,mean_hi: the speedup (no Monte-Carlo error);\n"
+            "                       compute_s, update_s, comm_s, wait_s, startup_s: the breakdown\n"
             "  --out FILE           also write the predictions CSV to FILE (atomically)\n"
             "  --help               this text\n");
 }
@@ -64,7 +71,7 @@ int cmd_model(int argc, char **argv) {
     }
     for (int i = 0; i < n; i++) {
         costmodel_config c = grid_config(&g, i);
-        rows[i] = predictions_from_model(&g.params, &c);
+        rows[i] = predictions_from_model_interval(&g.params, &c, &g.unc);
     }
 
     if (out_path) {
@@ -81,6 +88,7 @@ int cmd_model(int argc, char **argv) {
         printf("parameters: %s; D = %ld examples, B = %ld, E = %d epochs\n", g.host,
                g.base.examples, g.base.batch, g.base.epochs);
         predictions_write_table(stdout, rows, n);
+        grid_print_interval_note(&g, stdout);
     }
     free(rows);
     return 0;

@@ -1,7 +1,9 @@
 /* speedup simulate — the discrete-event simulator (sim/) over a grid of configurations:
- * R replications of every config and of its one-worker, one-core baseline, printed as the
- * predictions of DESIGN.md with a 95% interval; optionally one replication's schedule as
- * a Chrome trace-event timeline. */
+ * R replications of every config and of its one-worker, one-core baseline
+ * (sim/replicate.h: parameters drawn from the calibration's uncertainty, a run-to-run
+ * factor per run, step noise), printed as the predictions of DESIGN.md with the 95%
+ * prediction interval of one run and, apart, the interval of the mean; optionally one
+ * replication's schedule as a Chrome trace-event timeline. */
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
@@ -21,23 +23,33 @@ static void usage(FILE *out) {
             "usage: speedup simulate [FLAGS]\n"
             "\n"
             "Simulates every combination of the lists below event by event: start-up, compute\n"
-            "steps drawn from the calibrated distribution (or replayed from a trace), barriers,\n"
-            "the parameter server's queue or the ring all-reduce. Prints the mean time and\n"
-            "speedup over one core with a 95%% interval over the replications, and where the\n"
-            "time goes (means over workers).\n"
+            "steps drawn from the calibrated distribution (or replayed from a trace), updates,\n"
+            "barriers, the parameter server's queue or the ring all-reduce. Each replication is\n"
+            "one possible pair of runs (the config and its 1-worker, 1-core baseline): the\n"
+            "parameters drawn from --calib's standard errors, each run's time scaled by a\n"
+            "run-to-run factor (log-normal, median 1, log-sd run_cv), steps drawn with spread cv.\n"
+            "Prints the mean time and speedup, the 95%% prediction interval of ONE run (where\n"
+            "your next run should land) and where the time goes (means over workers).\n"
             "\n"
             GRID_USAGE
             "Simulation:\n"
-            "  --reps R             replications per configuration                [30]\n"
+            "  --reps R             replications per configuration; more settle the ends of\n"
+            "                       the interval (at 50 its half-width is known to ~10%%)  [50]\n"
             "  --seed S             seed of the first replication's RNG          [1]\n"
             "  --launch MODE        start-up W(K) = w0 + w1*K: parallel (all at once, each\n"
             "                       slowed by K) | sequential (one launched every w1 s)  [parallel]\n"
-            "  --replay TRACE       resample the per-step compute spans of a measured\n"
-            "                       *.trace.jsonl (all ranks) instead of drawing log-normal\n"
-            "                       steps (--cv is then unused); spans are scaled by the\n"
-            "                       model's step time here / on the trace's configuration\n"
+            "  --replay TRACE       resample the steps (compute spans with examples) of a\n"
+            "                       measured *.trace.jsonl (all ranks) instead of drawing\n"
+            "                       log-normal steps (--cv is then unused); each span is scaled\n"
+            "                       by the model's step time here / on the trace's configuration\n"
+            "                       at that span's examples\n"
             "Output:\n"
-            "  --csv                the predictions CSV on stdout instead of a table\n"
+            "  --csv                the predictions CSV on stdout instead of a table:\n"
+            "                       time_s, speedup: means over the replications;\n"
+            "                       time_lo,time_hi / ci_lo,ci_hi: 95%% prediction interval of\n"
+            "                       ONE run's time / speedup; mean_lo,mean_hi: 95%% interval of\n"
+            "                       the mean speedup (Monte-Carlo error, far narrower);\n"
+            "                       compute_s, update_s, comm_s, wait_s, startup_s: per worker\n"
             "  --out FILE           also write the predictions CSV to FILE (atomically)\n"
             "  --timeline FILE      the first configuration's first replication, one track per\n"
             "                       worker: a trace if FILE ends in .jsonl (for speedup plot\n"
@@ -109,11 +121,13 @@ static int write_timeline(const job_spec *spec, const char *host, unsigned long 
 static prediction_row row_of(const costmodel_config *c, const replicate_summary *s) {
     prediction_row r = {
         .workers = c->workers, .cores = c->cores, .topology = c->topology,
-        .time_s = s->time_s, .speedup = s->speedup, .ci_hi = s->speedup_hi,
-        /* A speedup is positive: with few replications the t interval can reach below 0,
-         * which the predictions CSV (rightly) refuses. */
-        .ci_lo = s->speedup_lo > 0 ? s->speedup_lo : 0,
+        .time_s = s->time_s, .speedup = s->speedup, .ci_lo = s->speedup_lo, .ci_hi = s->speedup_hi,
+        .time_lo = s->time_lo_s, .time_hi = s->time_hi_s, .mean_hi = s->speedup_mean_hi,
+        /* A speedup is positive: with few replications the t interval of the mean can
+         * reach below 0, which the predictions CSV (rightly) refuses. */
+        .mean_lo = s->speedup_mean_lo > 0 ? s->speedup_mean_lo : 0,
         .compute_s = s->compute_s, .comm_s = s->comm_s, .wait_s = s->wait_s, .startup_s = s->startup_s,
+        .update_s = s->update_s,
     };
     costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
     return r;
@@ -134,7 +148,7 @@ int cmd_simulate(int argc, char **argv) {
     };
     grid g;
     grid_init(&g);
-    int csv = 0, reps = 30;
+    int csv = 0, reps = 50;
     long seed = 1;
     job_launch launch = JOB_LAUNCH_PARALLEL;
     const char *out_path = NULL, *replay_path = NULL, *timeline_path = NULL;
@@ -196,7 +210,7 @@ int cmd_simulate(int argc, char **argv) {
     for (int i = 0; i < n && rc == 0; i++) {
         job_spec spec = { .params = g.params, .config = grid_config(&g, i), .launch = launch, .replay = replay };
         replicate_summary s;
-        if (replicate_run(&spec, reps, (unsigned long)seed, &s, err, sizeof err)) {
+        if (replicate_run(&spec, &g.unc, reps, (unsigned long)seed, &s, err, sizeof err)) {
             args_error("%s", err);
             rc = 1;
             break;
@@ -224,6 +238,7 @@ int cmd_simulate(int argc, char **argv) {
                    replay ? ", compute replayed from " : "", replay ? replay_path : "", g.host,
                    g.base.examples, g.base.batch, g.base.epochs);
             predictions_write_table(stdout, rows, n);
+            grid_print_interval_note(&g, stdout);
             printf("master peak memory: %.0f bytes at most (model, momentum and one receive buffer)\n",
                    peak_bytes);
         }

@@ -22,7 +22,7 @@ void grid_init(grid *g) {
     g->topology[0] = COSTMODEL_TOPO_PS;
     g->base = costmodel_config_seed_example();
     g->c0 = g->c1 = g->sigma = g->latency = g->bandwidth = g->model_bytes = NAN;
-    g->w0 = g->w1 = g->cv = g->host_cores = NAN;
+    g->w0 = g->w1 = g->cv = g->host_cores = g->update = g->run_cv = NAN;
     g->examples = g->batch = -1;
     g->epochs = -1;
 }
@@ -125,56 +125,94 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     case GRID_OPT_STARTUP: return parse_startup(g, arg);
     case GRID_OPT_CV: return args_double("--cv", arg, 0, 100, &g->cv);
     case GRID_OPT_HOST_CORES: return args_double("--host-cores", arg, 0, 1e9, &g->host_cores);
+    case GRID_OPT_UPDATE: return args_seconds("--update", arg, &g->update);
+    case GRID_OPT_RUN_CV: return args_double("--run-cv", arg, 0, 10, &g->run_cv);
     default: return 1;
     }
 }
 
-static void override(double *target, double value) {
-    if (!isnan(value))
-        *target = value;
+/* A what-if value replaces the parameter and, being exact, its standard error. */
+static void override(double *target, double *se, double value) {
+    if (isnan(value))
+        return;
+    *target = value;
+    *se = 0;
 }
 
-int grid_finish(grid *g) {
-    char err[512];
-    if (g->calib_path) {
-        calibration cal;
-        if (calibration_read(g->calib_path, &cal, err, sizeof err)) {
-            args_error("%s", err);
-            return 1;
-        }
-        g->params = cal.params;
-        snprintf(g->host, sizeof g->host, "%s", cal.host);
-        if (cal.has_workload) {
-            g->base.examples = cal.examples;
-            g->base.batch = cal.batch;
-            g->base.epochs = cal.epochs;
-        }
-    } else {
+/* The parameters and their uncertainty: --calib's or the seed's example. 0, or 1 for a
+ * bad file (printed). */
+static int load_params(grid *g) {
+    memset(&g->unc, 0, sizeof g->unc);
+    if (!g->calib_path) {
         g->params = costmodel_params_seed_example();
         snprintf(g->host, sizeof g->host, "seed example");
+        return 0;
     }
+    calibration cal;
+    char err[512];
+    if (calibration_read(g->calib_path, &cal, err, sizeof err)) {
+        args_error("%s", err);
+        return 1;
+    }
+    g->params = cal.params;
+    g->unc = uncertainty_of_calibration(&cal);
+    snprintf(g->host, sizeof g->host, "%s", cal.host);
+    if (cal.has_workload) {
+        g->base.examples = cal.examples;
+        g->base.batch = cal.batch;
+        g->base.epochs = cal.epochs;
+    }
+    return 0;
+}
+
+static void apply_overrides(grid *g) {
     costmodel_params *p = &g->params;
-    override(&p->c0_s, g->c0);
-    override(&p->c1_s, g->c1);
-    override(&p->sigma, g->sigma);
-    override(&p->model_bytes, g->model_bytes);
-    override(&p->w0_s, g->w0);
-    override(&p->w1_s, g->w1);
-    override(&p->cv, g->cv);
-    override(&p->host_cores, g->host_cores);
-    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++) {
-        override(&p->link[t].alpha_s, g->latency);
-        if (!isnan(g->bandwidth))
-            p->link[t].beta_s_per_byte = 1.0 / g->bandwidth;
-    }
+    calibration_stderr *se = &g->unc.se;
+    override(&p->c0_s, &se->c0_s, g->c0);
+    override(&p->c1_s, &se->c1_s, g->c1);
+    if (!isnan(g->c0) || !isnan(g->c1))
+        g->unc.cov_c0_c1 = 0;
+    override(&p->sigma, &se->sigma, g->sigma);
+    override(&p->model_bytes, &se->model_bytes, g->model_bytes);
+    override(&p->w0_s, &se->w0_s, g->w0);
+    override(&p->w1_s, &se->w1_s, g->w1);
+    override(&p->cv, &se->cv, g->cv);
+    override(&p->host_cores, &se->host_cores, g->host_cores);
+    override(&p->update_s, &se->update_s, g->update);
+    override(&p->run_cv, &se->run_cv, g->run_cv);
+    override(&p->link[COSTMODEL_TOPO_PS].alpha_s, &se->alpha_ps, g->latency);
+    override(&p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, &se->alpha_allreduce, g->latency);
+    double beta = isnan(g->bandwidth) ? NAN : 1.0 / g->bandwidth;
+    override(&p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, &se->beta_ps, beta);
+    override(&p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, &se->beta_allreduce, beta);
     if (g->examples > 0) g->base.examples = g->examples;
     if (g->batch > 0) g->base.batch = g->batch;
     if (g->epochs > 0) g->base.epochs = g->epochs;
+}
 
+void grid_print_interval_note(const grid *g, FILE *out) {
+    fprintf(out, "95%% PI (one run): where 95 runs in 100 should land; made of step spread cv %g, "
+            "run-to-run spread run_cv %g, %s\n", g->params.cv, g->params.run_cv,
+            uncertainty_has_params(&g->unc) ? "the calibration's standard errors" : "parameters taken as exact");
+}
+
+int grid_describe(const costmodel_config *c, char *out, int outlen) {
+    char sync[24];
+    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    return snprintf(out, (size_t)outlen, "%d workers x %d cores, %s sync, %s", c->workers, c->cores, sync,
+                    costmodel_topology_name(c->topology));
+}
+
+int grid_finish(grid *g) {
+    if (load_params(g))
+        return 1;
+    apply_overrides(g);
     for (int i = 0; i < grid_size(g); i++) {
         costmodel_config c = grid_config(g, i);
-        if (costmodel_check(p, &c, err, sizeof err)) {
-            args_error("%s", err);
+        char err[512], name[96];
+        if (costmodel_check(&g->params, &c, err, sizeof err)) {
+            grid_describe(&c, name, sizeof name);
+            args_error("%s: %s", name, err);
             return 2;
         }
     }

@@ -4,13 +4,24 @@
  *
  * Parameters come from --calib FILE when given, else the seed's example; then every
  * what-if flag (--c1, --latency, --bandwidth, ...) overrides, whatever the flag order.
+ *
+ * Their uncertainty (model/uncertainty.h) comes with them: the calibration's standard
+ * errors and c0/c1 covariance; none for the seed's example. A what-if flag sets its
+ * parameter's standard error to 0 (and the covariance, for --c0 or --c1): it states a
+ * value to predict at, not an estimate, so the interval keeps only what is still unknown
+ * (the other parameters, the step noise, the run-to-run factor).
+ *
+ * Every configuration must pass costmodel_check: one it refuses (e.g. batch sync split
+ * over more workers than the batch has examples) is a usage error naming it.
  */
 #ifndef SPEEDUP_GRID_H
 #define SPEEDUP_GRID_H
 
 #include "model/costmodel.h"
+#include "model/uncertainty.h"
 
 #include <getopt.h>
+#include <stdio.h>
 
 enum { GRID_MAX_VALUES = 64 };
 
@@ -21,7 +32,7 @@ enum {
     GRID_OPT_TOPOLOGY, GRID_OPT_MASTER, GRID_OPT_BATCH_PER_WORKER, GRID_OPT_EXAMPLES,
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_C0, GRID_OPT_C1, GRID_OPT_SIGMA,
     GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_MODEL_BYTES, GRID_OPT_STARTUP,
-    GRID_OPT_CV, GRID_OPT_HOST_CORES,
+    GRID_OPT_CV, GRID_OPT_HOST_CORES, GRID_OPT_UPDATE, GRID_OPT_RUN_CV,
     GRID_OPT_LAST
 };
 
@@ -46,7 +57,9 @@ enum {
     { "model-bytes", required_argument, 0, GRID_OPT_MODEL_BYTES },                   \
     { "startup", required_argument, 0, GRID_OPT_STARTUP },                           \
     { "cv", required_argument, 0, GRID_OPT_CV },                                     \
-    { "host-cores", required_argument, 0, GRID_OPT_HOST_CORES }
+    { "host-cores", required_argument, 0, GRID_OPT_HOST_CORES },                     \
+    { "update", required_argument, 0, GRID_OPT_UPDATE },                             \
+    { "run-cv", required_argument, 0, GRID_OPT_RUN_CV }
 
 /* For a command's --help. */
 #define GRID_USAGE                                                                          \
@@ -69,7 +82,10 @@ enum {
     "  --model-bytes M      bytes synchronised per round\n"                                 \
     "  --startup W0[,W1]    start-up seconds W(K) = W0 + W1*K\n"                             \
     "  --cv F               coefficient of variation of step time\n"                        \
-    "  --host-cores P       physical cores in all (0 = unlimited)\n"
+    "  --host-cores P       physical cores in all (0 = unlimited)\n"                         \
+    "  --update S           seconds of one optimizer update, one core\n"                     \
+    "  --run-cv F           run-to-run spread of the host: log-sd of a run's speed factor\n" \
+    "  (a flag's value is taken as exact: its standard error from --calib is dropped)\n"
 
 typedef struct {
     int workers[GRID_MAX_VALUES], n_workers;
@@ -80,10 +96,11 @@ typedef struct {
     int n_topology;
     costmodel_config base;        /* workload, master, batch_per_worker */
     costmodel_params params;
+    uncertainty unc;              /* of params: the calibration's, less the overridden */
     const char *calib_path;       /* NULL: the seed's example */
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
-    double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores;
+    double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores, update, run_cv;
     long examples, batch;
     int epochs;
 } grid;
@@ -92,9 +109,14 @@ void grid_init(grid *g);
 /* Handles one getopt_long code: 0 done, 1 not a grid flag, -1 bad value (printed). */
 int grid_handle_option(grid *g, int code, const char *arg);
 /* After parsing: loads the calibration, applies the overrides, checks every config.
- * 0, 1 for a bad file, 2 for a bad combination of flags (printed). */
+ * 0, 1 for a bad file, 2 for a bad combination of flags or a refused config (printed,
+ * naming it). */
 int grid_finish(grid *g);
 int grid_size(const grid *g);
+/* One line under a table: what its "95% PI (one run)" is made of. */
+void grid_print_interval_note(const grid *g, FILE *out);
+/* "K workers x T cores, SYNC sync, TOPOLOGY" into out (snprintf's return). */
+int grid_describe(const costmodel_config *c, char *out, int outlen);
 /* The i-th configuration, i in [0, grid_size). Order: sync, topology, workers, cores. */
 costmodel_config grid_config(const grid *g, int i);
 

@@ -36,6 +36,17 @@ prediction_row predictions_from_trace(const trace *t) {
     return r;
 }
 
+prediction_row predictions_from_model_interval(const costmodel_params *p, const costmodel_config *c,
+                                               const uncertainty *u) {
+    prediction_row r = predictions_from_model(p, c);
+    uncertainty_interval pi = uncertainty_closed_form(p, c, u);
+    r.time_lo = pi.time_lo_s;
+    r.time_hi = pi.time_hi_s;
+    r.ci_lo = pi.speedup_lo;
+    r.ci_hi = pi.speedup_hi;
+    return r;
+}
+
 void predictions_set_point(prediction_row *r) {
     r->ci_lo = r->ci_hi = r->mean_lo = r->mean_hi = r->speedup;
     r->time_lo = r->time_hi = r->time_s;
@@ -62,20 +73,20 @@ int predictions_save_csv(const char *path, const prediction_row *rows, int n, ch
 }
 
 void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
-    fprintf(out, "%7s %5s %-10s %-9s %12s %8s %17s %12s %12s %12s %12s\n", "workers", "cores",
-            "sync", "topology", "time_s", "speedup", "95% interval", "compute_s", "comm_s",
-            "wait_s", "startup_s");
+    fprintf(out, "%7s %5s %-10s %-9s %12s %22s %8s %12s %12s %12s %12s %12s\n", "workers", "cores", "sync",
+            "topology", "time_s", "95% PI (one run)", "speedup", "compute_s", "update_s", "comm_s", "wait_s",
+            "startup_s");
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
-        char ci[40];
-        /* A closed-form row has no spread to show. */
-        if (r->ci_lo == r->ci_hi)
-            snprintf(ci, sizeof ci, "-");
+        char pi[48];
+        /* A row without spread (a measurement, a known run) has no interval to show. */
+        if (r->time_lo == r->time_hi)
+            snprintf(pi, sizeof pi, "-");
         else
-            snprintf(ci, sizeof ci, "[%.2f, %.2f]", r->ci_lo, r->ci_hi);
-        fprintf(out, "%7d %5d %-10s %-9s %12.1f %8.2f %17s %12.1f %12.1f %12.1f %12.1f\n",
-                r->workers, r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s,
-                r->speedup, ci, r->compute_s, r->comm_s, r->wait_s, r->startup_s);
+            snprintf(pi, sizeof pi, "[%.1f, %.1f]", r->time_lo, r->time_hi);
+        fprintf(out, "%7d %5d %-10s %-9s %12.1f %22s %8.2f %12.1f %12.1f %12.1f %12.1f %12.1f\n", r->workers,
+                r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, pi, r->speedup, r->compute_s,
+                r->update_s, r->comm_s, r->wait_s, r->startup_s);
     }
 }
 

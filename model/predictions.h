@@ -17,6 +17,7 @@
 
 #include "model/costmodel.h"
 #include "model/trace.h"
+#include "model/uncertainty.h"
 
 #include <stdio.h>
 
@@ -42,8 +43,13 @@ prediction_row predictions_from_trace(const trace *t);
 /* A row whose every interval is its value (a measurement, a prediction without spread). */
 void predictions_set_point(prediction_row *r);
 
-/* A row from the closed-form model for one config. */
+/* A row from the closed-form model for one config: the point, every interval its value. */
 prediction_row predictions_from_model(const costmodel_params *p, const costmodel_config *c);
+/* The same row with the closed form's 95% prediction intervals of one run (time_lo/hi,
+ * ci_lo/hi: model/uncertainty.h; u NULL: parameters known). mean_lo/mean_hi stay the
+ * point: a formula has no Monte-Carlo error. */
+prediction_row predictions_from_model_interval(const costmodel_params *p, const costmodel_config *c,
+                                               const uncertainty *u);
 
 void predictions_write_csv(FILE *out, const prediction_row *rows, int n);
 /* Reads a predictions or measurements CSV (header line required). Returns 0 with *rows
@@ -51,6 +57,8 @@ void predictions_write_csv(FILE *out, const prediction_row *rows, int n);
 int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *err, int errlen);
 /* The CSV into path, atomically: 0, or -1 with the reason in err. */
 int predictions_save_csv(const char *path, const prediction_row *rows, int n, char *err, int errlen);
+/* Aligned columns: the time with its 95% prediction interval of one run ("95% PI (one
+ * run)", "-" when it is the point), the speedup, and where the time goes. */
 void predictions_write_table(FILE *out, const prediction_row *rows, int n);
 
 #endif

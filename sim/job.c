@@ -2,6 +2,8 @@
 
 #include "util/errmsg.h"
 
+#include "model/traceinfo.h"
+
 #include "sim/engine.h"
 
 #include <gsl/gsl_errno.h>
@@ -21,24 +23,32 @@ job_replay *job_replay_read(const char *path, char *err, int errlen) {
     trace *t = trace_read(path, err, errlen);
     if (!t)
         return NULL;
+    size_t cap = (size_t)(t->n_events > 0 ? t->n_events : 1);
     job_replay *r = calloc(1, sizeof *r);
-    double *steps = malloc(sizeof *steps * (size_t)(t->n_events > 0 ? t->n_events : 1));
-    if (!r || !steps) {
+    double *steps = malloc(sizeof *steps * cap);
+    long *examples = malloc(sizeof *examples * cap);
+    if (!r || !steps || !examples) {
         errmsg_set(err, errlen, "%s: out of memory", path);
         free(r);
         free(steps);
+        free(examples);
         trace_free(t);
         return NULL;
     }
-    for (long i = 0; i < t->n_events; i++)
-        if (t->events[i].ph == TRACE_COMPUTE)
-            steps[r->n++] = t->events[i].t1_s - t->events[i].t0_s;
     r->steps_s = steps;
+    r->examples = examples;
+    /* Only steps: a compute span of no examples (an empty slice, a dedicated master's
+     * turn) is not a step of any worker (model/traceinfo.h). */
+    for (long i = 0; i < t->n_events; i++)
+        if (traceinfo_is_step(&t->events[i])) {
+            steps[r->n] = t->events[i].t1_s - t->events[i].t0_s;
+            examples[r->n++] = t->events[i].examples;
+        }
     r->config = t->run.config;
     r->host_cores = t->run.host_cores;
     trace_free(t);
     if (r->n == 0) {
-        errmsg_set(err, errlen, "%s: no compute events to replay", path);
+        errmsg_set(err, errlen, "%s: no steps to replay (compute events with examples > 0)", path);
         job_replay_free(r);
         return NULL;
     }
@@ -50,6 +60,7 @@ void job_replay_free(job_replay *r) {
     if (!r)
         return;
     free(r->steps_s);
+    free(r->examples);
     free(r);
 }
 
@@ -58,23 +69,34 @@ void job_replay_free(job_replay *r) {
 
 typedef enum { PHASE_STARTUP, PHASE_TRAIN } phase;
 
+/* Where the optimizer update runs (model/costmodel.h: once per step, on the critical path). */
+typedef enum {
+    UPDATE_AFTER_STEP,            /* local SGD (epoch, every:N): every worker after each step */
+    UPDATE_AFTER_RING,            /* batch sync, all-reduce: every rank after the exchange */
+    UPDATE_ON_MASTER,             /* batch sync, ps: the master, between pushes and pulls */
+} update_place;
+
 struct job {
     job_spec spec;
     int k;                        /* K */
     costmodel_schedule sched;
     double step_s;                /* mean step: costmodel_step_time */
+    double update_s;              /* one update: costmodel_update_time */
+    update_place update_at;
     double zeta, sigma_ln;        /* log-normal parameters of a step; sigma_ln = 0: constant */
-    double replay_scale;
+    double *pool_s;               /* (pool_n) replayed steps scaled to this config; NULL: none */
+    long pool_n;
     int remote;                   /* ps: workers that message the master */
 
     engine *e;
-    int k_startup, k_step, k_push, k_pull, k_ring;
+    int k_startup, k_step, k_push, k_update, k_pull, k_ring;
     int link;                     /* the master's link (ps) */
     gsl_rng *rng;
 
     /* Per worker (K each). */
     double *arrive_s;             /* arrival at the current barrier */
     double *step_start_s;         /* start of the step in progress */
+    double *compute_end_s;        /* end of its compute; its update follows (UPDATE_AFTER_STEP) */
     long *steps_left;             /* in the current round */
     job_worker *acc;
 
@@ -85,7 +107,9 @@ struct job {
     long rounds_done;
     int arrived, msgs_done;
     long ring_left;
-    double release_s, comm_total_s, barrier_wait_total_s, finish_s;
+    double comm_t0_s;             /* start of the exchange's current comm part */
+    double update_t0_s;           /* start of the synchronisation's update */
+    double comm_total_s, sync_update_total_s, barrier_wait_total_s, finish_s;
 
     job_span_fn span;
     void *span_ctx;
@@ -93,32 +117,69 @@ struct job {
 
 static void start_round(job *j);
 static void end_round(job *j);
+static void start_sync_update(job *j);
+static void continue_exchange(job *j);
 
 static inline void emit(job *j, int rank, trace_phase ph, double t0, double t1) {
     if (j->span && t1 > t0)
         j->span(j->span_ctx, rank, ph, t0, t1);
 }
 
+/* Every worker spent [t0, t1] in ph together (comm, a synchronisation's update). */
+static void emit_all(job *j, trace_phase ph, double t0, double t1) {
+    if (j->span)
+        for (int w = 0; w < j->k; w++)
+            emit(j, w, ph, t0, t1);
+}
+
 /* One step's compute span. */
 static inline double draw_step(job *j) {
-    if (j->spec.replay)
-        return j->replay_scale * j->spec.replay->steps_s[gsl_rng_uniform_int(j->rng, (unsigned long)j->spec.replay->n)];
+    if (j->pool_s)
+        return j->pool_s[gsl_rng_uniform_int(j->rng, (unsigned long)j->pool_n)];
     if (j->sigma_ln == 0)
         return j->step_s;
     /* exp(ζ + σ·Z) is gsl_ran_lognormal's variate; the ziggurat normal is the fast one. */
     return exp(j->zeta + j->sigma_ln * gsl_ran_gaussian_ziggurat(j->rng, 1.0));
 }
 
+/* A step, and its update when the worker applies it itself: one event at the end of both
+ * (the update is constant: no event of its own is needed). */
 static inline void start_step(job *j, int w) {
     double d = draw_step(j);
+    double u = j->update_at == UPDATE_AFTER_STEP ? j->update_s : 0.0;
     double now = engine_now(j->e);
     j->step_start_s[w] = now;
+    j->compute_end_s[w] = now + d;
     j->acc[w].compute_s += d;
-    engine_at(j->e, now + d, j->k_step, w);
+    j->acc[w].update_s += u;
+    engine_at(j->e, now + d + u, j->k_step, w);
 }
 
 /* ---------------------------------------------------------------------------------- */
-/* Barrier */
+/* Barrier and synchronisation */
+
+static void start_exchange(job *j) {
+    const costmodel_config *c = &j->spec.config;
+    j->comm_t0_s = engine_now(j->e);
+    j->msgs_done = 0;
+    if (c->topology == COSTMODEL_TOPO_PS) {
+        if (j->remote == 0) {
+            start_sync_update(j);
+            return;
+        }
+        int first = c->master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
+        for (int w = first; w < j->k; w++)
+            engine_request(j->e, j->link, j->spec.params.model_bytes, j->k_push, w);
+    } else {
+        if (j->k == 1) {
+            start_sync_update(j);
+            return;
+        }
+        j->ring_left = 2L * (j->k - 1);
+        const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_ALLREDUCE];
+        engine_after(j->e, l->alpha_s + l->beta_s_per_byte * j->spec.params.model_bytes / j->k, j->k_ring, 0);
+    }
+}
 
 static void release(job *j) {
     double now = engine_now(j->e);
@@ -136,33 +197,48 @@ static void release(job *j) {
         return;
     }
     j->barrier_wait_total_s += total;
-    /* The synchronisation. */
-    j->release_s = now;
-    j->msgs_done = 0;
-    const costmodel_config *c = &j->spec.config;
-    if (c->topology == COSTMODEL_TOPO_PS) {
-        if (j->remote == 0) {
-            end_round(j);
-            return;
-        }
-        int first = c->master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
-        for (int w = first; w < j->k; w++)
-            engine_request(j->e, j->link, j->spec.params.model_bytes, j->k_push, w);
-    } else {
-        if (j->k == 1) {
-            end_round(j);
-            return;
-        }
-        j->ring_left = 2L * (j->k - 1);
-        const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_ALLREDUCE];
-        engine_after(j->e, l->alpha_s + l->beta_s_per_byte * j->spec.params.model_bytes / j->k, j->k_ring, 0);
-    }
+    start_exchange(j);
 }
 
 static inline void arrive(job *j, int w) {
     j->arrive_s[w] = engine_now(j->e);
     if (++j->arrived == j->k)
         release(j);
+}
+
+/* The comm part of the exchange since comm_t0_s is over: every worker spent it. */
+static void close_comm(job *j) {
+    double now = engine_now(j->e);
+    j->comm_total_s += now - j->comm_t0_s;
+    emit_all(j, TRACE_COMM, j->comm_t0_s, now);
+    j->comm_t0_s = now;
+}
+
+/* After the exchange's first part: the master's update before the pulls (ps), every
+ * rank's after the all-reduce; nothing for local SGD (its updates follow its steps).
+ * Every worker waits for it, so it is every worker's update time, as the exchange is
+ * every worker's comm. */
+static void start_sync_update(job *j) {
+    if (j->update_at == UPDATE_AFTER_STEP || j->update_s == 0) {
+        continue_exchange(j);
+        return;
+    }
+    close_comm(j);
+    j->update_t0_s = engine_now(j->e);
+    engine_after(j->e, j->update_s, j->k_update, 0);
+}
+
+/* After the update: the master sends the new model back one worker at a time (ps), or
+ * the round is over. */
+static void continue_exchange(job *j) {
+    if (j->spec.config.topology != COSTMODEL_TOPO_PS || j->remote == 0) {
+        end_round(j);
+        return;
+    }
+    j->msgs_done = 0;
+    int first = j->spec.config.master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
+    for (int r = first; r < j->k; r++)
+        engine_request(j->e, j->link, j->spec.params.model_bytes, j->k_pull, r);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -174,7 +250,9 @@ static void on_startup(void *ctx, int w) {
 
 static void on_step(void *ctx, int w) {
     job *j = ctx;
-    emit(j, w, TRACE_COMPUTE, j->step_start_s[w], engine_now(j->e));
+    double now = engine_now(j->e);
+    emit(j, w, TRACE_COMPUTE, j->step_start_s[w], j->compute_end_s[w]);
+    emit(j, w, TRACE_UPDATE, j->compute_end_s[w], now);
     if (--j->steps_left[w] > 0)
         start_step(j, w);
     else
@@ -184,13 +262,18 @@ static void on_step(void *ctx, int w) {
 static void on_push(void *ctx, int w) {
     job *j = ctx;
     (void)w;
-    if (++j->msgs_done < j->remote)
-        return;
-    /* Every push is in: the master averages and sends the model back, one at a time. */
-    j->msgs_done = 0;
-    int first = j->spec.config.master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
-    for (int r = first; r < j->k; r++)
-        engine_request(j->e, j->link, j->spec.params.model_bytes, j->k_pull, r);
+    if (++j->msgs_done == j->remote)
+        start_sync_update(j); /* every push is in: the master averages and updates */
+}
+
+static void on_update(void *ctx, int unused) {
+    job *j = ctx;
+    (void)unused;
+    double now = engine_now(j->e);
+    j->sync_update_total_s += now - j->update_t0_s;
+    emit_all(j, TRACE_UPDATE, j->update_t0_s, now);
+    j->comm_t0_s = now;
+    continue_exchange(j);
 }
 
 static void on_pull(void *ctx, int w) {
@@ -208,18 +291,14 @@ static void on_ring(void *ctx, int unused) {
         engine_after(j->e, l->alpha_s + l->beta_s_per_byte * j->spec.params.model_bytes / j->k, j->k_ring, 0);
         return;
     }
-    end_round(j);
+    start_sync_update(j);
 }
 
 /* ---------------------------------------------------------------------------------- */
 /* Rounds and epochs */
 
 static void end_round(job *j) {
-    double now = engine_now(j->e);
-    j->comm_total_s += now - j->release_s;
-    if (j->span)
-        for (int w = 0; w < j->k; w++)
-            emit(j, w, TRACE_COMM, j->release_s, now);
+    close_comm(j);
     j->rounds_done++;
     if (++j->round == j->sched.rounds_per_epoch) {
         j->round = 0;
@@ -245,6 +324,53 @@ static void start_round(job *j) {
 /* ---------------------------------------------------------------------------------- */
 /* Life cycle */
 
+/* The replayed steps scaled to this config: each span by step(here) / step(the trace's
+ * config at that span's own examples), so a short slice or an epoch's short last batch
+ * counts as a full step taken at its measured speed, not as a fast one. NULL pool when
+ * there is no replay; -1 out of memory. */
+static int scale_replay(job *j) {
+    const job_replay *rp = j->spec.replay;
+    if (!rp)
+        return 0;
+    j->pool_s = malloc(sizeof *j->pool_s * (size_t)rp->n);
+    if (!j->pool_s)
+        return -1;
+    j->pool_n = rp->n;
+    costmodel_params at = j->spec.params;
+    at.host_cores = rp->host_cores;
+    /* step(e) = c0 + c1·(σ + (1−σ)/T)·ρ·e, and the model gives it at the trace's b. */
+    double b = costmodel_schedule_of(&rp->config).local_batch;
+    double per_example = (costmodel_step_time(&at, &rp->config) - at.c0_s) / b;
+    for (long i = 0; i < rp->n; i++) {
+        double measured = at.c0_s + per_example * (double)rp->examples[i];
+        j->pool_s[i] = rp->steps_s[i] * (measured > 0 ? j->step_s / measured : 1.0);
+    }
+    return 0;
+}
+
+/* Where the update runs for c (see update_place). */
+static update_place update_place_of(const costmodel_config *c) {
+    if (c->sync != COSTMODEL_SYNC_BATCH)
+        return UPDATE_AFTER_STEP;
+    return c->topology == COSTMODEL_TOPO_PS ? UPDATE_ON_MASTER : UPDATE_AFTER_RING;
+}
+
+/* Registers the handlers and the master's link: 0, or -1 out of memory. */
+static int job_register(job *j) {
+    j->k_startup = engine_kind(j->e, on_startup, j);
+    j->k_step = engine_kind(j->e, on_step, j);
+    j->k_push = engine_kind(j->e, on_push, j);
+    j->k_update = engine_kind(j->e, on_update, j);
+    j->k_pull = engine_kind(j->e, on_pull, j);
+    j->k_ring = engine_kind(j->e, on_ring, j);
+    const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_PS];
+    j->link = engine_resource(j->e, l->alpha_s, l->beta_s_per_byte);
+    return j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_update < 0 || j->k_pull < 0 || j->k_ring < 0 ||
+                   j->link < 0
+               ? -1
+               : 0;
+}
+
 job *job_new(const job_spec *spec, char *err, int errlen) {
     char why[256];
     if (costmodel_check(&spec->params, &spec->config, why, sizeof why)) {
@@ -265,6 +391,8 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->k = spec->config.workers;
     j->sched = costmodel_schedule_of(&spec->config);
     j->step_s = costmodel_step_time(&spec->params, &spec->config);
+    j->update_s = costmodel_update_time(&spec->params, &spec->config);
+    j->update_at = update_place_of(&spec->config);
     /* A log-normal with mean m and coefficient of variation CV has
      * σ² = ln(1 + CV²) and ζ = ln m − σ²/2. */
     if (spec->params.cv > 0 && j->step_s > 0) {
@@ -272,37 +400,21 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
         j->sigma_ln = sqrt(s2);
         j->zeta = log(j->step_s) - s2 / 2;
     }
-    if (spec->replay) {
-        costmodel_params at = spec->params;
-        at.host_cores = spec->replay->host_cores;
-        double measured = costmodel_step_time(&at, &spec->replay->config);
-        j->replay_scale = measured > 0 ? j->step_s / measured : 1.0;
-    }
     const costmodel_config *c = &spec->config;
     j->remote = c->topology == COSTMODEL_TOPO_PS ? (c->master == COSTMODEL_MASTER_DEDICATED ? j->k : j->k - 1) : 0;
 
     size_t k = (size_t)j->k;
     j->arrive_s = malloc(sizeof *j->arrive_s * k);
     j->step_start_s = malloc(sizeof *j->step_start_s * k);
+    j->compute_end_s = malloc(sizeof *j->compute_end_s * k);
     j->steps_left = malloc(sizeof *j->steps_left * k);
     j->acc = malloc(sizeof *j->acc * k);
     j->e = engine_new((long)k + 16);
     j->rng = gsl_rng_alloc(gsl_rng_mt19937);
-    if (!j->arrive_s || !j->step_start_s || !j->steps_left || !j->acc || !j->e || !j->rng) {
+    if (!j->arrive_s || !j->step_start_s || !j->compute_end_s || !j->steps_left || !j->acc || !j->e || !j->rng ||
+        scale_replay(j) || job_register(j)) {
         job_free(j);
         errmsg_set(err, errlen, "out of memory for %d workers", c->workers);
-        return NULL;
-    }
-    j->k_startup = engine_kind(j->e, on_startup, j);
-    j->k_step = engine_kind(j->e, on_step, j);
-    j->k_push = engine_kind(j->e, on_push, j);
-    j->k_pull = engine_kind(j->e, on_pull, j);
-    j->k_ring = engine_kind(j->e, on_ring, j);
-    const costmodel_link *l = &spec->params.link[COSTMODEL_TOPO_PS];
-    j->link = engine_resource(j->e, l->alpha_s, l->beta_s_per_byte);
-    if (j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_pull < 0 || j->k_ring < 0 || j->link < 0) {
-        job_free(j);
-        errmsg_set(err, errlen, "out of memory");
         return NULL;
     }
     return j;
@@ -315,8 +427,10 @@ void job_free(job *j) {
     gsl_rng_free(j->rng);
     free(j->arrive_s);
     free(j->step_start_s);
+    free(j->compute_end_s);
     free(j->steps_left);
     free(j->acc);
+    free(j->pool_s);
     free(j);
 }
 
@@ -338,17 +452,8 @@ unsigned long job_seed(unsigned long seed, int r) {
     return (unsigned long)(z ? z : 1);
 }
 
-int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) {
-    engine_reset(j->e);
-    gsl_rng_set(j->rng, seed);
-    for (int w = 0; w < j->k; w++)
-        j->acc[w] = (job_worker){ 0 };
-    j->ph = PHASE_STARTUP;
-    j->epoch = 0;
-    j->round = j->rounds_done = 0;
-    j->arrived = j->msgs_done = 0;
-    j->comm_total_s = j->barrier_wait_total_s = j->finish_s = 0;
-
+/* Every worker's start-up (parallel or sequential launch), scheduled: 0, or -1. */
+static int schedule_startup(job *j) {
     const costmodel_params *p = &j->spec.params;
     double w_k = p->w0_s + p->w1_s * j->k;
     for (int w = 0; w < j->k; w++) {
@@ -362,8 +467,24 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
         j->acc[w].startup_s = t1 - t0;
         emit(j, w, TRACE_STARTUP, t0, t1);
         if (!engine_at(j->e, t1, j->k_startup, w))
-            return errmsg_set(err, errlen, "out of memory");
+            return -1;
     }
+    return 0;
+}
+
+int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) {
+    engine_reset(j->e);
+    gsl_rng_set(j->rng, seed);
+    for (int w = 0; w < j->k; w++)
+        j->acc[w] = (job_worker){ 0 };
+    j->ph = PHASE_STARTUP;
+    j->epoch = 0;
+    j->round = j->rounds_done = 0;
+    j->arrived = j->msgs_done = 0;
+    j->comm_total_s = j->sync_update_total_s = j->barrier_wait_total_s = j->finish_s = 0;
+
+    if (schedule_startup(j))
+        return errmsg_set(err, errlen, "out of memory");
     if (engine_run(j->e))
         return errmsg_set(err, errlen, "out of memory during the simulation");
     if (j->epoch != j->spec.config.epochs)
@@ -373,16 +494,19 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
                      .peak_pending = engine_peak_pending(j->e) };
     for (int w = 0; w < j->k; w++) {
         j->acc[w].comm_s = j->comm_total_s;
+        j->acc[w].update_s += j->sync_update_total_s;
         r.startup_s += j->acc[w].startup_s;
         r.compute_s += j->acc[w].compute_s;
+        r.update_s += j->acc[w].update_s;
         r.wait_s += j->acc[w].wait_s;
     }
     r.startup_s /= j->k;
     r.compute_s /= j->k;
+    r.update_s /= j->k;
     r.wait_s /= j->k;
     r.comm_s = j->comm_total_s;
     r.barrier_wait_s = j->rounds_done ? j->barrier_wait_total_s / ((double)j->rounds_done * j->k) : 0;
-    double m = p->model_bytes;
+    double m = j->spec.params.model_bytes;
     r.master_peak_bytes = j->spec.config.topology == COSTMODEL_TOPO_PS ? 3 * m : 3 * m + m / j->k;
     *out = r;
     return 0;

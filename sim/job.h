@@ -1,12 +1,13 @@
 /* job — a data-parallel training job simulated on the engine (sim/engine.h): K workers
- * × T cores that start up, compute, wait at barriers and synchronise, round after round.
+ * × T cores that start up, compute, update, wait at barriers and synchronise, round after
+ * round.
  *
  * The schedule is the cost model's (model/costmodel.h): E epochs of s local steps, in
  * rounds of p steps (batch p = 1, every:n p = n, epoch p = s); the last round of an epoch
  * has s mod p steps when p does not divide s. One round:
  *   1. every worker computes its steps; each step's span is drawn independently:
  *      log-normal with mean costmodel_step_time (which carries c0, c1, σ, T, the local
- *      batch b and the oversubscription ρ = K·T/P) and the calibrated CV, from a GSL
+ *      batch b and the oversubscription ρ) and the calibrated CV, from a GSL
  *      gsl_rng_mt19937 seeded per run; or bootstrapped from a measured trace (replay);
  *   2. a barrier: the round goes on when the slowest worker arrives; the others wait;
  *   3. the synchronisation, a collective every worker leaves together:
@@ -17,12 +18,19 @@
  *      allreduce: a ring of 2(K−1) steps, each moving M/K bytes over every link at once
  *          (α + β·M/K). The K links are identical and start together after the barrier,
  *          so one event stands for a step's K simultaneous transfers.
- *   With CV = 0 every span is the closed form's, so the simulated time equals
- *   costmodel_total_time and the breakdown costmodel_breakdown_of, to rounding.
+ * The optimizer update (costmodel_update_time, constant) runs once per step, where the
+ * trainer runs it:
+ *      local SGD (epoch, every:N): every worker right after each of its steps;
+ *      batch sync, ps: the master, between the last push and the first pull;
+ *      batch sync, allreduce: every rank, after the ring.
+ * A synchronisation's update is every worker's update time (they all wait for it, as the
+ * exchange is every worker's comm), so each worker's update time is E·s·upd whatever the
+ * schedule. With CV = 0 every span is the closed form's, so the simulated time equals
+ * costmodel_total_time and the breakdown costmodel_breakdown_of, to rounding.
  *
- * Oversubscription (K·T > P) slows every step by the constant ρ, not by a sharing that
- * changes as workers reach a barrier: MPI waits by polling, so a waiting worker keeps its
- * cores busy.
+ * Oversubscription (ρ = (K·T + m)/P, m = 1 for a dedicated master's polling core) slows
+ * every step and update by the constant ρ, not by a sharing that changes as workers reach
+ * a barrier: MPI waits by polling, so a waiting worker keeps its cores busy.
  *
  * Start-up W(K) = w0 + w1·K:
  *   parallel    every worker starts at 0 and takes w0 + w1·K (they load a shared launcher
@@ -32,20 +40,25 @@
  *               when the last is up, at W(K). Time before a worker's launch and after its
  *               set-up is wait. Same makespan as parallel, a different breakdown.
  *
- * Replay: the per-step compute spans of a measured trace are resampled with replacement.
- * A trace measured on another configuration (local batch, cores, oversubscription) is
- * scaled by costmodel_step_time(this config) / costmodel_step_time(the trace's config,
- * the trace's host cores): the measured level and spread are kept, the model supplies only
- * the change of configuration.
+ * Replay: the steps of a measured trace (model/traceinfo.h: compute events with examples
+ * > 0; a rank's empty slice or a dedicated master's turn is no step) are resampled with
+ * replacement. Each span is scaled by costmodel_step_time(this config) / the model's step
+ * on the trace's configuration and host cores at that span's own examples: the measured
+ * level and spread are kept, the model supplies only the change of configuration, and a
+ * short slice (⌊B/K⌋ where others take ⌈B/K⌉, an epoch's short last batch) counts as the
+ * full step it stands for in the simulated schedule, not as a fast one that would bias
+ * the mean down and widen the spread. The trace's update spans are not replayed: the
+ * update is the model's u.
  *
- * Accounting per worker: startup + compute + comm + wait = makespan (busy + idle), every
- * worker, every run. The master's peak memory is an estimate: a parameter server keeps the
- * model, the momentum (its running sum takes each averaged push) and one receive buffer
- * for the push it is serving (served one at a time): 3·M; a ring's rank 0 keeps model,
- * gradient, momentum and one incoming chunk: 3·M + M/K.
+ * Accounting per worker: startup + compute + update + comm + wait = makespan (busy +
+ * idle), every worker, every run. The master's peak memory is an estimate: a parameter
+ * server keeps the model, the momentum (its running sum takes each averaged push) and one
+ * receive buffer for the push it is serving (served one at a time): 3·M; a ring's rank 0
+ * keeps model, gradient, momentum and one incoming chunk: 3·M + M/K.
  *
- * Memory is O(K): at most one event per worker and one for the link or ring is pending.
- * Nothing prints; errors come back as a status and a one-line message.
+ * Memory is O(K) plus the replayed steps: at most one event per worker and one for the
+ * link or ring is pending. Nothing prints; errors come back as a status and a one-line
+ * message.
  */
 #ifndef SPEEDUP_JOB_H
 #define SPEEDUP_JOB_H
@@ -60,13 +73,14 @@ typedef enum { JOB_LAUNCH_PARALLEL, JOB_LAUNCH_SEQUENTIAL } job_launch;
 /* Per-step compute spans measured in a trace, for replay. */
 typedef struct {
     double *steps_s;         /* (n) owned */
+    long *examples;          /* (n) owned: each step's examples, > 0 */
     long n;
     costmodel_config config; /* the run they were measured on */
     double host_cores;       /* P of the measuring host; 0 unknown */
 } job_replay;
 
-/* Reads the compute events of a trace; NULL with "PATH: line L: ..." or
- * "PATH: no compute events to replay" in err. */
+/* Reads the steps of a trace; NULL with "PATH: line L: ..." or
+ * "PATH: no steps to replay (...)" in err. */
 job_replay *job_replay_read(const char *path, char *err, int errlen);
 void job_replay_free(job_replay *r);                  /* NULL is a no-op */
 
@@ -77,14 +91,14 @@ typedef struct {
     const job_replay *replay;    /* NULL: log-normal spans with params.cv */
 } job_spec;
 
-/* One worker's time; the four add up to the makespan. */
+/* One worker's time; the five add up to the makespan. */
 typedef struct {
-    double startup_s, compute_s, comm_s, wait_s;
+    double startup_s, compute_s, update_s, comm_s, wait_s;
 } job_worker;
 
 typedef struct {
     double makespan_s;
-    double startup_s, compute_s, comm_s, wait_s;  /* means over the workers */
+    double startup_s, compute_s, update_s, comm_s, wait_s;  /* means over the workers */
     double barrier_wait_s;       /* mean wait of a worker at one training barrier */
     long rounds;                 /* training barriers passed */
     double master_peak_bytes;

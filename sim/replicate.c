@@ -1,10 +1,18 @@
+/* replicate — R replications of a job and its baseline (see replicate.h). */
 #include "sim/replicate.h"
 
+#include "util/errmsg.h"
+
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
+
+/* ---------------------------------------------------------------------------------- */
+/* Intervals */
 
 void replicate_interval(const double *x, int n, double *mean, double *half) {
     *mean = gsl_stats_mean(x, 1, (size_t)n);
@@ -13,51 +21,107 @@ void replicate_interval(const double *x, int n, double *mean, double *half) {
         *half = gsl_cdf_tdist_Pinv(0.975, n - 1.0) * gsl_stats_sd_m(x, 1, (size_t)n, *mean) / sqrt((double)n);
 }
 
-int replicate_run(const job_spec *spec, int reps, unsigned long seed, replicate_summary *out,
-                  char *err, int errlen) {
-    if (reps < 1) {
-        snprintf(err, (size_t)errlen, "replications must be >= 1 (got %d)", reps);
+int replicate_prediction_interval(const double *x, int n, double *lo, double *hi) {
+    double mean = gsl_stats_mean(x, 1, (size_t)n);
+    *lo = *hi = mean;
+    if (n < 2)
+        return 0;
+    double *ln = malloc(sizeof *ln * (size_t)n);
+    if (!ln)
         return -1;
+    for (int i = 0; i < n; i++)
+        ln[i] = x[i] > 0 ? log(x[i]) : NAN;
+    double m = gsl_stats_mean(ln, 1, (size_t)n), sd = gsl_stats_sd_m(ln, 1, (size_t)n, m);
+    free(ln);
+    /* No spread: the value itself, not exp(ln(value)) an ulp away from it. */
+    if (sd > 0 || isnan(sd)) {
+        double half = gsl_cdf_tdist_Pinv(0.975, n - 1.0) * sd * sqrt(1.0 + 1.0 / n);
+        *lo = exp(m - half);
+        *hi = exp(m + half);
     }
-    job_spec base_spec = *spec;
-    base_spec.config = costmodel_baseline(&spec->config);
-    job *j = job_new(spec, err, errlen);
-    job *b = j ? job_new(&base_spec, err, errlen) : NULL;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Replications */
+
+/* The job and its baseline on parameters theta; made anew when fresh (the parameters
+ * changed), else reused. 0, or -1 with err. */
+static int make_pair(const job_spec *spec, const costmodel_params *theta, bool fresh, job **j, job **b, char *err,
+                     int errlen) {
+    if (*j && !fresh)
+        return 0;
+    job_free(*j);
+    job_free(*b);
+    *b = NULL;
+    job_spec js = *spec;
+    js.params = *theta;
+    job_spec bs = js;
+    bs.config = costmodel_baseline(&spec->config);
+    *j = job_new(&js, err, errlen);
+    *b = *j ? job_new(&bs, err, errlen) : NULL;
+    return *b ? 0 : -1;
+}
+
+/* The summary's means over the replications (breakdown already summed in s). */
+static int summarise(replicate_summary *s, const double *times, const double *speedups, int reps) {
+    double half;
+    replicate_interval(times, reps, &s->time_s, &half);
+    s->time_mean_lo_s = s->time_s - half;
+    s->time_mean_hi_s = s->time_s + half;
+    replicate_interval(speedups, reps, &s->speedup, &half);
+    s->speedup_mean_lo = s->speedup - half;
+    s->speedup_mean_hi = s->speedup + half;
+    return replicate_prediction_interval(times, reps, &s->time_lo_s, &s->time_hi_s) ||
+           replicate_prediction_interval(speedups, reps, &s->speedup_lo, &s->speedup_hi);
+}
+
+int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsigned long seed,
+                  replicate_summary *out, char *err, int errlen) {
+    if (reps < 1)
+        return errmsg_set(err, errlen, "replications must be >= 1 (got %d)", reps);
+    bool draw_params = uncertainty_has_params(unc);
+    job *j = NULL, *b = NULL;
     double *times = malloc(sizeof *times * (size_t)reps);
     double *speedups = malloc(sizeof *speedups * (size_t)reps);
+    gsl_rng *draw = gsl_rng_alloc(gsl_rng_mt19937);
     int rc = -1;
-    if (!j || !b)
-        goto done;
-    if (!times || !speedups) {
-        snprintf(err, (size_t)errlen, "out of memory");
+    if (!times || !speedups || !draw) {
+        errmsg_set(err, errlen, "out of memory");
         goto done;
     }
     replicate_summary s = { .reps = reps };
     for (int r = 0; r < reps; r++) {
-        job_result jr, br;
         unsigned long rs = job_seed(seed, r);
-        if (job_run(j, rs, &jr, err, errlen) || job_run(b, rs, &br, err, errlen))
+        gsl_rng_set(draw, job_seed(rs, 0));
+        costmodel_params theta;
+        uncertainty_draw(unc, &spec->params, draw, &theta);
+        double f_job = uncertainty_run_factor(&theta, draw), f_base = uncertainty_run_factor(&theta, draw);
+        job_result jr, br;
+        if (make_pair(spec, &theta, draw_params, &j, &b, err, errlen) || job_run(j, rs, &jr, err, errlen) ||
+            job_run(b, rs, &br, err, errlen))
             goto done;
-        times[r] = jr.makespan_s;
-        speedups[r] = br.makespan_s / jr.makespan_s;
-        s.startup_s += jr.startup_s / reps;
-        s.compute_s += jr.compute_s / reps;
-        s.comm_s += jr.comm_s / reps;
-        s.wait_s += jr.wait_s / reps;
-        s.barrier_wait_s += jr.barrier_wait_s / reps;
+        times[r] = f_job * jr.makespan_s;
+        speedups[r] = f_base * br.makespan_s / times[r];
+        /* The factor is the host's speed over the whole run: every phase scales with it. */
+        double w = f_job / reps;
+        s.startup_s += w * jr.startup_s;
+        s.compute_s += w * jr.compute_s;
+        s.update_s += w * jr.update_s;
+        s.comm_s += w * jr.comm_s;
+        s.wait_s += w * jr.wait_s;
+        s.barrier_wait_s += w * jr.barrier_wait_s;
         s.master_peak_bytes = jr.master_peak_bytes;
         s.events += jr.events + br.events;
     }
-    double half;
-    replicate_interval(times, reps, &s.time_s, &half);
-    s.time_lo_s = s.time_s - half;
-    s.time_hi_s = s.time_s + half;
-    replicate_interval(speedups, reps, &s.speedup, &half);
-    s.speedup_lo = s.speedup - half;
-    s.speedup_hi = s.speedup + half;
+    if (summarise(&s, times, speedups, reps)) {
+        errmsg_set(err, errlen, "out of memory");
+        goto done;
+    }
     *out = s;
     rc = 0;
 done:
+    gsl_rng_free(draw);
     free(times);
     free(speedups);
     job_free(b);

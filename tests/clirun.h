@@ -3,6 +3,8 @@
 #ifndef SPEEDUP_TESTS_CLIRUN_H
 #define SPEEDUP_TESTS_CLIRUN_H
 
+#include "model/predictions.h"
+
 typedef struct {
     int status;        /* exit status, or 128 + signal */
     char *out, *err;   /* NUL-terminated, owned: clirun_free */
@@ -17,6 +19,15 @@ char *clirun_tmpdir(void);
 char *clirun_write_file(const char *dir, const char *name, const char *text);
 
 /* Criterion checks shared by the CLI suites (they fail the calling test). */
+
+/* `speedup ARGS --out FILE` succeeds; the rows it wrote (malloc'd), their count in *n
+ * (tests/clirun_rows.c: link speedup_model). */
+prediction_row *clirun_predictions(const char *args, int *n);
+/* `speedup ARGS --out FILE` succeeds and every interval of one run is the point. */
+void clirun_assert_point_interval(const char *args);
+/* DIR/cal.json: a calibration where only compute costs (c0 = 0) and only c1 is uncertain,
+ * c1 = 0.002 ± 0.0002, so a run's time is proportional to c1. Returns the path. */
+char *clirun_write_c1_calibration(const char *dir);
 
 /* `speedup ARGS` is refused: the exit status, one line on stderr starting "speedup: "
  * and containing needle, nothing on stdout. */

@@ -52,3 +52,26 @@ Test(cli_advise, missing_cores_is_a_usage_error) {
     cr_assert(strstr(r.err, "'-4'") != NULL, "%s", r.err);
     clirun_free(&r);
 }
+
+Test(cli_advise, splits_batch_sync_cannot_make_are_skipped_with_a_note) {
+    /* 64 cores, batch 32: 64 workers x 1 core would leave 32 ranks without examples. The
+     * other six divisors are ranked; the note goes to stderr beside the CSV. */
+    clirun_result r = clirun("advise --cores 64 --batch 32 --csv --sync batch --topology ps");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    int rows = 0;
+    for (char *line = strchr(r.out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
+        int k;
+        cr_assert_eq(sscanf(line + 1, "%d,", &k), 1);
+        cr_assert_leq(k, 32, "%s", line + 1);
+        rows++;
+    }
+    cr_assert_eq(rows, 6, "%s", r.out);
+    cr_assert(strstr(r.err, "skipped 64 workers x 1 cores, batch sync, ps") != NULL, "%s", r.err);
+    clirun_free(&r);
+    /* In the table, the note follows it. */
+    r = clirun("advise --cores 64 --batch 32 --sync batch --topology ps");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "skipped 64 workers x 1 cores") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
+    clirun_free(&r);
+}

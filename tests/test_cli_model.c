@@ -2,6 +2,7 @@
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,8 +18,9 @@ Test(cli_model, prints_a_table_for_the_seed_example) {
     clirun_result r = clirun("model");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "speedup") != NULL);
-    /* header line + column line + 5 workers × 3 cores × 2 sync modes */
-    cr_assert_eq(count_lines(r.out), 2 + 30, "%s", r.out);
+    cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
+    /* header line + column line + 5 workers × 3 cores × 2 sync modes + what the PI is */
+    cr_assert_eq(count_lines(r.out), 2 + 30 + 1, "%s", r.out);
     clirun_free(&r);
 }
 
@@ -108,4 +110,60 @@ Test(cli_model, help_and_version_exit_zero) {
         cr_assert_gt(strlen(r.out), 10);
         clirun_free(&r);
     }
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The prediction interval of one run */
+
+static const double z975 = 1.959963984540054; /* Φ⁻¹(0.975) */
+
+Test(cli_model, run_to_run_spread_gives_exp_of_1_96_run_cv) {
+    /* No step spread, no calibration: one run's time is T·exp(±1.96·0.05), a speedup (two
+     * runs) S·exp(±1.96·0.05·√2); the mean's interval is the point. */
+    int n;
+    prediction_row *rows = clirun_predictions("model --workers 1,4 --cores 1 --sync batch --run-cv 0.05 --cv 0", &n);
+    cr_assert_eq(n, 2);
+    for (int i = 0; i < n; i++) {
+        const prediction_row *r = &rows[i];
+        cr_assert_float_eq(r->time_lo, r->time_s * exp(-z975 * 0.05), 1e-8 * r->time_s);
+        cr_assert_float_eq(r->time_hi, r->time_s * exp(z975 * 0.05), 1e-8 * r->time_s);
+        cr_assert_float_eq(r->ci_lo, r->speedup * exp(-z975 * 0.05 * sqrt(2.0)), 1e-8 * r->speedup);
+        cr_assert_float_eq(r->ci_hi, r->speedup * exp(z975 * 0.05 * sqrt(2.0)), 1e-8 * r->speedup);
+        cr_assert_eq(r->mean_lo, r->speedup);
+        cr_assert_eq(r->mean_hi, r->speedup);
+    }
+    free(rows);
+}
+
+Test(cli_model, calibration_standard_errors_reach_the_interval_and_a_what_if_drops_them) {
+    char *dir = clirun_tmpdir();
+    /* c1 = 0.002 ± 0.0002 is all that costs: a K = 1 run has sd(ln T) = 0.1. */
+    char *cal = clirun_write_c1_calibration(dir), args[1024];
+    int n;
+    snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --sync batch", cal);
+    prediction_row *rows = clirun_predictions(args, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_float_eq(rows[0].time_hi, rows[0].time_s * exp(z975 * 0.1), 1e-6 * rows[0].time_s, "%.9g vs %.9g",
+                       rows[0].time_hi, rows[0].time_s);
+    cr_assert_float_eq(rows[0].time_lo, rows[0].time_s * exp(-z975 * 0.1), 1e-6 * rows[0].time_s);
+    /* The same c1 under both runs of a speedup cancels. */
+    cr_assert_float_eq(rows[0].ci_lo, 1.0, 1e-8);
+    cr_assert_float_eq(rows[0].ci_hi, 1.0, 1e-8);
+    free(rows);
+    /* --c1 states the value: it is no longer uncertain, nothing else spreads. */
+    snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --sync batch --c1 0.002", cal);
+    clirun_assert_point_interval(args);
+    remove(cal);
+    remove(dir);
+    free(cal);
+    free(dir);
+}
+
+Test(cli_model, batch_split_over_more_workers_than_examples_is_a_usage_error_naming_the_config) {
+    clirun_assert_refused("model --workers 2,8 --cores 1 --sync batch --topology ps --batch 4", 2,
+                          "8 workers x 1 cores, batch sync, ps");
+    /* Each worker with a batch of its own is fine. */
+    clirun_result r = clirun("model --workers 2,8 --cores 1 --sync batch --batch 4 --batch-per-worker");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
 }

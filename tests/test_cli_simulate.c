@@ -52,10 +52,10 @@ Test(cli_simulate, without_spread_it_prints_the_closed_form) {
 Test(cli_simulate, prints_a_table_with_intervals) {
     clirun_result r = clirun("simulate --reps 5 --workers 1,4 --cores 1 --sync batch");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
-    cr_assert(strstr(r.out, "95% interval") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
     cr_assert(strstr(r.out, "master peak memory") != NULL, "%s", r.out);
-    /* header, column line, 2 rows, memory line */
-    cr_assert_eq(count_lines(r.out), 5, "%s", r.out);
+    /* header, column line, 2 rows, what the PI is made of, memory line */
+    cr_assert_eq(count_lines(r.out), 6, "%s", r.out);
     clirun_free(&r);
 }
 
@@ -234,17 +234,60 @@ Test(cli_simulate, trace_without_compute_events_cannot_be_replayed) {
                                    "\"examples\": 10, \"batch\": 10, \"epochs\": 1, \"sync\": \"batch\", \"topology\": \"ps\"}}\n");
     char args[512];
     snprintf(args, sizeof args, "simulate --replay %s", path);
-    clirun_assert_refused(args, 1, "no compute events");
+    clirun_assert_refused(args, 1, "no steps to replay");
     remove(path);
     remove(dir);
     free(path);
     free(dir);
 }
 
+Test(cli_simulate, csv_has_the_prediction_interval_of_one_run_and_the_interval_of_the_mean) {
+    /* Run-to-run spread 0.05 and step spread 0.1 over 30 replications: one run's
+     * interval holds the mean, and the mean's is about √31 ≈ 5.6 times narrower. */
+    int n;
+    prediction_row *rows = clirun_predictions("simulate --reps 30 --workers 4 --cores 1 --sync batch --run-cv 0.05", &n);
+    cr_assert_eq(n, 1);
+    const prediction_row *r = &rows[0];
+    cr_assert(r->time_lo < r->time_s && r->time_s < r->time_hi, "%g [%g, %g]", r->time_s, r->time_lo, r->time_hi);
+    cr_assert(r->ci_lo < r->speedup && r->speedup < r->ci_hi);
+    cr_assert(r->mean_lo < r->speedup && r->speedup < r->mean_hi);
+    cr_assert_gt(r->ci_hi - r->ci_lo, 4 * (r->mean_hi - r->mean_lo), "one run [%g, %g], the mean [%g, %g]", r->ci_lo,
+                 r->ci_hi, r->mean_lo, r->mean_hi);
+    /* Both runs of a speedup have their own factor: ±1.96·0.05·√2 is about ±0.139 on
+     * the log scale, more than the step spread alone could give. */
+    cr_assert_gt(log(r->ci_hi / r->ci_lo), 2 * 0.12);
+    free(rows);
+}
+
+Test(cli_simulate, calibration_standard_errors_are_drawn_and_a_what_if_drops_them) {
+    char *dir = clirun_tmpdir();
+    /* c1 = 0.002 ± 0.0002, nothing else uncertain, no step spread. */
+    char *cal = clirun_write_c1_calibration(dir);
+    char args[1024];
+    int n;
+    snprintf(args, sizeof args, "simulate --calib %s --reps 20 --workers 2 --cores 1 --sync batch", cal);
+    prediction_row *rows = clirun_predictions(args, &n);
+    cr_assert(rows[0].time_lo < rows[0].time_s && rows[0].time_s < rows[0].time_hi, "%g [%g, %g]", rows[0].time_s,
+              rows[0].time_lo, rows[0].time_hi);
+    free(rows);
+    snprintf(args, sizeof args, "simulate --calib %s --reps 20 --workers 2 --cores 1 --sync batch --c1 0.002", cal);
+    clirun_assert_point_interval(args);
+    remove(cal);
+    remove(dir);
+    free(cal);
+    free(dir);
+}
+
+Test(cli_simulate, batch_split_over_more_workers_than_examples_is_a_usage_error_naming_the_config) {
+    clirun_assert_refused("simulate --workers 8 --cores 2 --sync batch --topology allreduce --batch 4", 2,
+                          "8 workers x 2 cores, batch sync, allreduce");
+}
+
 Test(cli_simulate, help_lists_the_simulation_flags) {
     clirun_result r = clirun("simulate --help");
     cr_assert_eq(r.status, 0);
-    const char *flags[] = { "--reps", "--seed", "--launch", "--replay", "--timeline", "--csv", "--out", "--workers", "--bandwidth" };
+    const char *flags[] = { "--reps", "--seed", "--launch", "--replay", "--timeline", "--csv", "--out", "--workers",
+                            "--bandwidth", "--update", "--run-cv", "prediction interval of\n", "mean_lo,mean_hi" };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         cr_assert(strstr(r.out, flags[i]) != NULL, "help lacks %s", flags[i]);
     clirun_free(&r);

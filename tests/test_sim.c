@@ -9,6 +9,8 @@
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,7 +20,7 @@
 static costmodel_params test_params(void) {
     costmodel_params p = {
         .c0_s = 0.01, .c1_s = 0.002, .sigma = 0.2,
-        .model_bytes = 1e6, .w0_s = 3.0, .w1_s = 0.05, .cv = 0.0, .host_cores = 0,
+        .model_bytes = 1e6, .w0_s = 3.0, .w1_s = 0.05, .cv = 0.0, .host_cores = 0, .update_s = 0.004,
     };
     p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 1e-3, .beta_s_per_byte = 1e-8 };
     p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ .alpha_s = 2e-4, .beta_s_per_byte = 3e-9 };
@@ -59,14 +61,15 @@ Test(sim, zero_variance_matches_closed_form) {
         { COSTMODEL_SYNC_BATCH, 1 }, { COSTMODEL_SYNC_EPOCH, 0 }, { COSTMODEL_SYNC_EVERY, 4 },
     };
     /* (T, P): one core each on an unlimited host; three cores each on 24 cores, so the
-     * larger K oversubscribe (ρ = 3K/24). */
-    static const struct { int t; double p; } cores[] = { { 1, 0 }, { 3, 24 } };
+     * larger K oversubscribe (ρ = (3K + m)/24); one core each on 2 cores, where a
+     * dedicated master's polling core alone oversubscribes K = 2 (ρ = 3/2). */
+    static const struct { int t; double p; } cores[] = { { 1, 0 }, { 3, 24 }, { 1, 2 } };
     int configs = 0;
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
         for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++)
             for (size_t si = 0; si < 3; si++)
                 for (int master = 0; master < (topo == COSTMODEL_TOPO_PS ? 2 : 1); master++)
-                    for (int ci = 0; ci < 2; ci++) {
+                    for (int ci = 0; ci < 3; ci++) {
                         job_spec spec = { .params = test_params(),
                                           .config = test_config(ks[ki], syncs[si].s, syncs[si].n, topo) };
                         spec.config.master = master ? COSTMODEL_MASTER_DEDICATED : COSTMODEL_MASTER_WORKER;
@@ -86,6 +89,8 @@ Test(sim, zero_variance_matches_closed_form) {
                             cr_assert(close_rel(w[i].startup_s, want.startup_s, 1e-9), "K=%d %s %s: startup", ks[ki], name, what);
                             cr_assert(close_rel(w[i].compute_s, want.compute_s, 1e-9), "K=%d %s %s: compute %.12g vs %.12g",
                                       ks[ki], name, what, w[i].compute_s, want.compute_s);
+                            cr_assert(close_rel(w[i].update_s, want.update_s, 1e-9), "K=%d %s %s master=%d: update %.12g vs %.12g",
+                                      ks[ki], name, what, master, w[i].update_s, want.update_s);
                             cr_assert(fabs(w[i].comm_s - want.comm_s) <= 1e-9 * want.total_s, "K=%d %s %s: comm %.12g vs %.12g",
                                       ks[ki], name, what, w[i].comm_s, want.comm_s);
                             cr_assert(fabs(w[i].wait_s) <= 1e-9 * want.total_s, "K=%d %s %s: wait %g", ks[ki], name, what, w[i].wait_s);
@@ -93,7 +98,81 @@ Test(sim, zero_variance_matches_closed_form) {
                         job_free(j);
                         configs++;
                     }
-    cr_assert_geq(configs, 160);
+    cr_assert_geq(configs, 240);
+}
+
+Test(sim, dedicated_master_on_two_cores_by_hand) {
+    /* K = 2 workers, T = 1, a dedicated master, P = 2: ρ = (2·1 + 1)/2 = 1.5. Batch sync,
+     * b = ⌈48/2⌉ = 24, s = ⌈1000/48⌉ = 21 steps, E = 2: 42 rounds of
+     *   step 0.01 + 0.002·(0.2 + 0.8)·1.5·24 = 0.082, update 0.004·1.5 = 0.006,
+     *   S = 2·K·(α + βM) = 4·(0.001 + 0.01) = 0.044;
+     * start-up 3 + 0.05·2 = 3.1: total 3.1 + 42·0.132 = 8.644. */
+    job_spec spec = { .params = test_params(), .config = test_config(2, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    spec.config.master = COSTMODEL_MASTER_DEDICATED;
+    spec.params.host_cores = 2;
+    job *j;
+    job_result r = run_once(&spec, 1, &j);
+    cr_assert(close_rel(r.makespan_s, 8.644, 1e-12), "%.15g", r.makespan_s);
+    cr_assert(close_rel(r.compute_s, 42 * 0.082, 1e-12), "%.15g", r.compute_s);
+    cr_assert(close_rel(r.update_s, 42 * 0.006, 1e-12), "%.15g", r.update_s);
+    cr_assert(close_rel(r.comm_s, 42 * 0.044, 1e-12), "%.15g", r.comm_s);
+    job_free(j);
+}
+
+/* The spans of one rank, in order, through the timeline callback. */
+typedef struct {
+    int rank, n;
+    trace_phase ph[64];
+    double t0[64], t1[64];
+} span_list;
+
+static void collect_rank(void *ctx, int rank, trace_phase ph, double t0_s, double t1_s) {
+    span_list *l = ctx;
+    if (rank == l->rank && l->n < 64) {
+        l->ph[l->n] = ph;
+        l->t0[l->n] = t0_s;
+        l->t1[l->n++] = t1_s;
+    }
+}
+
+/* The first spans of rank 1 of a 3-worker job with D = 288, B = 48, one epoch, CV = 0. */
+static span_list first_spans(costmodel_sync sync, costmodel_topology topo) {
+    job_spec spec = { .params = test_params(), .config = test_config(3, sync, sync == COSTMODEL_SYNC_EVERY ? 2 : 0, topo) };
+    spec.config.examples = 288; /* local SGD: 2 steps of 48 on each of 3 workers */
+    spec.config.epochs = 1;
+    char err[256] = "";
+    job *j = job_new(&spec, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    span_list l = { .rank = 1 };
+    job_set_timeline(j, collect_rank, &l);
+    job_result r;
+    cr_assert_eq(job_run(j, 1, &r, err, sizeof err), 0, "%s", err);
+    job_free(j);
+    return l;
+}
+
+Test(sim, update_runs_where_the_trainer_runs_it) {
+    /* Batch sync, ps, the master trains: start-up, step, then the exchange: 2 pushes of
+     * α + βM = 0.011 s, the master's update (0.004 s), 2 pulls. */
+    span_list l = first_spans(COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    trace_phase ps[] = { TRACE_STARTUP, TRACE_COMPUTE, TRACE_COMM, TRACE_UPDATE, TRACE_COMM, TRACE_COMPUTE };
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(l.ph[i], ps[i], "ps span %d: %s", i, trace_phase_name(l.ph[i]));
+    cr_assert(close_rel(l.t1[2] - l.t0[2], 0.022, 1e-9), "pushes %.12g", l.t1[2] - l.t0[2]);
+    cr_assert(close_rel(l.t1[3] - l.t0[3], 0.004, 1e-9), "update %.12g", l.t1[3] - l.t0[3]);
+    cr_assert(close_rel(l.t1[4] - l.t0[4], 0.022, 1e-9), "pulls %.12g", l.t1[4] - l.t0[4]);
+    /* Batch sync, all-reduce: every rank updates after the ring. */
+    l = first_spans(COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    trace_phase ring[] = { TRACE_STARTUP, TRACE_COMPUTE, TRACE_COMM, TRACE_UPDATE, TRACE_COMPUTE };
+    for (int i = 0; i < 5; i++)
+        cr_assert_eq(l.ph[i], ring[i], "allreduce span %d: %s", i, trace_phase_name(l.ph[i]));
+    /* Local SGD: every step is followed by the worker's own update, then the exchange. */
+    l = first_spans(COSTMODEL_SYNC_EVERY, COSTMODEL_TOPO_PS);
+    trace_phase local[] = { TRACE_STARTUP, TRACE_COMPUTE, TRACE_UPDATE, TRACE_COMPUTE, TRACE_UPDATE, TRACE_COMM };
+    for (int i = 0; i < 6; i++)
+        cr_assert_eq(l.ph[i], local[i], "every:2 span %d: %s", i, trace_phase_name(l.ph[i]));
+    cr_assert(close_rel(l.t1[2] - l.t0[2], 0.004, 1e-9));
+    cr_assert_eq(l.t0[2], l.t1[1], "the update follows its step at once");
 }
 
 Test(sim, zero_variance_speedup_matches_closed_form) {
@@ -102,13 +181,18 @@ Test(sim, zero_variance_speedup_matches_closed_form) {
     spec.config.cores = 2;
     replicate_summary s;
     char err[256];
-    cr_assert_eq(replicate_run(&spec, 5, 3, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(replicate_run(&spec, NULL, 5, 3, &s, err, sizeof err), 0, "%s", err);
     double want = costmodel_speedup(&spec.params, &spec.config);
     cr_assert(close_rel(s.speedup, want, 1e-9), "sim %.12g, model %.12g", s.speedup, want);
-    /* No spread, no interval. */
+    costmodel_breakdown b = costmodel_breakdown_of(&spec.params, &spec.config);
+    cr_assert(close_rel(s.update_s, b.update_s, 1e-9), "update %.12g vs %.12g", s.update_s, b.update_s);
+    /* No spread (run_cv = 0, no parameter uncertainty, CV = 0): every interval is the point. */
     cr_assert_eq(s.speedup_lo, s.speedup);
     cr_assert_eq(s.speedup_hi, s.speedup);
-    cr_assert_eq(s.time_lo_s, s.time_hi_s);
+    cr_assert_eq(s.speedup_mean_lo, s.speedup);
+    cr_assert_eq(s.speedup_mean_hi, s.speedup);
+    cr_assert_eq(s.time_lo_s, s.time_s);
+    cr_assert_eq(s.time_hi_s, s.time_s);
 }
 
 Test(sim, sequential_launch_has_the_same_makespan_and_moves_startup_into_wait) {
@@ -172,7 +256,7 @@ Test(sim, busy_plus_idle_is_the_makespan_for_every_worker) {
         const job_worker *w = job_workers(j);
         double sum_wait = 0;
         for (int i = 0; i < cases[c].k; i++) {
-            double total = w[i].startup_s + w[i].compute_s + w[i].comm_s + w[i].wait_s;
+            double total = w[i].startup_s + w[i].compute_s + w[i].update_s + w[i].comm_s + w[i].wait_s;
             cr_assert(close_rel(total, r.makespan_s, 1e-12), "case %zu worker %d: %.15g != makespan %.15g", c, i, total,
                       r.makespan_s);
             sum_wait += w[i].wait_s;
@@ -265,7 +349,7 @@ Test(sim, replications_give_an_interval_around_the_mean) {
     spec.params.cv = 0.2;
     replicate_summary s;
     char err[256];
-    cr_assert_eq(replicate_run(&spec, 20, 5, &s, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(replicate_run(&spec, NULL, 20, 5, &s, err, sizeof err), 0, "%s", err);
     cr_assert_lt(s.time_lo_s, s.time_s);
     cr_assert_gt(s.time_hi_s, s.time_s);
     cr_assert_lt(s.speedup_lo, s.speedup);
@@ -283,6 +367,123 @@ Test(sim, interval_uses_students_t) {
     cr_assert_float_eq(half, 4.30265272974946 / sqrt(3.0), 1e-9);
 }
 
+Test(sim, prediction_interval_is_students_t_for_one_more_draw_on_the_log_scale) {
+    /* ln x = 1, 2, 3: mean 2, sd 1, t(0.975, 2) = 4.302653, √(1 + 1/3):
+     * exp(2 ± 4.302653·√(4/3)). */
+    double x[] = { exp(1.0), exp(2.0), exp(3.0) }, lo, hi;
+    cr_assert_eq(replicate_prediction_interval(x, 3, &lo, &hi), 0);
+    double half = 4.30265272974946 * sqrt(4.0 / 3.0);
+    cr_assert(close_rel(lo, exp(2 - half), 1e-9), "lo %.12g", lo);
+    cr_assert(close_rel(hi, exp(2 + half), 1e-9), "hi %.12g", hi);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The prediction interval of one run */
+
+/* 4 workers, batch sync, ps, CV = 0.1, run-to-run spread 0.05, parameters known. */
+static job_spec noisy_spec(void) {
+    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    spec.params.cv = 0.1;
+    spec.params.run_cv = 0.05;
+    return spec;
+}
+
+Test(sim, prediction_interval_covers_95_percent_of_single_runs) {
+    /* 400 user runs made here, independently of replicate_run: the job simulated with
+     * seeds of another stream, each time times a run factor the test draws itself
+     * (log-normal, median 1, log-sd 0.05). About 380 should fall inside; the binomial sd
+     * is 4.4, so 360 (90%) and 396 (99%) are more than 3.5 sd away. */
+    job_spec spec = noisy_spec();
+    replicate_summary s;
+    char err[256] = "";
+    cr_assert_eq(replicate_run(&spec, NULL, 200, 1, &s, err, sizeof err), 0, "%s", err);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_taus2);
+    gsl_rng_set(rng, 20240611);
+    job *j = job_new(&spec, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    int inside = 0;
+    for (int i = 0; i < 400; i++) {
+        job_result r;
+        cr_assert_eq(job_run(j, 0x5eed0000UL + (unsigned long)i, &r, err, sizeof err), 0, "%s", err);
+        double t = r.makespan_s * gsl_ran_lognormal(rng, 0.0, 0.05);
+        inside += t >= s.time_lo_s && t <= s.time_hi_s;
+    }
+    job_free(j);
+    gsl_rng_free(rng);
+    cr_assert(inside >= 360 && inside <= 396, "%d of 400 single runs inside [%g, %g]", inside, s.time_lo_s, s.time_hi_s);
+}
+
+Test(sim, prediction_interval_matches_the_closed_form_of_the_run_factor) {
+    /* CV = 0 and parameters known: only the run factors spread, ln f ~ N(0, 0.05²), so
+     * one run's time is T·exp(±1.96·0.05) and its speedup S·exp(±1.96·0.05·√2) (two
+     * runs). 400 replications estimate the sd within about 4%; allow 10% of the
+     * half-width on the log scale. */
+    job_spec spec = noisy_spec();
+    spec.params.cv = 0;
+    replicate_summary s;
+    char err[256] = "";
+    cr_assert_eq(replicate_run(&spec, NULL, 400, 7, &s, err, sizeof err), 0, "%s", err);
+    double t = costmodel_total_time(&spec.params, &spec.config), sp = costmodel_speedup(&spec.params, &spec.config);
+    double half = 1.959963984540054 * 0.05;
+    cr_assert(fabs(log(s.time_hi_s / t) - half) < 0.1 * half, "time hi %g, T %g", s.time_hi_s, t);
+    cr_assert(fabs(log(t / s.time_lo_s) - half) < 0.1 * half, "time lo %g, T %g", s.time_lo_s, t);
+    cr_assert(fabs(log(s.speedup_hi / sp) - half * sqrt(2.0)) < 0.1 * half * sqrt(2.0), "speedup hi %g, S %g",
+              s.speedup_hi, sp);
+}
+
+Test(sim, without_any_spread_the_prediction_interval_is_the_point) {
+    job_spec spec = noisy_spec();
+    spec.params.cv = 0;
+    spec.params.run_cv = 0;
+    uncertainty none = { 0 };
+    replicate_summary s;
+    char err[256] = "";
+    cr_assert_eq(replicate_run(&spec, &none, 10, 1, &s, err, sizeof err), 0, "%s", err);
+    double t = costmodel_total_time(&spec.params, &spec.config);
+    cr_assert(close_rel(s.time_s, t, 1e-9), "%.12g vs %.12g", s.time_s, t);
+    cr_assert_eq(s.time_lo_s, s.time_s);
+    cr_assert_eq(s.time_hi_s, s.time_s);
+    cr_assert_eq(s.speedup_lo, s.speedup);
+    cr_assert_eq(s.speedup_hi, s.speedup);
+}
+
+Test(sim, interval_of_the_mean_is_much_narrower_than_one_runs) {
+    /* Over R = 30 replications the mean's half-width is t·sd/√30, one run's about
+     * t·sd·√(31/30): √31 ≈ 5.6 times wider. Require at least 4 times. */
+    job_spec spec = noisy_spec();
+    replicate_summary s;
+    char err[256] = "";
+    cr_assert_eq(replicate_run(&spec, NULL, 30, 3, &s, err, sizeof err), 0, "%s", err);
+    double pi = s.speedup_hi - s.speedup_lo, mean = s.speedup_mean_hi - s.speedup_mean_lo;
+    cr_assert_gt(mean, 0);
+    cr_assert_gt(pi, 4 * mean, "one run [%g, %g], the mean [%g, %g]", s.speedup_lo, s.speedup_hi, s.speedup_mean_lo,
+                 s.speedup_mean_hi);
+    cr_assert_gt(s.time_hi_s - s.time_lo_s, 4 * (s.time_mean_hi_s - s.time_mean_lo_s));
+}
+
+Test(sim, parameter_draws_widen_the_interval_and_negative_c0_c1_covariance_narrows_it) {
+    /* One worker at the batch c0 and c1 were calibrated on (B = 32), no other spread:
+     * the step c0 + 32·c1 varies by se0² + 32²·se1² + 2·32·cov. With cov = −0.9·se0·se1
+     * the fit knew the step far better than either parameter (var 1.37e-4 against
+     * 2.81e-4 s²): the interval must be narrower than with cov = 0. */
+    job_spec spec = { .params = test_params(), .config = test_config(1, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    spec.config.batch = 32;
+    spec.params.w0_s = spec.params.w1_s = spec.params.update_s = 0;
+    uncertainty u = { .se = { .c0_s = 0.005, .c1_s = 0.0005 } };
+    replicate_summary indep, neg, known;
+    char err[256] = "";
+    cr_assert_eq(replicate_run(&spec, NULL, 200, 1, &known, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(replicate_run(&spec, &u, 200, 1, &indep, err, sizeof err), 0, "%s", err);
+    u.cov_c0_c1 = -0.9 * 0.005 * 0.0005;
+    cr_assert_eq(replicate_run(&spec, &u, 200, 1, &neg, err, sizeof err), 0, "%s", err);
+    double w_known = known.time_hi_s - known.time_lo_s, w_indep = indep.time_hi_s - indep.time_lo_s,
+           w_neg = neg.time_hi_s - neg.time_lo_s;
+    cr_assert_eq(w_known, 0, "nothing spreads without the parameters");
+    /* sd ratio √(1.37/2.81) = 0.70; sampling error of each sd about 5%. */
+    cr_assert_lt(w_neg, 0.85 * w_indep, "cov < 0: %g, cov = 0: %g", w_neg, w_indep);
+    cr_assert_gt(w_neg, 0);
+}
+
 Test(sim, master_memory_is_three_model_copies_for_a_parameter_server) {
     job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_EPOCH, 0, COSTMODEL_TOPO_PS) };
     job_result r = run_once(&spec, 1, NULL);
@@ -295,8 +496,9 @@ Test(sim, master_memory_is_three_model_copies_for_a_parameter_server) {
 /* ---------------------------------------------------------------------------------- */
 /* Replay */
 
-/* A trace of one worker, T = 1, B = 32, with the given compute spans. */
-static char *write_trace(const double *spans, int n) {
+/* A trace of one worker, T = 1, B = 32, with the given compute spans of the given
+ * examples (NULL: 32 each). */
+static char *write_trace(const double *spans, const long *examples, int n) {
     trace_run run = { .host_cores = 0, .model_bytes = 1000, .seed = 1 };
     snprintf(run.host, sizeof run.host, "test");
     run.config = (costmodel_config){ .workers = 1, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
@@ -304,7 +506,8 @@ static char *write_trace(const double *spans, int n) {
     trace *t = trace_new(&run);
     double at = 0;
     for (int i = 0; i < n; i++) {
-        trace_event e = { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = at, .t1_s = at + spans[i], .epoch = 0, .step = i, .examples = 32 };
+        trace_event e = { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = at, .t1_s = at + spans[i], .epoch = 0, .step = i,
+                          .examples = examples ? examples[i] : 32 };
         trace_add(t, &e);
         at += spans[i];
     }
@@ -318,28 +521,35 @@ static char *write_trace(const double *spans, int n) {
     return path;
 }
 
+/* Replays the trace at path on 4 workers, T = 2, σ = 0, c1 = 0.01, B = 128 (local batch 32,
+ * as measured): the model halves a one-core step. Returns the makespan; *want is the
+ * closed form with c1 doubled (every replayed step 0.64 s at one core). */
+static double replay_makespan(const char *path, double *want) {
+    char err[256] = "";
+    job_replay *rp = job_replay_read(path, err, sizeof err);
+    cr_assert_not_null(rp, "%s", err);
+    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS), .replay = rp };
+    spec.params.c0_s = 0;
+    spec.params.c1_s = 0.01;
+    spec.params.sigma = 0;
+    spec.config.batch = 128;
+    spec.config.cores = 2;
+    job_result r = run_once(&spec, 1, NULL);
+    costmodel_params doubled = spec.params;
+    doubled.c1_s = 0.02;
+    *want = costmodel_total_time(&doubled, &spec.config);
+    job_replay_free(rp);
+    return r.makespan_s;
+}
+
 Test(sim, replay_scales_measured_steps_to_the_simulated_config) {
     /* The model says a 32-example step on one core takes 0.32 s; the trace measured
      * 0.64 s. At T = 2 with σ = 0 the model halves it, so the replayed steps take 0.32 s:
      * the closed form with c1 doubled. */
     double spans[] = { 0.64, 0.64, 0.64 };
-    char *path = write_trace(spans, 3);
-    char err[256] = "";
-    job_replay *rp = job_replay_read(path, err, sizeof err);
-    cr_assert_not_null(rp, "%s", err);
-    cr_assert_eq(rp->n, 3);
-    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS), .replay = rp };
-    spec.params.c0_s = 0;
-    spec.params.c1_s = 0.01;
-    spec.params.sigma = 0;
-    spec.config.batch = 128;    /* local batch 32, as measured */
-    spec.config.cores = 2;
-    job_result r = run_once(&spec, 1, NULL);
-    costmodel_params doubled = spec.params;
-    doubled.c1_s = 0.02;
-    cr_assert(close_rel(r.makespan_s, costmodel_total_time(&doubled, &spec.config), 1e-9), "%.12g vs %.12g", r.makespan_s,
-              costmodel_total_time(&doubled, &spec.config));
-    job_replay_free(rp);
+    char *path = write_trace(spans, NULL, 3);
+    double want, got = replay_makespan(path, &want);
+    cr_assert(close_rel(got, want, 1e-9), "%.12g vs %.12g", got, want);
     remove(path);
     free(path);
 }
@@ -347,7 +557,7 @@ Test(sim, replay_scales_measured_steps_to_the_simulated_config) {
 Test(sim, replay_resamples_the_measured_spans) {
     /* Spans 0.2 and 0.6 at equal odds: one worker's mean step is 0.4, and both occur. */
     double spans[] = { 0.2, 0.6 };
-    char *path = write_trace(spans, 2);
+    char *path = write_trace(spans, NULL, 2);
     char err[256] = "";
     job_replay *rp = job_replay_read(path, err, sizeof err);
     cr_assert_not_null(rp, "%s", err);
@@ -362,6 +572,39 @@ Test(sim, replay_resamples_the_measured_spans) {
     double mean_step = r.compute_s / 4000;
     cr_assert(fabs(mean_step - 0.4) < 0.01, "mean replayed step %g", mean_step);
     job_replay_free(rp);
+    remove(path);
+    free(path);
+}
+
+Test(sim, replay_draws_only_steps) {
+    /* Three 32-example steps of 0.64 s between 5 s compute spans of no examples (a
+     * dedicated master's turns, empty slices): only the steps are drawn, so every replayed
+     * step is the same and the makespan is the closed form's with c1 doubled. Drawing the
+     * 5 s spans would make it about 3x longer. */
+    double spans[] = { 0.64, 5.0, 0.64, 5.0, 0.64, 5.0 };
+    long examples[] = { 32, 0, 32, 0, 32, 0 };
+    char *path = write_trace(spans, examples, 6);
+    char err[256] = "";
+    job_replay *rp = job_replay_read(path, err, sizeof err);
+    cr_assert_not_null(rp, "%s", err);
+    cr_assert_eq(rp->n, 3);
+    job_replay_free(rp);
+    double want, got = replay_makespan(path, &want);
+    cr_assert(close_rel(got, want, 1e-9), "%.12g vs %.12g", got, want);
+    remove(path);
+    free(path);
+}
+
+Test(sim, replay_scales_each_step_by_its_own_examples) {
+    /* With c0 = 0 a step's time is proportional to its examples: 0.64 s for 32 and 0.32 s
+     * for a short slice of 16 run at the same speed. Scaled per its examples the short one
+     * stands for a full 0.64 s step, so every replayed step is the same; scaled by the
+     * trace's local batch alone it would be drawn as a fast step and shorten the run. */
+    double spans[] = { 0.64, 0.32, 0.64, 0.32 };
+    long examples[] = { 32, 16, 32, 16 };
+    char *path = write_trace(spans, examples, 4);
+    double want, got = replay_makespan(path, &want);
+    cr_assert(close_rel(got, want, 1e-9), "%.12g vs %.12g", got, want);
     remove(path);
     free(path);
 }
@@ -400,6 +643,6 @@ Test(sim, zero_replications_are_refused) {
     job_spec spec = { .params = test_params(), .config = test_config(2, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
     replicate_summary s;
     char err[256] = "";
-    cr_assert_eq(replicate_run(&spec, 0, 1, &s, err, sizeof err), -1);
+    cr_assert_eq(replicate_run(&spec, NULL, 0, 1, &s, err, sizeof err), -1);
     cr_assert(strstr(err, "replications") != NULL, "%s", err);
 }

@@ -1,0 +1,175 @@
+/* uncertainty — prediction intervals of one run and parameter draws (see uncertainty.h). */
+#include "model/uncertainty.h"
+
+#include "model/gmax.h"
+
+#include <gsl/gsl_cdf.h>
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stddef.h>
+
+/* ---------------------------------------------------------------------------------- */
+/* The drawn parameters: where each lives in costmodel_params and calibration_stderr */
+
+enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 11, MAX_REJECTIONS = 1000 };
+
+static const struct {
+    size_t value, se;        /* offsets into costmodel_params and calibration_stderr */
+    double hi;               /* valid range [0, hi] */
+} drawn[DRAWN_COUNT] = {
+    [DRAWN_C0] = { offsetof(costmodel_params, c0_s), offsetof(calibration_stderr, c0_s), INFINITY },
+    [DRAWN_C1] = { offsetof(costmodel_params, c1_s), offsetof(calibration_stderr, c1_s), INFINITY },
+    { offsetof(costmodel_params, sigma), offsetof(calibration_stderr, sigma), 1.0 },
+    { offsetof(costmodel_params, link[COSTMODEL_TOPO_PS].alpha_s), offsetof(calibration_stderr, alpha_ps), INFINITY },
+    { offsetof(costmodel_params, link[COSTMODEL_TOPO_PS].beta_s_per_byte), offsetof(calibration_stderr, beta_ps),
+      INFINITY },
+    { offsetof(costmodel_params, link[COSTMODEL_TOPO_ALLREDUCE].alpha_s), offsetof(calibration_stderr, alpha_allreduce),
+      INFINITY },
+    { offsetof(costmodel_params, link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte),
+      offsetof(calibration_stderr, beta_allreduce), INFINITY },
+    { offsetof(costmodel_params, w0_s), offsetof(calibration_stderr, w0_s), INFINITY },
+    { offsetof(costmodel_params, w1_s), offsetof(calibration_stderr, w1_s), INFINITY },
+    { offsetof(costmodel_params, cv), offsetof(calibration_stderr, cv), INFINITY },
+    { offsetof(costmodel_params, update_s), offsetof(calibration_stderr, update_s), INFINITY },
+};
+
+static double *value_of(costmodel_params *p, int i) {
+    return (double *)((char *)p + drawn[i].value);
+}
+
+/* The standard error of drawn parameter i; 0 when not reported or not positive. */
+static double se_of(const uncertainty *u, int i) {
+    if (!u)
+        return 0.0;
+    double se = *(const double *)((const char *)&u->se + drawn[i].se);
+    return isfinite(se) && se > 0 ? se : 0.0;
+}
+
+uncertainty uncertainty_of_calibration(const calibration *cal) {
+    return (uncertainty){ .se = cal->stderr_, .cov_c0_c1 = isfinite(cal->cov_c0_c1) ? cal->cov_c0_c1 : 0.0 };
+}
+
+bool uncertainty_has_params(const uncertainty *u) {
+    for (int i = 0; i < DRAWN_COUNT; i++)
+        if (se_of(u, i) > 0)
+            return true;
+    return false;
+}
+
+/* The c0/c1 correlation the covariance implies, within [−1, 1] (a what-if that fixed one
+ * of them leaves no correlation; an inconsistent file is held to a valid one). */
+static double c0_c1_correlation(const uncertainty *u) {
+    double s0 = se_of(u, DRAWN_C0), s1 = se_of(u, DRAWN_C1);
+    if (s0 == 0 || s1 == 0 || !isfinite(u->cov_c0_c1))
+        return 0.0;
+    return fmax(-1.0, fmin(1.0, u->cov_c0_c1 / (s0 * s1)));
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The closed form: delta method on the log scale */
+
+/* Within-run step noise of ln T: (CV·step)²·E·s·V(K) / T². */
+static double noise_var_ln(const costmodel_params *p, const costmodel_config *c) {
+    double total = costmodel_total_time(p, c);
+    if (total <= 0)
+        return 0.0;
+    double sd_step = p->cv * costmodel_step_time(p, c);
+    double steps = (double)c->epochs * costmodel_schedule_of(c).steps_per_epoch;
+    return sd_step * sd_step * steps * gmax_variance(c->workers) / (total * total);
+}
+
+/* g_i = ∂ln T/∂θ_i by central differences, for every θ_i with se > 0 (0 elsewhere). */
+static void log_time_gradient(const costmodel_params *p, const costmodel_config *c, const uncertainty *u,
+                              double g[DRAWN_COUNT]) {
+    for (int i = 0; i < DRAWN_COUNT; i++) {
+        g[i] = 0.0;
+        double se = se_of(u, i);
+        if (se == 0)
+            continue;
+        costmodel_params up = *p, down = *p;
+        double theta = *value_of(&up, i), h = 1e-4 * (fabs(theta) + se);
+        /* Outside the valid range is fine here: T is linear in every θ_i. */
+        *value_of(&up, i) = theta + h;
+        *value_of(&down, i) = theta - h;
+        double t_up = costmodel_total_time(&up, c), t_down = costmodel_total_time(&down, c);
+        if (t_up > 0 && t_down > 0)
+            g[i] = (log(t_up) - log(t_down)) / (2 * h);
+    }
+}
+
+/* gᵀ Σ g: the independent terms and the c0/c1 covariance. */
+static double param_var(const double g[DRAWN_COUNT], const uncertainty *u) {
+    double v = 0;
+    for (int i = 0; i < DRAWN_COUNT; i++) {
+        double se = se_of(u, i);
+        v += g[i] * g[i] * se * se;
+    }
+    double cov = c0_c1_correlation(u) * se_of(u, DRAWN_C0) * se_of(u, DRAWN_C1);
+    return v + 2 * g[DRAWN_C0] * g[DRAWN_C1] * cov;
+}
+
+uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const costmodel_config *c,
+                                             const uncertainty *u) {
+    costmodel_config one = costmodel_baseline(c);
+    double g[DRAWN_COUNT], g1[DRAWN_COUNT], d[DRAWN_COUNT];
+    log_time_gradient(p, c, u, g);
+    log_time_gradient(p, &one, u, g1);
+    for (int i = 0; i < DRAWN_COUNT; i++)
+        d[i] = g1[i] - g[i];
+    double run2 = p->run_cv * p->run_cv;
+    double var_t = run2 + noise_var_ln(p, c) + param_var(g, u);
+    double var_s = 2 * run2 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u);
+    uncertainty_interval r = { .sd_ln_time = sqrt(fmax(var_t, 0)), .sd_ln_speedup = sqrt(fmax(var_s, 0)) };
+    double z = gsl_cdf_ugaussian_Pinv(0.975);
+    double t = costmodel_total_time(p, c), s = costmodel_speedup(p, c);
+    r.time_lo_s = t * exp(-z * r.sd_ln_time);
+    r.time_hi_s = t * exp(z * r.sd_ln_time);
+    r.speedup_lo = s * exp(-z * r.sd_ln_speedup);
+    r.speedup_hi = s * exp(z * r.sd_ln_speedup);
+    return r;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Draws */
+
+static bool in_range(double x, double hi) {
+    return x >= 0 && x <= hi;
+}
+
+/* c0 and c1 jointly: the bivariate normal conditioned on both ≥ 0. */
+static void draw_c0_c1(const uncertainty *u, costmodel_params *out, gsl_rng *rng) {
+    double s0 = se_of(u, DRAWN_C0), s1 = se_of(u, DRAWN_C1), rho = c0_c1_correlation(u);
+    if (s0 == 0 && s1 == 0)
+        return;
+    double m0 = out->c0_s, m1 = out->c1_s, x = 0, y = 0;
+    for (int tries = 0; tries < MAX_REJECTIONS; tries++) {
+        gsl_ran_bivariate_gaussian(rng, s0, s1, rho, &x, &y);
+        if (m0 + x >= 0 && m1 + y >= 0)
+            break;
+    }
+    out->c0_s = fmax(0.0, m0 + x);
+    out->c1_s = fmax(0.0, m1 + y);
+}
+
+void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng *rng, costmodel_params *out) {
+    *out = *est;
+    if (!uncertainty_has_params(u))
+        return;
+    draw_c0_c1(u, out, rng);
+    for (int i = DRAWN_C1 + 1; i < DRAWN_COUNT; i++) {
+        double se = se_of(u, i);
+        if (se == 0)
+            continue;
+        double *v = value_of(out, i), mean = *v, x = mean;
+        for (int tries = 0; tries < MAX_REJECTIONS; tries++) {
+            x = mean + gsl_ran_gaussian(rng, se);
+            if (in_range(x, drawn[i].hi))
+                break;
+        }
+        *v = fmin(drawn[i].hi, fmax(0.0, x));
+    }
+}
+
+double uncertainty_run_factor(const costmodel_params *p, gsl_rng *rng) {
+    return p->run_cv > 0 ? gsl_ran_lognormal(rng, 0.0, p->run_cv) : 1.0;
+}
