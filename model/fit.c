@@ -20,18 +20,6 @@
 
 bool fit_is_bench(const trace *t) { return strcmp(t->run.net, FIT_COMMBENCH_NET) == 0; }
 
-/* ρ of the run on its host: compute slows by K·T/P when the cores are oversubscribed. */
-double fit_rho(const trace_run *r) {
-    double used = (double)r->config.workers * r->config.cores;
-    return r->host_cores > 0 && used > r->host_cores ? used / r->host_cores : 1.0;
-}
-
-double fit_local_batch(const trace *t, const trace_event *e) {
-    return e->examples > 0 ? (double)e->examples : costmodel_schedule_of(&t->run.config).local_batch;
-}
-
-double fit_measured_total(const trace *t) { return traceinfo_training_time(t); }
-
 /* ---------------------------------------------------------------------------------- */
 /* The mechanistic fit on one subset of traces */
 
@@ -242,7 +230,7 @@ int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result
         calibration_run *run = &out->runs[r];
         snprintf(run->trace, sizeof run->trace, "%s", paths[i]);
         run->config = traces[i]->run.config;
-        run->measured_s = fit_measured_total(traces[i]);
+        run->measured_s = traceinfo_training_time(traces[i]);
         const costmodel_config *c = &run->config;
         /* The workload is the calibration's only when every run shares it. */
         if (c->examples != out->cal.examples || c->batch != out->cal.batch || c->epochs != out->cal.epochs)

@@ -1,18 +1,21 @@
 /* fit — the parameters of model/costmodel.h from traces (model/trace.h), each with a
  * standard error, plus the Ernest-style fit and a leave-one-out validation of both.
  *
+ * What a trace means is model/traceinfo.h's, and only its: which compute events are steps
+ * (examples > 0: a dedicated master's turn or an empty slice is no step and enters no
+ * fit), ρ of a run, a synchronisation's span, a run's training time.
+ *
  * What is fitted from what (every regression uses GSL; NNLS = model/nnls.h):
  *
- *   c0, c1   NNLS of step_s = c0 + c1·b over every compute event of runs with T = 1 and
- *            ρ = 1 (K·T ≤ host cores), b = the event's "examples" (the run's local batch
- *            when absent). Needs two or more distinct b.
- *   sigma    compute events of runs with T > 1 and ρ = 1: with c0, c1 fixed,
+ *   c0, c1   NNLS of step_s = c0 + c1·b over every step of runs with T = 1 and ρ = 1
+ *            (traceinfo_rho), b = the step's examples. Needs two or more distinct b.
+ *   sigma    steps of runs with T > 1 and ρ = 1: with c0, c1 fixed,
  *            step_s − c0 − c1·b/T = σ·c1·b·(1 − 1/T), a line through the origin
  *            (gsl_fit_mul). Its standard error adds the propagated uncertainty of c0, c1
  *            (their NNLS covariance, numerical gradient). Clamped to [0, 1]; a clamped σ
  *            gets a zero-width standard error.
- *   alpha_X, beta_X   per topology X, NNLS without intercept over the synchronisations,
- *            each the longest of its ranks' comm events (same pattern, bytes, epoch, step).
+ *   alpha_X, beta_X   per topology X, NNLS without intercept over the synchronisations
+ *            (traceinfo_syncs: a (name, bytes, epoch, step), its span the largest rank part).
  *            Each covers one whole synchronisation of "bytes" bytes
  *            (the run's model_bytes when absent) among the run's K workers, so its
  *            duration is S(K) of model/costmodel.c:
@@ -25,23 +28,20 @@
  *            that are not all proportional (two K or two message sizes).
  *            The pattern is the event's "name" when it is "allreduce", "ps" or "pingpong"
  *            (the communication benchmark writes these), else the run's topology.
- *            The longest span because a synchronisation is over when the last rank has its
- *            data: with eager sends the ps master's broadcast returns before the workers
- *            have the weights (its span alone gave a beta faster than the wire).
  *   w0, w1   NNLS of W = w0 + w1·K, one point per training run: W = the latest end of
  *            any rank's startup events. Needs runs at two or more K, three or more runs.
- *   cv       pooled relative spread of step times: within each training run, compute
- *            events grouped by examples; cv² = Σ (n_g − 1)·(s_g/m_g)² / Σ (n_g − 1);
+ *   cv       pooled relative spread of step times: within each training run, steps
+ *            grouped by examples; cv² = Σ (n_g − 1)·(s_g/m_g)² / Σ (n_g − 1);
  *            standard error cv·√((1 + 2cv²) / (2·dof)) (sample CV of normal data).
  *   model_bytes, host_cores   from the training runs' headers (exact: stderr 0).
  *
- * Ernest-style comparison: NNLS of each run's measured total time on Ernest's features
+ * Ernest-style comparison: NNLS of each run's training time on Ernest's features
  * (model/ernest.h) with machines = K·T and fraction = work = E·D, reported in DESIGN.md's
  * form T = θ0 + θ1·work/K + θ2·log2 K + θ3·K (θ2 = Ernest's ln-coefficient · ln 2).
  * Needs five or more training runs; without them the comparison is left out.
  *
- * A run's measured total time: the latest end of any rank's non-eval events, less the
- * eval time that rank spent before it (evaluation is not training; the model has none).
+ * A run's measured time is its training time (traceinfo_training_time): start-up and
+ * training, the evaluation left out (the model has none).
  *
  * Leave-one-out: for every training run, refit without it (commbench traces are always
  * kept), predict its total time with costmodel_total_time and the Ernest fit, report
@@ -74,8 +74,5 @@ typedef struct {
  * Returns 0 and fills *out (release with fit_result_release), or -1 with one line in err. */
 int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result *out, char *err, int errlen);
 void fit_result_release(fit_result *r);
-
-/* The run's measured total training time in seconds (see above). */
-double fit_measured_total(const trace *t);
 
 #endif

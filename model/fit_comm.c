@@ -4,6 +4,8 @@
 
 #include "util/errmsg.h"
 
+#include "model/traceinfo.h"
+
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -11,24 +13,24 @@
 
 typedef enum { PATTERN_RUN, PATTERN_PS, PATTERN_ALLREDUCE, PATTERN_PINGPONG } comm_pattern;
 
-static comm_pattern pattern_of(const trace_event *e) {
-    if (strcmp(e->name, "allreduce") == 0)
+static comm_pattern pattern_of(const char *name) {
+    if (strcmp(name, "allreduce") == 0)
         return PATTERN_ALLREDUCE;
-    if (strcmp(e->name, "ps") == 0)
+    if (strcmp(name, "ps") == 0)
         return PATTERN_PS;
-    if (strcmp(e->name, "pingpong") == 0)
+    if (strcmp(name, "pingpong") == 0)
         return PATTERN_PINGPONG;
     return PATTERN_RUN;
 }
 
-/* The features (α, β coefficients) of one comm event for topology topo; 0 when the event
- * does not belong to topo or carries no synchronisation (K = 1). */
-static int comm_features(const trace *t, const trace_event *e, costmodel_topology topo, double x[2]) {
-    comm_pattern pat = pattern_of(e);
+/* The features (α, β coefficients) of one synchronisation of run t for topology topo; 0
+ * when it does not belong to topo or exchanges nothing (K = 1). */
+static int comm_features(const trace *t, const traceinfo_sync *sy, costmodel_topology topo, double x[2]) {
+    comm_pattern pat = pattern_of(sy->name);
     if (pat == PATTERN_RUN)
         pat = t->run.config.topology == COSTMODEL_TOPO_ALLREDUCE ? PATTERN_ALLREDUCE : PATTERN_PS;
     double k = t->run.config.workers;
-    double bytes = e->bytes > 0 ? (double)e->bytes : (double)t->run.model_bytes;
+    double bytes = sy->bytes > 0 ? (double)sy->bytes : (double)t->run.model_bytes;
     if (topo == COSTMODEL_TOPO_ALLREDUCE) {
         if (pat != PATTERN_ALLREDUCE || k < 2)
             return 0;
@@ -93,53 +95,18 @@ static int group_medians(fit_rows *r) {
     return 0;
 }
 
-/* One comm event of one rank; the synchronisation it belongs to is (pattern, bytes, epoch,
- * step), the same on every rank. */
-typedef struct {
-    int pattern, epoch;
-    long step, bytes;
-    double x0, x1, dur_s;
-} comm_event;
-
-static int by_sync(const void *a, const void *b) {
-    const comm_event *p = a, *q = b;
-    if (p->pattern != q->pattern)
-        return p->pattern - q->pattern;
-    if (p->bytes != q->bytes)
-        return (p->bytes > q->bytes) - (p->bytes < q->bytes);
-    if (p->epoch != q->epoch)
-        return p->epoch - q->epoch;
-    return (p->step > q->step) - (p->step < q->step);
-}
-
-/* Pushes one row per synchronisation of t in topo: the longest of its ranks' comm spans.
- * A synchronisation is over when the last rank has its data: with eager sends the ps
- * master's broadcast returns once the weights are in the socket buffers, long before the
- * workers have them (rank 0's span alone gave a beta below the wire's), and in a ring every
- * rank's span is the whole all-reduce. The spans start together (a barrier precedes them). */
+/* Pushes one row per synchronisation of t in topo, its span as model/traceinfo.h defines
+ * it (the largest rank part, other ranks' updates inside it left out). */
 static int push_sync_spans(const trace *t, costmodel_topology topo, fit_rows *r) {
-    comm_event *v = malloc(sizeof *v * (size_t)(t->n_events + 1));
-    if (!v)
-        return -1;
-    long n = 0;
-    for (long k = 0; k < t->n_events; k++) {
-        const trace_event *e = &t->events[k];
+    traceinfo_sync *sy;
+    long n = traceinfo_syncs(t, &sy);
+    int rc = n < 0 ? -1 : 0;
+    for (long i = 0; i < n && rc == 0; i++) {
         double x[2];
-        if (e->ph != TRACE_COMM || !comm_features(t, e, topo, x))
-            continue;
-        v[n++] = (comm_event){ .pattern = (int)pattern_of(e), .epoch = e->epoch, .step = e->step,
-                               .bytes = e->bytes, .x0 = x[0], .x1 = x[1], .dur_s = e->t1_s - e->t0_s };
+        if (comm_features(t, &sy[i], topo, x))
+            rc = fit_rows_push(r, x, sy[i].span_s);
     }
-    qsort(v, (size_t)n, sizeof *v, by_sync);
-    int rc = 0;
-    for (long a = 0, b; a < n && rc == 0; a = b) {
-        double longest = v[a].dur_s;
-        for (b = a + 1; b < n && by_sync(&v[a], &v[b]) == 0; b++)
-            longest = fmax(longest, v[b].dur_s);
-        double x[2] = { v[a].x0, v[a].x1 };
-        rc = fit_rows_push(r, x, longest);
-    }
-    free(v);
+    free(sy);
     return rc;
 }
 

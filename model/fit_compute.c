@@ -3,6 +3,8 @@
 
 #include "util/errmsg.h"
 
+#include "model/traceinfo.h"
+
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_fit.h>
 #include <gsl/gsl_statistics_double.h>
@@ -16,13 +18,13 @@ int fit_compute(fit_subset *s, fit_core *f, double *cov01, char *err, int errlen
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
-        if (!fit_used(s, i, true) || t->run.config.cores != 1 || fit_rho(&t->run) != 1.0)
+        if (!fit_used(s, i, true) || t->run.config.cores != 1 || traceinfo_rho(&t->run) != 1.0)
             continue;
         for (long k = 0; k < t->n_events; k++) {
             const trace_event *e = &t->events[k];
-            if (e->ph != TRACE_COMPUTE)
+            if (!traceinfo_is_step(e))
                 continue;
-            double b = fit_local_batch(t, e), x[2] = { 1.0, b };
+            double b = (double)e->examples, x[2] = { 1.0, b };
             bmin = fmin(bmin, b);
             bmax = fmax(bmax, b);
             if (fit_rows_push(&r, x, e->t1_s - e->t0_s)) {
@@ -84,12 +86,12 @@ int fit_sigma(fit_subset *s, fit_core *f, double cov01, char *err, int errlen) {
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
-        if (!fit_used(s, i, true) || t->run.config.cores < 2 || fit_rho(&t->run) != 1.0)
+        if (!fit_used(s, i, true) || t->run.config.cores < 2 || traceinfo_rho(&t->run) != 1.0)
             continue;
         for (long k = 0; k < t->n_events; k++) {
             const trace_event *e = &t->events[k];
-            double x[2] = { fit_local_batch(t, e), t->run.config.cores };
-            if (e->ph == TRACE_COMPUTE && fit_rows_push(&r, x, e->t1_s - e->t0_s)) {
+            double x[2] = { (double)e->examples, t->run.config.cores };
+            if (traceinfo_is_step(e) && fit_rows_push(&r, x, e->t1_s - e->t0_s)) {
                 errmsg_set(err, errlen, "out of memory");
                 goto done;
             }
@@ -164,8 +166,8 @@ int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
         }
         long n = 0;
         for (long k = 0; k < t->n_events; k++)
-            if (t->events[k].ph == TRACE_COMPUTE)
-                v[n++] = (step_sample){ fit_local_batch(t, &t->events[k]), t->events[k].t1_s - t->events[k].t0_s };
+            if (traceinfo_is_step(&t->events[k]))
+                v[n++] = (step_sample){ (double)t->events[k].examples, t->events[k].t1_s - t->events[k].t0_s };
         qsort(v, (size_t)n, sizeof *v, by_batch);
         for (long a = 0, b; a < n; a = b) {
             for (b = a; b < n && v[b].b == v[a].b; b++)

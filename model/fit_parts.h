@@ -67,9 +67,4 @@ int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int errlen);
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);
 
-/* The run's local batch for event e (its "examples", else the config's). */
-double fit_local_batch(const trace *t, const trace_event *e);
-/* ρ of the run on its host. */
-double fit_rho(const trace_run *r);
-
 #endif

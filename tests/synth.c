@@ -3,6 +3,7 @@
 #include "model/fit.h"
 
 #include <gsl/gsl_randist.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,17 +34,22 @@ static double noisy(double x, double rel, gsl_rng *rng) {
     return y > 0 ? y : 0.0;
 }
 
+/* A dedicated master's turn at every step: a compute event of 0 examples (it zeroes its
+ * gradient; the trainer records it so that the master's phases tile its time). */
+static const double master_turn_s = 2e-5;
+
 trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const char *host, const char *net,
                  gsl_rng *rng) {
     trace_run run = header(truth, cfg, host, net);
     trace *t = trace_new(&run);
     const costmodel_params *p = &truth->p;
     costmodel_schedule s = costmodel_schedule_of(cfg);
-    int K = cfg->workers;
+    /* The trainer's layout: a dedicated master is rank 0, the K workers the ranks after it. */
+    int K = cfg->workers, master = cfg->master == COSTMODEL_MASTER_DEDICATED, ranks = K + master;
     double step = costmodel_step_time(p, cfg), sync = costmodel_sync_time(p, cfg);
     double W = p->w0_s + p->w1_s * K + gsl_ran_gaussian(rng, truth->startup_noise_s);
-    double *clock = malloc(sizeof *clock * (size_t)K);
-    for (int r = 0; r < K; r++) {
+    double *clock = malloc(sizeof *clock * (size_t)ranks);
+    for (int r = 0; r < ranks; r++) {
         add(t, r, TRACE_STARTUP, 0.0, W, -1, -1, 0, 0, "setup");
         clock[r] = W;
     }
@@ -52,17 +58,18 @@ trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const ch
         for (long first = 0; first < s.steps_per_epoch; first += s.steps_per_round) {
             long last = first + s.steps_per_round < s.steps_per_epoch ? first + s.steps_per_round : s.steps_per_epoch;
             double slowest = 0;
-            for (int r = 0; r < K; r++) {
+            for (int r = 0; r < ranks; r++) {
                 for (long i = first; i < last; i++) {
-                    double d = noisy(step, p->cv, rng);
-                    add(t, r, TRACE_COMPUTE, clock[r], clock[r] + d, e, i, 0, b, "");
+                    bool turn = master && r == 0;
+                    double d = turn ? master_turn_s : noisy(step, p->cv, rng);
+                    add(t, r, TRACE_COMPUTE, clock[r], clock[r] + d, e, i, 0, turn ? 0 : b, "");
                     clock[r] += d;
                 }
                 if (clock[r] > slowest)
                     slowest = clock[r];
             }
             double S = noisy(sync, truth->comm_noise, rng);
-            for (int r = 0; r < K; r++) {
+            for (int r = 0; r < ranks; r++) {
                 if (clock[r] < slowest)
                     add(t, r, TRACE_WAIT, clock[r], slowest, e, last - 1, 0, 0, "");
                 if (sync > 0)
