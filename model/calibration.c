@@ -239,9 +239,10 @@ static int fit_to_json(json_t *root, const calibration_fit *fit) {
         return -1;
     for (int i = 0; i < fit->n_regressions; i++) {
         const calibration_regression *r = &fit->regressions[i];
-        if (json_array_append_new(regs, json_pack("{s:s, s:I, s:i, s:f}", "name", r->name, "points",
-                                                  (json_int_t)r->points, "dof", r->dof,
-                                                  "rms_s", isfinite(r->rms_s) ? r->rms_s : 0.0)))
+        if (json_array_append_new(regs, json_pack("{s:s, s:s, s:I, s:i, s:f, s:I}", "name", r->name, "method",
+                                                  r->method, "points", (json_int_t)r->points, "dof", r->dof,
+                                                  "rms_s", isfinite(r->rms_s) ? r->rms_s : 0.0, "outliers",
+                                                  (json_int_t)r->outliers)))
             return -1;
     }
     if (fit->has_ernest) {

@@ -7,7 +7,7 @@
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
  *                 "model_bytes", "w0", "w1", "cv", "host_cores",
  *                 "update", "run_cv" },          (these two optional on reading: 0)
- *     "cov_c0_c1": v,                       (optional: 0; c0 and c1 are drawn jointly)
+ *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
@@ -21,7 +21,8 @@
  *             "master": "...", "examples": D, "batch": B, "epochs": E,
  *             "measured_s": t, "loo_model_s": t|null, "loo_ernest_s": t|null,
  *             "loo_note": "why not refit" (only when a prediction is null)}]
- *   "fit": {"regressions": [{"name": "compute", "points": n, "dof": d, "rms_s": r}, ...],
+ *   "fit": {"regressions": [{"name": "compute", "method": "robust bisquare, relative noise",
+ *                            "points": n, "dof": d, "rms_s": r, "outliers": k}, ...],
  *           "ernest": {"form": "T = theta0 + theta1*work/K + theta2*log2(K) + theta3*K",
  *                      "theta": [...], "stderr": [...]}  (absent when too few runs)}
  *   "validation": {"method": "leave-one-out", "runs": n,
@@ -68,12 +69,14 @@ typedef struct {
 /* Quality of one regression of the fit. */
 typedef struct {
     char name[32];                /* "compute", "sigma", "comm_ps", "comm_allreduce", "startup", "cv" */
+    char method[40];              /* "robust bisquare, relative noise", "nnls", ... */
     long points;
     int dof;
-    double rms_s;                 /* root-mean-square residual (for "cv": pooled spread, 1) */
+    double rms_s;                 /* root-mean-square residual over every point (for "cv": the spread, 1) */
+    long outliers;                /* points a robust fit gave weight 0 */
 } calibration_regression;
 
-enum { CALIBRATION_MAX_REGRESSIONS = 8 };
+enum { CALIBRATION_MAX_REGRESSIONS = 10 };
 
 /* Everything of calibration.json beyond the parameters: the runs, fit quality and the
  * leave-one-out validation. runs is borrowed (the filler owns it). */

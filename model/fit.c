@@ -41,14 +41,26 @@ bool fit_used(const fit_subset *s, int i, bool training) {
     return i != s->skip && fit_is_bench(s->tr[i]) != training;
 }
 
-void fit_add_reg(fit_core *f, const char *name, long points, int dof, double rss) {
+calibration_regression *fit_add_reg(fit_core *f, const char *name, const char *method, long points, int dof,
+                                    double rss) {
     if (f->n_regs == CALIBRATION_MAX_REGRESSIONS)
-        return;
+        return NULL;
     calibration_regression *r = &f->regs[f->n_regs++];
+    memset(r, 0, sizeof *r);
     snprintf(r->name, sizeof r->name, "%s", name);
+    snprintf(r->method, sizeof r->method, "%s", method);
     r->points = points;
     r->dof = dof;
     r->rms_s = points > 0 ? sqrt(rss / (double)points) : 0.0;
+    return r;
+}
+
+void fit_add_robust_reg(fit_core *f, const char *name, const robustfit_result *res) {
+    char method[40];
+    snprintf(method, sizeof method, "robust %s, relative noise", res->method);
+    calibration_regression *r = fit_add_reg(f, name, method, res->n, res->dof, res->rss);
+    if (r)
+        r->outliers = res->outliers;
 }
 
 /* Every parameter from the traces of s; -1 with err on failure (what is missing, or why). */
@@ -66,11 +78,10 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     if (first->run.model_bytes <= 0)
         fit_missing(s, "model_bytes: the training runs' headers do not give the model's bytes");
 
-    double cov01 = 0;
-    int rc = fit_compute(s, f, &cov01, err, errlen);
+    int rc = fit_compute(s, f, err, errlen);
     if (rc < 0)
         return -1;
-    if (rc == 0 && fit_sigma(s, f, cov01, err, errlen) < 0)
+    if (rc == 0 && fit_sigma(s, f, err, errlen) < 0)
         return -1;
     if (rc == 1)
         fit_missing(s, "sigma: needs c0, c1 first");
@@ -114,6 +125,7 @@ static double ernest_of_run(const ernest_model *m, const calibration_run *run) {
 static void copy_core(fit_result *out, const fit_core *f) {
     out->cal.params = f->p;
     out->cal.stderr_ = f->se;
+    out->cal.cov_c0_c1 = f->cov_c0_c1;
     memcpy(out->fit.regressions, f->regs, sizeof f->regs);
     out->fit.n_regressions = f->n_regs;
 }

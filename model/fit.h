@@ -5,27 +5,31 @@
  * (examples > 0: a dedicated master's turn or an empty slice is no step and enters no
  * fit), ρ of a run, a synchronisation's span, a run's training time.
  *
- * What is fitted from what (every regression uses GSL; NNLS = model/nnls.h):
+ * What is fitted from what (every regression uses GSL; NNLS = model/nnls.h; robust =
+ * model/robustfit.h, the bisquare fit, so that a preempted span has no pull, with relative
+ * noise, so that a long span does not pass for a precise one: each row divided by the
+ * median of the rows with its features, then again by its value fitted so):
  *
- *   c0, c1   NNLS of step_s = c0 + c1·b over every step of runs with T = 1 and ρ = 1
- *            (traceinfo_rho), b = the step's examples. Needs two or more distinct b.
+ *   c0, c1   robust fit of step_s = c0 + c1·b over every step of runs with T = 1 and ρ = 1
+ *            (traceinfo_rho), b = the step's examples; their covariance is cov_c0_c1.
+ *            Needs two or more distinct b.
  *   sigma    steps of runs with T > 1 and ρ = 1: with c0, c1 fixed,
- *            step_s − c0 − c1·b/T = σ·c1·b·(1 − 1/T), a line through the origin
- *            (gsl_fit_mul). Its standard error adds the propagated uncertainty of c0, c1
- *            (their NNLS covariance, numerical gradient). Clamped to [0, 1]; a clamped σ
- *            gets a zero-width standard error.
- *   alpha_X, beta_X   per topology X, NNLS without intercept over the synchronisations
- *            (traceinfo_syncs: a (name, bytes, epoch, step), its span the largest rank part).
- *            Each covers one whole synchronisation of "bytes" bytes
+ *            step_s − c0 − c1·b/T = σ·c1·b·(1 − 1/T), a robust line through the origin.
+ *            Its standard error adds the propagated uncertainty of c0, c1 (their
+ *            covariance, numerical gradient). Clamped to [0, 1]; a clamped σ gets a
+ *            zero-width standard error.
+ *   alpha_X, beta_X   per topology X, robust fit without intercept over the
+ *            synchronisations (traceinfo_syncs: a (name, bytes, epoch, step), its span the
+ *            largest rank part). Each covers one whole synchronisation of "bytes" bytes
  *            (the run's model_bytes when absent) among the run's K workers, so its
  *            duration is S(K) of model/costmodel.c:
  *              allreduce:  (2(K−1))·α + (2(K−1)/K·bytes)·β        events with K ≥ 2
  *              ps:         (2R)·α + (2R·bytes)·β,  R = K−1 (master trains), K (dedicated)
  *              pingpong:   2·α + (2·bytes)·β    (one round trip: a ps exchange with R = 1)
- *            Synchronisations with the same features (pattern, K, bytes) are reduced to their
- *            median duration, one regression row per group: message times have heavy
- *            tails (preemption), and the median ignores them. Needs 3 or more groups
- *            that are not all proportional (two K or two message sizes).
+ *            Message times have heavy tails (on a busy 2-core host the slowest of 20
+ *            repetitions was up to 100× the median): the robust fit gives those weight 0.
+ *            Needs 3 or more distinct (pattern, K, bytes) groups that are not all
+ *            proportional (two K or two message sizes): two would fit any line.
  *            The pattern is the event's "name" when it is "allreduce", "ps" or "pingpong"
  *            (the communication benchmark writes these), else the run's topology.
  *   w0, w1   NNLS of W = w0 + w1·K, one point per training run: W = the latest end of

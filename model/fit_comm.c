@@ -4,10 +4,9 @@
 
 #include "util/errmsg.h"
 
+#include "model/robustfit.h"
 #include "model/traceinfo.h"
 
-#include <gsl/gsl_statistics_double.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -53,48 +52,6 @@ static int comm_features(const trace *t, const traceinfo_sync *sy, costmodel_top
     return 1;
 }
 
-typedef struct {
-    double x0, x1, y;
-} comm_sample;
-
-static int by_features(const void *a, const void *b) {
-    const comm_sample *p = a, *q = b;
-    if (p->x0 != q->x0)
-        return (p->x0 > q->x0) - (p->x0 < q->x0);
-    if (p->x1 != q->x1)
-        return (p->x1 > q->x1) - (p->x1 < q->x1);
-    return (p->y > q->y) - (p->y < q->y);
-}
-
-/* Replaces the rows by one row per distinct feature pair (pattern, K, bytes) holding
- * the median duration. Message times have heavy tails from preemption: on a busy 2-core
- * host the slowest of 20 repetitions was up to 100x the median, enough to swing a
- * least-squares fit of the raw spans; the median of each group is immune to that. */
-static int group_medians(fit_rows *r) {
-    comm_sample *v = malloc(sizeof *v * (size_t)(r->n + 1));
-    double *ys = malloc(sizeof *ys * (size_t)(r->n + 1));
-    if (!v || !ys) {
-        free(v);
-        free(ys);
-        return -1;
-    }
-    for (long i = 0; i < r->n; i++)
-        v[i] = (comm_sample){ r->x[2 * i], r->x[2 * i + 1], r->y[i] };
-    qsort(v, (size_t)r->n, sizeof *v, by_features);
-    long groups = 0;
-    for (long a = 0, b; a < r->n; a = b) {
-        for (b = a; b < r->n && v[b].x0 == v[a].x0 && v[b].x1 == v[a].x1; b++)
-            ys[b - a] = v[b].y;
-        r->x[2 * groups] = v[a].x0;
-        r->x[2 * groups + 1] = v[a].x1;
-        r->y[groups++] = gsl_stats_median_from_sorted_data(ys, 1, (size_t)(b - a));
-    }
-    r->n = groups;
-    free(v);
-    free(ys);
-    return 0;
-}
-
 /* Pushes one row per synchronisation of t in topo, its span as model/traceinfo.h defines
  * it (the largest rank part, other ranks' updates inside it left out). */
 static int push_sync_spans(const trace *t, costmodel_topology topo, fit_rows *r) {
@@ -120,36 +77,37 @@ int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int
             goto done;
         }
     }
-    if (group_medians(&r)) {
-        errmsg_set(err, errlen, "out of memory");
-        goto done;
-    }
     rc = 1;
     if (r.n == 0) {
         fit_missing(s, "alpha_%s, beta_%s: no %s synchronisations with K>=2 in any trace: add a trace of "
                    "`mpirun -np 2 speedup commbench --trace FILE`", name, name, name);
         goto done;
     }
-    if (r.n < 3 || fit_rows_rank(&r) < 2) {
-        fit_missing(s, "alpha_%s, beta_%s: the %s synchronisations come in fewer than 3 distinct (worker count, "
-                   "bytes) groups, so latency and bandwidth cannot be separated with a standard error: "
-                   "add a trace of `mpirun -np 2 speedup commbench --trace FILE` (several message sizes)",
-                name, name, name);
+    /* Two groups would fit any line; a third checks the form. */
+    long groups = fit_rows_groups(&r);
+    if (groups < 0) {
+        rc = errmsg_set(err, errlen, "out of memory");
         goto done;
     }
-    nnls_result *res = fit_rows_nnls_relative(&r, err, errlen);
-    if (!res) {
+    if (groups < 3 || fit_rows_rank(&r) < 2) {
+        fit_missing(s, "alpha_%s, beta_%s: the %s synchronisations come in fewer than 3 distinct (worker count, "
+                    "bytes) groups, so latency and bandwidth cannot be separated with a standard error: "
+                    "add a trace of `mpirun -np 2 speedup commbench --trace FILE` (several message sizes)",
+                    name, name, name);
+        goto done;
+    }
+    robustfit_result res;
+    if (fit_rows_robust(&r, true, &res, err, errlen)) {
         rc = -1;
         goto done;
     }
-    f->p.link[topo].alpha_s = gsl_vector_get(res->x, 0);
-    f->p.link[topo].beta_s_per_byte = gsl_vector_get(res->x, 1);
+    f->p.link[topo].alpha_s = res.c[0];
+    f->p.link[topo].beta_s_per_byte = res.c[1];
     double *sa = topo == COSTMODEL_TOPO_PS ? &f->se.alpha_ps : &f->se.alpha_allreduce;
     double *sb = topo == COSTMODEL_TOPO_PS ? &f->se.beta_ps : &f->se.beta_allreduce;
-    *sa = gsl_vector_get(res->se, 0);
-    *sb = gsl_vector_get(res->se, 1);
-    fit_add_reg(f, topo == COSTMODEL_TOPO_PS ? "comm_ps" : "comm_allreduce", r.n, res->dof, res->rss);
-    nnls_result_free(res);
+    *sa = res.se[0];
+    *sb = res.se[1];
+    fit_add_robust_reg(f, topo == COSTMODEL_TOPO_PS ? "comm_ps" : "comm_allreduce", &res);
     rc = 0;
 done:
     fit_rows_free(&r);

@@ -3,16 +3,15 @@
 
 #include "util/errmsg.h"
 
+#include "model/robustfit.h"
 #include "model/traceinfo.h"
 
-#include <gsl/gsl_errno.h>
-#include <gsl/gsl_fit.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 
-/* c0, c1 from T = 1, ρ = 1 steps; cov01 gets their covariance. 0, 1 missing, -1 error. */
-int fit_compute(fit_subset *s, fit_core *f, double *cov01, char *err, int errlen) {
+/* c0, c1 and their covariance from T = 1, ρ = 1 steps. 0, 1 missing, -1 error. */
+int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
     fit_rows r = { .cols = 2 };
     double bmin = INFINITY, bmax = -INFINITY;
     int rc = -1;
@@ -44,45 +43,47 @@ int fit_compute(fit_subset *s, fit_core *f, double *cov01, char *err, int errlen
                    "or another batch size)", bmin);
         goto done;
     }
-    nnls_result *res = fit_rows_nnls_relative(&r, err, errlen);
-    if (!res) {
+    robustfit_result res;
+    if (fit_rows_robust(&r, true, &res, err, errlen)) {
         rc = -1;
         goto done;
     }
-    f->p.c0_s = gsl_vector_get(res->x, 0);
-    f->p.c1_s = gsl_vector_get(res->x, 1);
-    f->se.c0_s = gsl_vector_get(res->se, 0);
-    f->se.c1_s = gsl_vector_get(res->se, 1);
-    *cov01 = gsl_matrix_get(res->cov, 0, 1);
-    fit_add_reg(f, "compute", r.n, res->dof, res->rss);
-    nnls_result_free(res);
+    f->p.c0_s = res.c[0];
+    f->p.c1_s = res.c[1];
+    f->se.c0_s = res.se[0];
+    f->se.c1_s = res.se[1];
+    f->cov_c0_c1 = res.cov[0][1];
+    fit_add_robust_reg(f, "compute", &res);
     rc = 0;
 done:
     fit_rows_free(&r);
     return rc;
 }
 
-/* The σ estimator with c0, c1 given: least squares through the origin of
- * z = step − c0 − c1·b/T on x = c1·b·(1 − 1/T). Rows hold (b, T) and the step. */
-static int sigma_estimate(const fit_rows *r, double c0, double c1, double *sigma, double *var, double *rss) {
+/* The σ estimator with c0, c1 given: the robust fit (relative noise, level the median step
+ * of its (b, T)) through the origin of z = step − c0 − c1·b/T on x = c1·b·(1 − 1/T).
+ * Rows hold (b, T) and the step. */
+static int sigma_estimate(const fit_rows *r, const double *level, double c0, double c1, robustfit_result *res,
+                          char *err, int errlen) {
     size_t n = (size_t)r->n;
     double *x = malloc(sizeof *x * n), *z = malloc(sizeof *z * n);
-    int status = GSL_ENOMEM;
-    if (x && z) {
+    int rc = x && z ? 0 : errmsg_set(err, errlen, "out of memory");
+    if (rc == 0) {
         for (size_t i = 0; i < n; i++) {
             double b = r->x[2 * i], T = r->x[2 * i + 1];
             x[i] = c1 * b * (1.0 - 1.0 / T);
             z[i] = r->y[i] - c0 - c1 * b / T;
         }
-        status = gsl_fit_mul(x, 1, z, 1, n, sigma, var, rss);
+        rc = robustfit_solve(x, z, level, r->n, 1, res, err, errlen);
     }
     free(x);
     free(z);
-    return status;
+    return rc;
 }
 
-int fit_sigma(fit_subset *s, fit_core *f, double cov01, char *err, int errlen) {
+int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen) {
     fit_rows r = { .cols = 2 };
+    double *level = NULL;
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
@@ -108,35 +109,48 @@ int fit_sigma(fit_subset *s, fit_core *f, double cov01, char *err, int errlen) {
                    "could be measured");
         goto done;
     }
-    double sigma, var, rss;
-    if (sigma_estimate(&r, f->p.c0_s, f->p.c1_s, &sigma, &var, &rss) != GSL_SUCCESS) {
-        rc = errmsg_set(err, errlen, "sigma: the fit failed");
+    level = malloc(sizeof *level * (size_t)r.n);
+    if (!level || robustfit_group_levels(r.x, r.y, r.n, 2, level) < 0) {
+        rc = errmsg_set(err, errlen, "out of memory");
         goto done;
     }
+    robustfit_result res, at;
+    if (sigma_estimate(&r, level, f->p.c0_s, f->p.c1_s, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    double sigma = res.c[0], var = res.cov[0][0];
     /* Propagate the uncertainty of c0, c1: var += gᵀ·Σ·g, g = ∂σ/∂(c0, c1) by central
      * differences at a step well inside each standard error. */
     double c[2] = { f->p.c0_s, f->p.c1_s }, se[2] = { f->se.c0_s, f->se.c1_s }, g[2] = { 0, 0 };
     for (int j = 0; j < 2; j++) {
-        double h = 1e-3 * (se[j] > 0 ? se[j] : 1e-6 * fabs(c[j]) + 1e-15);
-        double cp[2] = { c[0], c[1] }, cm[2] = { c[0], c[1] }, sp, sm, v, q;
+        double h = 1e-3 * (se[j] > 0 ? se[j] : 1e-6 * fabs(c[j]) + 1e-15), sp, sm;
+        double cp[2] = { c[0], c[1] }, cm[2] = { c[0], c[1] };
         cp[j] += h;
         cm[j] -= h;
-        if (sigma_estimate(&r, cp[0], cp[1], &sp, &v, &q) || sigma_estimate(&r, cm[0], cm[1], &sm, &v, &q)) {
-            rc = errmsg_set(err, errlen, "sigma: the fit failed");
+        if (sigma_estimate(&r, level, cp[0], cp[1], &at, err, errlen)) {
+            rc = -1;
             goto done;
         }
+        sp = at.c[0];
+        if (sigma_estimate(&r, level, cm[0], cm[1], &at, err, errlen)) {
+            rc = -1;
+            goto done;
+        }
+        sm = at.c[0];
         g[j] = (sp - sm) / (2 * h);
     }
-    var += g[0] * g[0] * se[0] * se[0] + 2 * g[0] * g[1] * cov01 + g[1] * g[1] * se[1] * se[1];
-    f->se.sigma = var > 0 ? sqrt(var) : 0.0;
-    if (sigma < 0 || sigma > 1) {
-        sigma = sigma < 0 ? 0.0 : 1.0;
+    var += g[0] * g[0] * se[0] * se[0] + 2 * g[0] * g[1] * f->cov_c0_c1 + g[1] * g[1] * se[1] * se[1];
+    f->se.sigma = var > 0 && !res.at_bound[0] ? sqrt(var) : 0.0;
+    if (sigma > 1) {
+        sigma = 1.0;
         f->se.sigma = 0.0;
     }
     f->p.sigma = sigma;
-    fit_add_reg(f, "sigma", r.n, (int)r.n - 1, rss);
+    fit_add_robust_reg(f, "sigma", &res);
     rc = 0;
 done:
+    free(level);
     fit_rows_free(&r);
     return rc;
 }
@@ -191,7 +205,7 @@ int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
     double cv = sqrt(sum / (double)dof);
     f->p.cv = cv;
     f->se.cv = cv * sqrt((1 + 2 * cv * cv) / (2.0 * (double)dof));
-    fit_add_reg(f, "cv", points, (int)dof, 0.0);
+    fit_add_reg(f, "cv", "pooled relative spread", points, (int)dof, 0.0);
     f->regs[f->n_regs - 1].rms_s = cv;
     return 0;
 }

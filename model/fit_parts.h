@@ -3,7 +3,7 @@
  *
  *   fit.c          the whole fit: inputs checked, every part on a subset of the traces,
  *                  leave-one-out validation, the Ernest comparison
- *   fit_rows.c     growing arrays of regression rows and NNLS on them
+ *   fit_rows.c     growing arrays of regression rows, NNLS and robust fits on them
  *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv
  *   fit_comm.c     synchronisation level: alpha, beta per topology
  *   fit_run.c      run level: w0, w1 (start-up)
@@ -16,6 +16,7 @@
 
 #include "model/fit.h"
 #include "model/nnls.h"
+#include "model/robustfit.h"
 
 #include <stdbool.h>
 
@@ -33,8 +34,12 @@ int fit_rows_push(fit_rows *r, const double *x, double y);   /* 0, or -1 out of 
 void fit_rows_free(fit_rows *r);
 /* NNLS on the rows; NULL with err on failure. */
 nnls_result *fit_rows_nnls(const fit_rows *r, char *err, int errlen);
-/* The same for noise proportional to the signal (see fit_rows.c). */
-nnls_result *fit_rows_nnls_relative(const fit_rows *r, char *err, int errlen);
+/* The robust fit of model/robustfit.h on the rows; relative: noise proportional to each
+ * row's level, first the median y of the rows with its features, then (a second fit) its
+ * fitted value. 0, or -1 with err. */
+int fit_rows_robust(const fit_rows *r, bool relative, robustfit_result *res, char *err, int errlen);
+/* The number of distinct feature rows; -1 out of memory. */
+long fit_rows_groups(const fit_rows *r);
 int fit_rows_rank(const fit_rows *r);
 
 /* ---------------------------------------------------------------------------------- */
@@ -43,6 +48,7 @@ int fit_rows_rank(const fit_rows *r);
 typedef struct {
     costmodel_params p;
     calibration_stderr se;
+    double cov_c0_c1;             /* s²/example */
     calibration_regression regs[CALIBRATION_MAX_REGRESSIONS];
     int n_regs;
 } fit_core;
@@ -59,10 +65,13 @@ bool fit_is_bench(const trace *t);
 void fit_missing(fit_subset *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Trace i is in the subset and is a training run (training) or a benchmark (!training). */
 bool fit_used(const fit_subset *s, int i, bool training);
-void fit_add_reg(fit_core *f, const char *name, long points, int dof, double rss);
+/* Records a regression's quality (rss in seconds², over every point); NULL when full. */
+calibration_regression *fit_add_reg(fit_core *f, const char *name, const char *method, long points, int dof,
+                                    double rss);
+void fit_add_robust_reg(fit_core *f, const char *name, const robustfit_result *res);
 
-int fit_compute(fit_subset *s, fit_core *f, double *cov01, char *err, int errlen);
-int fit_sigma(fit_subset *s, fit_core *f, double cov01, char *err, int errlen);
+int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen);
+int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen);      /* after fit_compute */
 int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int errlen);
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);

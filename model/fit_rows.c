@@ -1,4 +1,4 @@
-/* fit_rows — regression rows and NNLS on them (see fit_parts.h). */
+/* fit_rows — regression rows, NNLS and robust fits on them (see fit_parts.h). */
 #include "model/fit_parts.h"
 
 #include "util/errmsg.h"
@@ -46,53 +46,54 @@ nnls_result *fit_rows_nnls(const fit_rows *r, char *err, int errlen) {
     return res;
 }
 
-/* NNLS for noise proportional to the signal (step and message times spread by a fixed
- * fraction, not a fixed number of seconds): an ordinary fit, then the fit again with
- * every row divided by its fitted value, so that long spans do not pass for precise
- * ones and the standard errors follow the relative scatter. rss is then recomputed in
- * seconds². */
-nnls_result *fit_rows_nnls_relative(const fit_rows *r, char *err, int errlen) {
-    nnls_result *first = fit_rows_nnls(r, err, errlen);
-    if (!first)
-        return NULL;
-    fit_rows w = { .cols = r->cols };
-    double top = 0, *fitted = malloc(sizeof *fitted * (size_t)r->n);
-    if (!fitted) {
-        nnls_result_free(first);
-        errmsg_set(err, errlen, "out of memory");
+/* Each row's level: the median y of the rows with its features; NULL out of memory. */
+static double *levels(const fit_rows *r, long *groups) {
+    double *level = malloc(sizeof *level * (size_t)(r->n + 1));
+    *groups = level ? robustfit_group_levels(r->x, r->y, r->n, r->cols, level) : -1;
+    if (*groups < 0) {
+        free(level);
         return NULL;
     }
-    for (long i = 0; i < r->n; i++) {
-        fitted[i] = 0;
+    return level;
+}
+
+long fit_rows_groups(const fit_rows *r) {
+    long groups;
+    free(levels(r, &groups));
+    return groups;
+}
+
+/* Every level at least 1e-9 of the largest (a group of zero-length spans has no scale of
+ * its own); -1 when every level is 0. */
+static int floor_levels(double *level, long n) {
+    double top = 0;
+    for (long i = 0; i < n; i++)
+        top = fmax(top, level[i]);
+    for (long i = 0; i < n; i++)
+        level[i] = fmax(level[i], 1e-9 * top);
+    return top > 0 ? 0 : -1;
+}
+
+int fit_rows_robust(const fit_rows *r, bool relative, robustfit_result *res, char *err, int errlen) {
+    if (!relative)
+        return robustfit_solve(r->x, r->y, NULL, r->n, r->cols, res, err, errlen);
+    long groups;
+    double *level = levels(r, &groups);
+    if (!level)
+        return errmsg_set(err, errlen, "out of memory");
+    int rc = floor_levels(level, r->n) ? errmsg_set(err, errlen, "every span is 0 s: nothing to fit")
+                                       : robustfit_solve(r->x, r->y, level, r->n, r->cols, res, err, errlen);
+    /* Again with each row's fitted value as its level: the median of a group of two is their
+     * mean, which one preempted span drags up, and the whole group with it. */
+    for (long i = 0; rc == 0 && i < r->n; i++) {
+        level[i] = 0;
         for (int j = 0; j < r->cols; j++)
-            fitted[i] += r->x[i * r->cols + j] * gsl_vector_get(first->x, (size_t)j);
-        top = fmax(top, fitted[i]);
+            level[i] += r->x[i * r->cols + j] * res->c[j];
     }
-    nnls_result_free(first);
-    nnls_result *res = NULL;
-    for (long i = 0; i < r->n; i++) {
-        double x[8], f = fmax(fitted[i], 1e-9 * top);
-        for (int j = 0; j < r->cols; j++)
-            x[j] = r->x[i * r->cols + j] / f;
-        if (!(f > 0) || fit_rows_push(&w, x, r->y[i] / f)) {
-            errmsg_set(err, errlen, !(f > 0) ? "every fitted value is 0: nothing to weight by" : "out of memory");
-            goto done;
-        }
-    }
-    res = fit_rows_nnls(&w, err, errlen);
-    if (res) {
-        res->rss = 0;
-        for (long i = 0; i < r->n; i++) {
-            double e = r->y[i];
-            for (int j = 0; j < r->cols; j++)
-                e -= r->x[i * r->cols + j] * gsl_vector_get(res->x, (size_t)j);
-            res->rss += e * e;
-        }
-    }
-done:
-    free(fitted);
-    fit_rows_free(&w);
-    return res;
+    if (rc == 0 && floor_levels(level, r->n) == 0)
+        rc = robustfit_solve(r->x, r->y, level, r->n, r->cols, res, err, errlen);
+    free(level);
+    return rc;
 }
 
 int fit_rows_rank(const fit_rows *r) {

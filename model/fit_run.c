@@ -49,7 +49,7 @@ int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
     f->p.w1_s = gsl_vector_get(res->x, 1);
     f->se.w0_s = gsl_vector_get(res->se, 0);
     f->se.w1_s = gsl_vector_get(res->se, 1);
-    fit_add_reg(f, "startup", r.n, res->dof, res->rss);
+    fit_add_reg(f, "startup", "nnls", r.n, res->dof, res->rss);
     nnls_result_free(res);
     rc = 0;
 done:
