@@ -34,10 +34,10 @@ static void usage(FILE *out) {
             "epoch sync, three batch sizes at K = 1, the ps topology at 2x1) and `mpirun -np 2\n"
             "speedup commbench`, then the fit below on their traces.\n"
             "\n"
-            "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1 and cv, each\n"
-            "with a standard error, from every *.trace.jsonl in DIR (runs of `speedup train`\n"
-            "and `speedup commbench` on one host and one network), checks the fit by leaving\n"
-            "each run out, and writes calibration.json.\n"
+            "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1, cv and the\n"
+            "update u, each with a standard error, from every *.trace.jsonl in DIR (runs of\n"
+            "`speedup train` and `speedup commbench` on one host and one network), checks the\n"
+            "fit by leaving each run out, and writes calibration.json.\n"
             "\n"
             "From an Ernest CSV (lines machines,input_fraction,time_s; '#' comments): fits\n"
             "Ernest's time = t0 + t1*fraction/machines + t2*machines + t3*ln(machines) by\n"
@@ -160,8 +160,11 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param("w0", p->w0_s, e->w0_s, "s");
     print_param("w1", p->w1_s, e->w1_s, "s/worker");
     print_param("cv", p->cv, e->cv, "");
+    print_param("update", p->update_s, e->update_s, "s");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
+    for (int i = 0; i < r->fit.n_notes; i++)
+        printf("  note on %s: %s\n", r->fit.notes[i].param, r->fit.notes[i].text);
     printf("regressions:\n");
     for (int i = 0; i < r->fit.n_regressions; i++) {
         const calibration_regression *g = &r->fit.regressions[i];

@@ -149,7 +149,15 @@ static int set_new(json_t *obj, const char *key, json_t *value) {
     return value ? json_object_set_new(obj, key, value) : -1;
 }
 
-static json_t *params_to_json(const calibration *cal) {
+/* The fit's note on name, else NULL. */
+static const char *fit_note(const calibration_fit *fit, const char *name) {
+    for (int i = 0; fit && i < fit->n_notes; i++)
+        if (strcmp(fit->notes[i].param, name) == 0)
+            return fit->notes[i].text;
+    return NULL;
+}
+
+static json_t *params_to_json(const calibration *cal, const calibration_fit *fit) {
     const costmodel_params *p = &cal->params;
     const calibration_stderr *e = &cal->stderr_;
     const costmodel_link *ps = &p->link[COSTMODEL_TOPO_PS], *ar = &p->link[COSTMODEL_TOPO_ALLREDUCE];
@@ -179,7 +187,9 @@ static json_t *params_to_json(const calibration *cal) {
             json_decref(params);
             return NULL;
         }
-        const char *note = fields[i].se == 0.0 ? zero_width_note(fields[i].name, fields[i].value) : NULL;
+        const char *note = fit_note(fit, fields[i].name);
+        if (!note && fields[i].se == 0.0)
+            note = zero_width_note(fields[i].name, fields[i].value);
         if ((note && set_new(entry, "note", json_string(note))) || set_new(params, fields[i].name, entry)) {
             json_decref(params);
             return NULL;
@@ -271,7 +281,7 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
         return errmsg_set(err, errlen, "%s: not written: %s", path, why);
     json_t *root = json_pack("{s:s, s:i, s:{s:s, s:i}}", "format", CALIBRATION_FORMAT, "version", CALIBRATION_VERSION,
                              "host", "name", cal->host, "cores", (int)cal->params.host_cores);
-    int bad = !root || set_new(root, "params", params_to_json(cal)) ||
+    int bad = !root || set_new(root, "params", params_to_json(cal, fit)) ||
               set_new(root, "cov_c0_c1", json_real(isfinite(cal->cov_c0_c1) ? cal->cov_c0_c1 : 0.0));
     if (!bad && cal->has_workload)
         bad = set_new(root, "workload", json_pack("{s:I, s:I, s:i}", "examples", (json_int_t)cal->examples,

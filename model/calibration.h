@@ -14,7 +14,8 @@
  * "unit" are informative. Writing goes to a temporary file renamed into place.
  *
  * What calibration_write puts in the free-form parts (calibration_read ignores them):
- *   params.NAME.note       when the standard error is 0: "at the bound 0 ..." (an NNLS
+ *   params.NAME.note       the fit's note on NAME when it has one (calibration_fit.notes);
+ *                          else, when the standard error is 0: "at the bound 0 ..." (a
  *                          parameter held at 0: a one-sided, zero-width interval), "clamped
  *                          to 1" (sigma), or "from the run header" (model_bytes, host_cores)
  *   "runs": [{"trace": "...", "workers": K, "cores": T, "sync": "...", "topology": "...",
@@ -76,7 +77,14 @@ typedef struct {
     long outliers;                /* points a robust fit gave weight 0 */
 } calibration_regression;
 
-enum { CALIBRATION_MAX_REGRESSIONS = 10 };
+enum { CALIBRATION_MAX_REGRESSIONS = 10, CALIBRATION_MAX_NOTES = 4 };
+
+/* What a parameter's value means where the number alone would mislead (u = 0 because the
+ * traces record no update, run_cv = 0 because no configuration was repeated). */
+typedef struct {
+    char param[16];               /* the name in "params" */
+    char text[240];
+} calibration_note;
 
 /* Everything of calibration.json beyond the parameters: the runs, fit quality and the
  * leave-one-out validation. runs is borrowed (the filler owns it). */
@@ -85,6 +93,8 @@ typedef struct {
     int n_runs;
     calibration_regression regressions[CALIBRATION_MAX_REGRESSIONS];
     int n_regressions;
+    calibration_note notes[CALIBRATION_MAX_NOTES];
+    int n_notes;
     bool has_ernest;              /* T = θ0 + θ1·work/K + θ2·log2 K + θ3·K, K = workers × cores */
     double ernest_theta[4], ernest_stderr[4];
     int loo_model_n, loo_ernest_n; /* runs predicted with themselves left out */

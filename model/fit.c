@@ -55,12 +55,23 @@ calibration_regression *fit_add_reg(fit_core *f, const char *name, const char *m
     return r;
 }
 
-void fit_add_robust_reg(fit_core *f, const char *name, const robustfit_result *res) {
+void fit_add_robust_reg(fit_core *f, const char *name, const robustfit_result *res, bool relative) {
     char method[40];
-    snprintf(method, sizeof method, "robust %s, relative noise", res->method);
+    snprintf(method, sizeof method, "robust %s%s", res->method, relative ? ", relative noise" : "");
     calibration_regression *r = fit_add_reg(f, name, method, res->n, res->dof, res->rss);
     if (r)
         r->outliers = res->outliers;
+}
+
+void fit_note(fit_core *f, const char *param, const char *fmt, ...) {
+    if (f->n_notes == CALIBRATION_MAX_NOTES)
+        return;
+    calibration_note *n = &f->notes[f->n_notes++];
+    snprintf(n->param, sizeof n->param, "%s", param);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(n->text, sizeof n->text, fmt, ap);
+    va_end(ap);
 }
 
 /* Every parameter from the traces of s; -1 with err on failure (what is missing, or why). */
@@ -85,6 +96,8 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
         return -1;
     if (rc == 1)
         fit_missing(s, "sigma: needs c0, c1 first");
+    if (fit_update(s, f, err, errlen) < 0)
+        return -1;
     for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++)
         if (fit_comm(s, f, (costmodel_topology)topo, err, errlen) < 0)
             return -1;
@@ -128,6 +141,8 @@ static void copy_core(fit_result *out, const fit_core *f) {
     out->cal.cov_c0_c1 = f->cov_c0_c1;
     memcpy(out->fit.regressions, f->regs, sizeof f->regs);
     out->fit.n_regressions = f->n_regs;
+    memcpy(out->fit.notes, f->notes, sizeof f->notes);
+    out->fit.n_notes = f->n_notes;
 }
 
 static void median_worst(double *e, int n, double *median, double *worst) {

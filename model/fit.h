@@ -32,6 +32,11 @@
  *            proportional (two K or two message sizes): two would fit any line.
  *            The pattern is the event's "name" when it is "allreduce", "ps" or "pingpong"
  *            (the communication benchmark writes these), else the run's topology.
+ *   update   u: robust location (the bisquare fit of a constant) of the update events of
+ *            runs with T = 1 and ρ = 1, each one update of the whole model on one core.
+ *            Traces without update events (a trainer that did not record the update
+ *            apart) give u = 0 with a note: their update is inside compute and comm, as
+ *            before. Update events only at T > 1 or ρ > 1 leave u unfittable.
  *   w0, w1   NNLS of W = w0 + w1·K, one point per training run: W = the latest end of
  *            any rank's startup events. Needs runs at two or more K, three or more runs.
  *   cv       pooled relative spread of step times: within each training run, steps

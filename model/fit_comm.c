@@ -107,7 +107,7 @@ int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int
     double *sb = topo == COSTMODEL_TOPO_PS ? &f->se.beta_ps : &f->se.beta_allreduce;
     *sa = res.se[0];
     *sb = res.se[1];
-    fit_add_robust_reg(f, topo == COSTMODEL_TOPO_PS ? "comm_ps" : "comm_allreduce", &res);
+    fit_add_robust_reg(f, topo == COSTMODEL_TOPO_PS ? "comm_ps" : "comm_allreduce", &res, true);
     rc = 0;
 done:
     fit_rows_free(&r);

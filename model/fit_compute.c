@@ -53,7 +53,7 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
     f->se.c0_s = res.se[0];
     f->se.c1_s = res.se[1];
     f->cov_c0_c1 = res.cov[0][1];
-    fit_add_robust_reg(f, "compute", &res);
+    fit_add_robust_reg(f, "compute", &res, true);
     rc = 0;
 done:
     fit_rows_free(&r);
@@ -147,7 +147,7 @@ int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen) {
         f->se.sigma = 0.0;
     }
     f->p.sigma = sigma;
-    fit_add_robust_reg(f, "sigma", &res);
+    fit_add_robust_reg(f, "sigma", &res, true);
     rc = 0;
 done:
     free(level);
@@ -210,3 +210,58 @@ int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
     return 0;
 }
 
+
+/* u from the update events of runs at T = 1 and ρ = 1, each one update of the whole model
+ * on one core: a robust location (the bisquare fit of a constant), so a preempted update
+ * has no pull. Traces without update events come from a trainer that did not record the
+ * update apart: their update is inside their compute and comm spans, and u = 0 says so. */
+int fit_update(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 1 };
+    int runs = 0, with = 0, rc = -1;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (!fit_used(s, i, true))
+            continue;
+        bool one_core = t->run.config.cores == 1 && traceinfo_rho(&t->run) == 1.0, has = false;
+        for (long k = 0; k < t->n_events; k++) {
+            const trace_event *e = &t->events[k];
+            const double one = 1.0;
+            if (e->ph != TRACE_UPDATE)
+                continue;
+            has = true;
+            if (one_core && fit_rows_push(&r, &one, e->t1_s - e->t0_s)) {
+                errmsg_set(err, errlen, "out of memory");
+                goto done;
+            }
+        }
+        runs++;
+        with += has;
+    }
+    rc = 1;
+    if (with == 0) {
+        fit_note(f, "update", "no update events in the training traces (a trainer that did not record the update "
+                 "apart): u = 0, the update's time is inside the compute and comm spans");
+        rc = 0;
+        goto done;
+    }
+    if (r.n < 2) {
+        fit_missing(s, "update: %ld update events at T=1 without oversubscription: need 2 or more (a run at T=1, "
+                    "K*T <= host cores, of a trainer that records update spans)", r.n);
+        goto done;
+    }
+    robustfit_result res;
+    if (fit_rows_robust(&r, false, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    f->p.update_s = res.c[0];
+    f->se.update_s = res.se[0];
+    fit_add_robust_reg(f, "update", &res, false);
+    if (with < runs)
+        fit_note(f, "update", "%d of %d training runs record no update events: their update is inside their compute "
+                 "and comm spans (and c0, S carry it)", runs - with, runs);
+    rc = 0;
+done:
+    fit_rows_free(&r);
+    return rc;
+}

@@ -4,7 +4,7 @@
  *   fit.c          the whole fit: inputs checked, every part on a subset of the traces,
  *                  leave-one-out validation, the Ernest comparison
  *   fit_rows.c     growing arrays of regression rows, NNLS and robust fits on them
- *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv
+ *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv, u
  *   fit_comm.c     synchronisation level: alpha, beta per topology
  *   fit_run.c      run level: w0, w1 (start-up)
  *
@@ -51,6 +51,8 @@ typedef struct {
     double cov_c0_c1;             /* s²/example */
     calibration_regression regs[CALIBRATION_MAX_REGRESSIONS];
     int n_regs;
+    calibration_note notes[CALIBRATION_MAX_NOTES];
+    int n_notes;
 } fit_core;
 
 typedef struct {
@@ -68,11 +70,14 @@ bool fit_used(const fit_subset *s, int i, bool training);
 /* Records a regression's quality (rss in seconds², over every point); NULL when full. */
 calibration_regression *fit_add_reg(fit_core *f, const char *name, const char *method, long points, int dof,
                                     double rss);
-void fit_add_robust_reg(fit_core *f, const char *name, const robustfit_result *res);
+void fit_add_robust_reg(fit_core *f, const char *name, const robustfit_result *res, bool relative);
+/* A note on parameter param (printf-style): what its value means (calibration_note). */
+void fit_note(fit_core *f, const char *param, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
 int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen);      /* after fit_compute */
 int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);
+int fit_update(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int errlen);
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);
 

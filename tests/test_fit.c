@@ -110,13 +110,10 @@ static void within_3se(const char *name, double got, double se, double truth) {
                   truth, fabs(got - truth) / se);
 }
 
-Test(fit, recovers_every_parameter_within_three_standard_errors) {
-    synth_truth truth = truth_example();
-    trace_set s;
-    fit_result r;
-    fit_example(&truth, 2026, &s, &r);
-    const costmodel_params *p = &r.cal.params, *t = &truth.p;
-    const calibration_stderr *e = &r.cal.stderr_;
+/* Every fitted parameter within three standard errors of the truth that made the traces. */
+static void expect_recovered(const fit_result *r, const synth_truth *truth) {
+    const costmodel_params *p = &r->cal.params, *t = &truth->p;
+    const calibration_stderr *e = &r->cal.stderr_;
     within_3se("c0", p->c0_s, e->c0_s, t->c0_s);
     within_3se("c1", p->c1_s, e->c1_s, t->c1_s);
     within_3se("sigma", p->sigma, e->sigma, t->sigma);
@@ -127,8 +124,18 @@ Test(fit, recovers_every_parameter_within_three_standard_errors) {
     within_3se("w0", p->w0_s, e->w0_s, t->w0_s);
     within_3se("w1", p->w1_s, e->w1_s, t->w1_s);
     within_3se("cv", p->cv, e->cv, t->cv);
+    if (t->update_s > 0)
+        within_3se("update", p->update_s, e->update_s, t->update_s);
     cr_assert_eq(p->model_bytes, t->model_bytes);
     cr_assert_eq(p->host_cores, t->host_cores);
+}
+
+Test(fit, recovers_every_parameter_within_three_standard_errors) {
+    synth_truth truth = truth_example();
+    trace_set s;
+    fit_result r;
+    fit_example(&truth, 2026, &s, &r);
+    expect_recovered(&r, &truth);
     cr_assert_str_eq(r.cal.host, "testhost");
     cr_assert_eq(r.fit.n_runs, 9);
     fit_result_release(&r);
@@ -334,6 +341,53 @@ Test(fit, c0_and_c1_carry_their_covariance) {
     cr_assert_eq(calibration_write(path, &r.cal, &r.fit, err, sizeof err), 0, "%s", err);
     cr_assert_eq(calibration_read(path, &back, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.cov_c0_c1, r.cal.cov_c0_c1);
+    remove(path);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* The text of the fit's note on param, or NULL. */
+static const char *note_on(const fit_result *r, const char *param) {
+    for (int i = 0; i < r->fit.n_notes; i++)
+        if (strcmp(r->fit.notes[i].param, param) == 0)
+            return r->fit.notes[i].text;
+    return NULL;
+}
+
+/* Update events give u; a ps master's update inside the workers' exchange is not the
+ * link's, and the compute spans never held it. Fails on main, which had no update fit
+ * (u = 0) and took a worker's whole exchange, the master's update inside, for S(K). */
+Test(fit, update_comes_from_update_spans_and_stays_out_of_compute_and_comm) {
+    synth_truth truth = truth_example();
+    truth.p.update_s = 0.004;
+    trace_set s;
+    fit_result r;
+    fit_example(&truth, 31, &s, &r);
+    expect_recovered(&r, &truth);
+    cr_assert_null(note_on(&r, "update"), "%s", note_on(&r, "update"));
+    cr_assert_lt(r.fit.loo_model_worst, 0.05, "worst leave-one-out error %g", r.fit.loo_model_worst);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* Traces of a trainer that did not record the update apart still fit: u = 0, and the file
+ * says why. */
+Test(fit, traces_without_update_events_give_u_zero_and_a_note) {
+    synth_truth truth = truth_example();
+    trace_set s;
+    fit_result r;
+    fit_example(&truth, 32, &s, &r);
+    cr_assert_eq(r.cal.params.update_s, 0.0);
+    cr_assert_eq(r.cal.stderr_.update_s, 0.0);
+    const char *note = note_on(&r, "update");
+    cr_assert(note && strstr(note, "no update events in the training traces"), "note: %s", note);
+    char path[600], err[512] = "", text[16384];
+    snprintf(path, sizeof path, "%s/calibration.json", s.dir);
+    cr_assert_eq(calibration_write(path, &r.cal, &r.fit, err, sizeof err), 0, "%s", err);
+    FILE *f = fopen(path, "r");
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    cr_assert(strstr(text, "\"note\": \"no update events in the training traces") != NULL, "%s", text);
     remove(path);
     fit_result_release(&r);
     release(&s);
