@@ -159,7 +159,8 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param("beta_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
     print_param("w0", p->w0_s, e->w0_s, "s");
     print_param("w1", p->w1_s, e->w1_s, "s/worker");
-    print_param("cv", p->cv, e->cv, "");
+    print_param("cv", p->cv, e->cv, "(within a run)");
+    print_param("run_cv", p->run_cv, e->run_cv, "(between runs)");
     print_param("update", p->update_s, e->update_s, "s");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);

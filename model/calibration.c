@@ -173,9 +173,9 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "w0", p->w0_s, e->w0_s, "s" },
         { "w1", p->w1_s, e->w1_s, "s/worker" },
         { "cv", p->cv, e->cv, "1" },
+        { "run_cv", p->run_cv, e->run_cv, "1" },
         { "host_cores", p->host_cores, e->host_cores, "core" },
         { "update", p->update_s, e->update_s, "s" },
-        { "run_cv", p->run_cv, e->run_cv, "1" },
     };
     json_t *params = json_object();
     for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {

@@ -5,13 +5,19 @@
  *     "workload": { "examples": 60000, "batch": 32, "epochs": 5 },          (optional)
  *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, "c1": {...},
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
- *                 "model_bytes", "w0", "w1", "cv", "host_cores",
- *                 "update", "run_cv" },          (these two optional on reading: 0)
+ *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update" },
+ *                                      (run_cv and update optional on reading: 0)
  *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
- * "unit" are informative. Writing goes to a temporary file renamed into place.
+ * "unit" are informative. Two spreads: "cv" is within a run (one step's time against the
+ * run's other steps of its size: the straggler term), "run_cv" between runs (the log-normal
+ * σ of a whole run's speed factor, from configurations run more than once: the host's
+ * run-to-run noise, one draw per run; 0 when none was repeated, with a note saying the
+ * spread is unknown). "update" is u, one optimizer update of the whole model on one core
+ * (0 with a note when the traces record no update apart). Writing goes to a temporary file
+ * renamed into place.
  *
  * What calibration_write puts in the free-form parts (calibration_read ignores them):
  *   params.NAME.note       the fit's note on NAME when it has one (calibration_fit.notes);

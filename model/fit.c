@@ -20,6 +20,12 @@
 
 bool fit_is_bench(const trace *t) { return strcmp(t->run.net, FIT_COMMBENCH_NET) == 0; }
 
+bool fit_same_config(const costmodel_config *a, const costmodel_config *b) {
+    return a->workers == b->workers && a->cores == b->cores && a->sync == b->sync && a->every_n == b->every_n &&
+           a->topology == b->topology && a->master == b->master && a->batch_per_worker == b->batch_per_worker &&
+           a->examples == b->examples && a->batch == b->batch && a->epochs == b->epochs;
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* The mechanistic fit on one subset of traces */
 
@@ -101,7 +107,7 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++)
         if (fit_comm(s, f, (costmodel_topology)topo, err, errlen) < 0)
             return -1;
-    if (fit_startup(s, f, err, errlen) < 0 || fit_cv(s, f, err, errlen) < 0)
+    if (fit_startup(s, f, err, errlen) < 0 || fit_cv(s, f, err, errlen) < 0 || fit_run_cv(s, f, err, errlen) < 0)
         return -1;
     if (s->missing[0])
         return errmsg_set(err, errlen, "under-determined fit: %s", s->missing);
@@ -155,11 +161,6 @@ static void median_worst(double *e, int n, double *median, double *worst) {
     *worst = e[n - 1];
 }
 
-static bool same_config(const costmodel_config *a, const costmodel_config *b) {
-    return a->workers == b->workers && a->cores == b->cores && a->sync == b->sync && a->every_n == b->every_n &&
-           a->topology == b->topology && a->master == b->master && a->batch_per_worker == b->batch_per_worker &&
-           a->examples == b->examples && a->batch == b->batch && a->epochs == b->epochs;
-}
 
 static int check_inputs(trace *const *tr, const char *const *paths, int n, int *n_train, char *err, int errlen) {
     if (n < 1)
@@ -211,7 +212,7 @@ int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result
             continue;
         if (!first)
             first = traces[i];
-        else if (!same_config(&first->run.config, &traces[i]->run.config))
+        else if (!fit_same_config(&first->run.config, &traces[i]->run.config))
             single = false;
     }
     if (!first)

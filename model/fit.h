@@ -39,9 +39,15 @@
  *            before. Update events only at T > 1 or ρ > 1 leave u unfittable.
  *   w0, w1   NNLS of W = w0 + w1·K, one point per training run: W = the latest end of
  *            any rank's startup events. Needs runs at two or more K, three or more runs.
- *   cv       pooled relative spread of step times: within each training run, steps
+ *   cv       within-run spread: pooled relative spread of step times: in each run, steps
  *            grouped by examples; cv² = Σ (n_g − 1)·(s_g/m_g)² / Σ (n_g − 1);
  *            standard error cv·√((1 + 2cv²) / (2·dof)) (sample CV of normal data).
+ *   run_cv   the run-to-run spread (log-normal σ of a whole run's speed factor), from the
+ *            configurations that occur more than once among the training runs (same
+ *            workers, cores, sync, every_n, topology, master, batch_per_worker, examples,
+ *            batch, epochs): s² = Σ_g Σ_i (ln t_i − mean_g ln t)² / Σ_g (n_g − 1), t the
+ *            training time; standard error s/√(2·dof). No repeats: 0, with a note (the
+ *            spread is unknown; a prediction interval then holds only within-run noise).
  *   model_bytes, host_cores   from the training runs' headers (exact: stderr 0).
  *
  * Ernest-style comparison: NNLS of each run's training time on Ernest's features

@@ -6,7 +6,7 @@
  *   fit_rows.c     growing arrays of regression rows, NNLS and robust fits on them
  *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv, u
  *   fit_comm.c     synchronisation level: alpha, beta per topology
- *   fit_run.c      run level: w0, w1 (start-up)
+ *   fit_run.c      run level: w0, w1 (start-up), run_cv (repeated configurations)
  *
  * Every part function takes the subset of traces to fit and the fit so far, and returns 0
  * (fitted), 1 (the data cannot determine it: fit_missing says why) or -1 (an error in err).
@@ -63,6 +63,9 @@ typedef struct {
 } fit_subset;
 
 bool fit_is_bench(const trace *t);
+/* One configuration: workers, cores, sync, every_n, topology, master, batch_per_worker,
+ * examples, batch and epochs all equal. */
+bool fit_same_config(const costmodel_config *a, const costmodel_config *b);
 /* Notes what cannot be fitted and why (printf-style), "; "-separated. */
 void fit_missing(fit_subset *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Trace i is in the subset and is a training run (training) or a benchmark (!training). */
@@ -80,5 +83,6 @@ int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_update(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int errlen);
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);
+int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 
 #endif

@@ -1,7 +1,13 @@
-/* fit_run — the run-level part of the fit: w0, w1 (see fit_parts.h). */
+/* fit_run — the run-level parts of the fit: w0, w1, run_cv (see fit_parts.h). */
 #include "model/fit_parts.h"
 
 #include "util/errmsg.h"
+
+#include "model/traceinfo.h"
+
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
 
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
     fit_rows r = { .cols = 2 };
@@ -57,3 +63,56 @@ done:
     return rc;
 }
 
+
+/* run_cv, the log-normal σ of a whole run's speed factor (one draw per run: what the host
+ * does to a run as a whole), from the configurations run more than once: with t a run's
+ * training time, s² = Σ_g Σ_i (ln t_i − mean_g ln t)² / Σ_g (n_g − 1), standard error
+ * s/√(2·dof) (the standard error of a normal sample's s). Without repeats it cannot be
+ * told from the configurations' own differences: 0, with a note. */
+int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
+    int *group = malloc(sizeof *group * (size_t)(s->n + 1));
+    double *lt = malloc(sizeof *lt * (size_t)(s->n + 1)), *g = malloc(sizeof *g * (size_t)(s->n + 1));
+    if (!group || !lt || !g) {
+        free(group);
+        free(lt);
+        free(g);
+        return errmsg_set(err, errlen, "out of memory");
+    }
+    for (int i = 0; i < s->n; i++) {
+        double t = fit_used(s, i, true) ? traceinfo_training_time(s->tr[i]) : 0;
+        group[i] = t > 0 ? -1 : -2;           /* -1: not grouped yet; -2: not a timed training run */
+        lt[i] = t > 0 ? log(t) : 0;
+    }
+    double ss = 0;                            /* Σ_g Σ_i (ln t_i − mean_g)² */
+    long dof = 0, points = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (group[i] != -1)
+            continue;
+        size_t m = 0;
+        for (int j = i; j < s->n; j++)
+            if (group[j] == -1 && fit_same_config(&s->tr[i]->run.config, &s->tr[j]->run.config)) {
+                group[j] = i;
+                g[m++] = lt[j];
+            }
+        if (m < 2)
+            continue;
+        ss += gsl_stats_tss(g, 1, m);
+        dof += (long)m - 1;
+        points += (long)m;
+    }
+    free(group);
+    free(lt);
+    free(g);
+    if (dof == 0) {
+        fit_note(f, "run_cv", "no configuration was run more than once: the run-to-run spread is unknown (run_cv = 0), "
+                 "and a prediction interval holds only the within-run noise");
+        return 0;
+    }
+    f->p.run_cv = sqrt(ss / (double)dof);
+    f->se.run_cv = f->p.run_cv / sqrt(2.0 * (double)dof);
+    calibration_regression *r = fit_add_reg(f, "run_cv", "pooled log spread of repeated configurations", points,
+                                            (int)dof, 0.0);
+    if (r)
+        r->rms_s = f->p.run_cv;
+    return 0;
+}

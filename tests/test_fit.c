@@ -370,17 +370,20 @@ Test(fit, update_comes_from_update_spans_and_stays_out_of_compute_and_comm) {
     release(&s);
 }
 
-/* Traces of a trainer that did not record the update apart still fit: u = 0, and the file
- * says why. */
-Test(fit, traces_without_update_events_give_u_zero_and_a_note) {
+/* Traces as old as experiments/'s, with no update events and no configuration repeated,
+ * still fit: u = 0 and run_cv = 0, and the file says why. Fails on main (no notes). */
+Test(fit, old_traces_give_u_and_run_cv_zero_with_notes) {
     synth_truth truth = truth_example();
     trace_set s;
     fit_result r;
     fit_example(&truth, 32, &s, &r);
     cr_assert_eq(r.cal.params.update_s, 0.0);
     cr_assert_eq(r.cal.stderr_.update_s, 0.0);
-    const char *note = note_on(&r, "update");
-    cr_assert(note && strstr(note, "no update events in the training traces"), "note: %s", note);
+    cr_assert_eq(r.cal.params.run_cv, 0.0);
+    cr_assert_eq(r.cal.stderr_.run_cv, 0.0);
+    const char *update = note_on(&r, "update"), *run_cv = note_on(&r, "run_cv");
+    cr_assert(update && strstr(update, "no update events in the training traces"), "note: %s", update);
+    cr_assert(run_cv && strstr(run_cv, "the run-to-run spread is unknown"), "note: %s", run_cv);
     char path[600], err[512] = "", text[16384];
     snprintf(path, sizeof path, "%s/calibration.json", s.dir);
     cr_assert_eq(calibration_write(path, &r.cal, &r.fit, err, sizeof err), 0, "%s", err);
@@ -388,7 +391,48 @@ Test(fit, traces_without_update_events_give_u_zero_and_a_note) {
     text[fread(text, 1, sizeof text - 1, f)] = '\0';
     fclose(f);
     cr_assert(strstr(text, "\"note\": \"no update events in the training traces") != NULL, "%s", text);
+    cr_assert(strstr(text, "\"note\": \"no configuration was run more than once") != NULL, "%s", text);
     remove(path);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* A copy of t with every time multiplied by f: the same run on a host f times slower, its
+ * training time exactly f times t's. */
+static trace *scaled_copy(const trace *t, double f) {
+    trace *c = trace_new(&t->run);
+    for (long i = 0; i < t->n_events; i++) {
+        trace_event e = t->events[i];
+        e.t0_s *= f;
+        e.t1_s *= f;
+        cr_assert_eq(trace_add(c, &e), 0);
+    }
+    return c;
+}
+
+/* run_cv by hand: configuration A (the 1x1 run) three times at speed factors e^-0.1, 1,
+ * e^0.1, configuration B (the 2x1 batch ps run) twice at 1, e^0.2; the others once. The
+ * log deviations from each group's mean are -0.1, 0, 0.1 and -0.1, 0.1: s² = 0.04 / 3, so
+ * run_cv = 0.2/√3 = 0.1154701, standard error run_cv/√6 = 0.0471405. Fails on main
+ * (run_cv was never fitted: 0). */
+Test(fit, run_cv_is_the_pooled_log_spread_of_repeated_configurations) {
+    synth_truth truth = truth_example();
+    trace_set s;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 41);
+    example_set(&s, &truth, rng);
+    gsl_rng_free(rng);
+    const trace *a = s.tr[0], *b = s.tr[1];
+    cr_assert(a->run.config.workers == 1 && b->run.config.workers == 2, "the example set's order changed");
+    keep(&s, scaled_copy(a, exp(-0.1)));
+    keep(&s, scaled_copy(a, exp(0.1)));
+    keep(&s, scaled_copy(b, exp(0.2)));
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(r.cal.params.run_cv, 0.2 / sqrt(3.0), 1e-6, "run_cv %.9g", r.cal.params.run_cv);
+    cr_assert_float_eq(r.cal.stderr_.run_cv, 0.2 / sqrt(3.0) / sqrt(6.0), 1e-6, "stderr %.9g", r.cal.stderr_.run_cv);
+    cr_assert_null(note_on(&r, "run_cv"));
     fit_result_release(&r);
     release(&s);
 }
