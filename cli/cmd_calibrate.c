@@ -37,7 +37,8 @@ static void usage(FILE *out) {
             "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1, cv and the\n"
             "update u, each with a standard error, from every *.trace.jsonl in DIR (runs of\n"
             "`speedup train` and `speedup commbench` on one host and one network), checks the\n"
-            "fit by leaving each run out, and writes calibration.json.\n"
+            "fit by leaving each configuration out (with every repeat of it), and writes\n"
+            "calibration.json.\n"
             "\n"
             "From an Ernest CSV (lines machines,input_fraction,time_s; '#' comments): fits\n"
             "Ernest's time = t0 + t1*fraction/machines + t2*machines + t3*ln(machines) by\n"
@@ -180,7 +181,8 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
                r->fit.ernest_theta[0], r->fit.ernest_theta[1], r->fit.ernest_theta[2], r->fit.ernest_theta[3]);
     else
         printf("Ernest-style fit: left out (needs 5 or more training runs)\n");
-    printf("leave-one-out: run, measured_s, model_s, ernest_s\n");
+    printf("leave-one-configuration-out (every repeat of a configuration left out together): run, measured_s, "
+           "model_s, ernest_s\n");
     for (int i = 0; i < r->fit.n_runs; i++) {
         const calibration_run *run = &r->runs[i];
         char sync[24];
@@ -189,9 +191,10 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
                costmodel_topology_name(run->config.topology), run->measured_s, run->loo_model_s, run->loo_ernest_s,
                run->loo_note[0] ? "  " : "", run->loo_note);
     }
-    printf("leave-one-out error: model median %.1f%% worst %.1f%% (%d runs); Ernest median %.1f%% worst %.1f%% "
-           "(%d runs)\n", 100 * r->fit.loo_model_median, 100 * r->fit.loo_model_worst, r->fit.loo_model_n,
-           100 * r->fit.loo_ernest_median, 100 * r->fit.loo_ernest_worst, r->fit.loo_ernest_n);
+    printf("leave-one-configuration-out error (%d configurations): model median %.1f%% worst %.1f%% (%d runs); "
+           "Ernest median %.1f%% worst %.1f%% (%d runs)\n", r->fit.loo_configs, 100 * r->fit.loo_model_median,
+           100 * r->fit.loo_model_worst, r->fit.loo_model_n, 100 * r->fit.loo_ernest_median,
+           100 * r->fit.loo_ernest_worst, r->fit.loo_ernest_n);
 }
 
 static int run_from_traces(const char *dir, const char *out_path) {

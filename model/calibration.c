@@ -264,7 +264,8 @@ static int fit_to_json(json_t *root, const calibration_fit *fit) {
             return -1;
     }
     json_t *v = json_object();
-    if (set_new(root, "validation", v) || set_new(v, "method", json_string("leave-one-out")) ||
+    if (set_new(root, "validation", v) || set_new(v, "method", json_string("leave-one-configuration-out")) ||
+        set_new(v, "configurations", json_integer(fit->loo_configs)) ||
         set_new(v, "runs", json_integer(fit->loo_model_n)) ||
         set_new(v, "model", errors_to_json(fit->loo_model_median, fit->loo_model_worst)) ||
         set_new(v, "runs_ernest", json_integer(fit->loo_ernest_n)) ||

@@ -32,7 +32,7 @@
  *                            "points": n, "dof": d, "rms_s": r, "outliers": k}, ...],
  *           "ernest": {"form": "T = theta0 + theta1*work/K + theta2*log2(K) + theta3*K",
  *                      "theta": [...], "stderr": [...]}  (absent when too few runs)}
- *   "validation": {"method": "leave-one-out", "runs": n,
+ *   "validation": {"method": "leave-one-configuration-out", "configurations": c, "runs": n,
  *                  "model": {"median_rel_error": e, "worst_rel_error": e},
  *                  "ernest": {...}, "runs_ernest": n}
  */
@@ -62,8 +62,8 @@ typedef struct {
     char host[128];
 } calibration;
 
-/* One training run a calibration was fitted from, and how well it was predicted with
- * itself left out of the fit (model/fit.h). */
+/* One training run a calibration was fitted from, and how well it was predicted with its
+ * configuration (every repeat of it) left out of the fit (model/fit.h). */
 typedef struct {
     char trace[256];              /* the trace file */
     costmodel_config config;
@@ -103,7 +103,8 @@ typedef struct {
     int n_notes;
     bool has_ernest;              /* T = θ0 + θ1·work/K + θ2·log2 K + θ3·K, K = workers × cores */
     double ernest_theta[4], ernest_stderr[4];
-    int loo_model_n, loo_ernest_n; /* runs predicted with themselves left out */
+    int loo_configs;              /* configurations left out (each with all its runs) */
+    int loo_model_n, loo_ernest_n; /* runs predicted with their configuration left out */
     double loo_model_median, loo_model_worst, loo_ernest_median, loo_ernest_worst; /* |pred−meas|/meas */
 } calibration_fit;
 

@@ -43,8 +43,13 @@ void fit_missing(fit_subset *s, const char *fmt, ...) {
     va_end(ap);
 }
 
+bool fit_kept(const fit_subset *s, int i) {
+    const trace *t = s->tr[i];
+    return !s->skip || fit_is_bench(t) || !fit_same_config(&t->run.config, s->skip);
+}
+
 bool fit_used(const fit_subset *s, int i, bool training) {
-    return i != s->skip && fit_is_bench(s->tr[i]) != training;
+    return fit_kept(s, i) && fit_is_bench(s->tr[i]) != training;
 }
 
 calibration_regression *fit_add_reg(fit_core *f, const char *name, const char *method, long points, int dof,
@@ -117,14 +122,15 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
 /* ---------------------------------------------------------------------------------- */
 /* Ernest-style comparison */
 
-/* Ernest's fit over the training runs other than skip; -1 when too few. */
-static int fit_ernest(const fit_result *r, int skip, ernest_model *m, char *err, int errlen) {
+/* Ernest's fit over the training runs not of configuration skip (NULL: all); -1 when too
+ * few. */
+static int fit_ernest(const fit_result *r, const costmodel_config *skip, ernest_model *m, char *err, int errlen) {
     ernest_point *pts = malloc(sizeof *pts * (size_t)(r->fit.n_runs + 1));
     if (!pts)
         return errmsg_set(err, errlen, "out of memory");
     long n = 0;
     for (int i = 0; i < r->fit.n_runs; i++)
-        if (i != skip)
+        if (!skip || !fit_same_config(&r->runs[i].config, skip))
             pts[n++] = (ernest_point){ .machines = (double)r->runs[i].config.workers * r->runs[i].config.cores,
                                        .fraction = (double)r->runs[i].config.epochs * r->runs[i].config.examples,
                                        .time_s = r->runs[i].measured_s };
@@ -198,12 +204,8 @@ void fit_result_release(fit_result *r) {
     r->fit.n_runs = 0;
 }
 
-int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result *out, char *err, int errlen) {
-    memset(out, 0, sizeof *out);
-    int n_train;
-    if (check_inputs(traces, paths, n, &n_train, err, errlen))
-        return -1;
-
+/* The fit on every trace, into out's parameters; -1 with what is missing in err. */
+static int fit_all(trace *const *traces, int n, int n_train, fit_result *out, char *err, int errlen) {
     /* One configuration for every run: say so before the details of what is missing. */
     const trace *first = NULL;
     bool single = true;
@@ -217,7 +219,7 @@ int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result
     }
     if (!first)
         return errmsg_set(err, errlen, "no training runs to fit");
-    fit_subset all = { .tr = traces, .n = n, .skip = -1 };
+    fit_subset all = { .tr = traces, .n = n };
     fit_core f;
     char why[1200];
     if (fit_all_parts(&all, &f, why, sizeof why)) {
@@ -240,74 +242,119 @@ int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result
     out->cal.examples = first->run.config.examples;
     out->cal.batch = first->run.config.batch;
     out->cal.epochs = first->run.config.epochs;
+    return 0;
+}
 
+/* out->runs: one entry per training trace with its measured time. -1 out of memory. */
+static int list_runs(trace *const *traces, const char *const *paths, int n, int n_train, fit_result *out) {
     out->runs = calloc((size_t)n_train, sizeof *out->runs);
-    int *index = calloc((size_t)n_train, sizeof *index);
-    double *e_model = calloc((size_t)n_train, sizeof *e_model), *e_ernest = calloc((size_t)n_train, sizeof *e_ernest);
-    if (!out->runs || !index || !e_model || !e_ernest) {
-        free(index);
-        free(e_model);
-        free(e_ernest);
-        fit_result_release(out);
-        return errmsg_set(err, errlen, "out of memory");
-    }
+    if (!out->runs)
+        return -1;
     out->fit.runs = out->runs;
     for (int i = 0, r = 0; i < n; i++) {
         if (fit_is_bench(traces[i]))
             continue;
-        calibration_run *run = &out->runs[r];
+        calibration_run *run = &out->runs[r++];
         snprintf(run->trace, sizeof run->trace, "%s", paths[i]);
         run->config = traces[i]->run.config;
         run->measured_s = traceinfo_training_time(traces[i]);
+        run->loo_model_s = run->loo_ernest_s = NAN;
         const costmodel_config *c = &run->config;
         /* The workload is the calibration's only when every run shares it. */
         if (c->examples != out->cal.examples || c->batch != out->cal.batch || c->epochs != out->cal.epochs)
             out->cal.has_workload = false;
-        index[r++] = i;
     }
     out->fit.n_runs = n_train;
+    return 0;
+}
 
+static void ernest_on_all(fit_result *out) {
     ernest_model em;
     char eerr[256];
-    if (fit_ernest(out, -1, &em, eerr, sizeof eerr) == 0) {
-        /* Ernest's [1, work/(KT), KT, ln KT] → DESIGN.md's [1, work/K, log2 K, K]. */
-        const int to[ERNEST_N_THETA] = { 0, 1, 3, 2 };
-        const double scale[ERNEST_N_THETA] = { 1, 1, 1, 0.69314718055994530942 /* ln 2 */ };
-        for (int j = 0; j < ERNEST_N_THETA; j++) {
-            out->fit.ernest_theta[to[j]] = em.theta[j] * scale[j];
-            out->fit.ernest_stderr[to[j]] = em.se[j] * scale[j];
-        }
-        out->fit.has_ernest = true;
+    if (fit_ernest(out, NULL, &em, eerr, sizeof eerr))
+        return;
+    /* Ernest's [1, work/(KT), KT, ln KT] → DESIGN.md's [1, work/K, log2 K, K]. */
+    const int to[ERNEST_N_THETA] = { 0, 1, 3, 2 };
+    const double scale[ERNEST_N_THETA] = { 1, 1, 1, 0.69314718055994530942 /* ln 2 */ };
+    for (int j = 0; j < ERNEST_N_THETA; j++) {
+        out->fit.ernest_theta[to[j]] = em.theta[j] * scale[j];
+        out->fit.ernest_stderr[to[j]] = em.se[j] * scale[j];
     }
+    out->fit.has_ernest = true;
+}
 
-    int nm = 0, ne = 0;
-    for (int r = 0; r < n_train; r++) {
-        calibration_run *run = &out->runs[r];
-        run->loo_model_s = run->loo_ernest_s = NAN;
-        fit_subset loo = { .tr = traces, .n = n, .skip = index[r] };
-        fit_core g;
-        char lerr[1200];
-        if (fit_all_parts(&loo, &g, lerr, sizeof lerr) == 0 && costmodel_check(&g.p, &run->config, lerr, sizeof lerr) == 0) {
-            run->loo_model_s = costmodel_total_time(&g.p, &run->config);
-            if (run->measured_s > 0)
-                e_model[nm++] = fabs(run->loo_model_s - run->measured_s) / run->measured_s;
-        } else {
-            snprintf(run->loo_note, sizeof run->loo_note, "model: %.180s", lerr);
-        }
-        if (fit_ernest(out, r, &em, eerr, sizeof eerr) == 0) {
-            run->loo_ernest_s = ernest_of_run(&em, run);
-            if (run->measured_s > 0)
-                e_ernest[ne++] = fabs(run->loo_ernest_s - run->measured_s) / run->measured_s;
-        } else if (!run->loo_note[0]) {
-            snprintf(run->loo_note, sizeof run->loo_note, "ernest: %.180s", eerr);
-        }
+/* Relative errors of the validated runs, per predictor. */
+typedef struct {
+    double *model, *ernest;       /* (n_runs) */
+    int n_model, n_ernest;
+} loo_errors;
+
+/* One left-out run's predictions from the fits without its configuration: g (NULL: the
+ * model could not be refitted, why says why), em (NULL: Ernest could not, ewhy). */
+static void predict_left_out(calibration_run *run, const fit_core *g, const char *why, const ernest_model *em,
+                             const char *ewhy, loo_errors *e) {
+    char bad[160] = "";
+    if (g && costmodel_check(&g->p, &run->config, bad, sizeof bad) == 0) {
+        run->loo_model_s = costmodel_total_time(&g->p, &run->config);
+        if (run->measured_s > 0)
+            e->model[e->n_model++] = fabs(run->loo_model_s - run->measured_s) / run->measured_s;
+    } else {
+        snprintf(run->loo_note, sizeof run->loo_note, "model: %.180s", g ? bad : why);
     }
-    out->fit.loo_model_n = nm;
-    out->fit.loo_ernest_n = ne;
-    median_worst(e_model, nm, &out->fit.loo_model_median, &out->fit.loo_model_worst);
-    median_worst(e_ernest, ne, &out->fit.loo_ernest_median, &out->fit.loo_ernest_worst);
-    free(index);
-    free(e_model);
-    free(e_ernest);
-    return 0;
+    if (em) {
+        run->loo_ernest_s = ernest_of_run(em, run);
+        if (run->measured_s > 0)
+            e->ernest[e->n_ernest++] = fabs(run->loo_ernest_s - run->measured_s) / run->measured_s;
+    } else if (!run->loo_note[0]) {
+        snprintf(run->loo_note, sizeof run->loo_note, "ernest: %.180s", ewhy);
+    }
+}
+
+/* Leave-one-configuration-out: every configuration's runs (all its repeats: leaving one of
+ * two identical runs out would test nothing) left out together, both fits redone without
+ * them, each of its runs predicted. -1 out of memory. */
+static int validate(trace *const *traces, int n, fit_result *out) {
+    int n_runs = out->fit.n_runs;
+    loo_errors e = { calloc((size_t)n_runs, sizeof *e.model), calloc((size_t)n_runs, sizeof *e.ernest), 0, 0 };
+    bool *done = calloc((size_t)n_runs, sizeof *done);
+    int rc = e.model && e.ernest && done ? 0 : -1;
+    for (int r = 0; rc == 0 && r < n_runs; r++) {
+        if (done[r])
+            continue;
+        const costmodel_config *c = &out->runs[r].config;
+        fit_subset loo = { .tr = traces, .n = n, .skip = c };
+        fit_core g;
+        ernest_model em;
+        char why[1200], ewhy[256];
+        bool model_ok = fit_all_parts(&loo, &g, why, sizeof why) == 0;
+        bool ernest_ok = fit_ernest(out, c, &em, ewhy, sizeof ewhy) == 0;
+        out->fit.loo_configs++;
+        for (int q = r; q < n_runs; q++)
+            if (!done[q] && fit_same_config(&out->runs[q].config, c)) {
+                done[q] = true;
+                predict_left_out(&out->runs[q], model_ok ? &g : NULL, why, ernest_ok ? &em : NULL, ewhy, &e);
+            }
+    }
+    out->fit.loo_model_n = e.n_model;
+    out->fit.loo_ernest_n = e.n_ernest;
+    median_worst(e.model, e.n_model, &out->fit.loo_model_median, &out->fit.loo_model_worst);
+    median_worst(e.ernest, e.n_ernest, &out->fit.loo_ernest_median, &out->fit.loo_ernest_worst);
+    free(e.model);
+    free(e.ernest);
+    free(done);
+    return rc;
+}
+
+int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result *out, char *err, int errlen) {
+    memset(out, 0, sizeof *out);
+    int n_train = 0;
+    if (check_inputs(traces, paths, n, &n_train, err, errlen) || fit_all(traces, n, n_train, out, err, errlen))
+        return -1;
+    if (list_runs(traces, paths, n, n_train, out) == 0) {
+        ernest_on_all(out);
+        if (validate(traces, n, out) == 0)
+            return 0;
+    }
+    fit_result_release(out);
+    return errmsg_set(err, errlen, "out of memory");
 }

@@ -1,5 +1,6 @@
 /* fit — the parameters of model/costmodel.h from traces (model/trace.h), each with a
- * standard error, plus the Ernest-style fit and a leave-one-out validation of both.
+ * standard error, plus the Ernest-style fit and a leave-one-configuration-out validation
+ * of both.
  *
  * What a trace means is model/traceinfo.h's, and only its: which compute events are steps
  * (examples > 0: a dedicated master's turn or an empty slice is no step and enters no
@@ -58,10 +59,12 @@
  * A run's measured time is its training time (traceinfo_training_time): start-up and
  * training, the evaluation left out (the model has none).
  *
- * Leave-one-out: for every training run, refit without it (commbench traces are always
- * kept), predict its total time with costmodel_total_time and the Ernest fit, report
- * |predicted − measured| / measured, median and worst. A run whose removal leaves a
- * parameter unfittable is reported with the reason and not counted.
+ * Leave-one-configuration-out: for every configuration of the training runs (see run_cv),
+ * refit without every run of it (commbench traces are always kept: leaving one of two
+ * identical runs out would test nothing), predict each of its runs' total time with
+ * costmodel_total_time and the Ernest fit, report |predicted − measured| / measured per
+ * run, median and worst. A configuration whose removal leaves a parameter unfittable
+ * has its runs reported with the reason and not counted.
  *
  * Refused, with a message that says what is missing: no traces; traces from different
  * hosts (run.host) or, among training runs, different networks (run.net); no training

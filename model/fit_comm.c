@@ -72,7 +72,7 @@ int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int
     fit_rows r = { .cols = 2 };
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
-        if (i != s->skip && push_sync_spans(s->tr[i], topo, &r)) {
+        if (fit_kept(s, i) && push_sync_spans(s->tr[i], topo, &r)) {
             errmsg_set(err, errlen, "out of memory");
             goto done;
         }

@@ -2,7 +2,7 @@
  * and what they share. Private to model/fit*.c.
  *
  *   fit.c          the whole fit: inputs checked, every part on a subset of the traces,
- *                  leave-one-out validation, the Ernest comparison
+ *                  leave-one-configuration-out validation, the Ernest comparison
  *   fit_rows.c     growing arrays of regression rows, NNLS and robust fits on them
  *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv, u
  *   fit_comm.c     synchronisation level: alpha, beta per topology
@@ -58,7 +58,7 @@ typedef struct {
 typedef struct {
     trace *const *tr;
     int n;
-    int skip;                     /* the run left out, or -1 */
+    const costmodel_config *skip; /* the configuration left out (all its training runs), or NULL */
     char missing[1024];           /* what cannot be fitted, "; "-separated */
 } fit_subset;
 
@@ -68,6 +68,8 @@ bool fit_is_bench(const trace *t);
 bool fit_same_config(const costmodel_config *a, const costmodel_config *b);
 /* Notes what cannot be fitted and why (printf-style), "; "-separated. */
 void fit_missing(fit_subset *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Trace i is not left out (a benchmark never is). */
+bool fit_kept(const fit_subset *s, int i);
 /* Trace i is in the subset and is a training run (training) or a benchmark (!training). */
 bool fit_used(const fit_subset *s, int i, bool training);
 /* Records a regression's quality (rss in seconds², over every point); NULL when full. */

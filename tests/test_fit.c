@@ -1,6 +1,7 @@
 /* model/fit.c: the calibration fit recovers the parameters that generated synthetic
  * traces (written with trace_write and read back), and refuses what cannot be fitted. */
 #define _POSIX_C_SOURCE 200809L
+#include "model/ernest.h"
 #include "model/fit.h"
 #include "model/traceinfo.h"
 #include "tests/clirun.h"
@@ -449,6 +450,52 @@ Test(fit, leave_one_out_predicts_every_synthetic_run_within_5_percent) {
     cr_assert(isfinite(r.fit.loo_ernest_median));
     for (int i = 0; i < r.fit.n_runs; i++)
         cr_assert(isfinite(r.runs[i].loo_model_s) && r.runs[i].measured_s > 0);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* The validation leaves a configuration out with every repeat of it: here the only run at
+ * T > 1 (1x2) is run twice, so without it sigma cannot be fitted and neither 1x2 run gets a
+ * model prediction (leaving one of the two out would have "predicted" it from its twin);
+ * Ernest's prediction of them is a fit to the five other runs. Fails on main, which left
+ * one run out at a time. */
+Test(fit, leaving_a_configuration_out_leaves_out_every_repeat) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 51);
+    trace_set s;
+    new_set(&s);
+    const costmodel_config runs[] = {
+        cfg(1, 1, "batch", COSTMODEL_TOPO_PS),        cfg(2, 1, "batch", COSTMODEL_TOPO_PS),
+        cfg(2, 1, "epoch", COSTMODEL_TOPO_PS),        cfg(4, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
+        cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE), cfg(1, 2, "batch", COSTMODEL_TOPO_PS),
+        cfg(1, 2, "batch", COSTMODEL_TOPO_PS),
+    };
+    for (int i = 0; i < 7; i++)
+        keep(&s, synth_run(&truth, &runs[i], "testhost", "net", rng));
+    keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 6, "testhost", rng));
+    keep(&s, synth_commbench(&truth, 4, bench_sizes, 5, 6, "testhost", rng));
+    gsl_rng_free(rng);
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.fit.loo_configs, 6);
+    cr_assert_eq(r.fit.loo_model_n, 5, "runs predicted: %d", r.fit.loo_model_n);
+    ernest_point others[5];
+    for (int i = 0; i < 5; i++)
+        others[i] = (ernest_point){ .machines = runs[i].workers * runs[i].cores,
+                                    .fraction = (double)runs[i].epochs * runs[i].examples,
+                                    .time_s = r.runs[i].measured_s };
+    ernest_model em;
+    cr_assert_eq(ernest_fit(others, 5, &em, err, sizeof err), 0, "%s", err);
+    for (int i = 5; i < 7; i++) {
+        const calibration_run *run = &r.runs[i];
+        cr_assert(isnan(run->loo_model_s), "1x2 run %d predicted from its twin: %g", i, run->loo_model_s);
+        cr_assert(strstr(run->loo_note, "sigma: no compute steps at T>1") != NULL, "note: %s", run->loo_note);
+        cr_assert_float_eq(run->loo_ernest_s, ernest_predict(&em, 2, 2.0 * 1024), 1e-12 * run->measured_s);
+    }
+    for (int i = 0; i < 5; i++)
+        cr_assert(isfinite(r.runs[i].loo_model_s), "run %d: %s", i, r.runs[i].loo_note);
     fit_result_release(&r);
     release(&s);
 }
