@@ -14,7 +14,7 @@ typedef struct {
     char name[96];              /* e.g. "2x1 every:8 allreduce b32" */
     int held_out;               /* 1: not in the calibration's fit */
     long batch;
-    prediction_row measured;    /* time_s = measured training time (see traceinfo_training_time) */
+    prediction_row measured;    /* time_s = measured training time (see fit_measured_total) */
     double wall_s;              /* the whole `speedup train --workers` run, launch and eval included */
     double model_s;             /* closed form */
     prediction_row sim;         /* `speedup simulate` of the same config: mean time, speedup CI */
