@@ -144,9 +144,12 @@ static char **list_traces(const char *dir, int *n) {
     return paths;
 }
 
-static void print_param(const char *name, double value, double se, const char *unit) {
+static void print_param(const fit_result *r, const char *name, double value, double se, const char *unit) {
+    bool noted = false;
+    for (int i = 0; i < r->fit.n_notes; i++)
+        noted |= strcmp(r->fit.notes[i].param, name) == 0;
     printf("  %-16s %-12.6g +- %-10.3g %s%s\n", name, value, se, unit,
-           se == 0 && value == 0 ? "  (at the bound 0: zero-width interval)" : "");
+           noted ? "  (see the note below)" : se == 0 && value == 0 ? "  (at the bound 0: zero-width interval)" : "");
 }
 
 static void print_fit(const fit_result *r, int n_traces, const char *dir) {
@@ -154,18 +157,18 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     const calibration_stderr *e = &r->cal.stderr_;
     printf("calibration of host %s from %d traces in %s (%d training runs)\n", r->cal.host, n_traces, dir,
            r->fit.n_runs);
-    print_param("c0", p->c0_s, e->c0_s, "s");
-    print_param("c1", p->c1_s, e->c1_s, "s/example");
-    print_param("sigma", p->sigma, e->sigma, "");
-    print_param("alpha_ps", p->link[COSTMODEL_TOPO_PS].alpha_s, e->alpha_ps, "s");
-    print_param("beta_ps", p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, "s/byte");
-    print_param("alpha_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, e->alpha_allreduce, "s");
-    print_param("beta_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
-    print_param("w0", p->w0_s, e->w0_s, "s");
-    print_param("w1", p->w1_s, e->w1_s, "s/worker");
-    print_param("cv", p->cv, e->cv, "(within a run)");
-    print_param("run_cv", p->run_cv, e->run_cv, "(between runs)");
-    print_param("update", p->update_s, e->update_s, "s");
+    print_param(r, "c0", p->c0_s, e->c0_s, "s");
+    print_param(r, "c1", p->c1_s, e->c1_s, "s/example");
+    print_param(r, "sigma", p->sigma, e->sigma, "");
+    print_param(r, "alpha_ps", p->link[COSTMODEL_TOPO_PS].alpha_s, e->alpha_ps, "s");
+    print_param(r, "beta_ps", p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, "s/byte");
+    print_param(r, "alpha_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, e->alpha_allreduce, "s");
+    print_param(r, "beta_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
+    print_param(r, "w0", p->w0_s, e->w0_s, "s");
+    print_param(r, "w1", p->w1_s, e->w1_s, "s/worker");
+    print_param(r, "cv", p->cv, e->cv, "(within a run)");
+    print_param(r, "run_cv", p->run_cv, e->run_cv, "(between runs)");
+    print_param(r, "update", p->update_s, e->update_s, "s");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
     for (int i = 0; i < r->fit.n_notes; i++)
@@ -190,9 +193,9 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
         const calibration_run *run = &r->runs[i];
         char sync[24];
         costmodel_sync_format(run->config.sync, run->config.every_n, sync, sizeof sync);
-        printf("  %dx%d %-8s %-9s %10.4g %10.4g %10.4g%s%s\n", run->config.workers, run->config.cores, sync,
-               costmodel_topology_name(run->config.topology), run->measured_s, run->loo_model_s, run->loo_ernest_s,
-               run->loo_note[0] ? "  " : "", run->loo_note);
+        printf("  %dx%d %-8s %-9s b%-4ld %10.4g %10.4g %10.4g%s%s\n", run->config.workers, run->config.cores, sync,
+               costmodel_topology_name(run->config.topology), run->config.batch, run->measured_s, run->loo_model_s,
+               run->loo_ernest_s, run->loo_note[0] ? "  " : "", run->loo_note);
     }
     printf("leave-one-configuration-out error (%d configurations): model median %.1f%% worst %.1f%% (%d runs); "
            "Ernest median %.1f%% worst %.1f%% (%d runs)\n", r->fit.loo_configs, 100 * r->fit.loo_model_median,

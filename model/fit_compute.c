@@ -1,4 +1,4 @@
-/* fit_compute — the step-level parts of the fit: c0, c1, sigma, cv (see fit_parts.h). */
+/* fit_compute — the step-level parts of the fit: c0, c1, sigma, cv, u (see fit_parts.h). */
 #include "model/fit_parts.h"
 
 #include "util/errmsg.h"
