@@ -177,7 +177,7 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     for (int i = 0; i < r->fit.n_regressions; i++) {
         const calibration_regression *g = &r->fit.regressions[i];
         printf("  %-16s %6ld points  %6d dof  rms %-10.4g%s  %s", g->name, g->points, g->dof, g->rms_s,
-               strcmp(g->name, "cv") == 0 ? "  " : " s", g->method);
+               strcmp(g->name, "cv") == 0 || strcmp(g->name, "run_cv") == 0 ? "  " : " s", g->method);
         if (g->outliers > 0)
             printf(" (%ld outliers at weight 0)", g->outliers);
         printf("\n");

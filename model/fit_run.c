@@ -110,7 +110,7 @@ int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     f->p.run_cv = sqrt(ss / (double)dof);
     f->se.run_cv = f->p.run_cv / sqrt(2.0 * (double)dof);
-    calibration_regression *r = fit_add_reg(f, "run_cv", "pooled log spread of repeated configurations", points,
+    calibration_regression *r = fit_add_reg(f, "run_cv", "pooled log spread of repeats", points,
                                             (int)dof, 0.0);
     if (r)
         r->rms_s = f->p.run_cv;
