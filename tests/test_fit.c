@@ -438,11 +438,12 @@ Test(fit, run_cv_is_the_pooled_log_spread_of_repeated_configurations) {
     release(&s);
 }
 
-Test(fit, leave_one_out_predicts_every_synthetic_run_within_5_percent) {
+Test(fit, leaving_each_configuration_out_predicts_every_synthetic_run_within_5_percent) {
     synth_truth truth = truth_example();
     trace_set s;
     fit_result r;
     fit_example(&truth, 11, &s, &r);
+    cr_assert_eq(r.fit.loo_configs, 9);
     cr_assert_eq(r.fit.loo_model_n, 9, "runs validated: %d", r.fit.loo_model_n);
     cr_assert_lt(r.fit.loo_model_worst, 0.05, "worst leave-one-out error %g", r.fit.loo_model_worst);
     cr_assert(r.fit.has_ernest);
