@@ -96,6 +96,27 @@ Test(cli_calibrate, plan_traces_give_a_calibration_that_reads_back) {
     rm_dir(dir);
 }
 
+/* The traces checked into experiments/ come from a trainer without update spans and run
+ * every configuration once: they still calibrate, with u = 0 and run_cv = 0 and a note on
+ * each (fails on main: no notes). */
+Test(cli_calibrate, the_old_traces_in_experiments_still_calibrate) {
+    char *dir = clirun_tmpdir(), args[1200], path[600], err[512];
+    snprintf(args, sizeof args, "calibrate --from-traces '%s/experiments/cluster/results/d-quiet/1gbit' --out "
+             "'%s/calibration.json'", SPEEDUP_SOURCE_DIR, dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "note on update: no update events") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "note on run_cv: no configuration was run more than once") != NULL, "%s", r.out);
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    calibration cal;
+    cr_assert_eq(calibration_read(path, &cal, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cal.params.update_s, 0.0);
+    cr_assert_eq(cal.params.run_cv, 0.0);
+    cr_assert_gt(cal.params.c1_s, 0.0);
+    clirun_free(&r);
+    rm_dir(dir);
+}
+
 static void refused(const char *dir, const char *extra, int status, const char *expect) {
     clirun_result r = calibrate(dir, extra);
     cr_assert_eq(r.status, status, "status %d, stderr: %s", r.status, r.err);
