@@ -10,14 +10,6 @@
 #include <time.h>
 #include <unistd.h>
 
-enum { MAX_RUNS = 32 };
-
-typedef struct {
-    int workers, cores;
-    const char *sync, *topology;
-    long batch;
-} plan_run;
-
 static double now_s(void) {
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
@@ -29,26 +21,44 @@ static int host_cores(void) {
     return p < 1 ? 1 : p > 8 ? 8 : (int)p;
 }
 
-/* The plan's runs for this host (see the header). */
-static int plan_runs(plan_run *out) {
-    int n = 0, p = host_cores(), top = 1;
+/* The plan's configurations for a host of p cores (see the header), once each. */
+static int plan_configs(int p, calib_plan_entry *out) {
+    int n = 0, top = 1;
     const long b = CALIB_PLAN_BATCH;
-    while (top * 2 <= p)
+    while (top * 2 <= p && top * 2 <= 8)
         top *= 2;
     if (top < 2)
         top = 2; /* one core: 1×2 and 2×1 oversubscribed, still two K and two T */
     for (int total = 1; total <= top; total *= 2)
         for (int k = 1; k <= total; k *= 2) {
             int t = total / k;
-            out[n++] = (plan_run){ k, t, "batch", "allreduce", b };
+            out[n++] = (calib_plan_entry){ k, t, "batch", "allreduce", b, 1 };
             if (k >= 2)
-                out[n++] = (plan_run){ k, t, "epoch", "allreduce", b };
+                out[n++] = (calib_plan_entry){ k, t, "epoch", "allreduce", b, 1 };
         }
-    out[n++] = (plan_run){ 1, 1, "batch", "allreduce", b / 2 };
-    out[n++] = (plan_run){ 1, 1, "batch", "allreduce", b * 2 };
-    out[n++] = (plan_run){ 1, top, "batch", "allreduce", b * 2 };
-    out[n++] = (plan_run){ 2, 1, "batch", "ps", b };
+    out[n++] = (calib_plan_entry){ 1, 1, "batch", "allreduce", b / 2, 1 };
+    out[n++] = (calib_plan_entry){ 1, 1, "batch", "allreduce", b * 2, 1 };
+    out[n++] = (calib_plan_entry){ 1, top, "batch", "allreduce", b * 2, 1 };
+    out[n++] = (calib_plan_entry){ 2, 1, "batch", "ps", b, 1 };
     return n;
+}
+
+int calib_plan_runs(int cores, calib_plan_entry out[CALIB_PLAN_MAX_RUNS]) {
+    calib_plan_entry configs[CALIB_PLAN_MAX_RUNS / CALIB_PLAN_REPEATS];
+    int n = plan_configs(cores, configs), runs = 0;
+    /* Interleaved, A B C … A B C: a slow spell of the host then hits one repeat of several
+     * configurations, not every repeat of one, and shows as run-to-run spread. */
+    for (int r = 1; r <= CALIB_PLAN_REPEATS; r++)
+        for (int i = 0; i < n; i++) {
+            out[runs] = configs[i];
+            out[runs++].repeat = r;
+        }
+    return runs;
+}
+
+void calib_plan_trace_name(const calib_plan_entry *r, char *buf, size_t len) {
+    snprintf(buf, len, "train-%dx%d-%s-%s-b%ld-r%d.trace.jsonl", r->workers, r->cores, r->sync, r->topology, r->batch,
+             r->repeat);
 }
 
 int calib_plan_load_averages(double load[3]) {
@@ -62,22 +72,80 @@ int calib_plan_load_averages(double load[3]) {
 }
 
 long calib_plan_limit(double budget_s) {
-    /* About 40 examples per second of budget: on this 2-core host one example of the
-     * default CNN costs ~1 ms per run, 8 runs plus ~2 s of start-up and evaluation each and
-     * a commbench, with room for a machine that is busy with something else. */
-    double l = floor(budget_s * 40.0 / 64.0) * 64.0;
-    return l < 256 ? 256 : l > 60000 ? 60000 : (long)l;
+    /* About 20 examples per second of budget: on this 2-core host one example of the
+     * default CNN costs ~1 ms per run, 16 runs (8 configurations twice) plus ~2 s of
+     * start-up and evaluation each and a commbench, with room for a machine that is busy
+     * with something else. Whole batches of the plan's largest (64). */
+    double l = floor(budget_s * 20.0 / 64.0) * 64.0;
+    return l < 128 ? 128 : l > 60000 ? 60000 : (long)l;
+}
+
+/* Plan run r, the i-th of n (progress on stderr); 0, or -1 with err. */
+static int run_training(const calib_plan_entry *r, int i, int n, const char *dir, long limit, const char *hostfile,
+                        char *err, int errlen) {
+    char path[4096], name[128], k[16], t[16], b[24], l[24], sub[512];
+    calib_plan_trace_name(r, name, sizeof name);
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(k, sizeof k, "%d", r->workers);
+    snprintf(t, sizeof t, "%d", r->cores);
+    snprintf(b, sizeof b, "%ld", r->batch);
+    snprintf(l, sizeof l, "%ld", limit);
+    const char *av[24] = { "train", "--workers", k, "--threads", t, "--sync", r->sync, "--topology",
+                           r->topology, "--batch", b, "--limit", l, "--epochs", "1", "--quiet",
+                           "--trace", path, NULL };
+    int a = 18;
+    if (hostfile) {
+        av[a++] = "--hostfile";
+        av[a++] = hostfile;
+    }
+    av[a] = NULL;
+    fprintf(stderr, "  [%2d/%d] %dx%d %-5s %-9s batch %-3ld repeat %d of %d ... ", i + 1, n + 1, r->workers,
+            r->cores, r->sync, r->topology, r->batch, r->repeat, CALIB_PLAN_REPEATS);
+    double t0 = now_s();
+    int code = spawn_self(av, "/dev/null", sub, sizeof sub);
+    if (code == 0) {
+        fprintf(stderr, "%.1f s\n", now_s() - t0);
+        return 0;
+    }
+    fprintf(stderr, "failed\n");
+    if (code < 0)
+        snprintf(err, (size_t)errlen, "plan run %dx%d %s (repeat %d): %s", r->workers, r->cores, r->sync, r->repeat,
+                 sub);
+    else
+        snprintf(err, (size_t)errlen,
+                 "plan run `speedup train --workers %d --threads %d --sync %s --topology %s --batch %ld "
+                 "--limit %ld` (repeat %d) failed (exit %d)", r->workers, r->cores, r->sync, r->topology, r->batch,
+                 limit, r->repeat, code);
+    return -1;
+}
+
+static int run_commbench(int n, const char *dir, const char *hostfile, char *err, int errlen) {
+    char path[4096], sub[512];
+    snprintf(path, sizeof path, "%s/commbench.trace.jsonl", dir);
+    const char *av[] = { "commbench", "--trace", path, NULL };
+    fprintf(stderr, "  [%2d/%d] commbench, 2 ranks ... ", n + 1, n + 1);
+    double t0 = now_s();
+    int code = spawn_mpi_self(2, hostfile, av, "/dev/null", sub, sizeof sub);
+    if (code == 0) {
+        fprintf(stderr, "%.1f s\n", now_s() - t0);
+        return 0;
+    }
+    fprintf(stderr, "failed\n");
+    if (code < 0)
+        snprintf(err, (size_t)errlen, "commbench: %s", sub);
+    else
+        snprintf(err, (size_t)errlen, "`%s -np 2 speedup commbench` failed (exit %d)", spawn_mpiexec(), code);
+    return -1;
 }
 
 int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, char *err, int errlen) {
-    plan_run runs[MAX_RUNS];
-    int n = plan_runs(runs);
+    calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
+    int n = calib_plan_runs(host_cores(), runs);
     if (limit <= 0)
         limit = calib_plan_limit(budget_s);
     double t_start = now_s();
-    char sub[512];
-    fprintf(stderr, "speedup calibrate: %d training runs of %ld examples (1 epoch) + commbench, traces in %s\n", n,
-            limit, dir);
+    fprintf(stderr, "speedup calibrate: %d configurations x %d repeats, interleaved: %d training runs of %ld examples "
+            "(1 epoch) + commbench, traces in %s\n", n / CALIB_PLAN_REPEATS, CALIB_PLAN_REPEATS, n, limit, dir);
     /* Other jobs on the host slow some runs and not others (on this 2-core VM at load 3-8
      * leave-one-out errors were 28-41 %, idle 1-5 %): say so before the fit absorbs it. */
     double load[3];
@@ -85,55 +153,11 @@ int calib_plan_run(const char *dir, double budget_s, long limit, const char *hos
     if (calib_plan_load_averages(load) == 0 && online > 0 && load[0] > 0.5 * (double)online)
         fprintf(stderr, "speedup calibrate: warning: load average %.2f on %ld cores: other processes will slow "
                         "some runs and not others, and the fit will carry it\n", load[0], online);
-    for (int i = 0; i < n; i++) {
-        const plan_run *r = &runs[i];
-        char path[4096], k[16], t[16], b[24], l[24];
-        snprintf(path, sizeof path, "%s/train-%dx%d-%s-%s-b%ld.trace.jsonl", dir, r->workers, r->cores, r->sync,
-                 r->topology, r->batch);
-        snprintf(k, sizeof k, "%d", r->workers);
-        snprintf(t, sizeof t, "%d", r->cores);
-        snprintf(b, sizeof b, "%ld", r->batch);
-        snprintf(l, sizeof l, "%ld", limit);
-        const char *av[24] = { "train", "--workers", k, "--threads", t, "--sync", r->sync, "--topology",
-                               r->topology, "--batch", b, "--limit", l, "--epochs", "1", "--quiet",
-                               "--trace", path, NULL };
-        int a = 18;
-        if (hostfile) {
-            av[a++] = "--hostfile";
-            av[a++] = hostfile;
-        }
-        av[a] = NULL;
-        fprintf(stderr, "  [%d/%d] %dx%d %-5s %-9s batch %-3ld ... ", i + 1, n + 1, r->workers, r->cores, r->sync,
-                r->topology, r->batch);
-        double t0 = now_s();
-        int code = spawn_self(av, "/dev/null", sub, sizeof sub);
-        if (code != 0) {
-            fprintf(stderr, "failed\n");
-            if (code < 0)
-                snprintf(err, (size_t)errlen, "plan run %dx%d %s: %s", r->workers, r->cores, r->sync, sub);
-            else
-                snprintf(err, (size_t)errlen,
-                         "plan run `speedup train --workers %d --threads %d --sync %s --topology %s --batch %ld "
-                         "--limit %ld` failed (exit %d)", r->workers, r->cores, r->sync, r->topology, r->batch, limit,
-                         code);
+    for (int i = 0; i < n; i++)
+        if (run_training(&runs[i], i, n, dir, limit, hostfile, err, errlen))
             return -1;
-        }
-        fprintf(stderr, "%.1f s\n", now_s() - t0);
-    }
-    char path[4096];
-    snprintf(path, sizeof path, "%s/commbench.trace.jsonl", dir);
-    const char *av[] = { "commbench", "--trace", path, NULL };
-    fprintf(stderr, "  [%d/%d] commbench, 2 ranks ... ", n + 1, n + 1);
-    double t0 = now_s();
-    int code = spawn_mpi_self(2, hostfile, av, "/dev/null", sub, sizeof sub);
-    if (code != 0) {
-        fprintf(stderr, "failed\n");
-        if (code < 0)
-            snprintf(err, (size_t)errlen, "commbench: %s", sub);
-        else
-            snprintf(err, (size_t)errlen, "`%s -np 2 speedup commbench` failed (exit %d)", spawn_mpiexec(), code);
+    if (run_commbench(n, dir, hostfile, err, errlen))
         return -1;
-    }
-    fprintf(stderr, "%.1f s\nspeedup calibrate: plan done in %.0f s\n", now_s() - t0, now_s() - t_start);
+    fprintf(stderr, "speedup calibrate: plan done in %.0f s\n", now_s() - t_start);
     return 0;
 }

@@ -31,13 +31,17 @@ static void usage(FILE *out) {
             "\n"
             "Measuring (no --from-traces, no --ernest): short `speedup train --workers K\n"
             "--threads T` runs at 1x1, 1x2, 2x1 ... (the splits of this host's cores, batch and\n"
-            "epoch sync, three batch sizes at K = 1, the ps topology at 2x1) and `mpirun -np 2\n"
-            "speedup commbench`, then the fit below on their traces.\n"
+            "epoch sync, three batch sizes at K = 1, the ps topology at 2x1), every\n"
+            "configuration twice, interleaved (A B C ... A B C; traces ...-r1, ...-r2), and\n"
+            "`mpirun -np 2 speedup commbench` once, then the fit below on their traces.\n"
             "\n"
-            "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1 and cv, each\n"
-            "with a standard error, from every *.trace.jsonl in DIR (runs of `speedup train`\n"
-            "and `speedup commbench` on one host and one network), checks the fit by leaving\n"
-            "each run out, and writes calibration.json.\n"
+            "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1, cv, the\n"
+            "update u and the run-to-run spread run_cv (from configurations run more than once),\n"
+            "each with a standard error, from every *.trace.jsonl in DIR (runs of `speedup\n"
+            "train` and `speedup commbench` on one host and one network), checks the fit by\n"
+            "leaving each configuration out (with every repeat of it), and writes\n"
+            "calibration.json. Traces without update events or repeats still fit (u = 0,\n"
+            "run_cv = 0, each with a note in calibration.json).\n"
             "\n"
             "From an Ernest CSV (lines machines,input_fraction,time_s; '#' comments): fits\n"
             "Ernest's time = t0 + t1*fraction/machines + t2*machines + t3*ln(machines) by\n"
@@ -47,7 +51,7 @@ static void usage(FILE *out) {
             "                           precise (scales the examples per run)          [120]\n"
             "  --out-dir DIR            measuring: keep every trace in DIR  [a temporary dir, removed]\n"
             "  --hostfile FILE          measuring: passed to mpirun                    [none]\n"
-            "  --limit N                measuring: examples per run     [from --budget: 40/s]\n"
+            "  --limit N                measuring: examples per run     [from --budget: 20/s]\n"
             "  --from-traces DIR        directory of *.trace.jsonl files\n"
             "  --out FILE               where to write the calibration     [calibration.json]\n"
             "  --ernest FILE.csv        Ernest's training data instead of traces\n"
@@ -140,9 +144,12 @@ static char **list_traces(const char *dir, int *n) {
     return paths;
 }
 
-static void print_param(const char *name, double value, double se, const char *unit) {
+static void print_param(const fit_result *r, const char *name, double value, double se, const char *unit) {
+    bool noted = false;
+    for (int i = 0; i < r->fit.n_notes; i++)
+        noted |= strcmp(r->fit.notes[i].param, name) == 0;
     printf("  %-16s %-12.6g +- %-10.3g %s%s\n", name, value, se, unit,
-           se == 0 && value == 0 ? "  (at the bound 0: zero-width interval)" : "");
+           noted ? "  (see the note below)" : se == 0 && value == 0 ? "  (at the bound 0: zero-width interval)" : "");
 }
 
 static void print_fit(const fit_result *r, int n_traces, const char *dir) {
@@ -150,41 +157,50 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     const calibration_stderr *e = &r->cal.stderr_;
     printf("calibration of host %s from %d traces in %s (%d training runs)\n", r->cal.host, n_traces, dir,
            r->fit.n_runs);
-    print_param("c0", p->c0_s, e->c0_s, "s");
-    print_param("c1", p->c1_s, e->c1_s, "s/example");
-    print_param("sigma", p->sigma, e->sigma, "");
-    print_param("alpha_ps", p->link[COSTMODEL_TOPO_PS].alpha_s, e->alpha_ps, "s");
-    print_param("beta_ps", p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, "s/byte");
-    print_param("alpha_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, e->alpha_allreduce, "s");
-    print_param("beta_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
-    print_param("w0", p->w0_s, e->w0_s, "s");
-    print_param("w1", p->w1_s, e->w1_s, "s/worker");
-    print_param("cv", p->cv, e->cv, "");
+    print_param(r, "c0", p->c0_s, e->c0_s, "s");
+    print_param(r, "c1", p->c1_s, e->c1_s, "s/example");
+    print_param(r, "sigma", p->sigma, e->sigma, "");
+    print_param(r, "alpha_ps", p->link[COSTMODEL_TOPO_PS].alpha_s, e->alpha_ps, "s");
+    print_param(r, "beta_ps", p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, "s/byte");
+    print_param(r, "alpha_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, e->alpha_allreduce, "s");
+    print_param(r, "beta_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
+    print_param(r, "w0", p->w0_s, e->w0_s, "s");
+    print_param(r, "w1", p->w1_s, e->w1_s, "s/worker");
+    print_param(r, "cv", p->cv, e->cv, "(within a run)");
+    print_param(r, "run_cv", p->run_cv, e->run_cv, "(between runs)");
+    print_param(r, "update", p->update_s, e->update_s, "s");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
+    for (int i = 0; i < r->fit.n_notes; i++)
+        printf("  note on %s: %s\n", r->fit.notes[i].param, r->fit.notes[i].text);
     printf("regressions:\n");
     for (int i = 0; i < r->fit.n_regressions; i++) {
         const calibration_regression *g = &r->fit.regressions[i];
-        printf("  %-16s %6ld points  %6d dof  rms %.4g%s\n", g->name, g->points, g->dof, g->rms_s,
-               strcmp(g->name, "cv") == 0 ? "" : " s");
+        printf("  %-16s %6ld points  %6d dof  rms %-10.4g%s  %s", g->name, g->points, g->dof, g->rms_s,
+               strcmp(g->name, "cv") == 0 || strcmp(g->name, "run_cv") == 0 ? "  " : " s", g->method);
+        if (g->outliers > 0)
+            printf(" (%ld outliers at weight 0)", g->outliers);
+        printf("\n");
     }
     if (r->fit.has_ernest)
         printf("Ernest-style fit: T = %.4g + %.4g*work/K + %.4g*log2(K) + %.4g*K  (K = workers*cores)\n",
                r->fit.ernest_theta[0], r->fit.ernest_theta[1], r->fit.ernest_theta[2], r->fit.ernest_theta[3]);
     else
         printf("Ernest-style fit: left out (needs 5 or more training runs)\n");
-    printf("leave-one-out: run, measured_s, model_s, ernest_s\n");
+    printf("leave-one-configuration-out (every repeat of a configuration left out together): run, measured_s, "
+           "model_s, ernest_s\n");
     for (int i = 0; i < r->fit.n_runs; i++) {
         const calibration_run *run = &r->runs[i];
         char sync[24];
         costmodel_sync_format(run->config.sync, run->config.every_n, sync, sizeof sync);
-        printf("  %dx%d %-8s %-9s %10.4g %10.4g %10.4g%s%s\n", run->config.workers, run->config.cores, sync,
-               costmodel_topology_name(run->config.topology), run->measured_s, run->loo_model_s, run->loo_ernest_s,
-               run->loo_note[0] ? "  " : "", run->loo_note);
+        printf("  %dx%d %-8s %-9s b%-4ld %10.4g %10.4g %10.4g%s%s\n", run->config.workers, run->config.cores, sync,
+               costmodel_topology_name(run->config.topology), run->config.batch, run->measured_s, run->loo_model_s,
+               run->loo_ernest_s, run->loo_note[0] ? "  " : "", run->loo_note);
     }
-    printf("leave-one-out error: model median %.1f%% worst %.1f%% (%d runs); Ernest median %.1f%% worst %.1f%% "
-           "(%d runs)\n", 100 * r->fit.loo_model_median, 100 * r->fit.loo_model_worst, r->fit.loo_model_n,
-           100 * r->fit.loo_ernest_median, 100 * r->fit.loo_ernest_worst, r->fit.loo_ernest_n);
+    printf("leave-one-configuration-out error (%d configurations): model median %.1f%% worst %.1f%% (%d runs); "
+           "Ernest median %.1f%% worst %.1f%% (%d runs)\n", r->fit.loo_configs, 100 * r->fit.loo_model_median,
+           100 * r->fit.loo_model_worst, r->fit.loo_model_n, 100 * r->fit.loo_ernest_median,
+           100 * r->fit.loo_ernest_worst, r->fit.loo_ernest_n);
 }
 
 static int run_from_traces(const char *dir, const char *out_path) {

@@ -240,7 +240,7 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
             e->alpha_allreduce, p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, p->w0_s,
             e->w0_s, p->w1_s, e->w1_s, p->cv, e->cv);
     if (in->calibrate_log) {
-        fputs("<p>The fit and its leave-one-out check (<code>speedup calibrate</code>'s output):</p>\n", f);
+        fputs("<p>The fit and its leave-one-configuration-out check (<code>speedup calibrate</code>'s output):</p>\n", f);
         pre_file(f, in->calibrate_log);
     }
     fputs("<h2>How this report was made</h2>\n<pre>", f);

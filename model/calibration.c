@@ -149,7 +149,15 @@ static int set_new(json_t *obj, const char *key, json_t *value) {
     return value ? json_object_set_new(obj, key, value) : -1;
 }
 
-static json_t *params_to_json(const calibration *cal) {
+/* The fit's note on name, else NULL. */
+static const char *fit_note(const calibration_fit *fit, const char *name) {
+    for (int i = 0; fit && i < fit->n_notes; i++)
+        if (strcmp(fit->notes[i].param, name) == 0)
+            return fit->notes[i].text;
+    return NULL;
+}
+
+static json_t *params_to_json(const calibration *cal, const calibration_fit *fit) {
     const costmodel_params *p = &cal->params;
     const calibration_stderr *e = &cal->stderr_;
     const costmodel_link *ps = &p->link[COSTMODEL_TOPO_PS], *ar = &p->link[COSTMODEL_TOPO_ALLREDUCE];
@@ -165,9 +173,9 @@ static json_t *params_to_json(const calibration *cal) {
         { "w0", p->w0_s, e->w0_s, "s" },
         { "w1", p->w1_s, e->w1_s, "s/worker" },
         { "cv", p->cv, e->cv, "1" },
+        { "run_cv", p->run_cv, e->run_cv, "1" },
         { "host_cores", p->host_cores, e->host_cores, "core" },
         { "update", p->update_s, e->update_s, "s" },
-        { "run_cv", p->run_cv, e->run_cv, "1" },
     };
     json_t *params = json_object();
     for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {
@@ -179,7 +187,9 @@ static json_t *params_to_json(const calibration *cal) {
             json_decref(params);
             return NULL;
         }
-        const char *note = fields[i].se == 0.0 ? zero_width_note(fields[i].name, fields[i].value) : NULL;
+        const char *note = fit_note(fit, fields[i].name);
+        if (!note && fields[i].se == 0.0)
+            note = zero_width_note(fields[i].name, fields[i].value);
         if ((note && set_new(entry, "note", json_string(note))) || set_new(params, fields[i].name, entry)) {
             json_decref(params);
             return NULL;
@@ -239,9 +249,10 @@ static int fit_to_json(json_t *root, const calibration_fit *fit) {
         return -1;
     for (int i = 0; i < fit->n_regressions; i++) {
         const calibration_regression *r = &fit->regressions[i];
-        if (json_array_append_new(regs, json_pack("{s:s, s:I, s:i, s:f}", "name", r->name, "points",
-                                                  (json_int_t)r->points, "dof", r->dof,
-                                                  "rms_s", isfinite(r->rms_s) ? r->rms_s : 0.0)))
+        if (json_array_append_new(regs, json_pack("{s:s, s:s, s:I, s:i, s:f, s:I}", "name", r->name, "method",
+                                                  r->method, "points", (json_int_t)r->points, "dof", r->dof,
+                                                  "rms_s", isfinite(r->rms_s) ? r->rms_s : 0.0, "outliers",
+                                                  (json_int_t)r->outliers)))
             return -1;
     }
     if (fit->has_ernest) {
@@ -253,7 +264,8 @@ static int fit_to_json(json_t *root, const calibration_fit *fit) {
             return -1;
     }
     json_t *v = json_object();
-    if (set_new(root, "validation", v) || set_new(v, "method", json_string("leave-one-out")) ||
+    if (set_new(root, "validation", v) || set_new(v, "method", json_string("leave-one-configuration-out")) ||
+        set_new(v, "configurations", json_integer(fit->loo_configs)) ||
         set_new(v, "runs", json_integer(fit->loo_model_n)) ||
         set_new(v, "model", errors_to_json(fit->loo_model_median, fit->loo_model_worst)) ||
         set_new(v, "runs_ernest", json_integer(fit->loo_ernest_n)) ||
@@ -270,7 +282,7 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
         return errmsg_set(err, errlen, "%s: not written: %s", path, why);
     json_t *root = json_pack("{s:s, s:i, s:{s:s, s:i}}", "format", CALIBRATION_FORMAT, "version", CALIBRATION_VERSION,
                              "host", "name", cal->host, "cores", (int)cal->params.host_cores);
-    int bad = !root || set_new(root, "params", params_to_json(cal)) ||
+    int bad = !root || set_new(root, "params", params_to_json(cal, fit)) ||
               set_new(root, "cov_c0_c1", json_real(isfinite(cal->cov_c0_c1) ? cal->cov_c0_c1 : 0.0));
     if (!bad && cal->has_workload)
         bad = set_new(root, "workload", json_pack("{s:I, s:I, s:i}", "examples", (json_int_t)cal->examples,

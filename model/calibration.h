@@ -5,26 +5,34 @@
  *     "workload": { "examples": 60000, "batch": 32, "epochs": 5 },          (optional)
  *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, "c1": {...},
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
- *                 "model_bytes", "w0", "w1", "cv", "host_cores",
- *                 "update", "run_cv" },          (these two optional on reading: 0)
- *     "cov_c0_c1": v,                       (optional: 0; c0 and c1 are drawn jointly)
+ *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update" },
+ *                                      (run_cv and update optional on reading: 0)
+ *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
- * "unit" are informative. Writing goes to a temporary file renamed into place.
+ * "unit" are informative. Two spreads: "cv" is within a run (one step's time against the
+ * run's other steps of its size: the straggler term), "run_cv" between runs (the log-normal
+ * σ of a whole run's speed factor, from configurations run more than once: the host's
+ * run-to-run noise, one draw per run; 0 when none was repeated, with a note saying the
+ * spread is unknown). "update" is u, one optimizer update of the whole model on one core
+ * (0 with a note when the traces record no update apart). Writing goes to a temporary file
+ * renamed into place.
  *
  * What calibration_write puts in the free-form parts (calibration_read ignores them):
- *   params.NAME.note       when the standard error is 0: "at the bound 0 ..." (an NNLS
+ *   params.NAME.note       the fit's note on NAME when it has one (calibration_fit.notes);
+ *                          else, when the standard error is 0: "at the bound 0 ..." (a
  *                          parameter held at 0: a one-sided, zero-width interval), "clamped
  *                          to 1" (sigma), or "from the run header" (model_bytes, host_cores)
  *   "runs": [{"trace": "...", "workers": K, "cores": T, "sync": "...", "topology": "...",
  *             "master": "...", "examples": D, "batch": B, "epochs": E,
  *             "measured_s": t, "loo_model_s": t|null, "loo_ernest_s": t|null,
  *             "loo_note": "why not refit" (only when a prediction is null)}]
- *   "fit": {"regressions": [{"name": "compute", "points": n, "dof": d, "rms_s": r}, ...],
+ *   "fit": {"regressions": [{"name": "compute", "method": "robust bisquare, relative noise",
+ *                            "points": n, "dof": d, "rms_s": r, "outliers": k}, ...],
  *           "ernest": {"form": "T = theta0 + theta1*work/K + theta2*log2(K) + theta3*K",
  *                      "theta": [...], "stderr": [...]}  (absent when too few runs)}
- *   "validation": {"method": "leave-one-out", "runs": n,
+ *   "validation": {"method": "leave-one-configuration-out", "configurations": c, "runs": n,
  *                  "model": {"median_rel_error": e, "worst_rel_error": e},
  *                  "ernest": {...}, "runs_ernest": n}
  */
@@ -54,8 +62,8 @@ typedef struct {
     char host[128];
 } calibration;
 
-/* One training run a calibration was fitted from, and how well it was predicted with
- * itself left out of the fit (model/fit.h). */
+/* One training run a calibration was fitted from, and how well it was predicted with its
+ * configuration (every repeat of it) left out of the fit (model/fit.h). */
 typedef struct {
     char trace[256];              /* the trace file */
     costmodel_config config;
@@ -68,12 +76,21 @@ typedef struct {
 /* Quality of one regression of the fit. */
 typedef struct {
     char name[32];                /* "compute", "sigma", "comm_ps", "comm_allreduce", "startup", "cv" */
+    char method[40];              /* "robust bisquare, relative noise", "nnls", ... */
     long points;
     int dof;
-    double rms_s;                 /* root-mean-square residual (for "cv": pooled spread, 1) */
+    double rms_s;                 /* root-mean-square residual over every point (for "cv": the spread, 1) */
+    long outliers;                /* points a robust fit gave weight 0 */
 } calibration_regression;
 
-enum { CALIBRATION_MAX_REGRESSIONS = 8 };
+enum { CALIBRATION_MAX_REGRESSIONS = 10, CALIBRATION_MAX_NOTES = 4 };
+
+/* What a parameter's value means where the number alone would mislead (u = 0 because the
+ * traces record no update, run_cv = 0 because no configuration was repeated). */
+typedef struct {
+    char param[16];               /* the name in "params" */
+    char text[240];
+} calibration_note;
 
 /* Everything of calibration.json beyond the parameters: the runs, fit quality and the
  * leave-one-out validation. runs is borrowed (the filler owns it). */
@@ -82,9 +99,12 @@ typedef struct {
     int n_runs;
     calibration_regression regressions[CALIBRATION_MAX_REGRESSIONS];
     int n_regressions;
+    calibration_note notes[CALIBRATION_MAX_NOTES];
+    int n_notes;
     bool has_ernest;              /* T = θ0 + θ1·work/K + θ2·log2 K + θ3·K, K = workers × cores */
     double ernest_theta[4], ernest_stderr[4];
-    int loo_model_n, loo_ernest_n; /* runs predicted with themselves left out */
+    int loo_configs;              /* configurations left out (each with all its runs) */
+    int loo_model_n, loo_ernest_n; /* runs predicted with their configuration left out */
     double loo_model_median, loo_model_worst, loo_ernest_median, loo_ernest_worst; /* |pred−meas|/meas */
 } calibration_fit;
 

@@ -1,52 +1,70 @@
 /* fit — the parameters of model/costmodel.h from traces (model/trace.h), each with a
- * standard error, plus the Ernest-style fit and a leave-one-out validation of both.
+ * standard error, plus the Ernest-style fit and a leave-one-configuration-out validation
+ * of both.
  *
- * What is fitted from what (every regression uses GSL; NNLS = model/nnls.h):
+ * What a trace means is model/traceinfo.h's, and only its: which compute events are steps
+ * (examples > 0: a dedicated master's turn or an empty slice is no step and enters no
+ * fit), ρ of a run, a synchronisation's span, a run's training time.
  *
- *   c0, c1   NNLS of step_s = c0 + c1·b over every compute event of runs with T = 1 and
- *            ρ = 1 (K·T ≤ host cores), b = the event's "examples" (the run's local batch
- *            when absent). Needs two or more distinct b.
- *   sigma    compute events of runs with T > 1 and ρ = 1: with c0, c1 fixed,
- *            step_s − c0 − c1·b/T = σ·c1·b·(1 − 1/T), a line through the origin
- *            (gsl_fit_mul). Its standard error adds the propagated uncertainty of c0, c1
- *            (their NNLS covariance, numerical gradient). Clamped to [0, 1]; a clamped σ
- *            gets a zero-width standard error.
- *   alpha_X, beta_X   per topology X, NNLS without intercept over the synchronisations,
- *            each the longest of its ranks' comm events (same pattern, bytes, epoch, step).
- *            Each covers one whole synchronisation of "bytes" bytes
+ * What is fitted from what (every regression uses GSL; NNLS = model/nnls.h; robust =
+ * model/robustfit.h, the bisquare fit, so that a preempted span has no pull, with relative
+ * noise, so that a long span does not pass for a precise one: each row divided by the
+ * median of the rows with its features, then again by its value fitted so):
+ *
+ *   c0, c1   robust fit of step_s = c0 + c1·b over every step of runs with T = 1 and ρ = 1
+ *            (traceinfo_rho), b = the step's examples; their covariance is cov_c0_c1.
+ *            Needs two or more distinct b.
+ *   sigma    steps of runs with T > 1 and ρ = 1: with c0, c1 fixed,
+ *            step_s − c0 − c1·b/T = σ·c1·b·(1 − 1/T), a robust line through the origin.
+ *            Its standard error adds the propagated uncertainty of c0, c1 (their
+ *            covariance, numerical gradient). Clamped to [0, 1]; a clamped σ gets a
+ *            zero-width standard error.
+ *   alpha_X, beta_X   per topology X, robust fit without intercept over the
+ *            synchronisations (traceinfo_syncs: a (name, bytes, epoch, step), its span the
+ *            largest rank part). Each covers one whole synchronisation of "bytes" bytes
  *            (the run's model_bytes when absent) among the run's K workers, so its
  *            duration is S(K) of model/costmodel.c:
  *              allreduce:  (2(K−1))·α + (2(K−1)/K·bytes)·β        events with K ≥ 2
  *              ps:         (2R)·α + (2R·bytes)·β,  R = K−1 (master trains), K (dedicated)
  *              pingpong:   2·α + (2·bytes)·β    (one round trip: a ps exchange with R = 1)
- *            Synchronisations with the same features (pattern, K, bytes) are reduced to their
- *            median duration, one regression row per group: message times have heavy
- *            tails (preemption), and the median ignores them. Needs 3 or more groups
- *            that are not all proportional (two K or two message sizes).
+ *            Message times have heavy tails (on a busy 2-core host the slowest of 20
+ *            repetitions was up to 100× the median): the robust fit gives those weight 0.
+ *            Needs 3 or more distinct (pattern, K, bytes) groups that are not all
+ *            proportional (two K or two message sizes): two would fit any line.
  *            The pattern is the event's "name" when it is "allreduce", "ps" or "pingpong"
  *            (the communication benchmark writes these), else the run's topology.
- *            The longest span because a synchronisation is over when the last rank has its
- *            data: with eager sends the ps master's broadcast returns before the workers
- *            have the weights (its span alone gave a beta faster than the wire).
+ *   update   u: robust location (the bisquare fit of a constant) of the update events of
+ *            runs with T = 1 and ρ = 1, each one update of the whole model on one core.
+ *            Traces without update events (a trainer that did not record the update
+ *            apart) give u = 0 with a note: their update is inside compute and comm, as
+ *            before. Update events only at T > 1 or ρ > 1 leave u unfittable.
  *   w0, w1   NNLS of W = w0 + w1·K, one point per training run: W = the latest end of
  *            any rank's startup events. Needs runs at two or more K, three or more runs.
- *   cv       pooled relative spread of step times: within each training run, compute
- *            events grouped by examples; cv² = Σ (n_g − 1)·(s_g/m_g)² / Σ (n_g − 1);
+ *   cv       within-run spread: pooled relative spread of step times: in each run, steps
+ *            grouped by examples; cv² = Σ (n_g − 1)·(s_g/m_g)² / Σ (n_g − 1);
  *            standard error cv·√((1 + 2cv²) / (2·dof)) (sample CV of normal data).
+ *   run_cv   the run-to-run spread (log-normal σ of a whole run's speed factor), from the
+ *            configurations that occur more than once among the training runs (same
+ *            workers, cores, sync, every_n, topology, master, batch_per_worker, examples,
+ *            batch, epochs): s² = Σ_g Σ_i (ln t_i − mean_g ln t)² / Σ_g (n_g − 1), t the
+ *            training time; standard error s/√(2·dof). No repeats: 0, with a note (the
+ *            spread is unknown; a prediction interval then holds only within-run noise).
  *   model_bytes, host_cores   from the training runs' headers (exact: stderr 0).
  *
- * Ernest-style comparison: NNLS of each run's measured total time on Ernest's features
+ * Ernest-style comparison: NNLS of each run's training time on Ernest's features
  * (model/ernest.h) with machines = K·T and fraction = work = E·D, reported in DESIGN.md's
  * form T = θ0 + θ1·work/K + θ2·log2 K + θ3·K (θ2 = Ernest's ln-coefficient · ln 2).
  * Needs five or more training runs; without them the comparison is left out.
  *
- * A run's measured total time: the latest end of any rank's non-eval events, less the
- * eval time that rank spent before it (evaluation is not training; the model has none).
+ * A run's measured time is its training time (traceinfo_training_time): start-up and
+ * training, the evaluation left out (the model has none).
  *
- * Leave-one-out: for every training run, refit without it (commbench traces are always
- * kept), predict its total time with costmodel_total_time and the Ernest fit, report
- * |predicted − measured| / measured, median and worst. A run whose removal leaves a
- * parameter unfittable is reported with the reason and not counted.
+ * Leave-one-configuration-out: for every configuration of the training runs (see run_cv),
+ * refit without every run of it (commbench traces are always kept: leaving one of two
+ * identical runs out would test nothing), predict each of its runs' total time with
+ * costmodel_total_time and the Ernest fit, report |predicted − measured| / measured per
+ * run, median and worst. A configuration whose removal leaves a parameter unfittable
+ * has its runs reported with the reason and not counted.
  *
  * Refused, with a message that says what is missing: no traces; traces from different
  * hosts (run.host) or, among training runs, different networks (run.net); no training
@@ -74,8 +92,5 @@ typedef struct {
  * Returns 0 and fills *out (release with fit_result_release), or -1 with one line in err. */
 int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result *out, char *err, int errlen);
 void fit_result_release(fit_result *r);
-
-/* The run's measured total training time in seconds (see above). */
-double fit_measured_total(const trace *t);
 
 #endif

@@ -3,6 +3,7 @@
 #include "model/fit.h"
 
 #include <gsl/gsl_randist.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,45 +34,104 @@ static double noisy(double x, double rel, gsl_rng *rng) {
     return y > 0 ? y : 0.0;
 }
 
+/* A dedicated master's turn at every step: a compute event of 0 examples (it zeroes its
+ * gradient; the trainer records it so that the master's phases tile its time). */
+static const double master_turn_s = 2e-5;
+
+/* Where the optimizer update runs: after every local step on each training rank (local
+ * SGD, or one worker alone), after the all-reduce on every rank, or on the parameter
+ * server's rank 0 between the pushes and the pulls. */
+typedef enum { UPDATE_AFTER_STEP, UPDATE_AFTER_SYNC, UPDATE_IN_MASTER } update_place;
+
+typedef struct {
+    trace *t;
+    const synth_truth *truth;
+    const costmodel_config *cfg;
+    gsl_rng *rng;
+    int ranks, master;            /* master: 1 when rank 0 is a dedicated master */
+    double step, sync, upd;       /* the model's step, synchronisation and update times */
+    update_place place;
+    long b;
+    double *clock;                /* (ranks) where each rank's next event starts */
+} synth_state;
+
+/* A noisy update on rank r at its clock (none when the model has no update). */
+static void update(synth_state *st, int r, int epoch, long step) {
+    if (st->upd <= 0)
+        return;
+    double d = noisy(st->upd, st->truth->p.cv, st->rng);
+    add(st->t, r, TRACE_UPDATE, st->clock[r], st->clock[r] + d, epoch, step, 0, 0, "");
+    st->clock[r] += d;
+}
+
+/* Every rank's steps first..last−1; returns the slowest rank's clock. */
+static double local_steps(synth_state *st, int e, long first, long last) {
+    double slowest = 0;
+    for (int r = 0; r < st->ranks; r++) {
+        bool turn = st->master && r == 0;
+        for (long i = first; i < last; i++) {
+            double d = turn ? master_turn_s : noisy(st->step, st->truth->p.cv, st->rng);
+            add(st->t, r, TRACE_COMPUTE, st->clock[r], st->clock[r] + d, e, i, 0, turn ? 0 : st->b, "");
+            st->clock[r] += d;
+            if (!turn && st->place == UPDATE_AFTER_STEP)
+                update(st, r, e, i);
+        }
+        if (st->clock[r] > slowest)
+            slowest = st->clock[r];
+    }
+    return slowest;
+}
+
+/* The barrier and the synchronisation closing a round whose last step is `step`. */
+static void synchronise(synth_state *st, int e, long step, double slowest) {
+    long bytes = (long)st->truth->p.model_bytes;
+    double S = noisy(st->sync, st->truth->comm_noise, st->rng), u = 0;
+    if (st->place == UPDATE_IN_MASTER && st->upd > 0) {
+        /* The master: push, update, pull; every other rank waits through all of it. */
+        st->clock[0] = slowest + S / 2;
+        add(st->t, 0, TRACE_COMM, slowest, st->clock[0], e, step, bytes, 0, "");
+        update(st, 0, e, step);
+        u = st->clock[0] - (slowest + S / 2);
+        add(st->t, 0, TRACE_COMM, st->clock[0], st->clock[0] + S / 2, e, step, bytes, 0, "");
+    }
+    for (int r = 0; r < st->ranks; r++) {
+        if (st->clock[r] < slowest)
+            add(st->t, r, TRACE_WAIT, st->clock[r], slowest, e, step, 0, 0, "");
+        if (st->sync > 0 && !(st->place == UPDATE_IN_MASTER && st->upd > 0 && r == 0))
+            add(st->t, r, TRACE_COMM, slowest, slowest + S + u, e, step, bytes, 0, "");
+        st->clock[r] = slowest + (st->sync > 0 ? S + u : 0.0);
+        if (st->place == UPDATE_AFTER_SYNC)
+            update(st, r, e, step);
+    }
+}
+
 trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const char *host, const char *net,
                  gsl_rng *rng) {
     trace_run run = header(truth, cfg, host, net);
-    trace *t = trace_new(&run);
     const costmodel_params *p = &truth->p;
     costmodel_schedule s = costmodel_schedule_of(cfg);
-    int K = cfg->workers;
-    double step = costmodel_step_time(p, cfg), sync = costmodel_sync_time(p, cfg);
-    double W = p->w0_s + p->w1_s * K + gsl_ran_gaussian(rng, truth->startup_noise_s);
-    double *clock = malloc(sizeof *clock * (size_t)K);
-    for (int r = 0; r < K; r++) {
-        add(t, r, TRACE_STARTUP, 0.0, W, -1, -1, 0, 0, "setup");
-        clock[r] = W;
+    /* The trainer's layout: a dedicated master is rank 0, the K workers the ranks after it. */
+    int master = cfg->master == COSTMODEL_MASTER_DEDICATED;
+    synth_state st = { .t = trace_new(&run), .truth = truth, .cfg = cfg, .rng = rng, .master = master,
+                       .ranks = cfg->workers + master, .step = costmodel_step_time(p, cfg),
+                       .sync = costmodel_sync_time(p, cfg), .upd = costmodel_update_time(p, cfg),
+                       .b = (long)s.local_batch };
+    bool exchange_per_step = cfg->sync == COSTMODEL_SYNC_BATCH && st.sync > 0;
+    st.place = !exchange_per_step ? UPDATE_AFTER_STEP
+             : cfg->topology == COSTMODEL_TOPO_PS ? UPDATE_IN_MASTER : UPDATE_AFTER_SYNC;
+    double W = p->w0_s + p->w1_s * cfg->workers + gsl_ran_gaussian(rng, truth->startup_noise_s);
+    st.clock = malloc(sizeof *st.clock * (size_t)st.ranks);
+    for (int r = 0; r < st.ranks; r++) {
+        add(st.t, r, TRACE_STARTUP, 0.0, W, -1, -1, 0, 0, "setup");
+        st.clock[r] = W;
     }
-    long b = (long)s.local_batch;
     for (int e = 0; e < cfg->epochs; e++)
         for (long first = 0; first < s.steps_per_epoch; first += s.steps_per_round) {
             long last = first + s.steps_per_round < s.steps_per_epoch ? first + s.steps_per_round : s.steps_per_epoch;
-            double slowest = 0;
-            for (int r = 0; r < K; r++) {
-                for (long i = first; i < last; i++) {
-                    double d = noisy(step, p->cv, rng);
-                    add(t, r, TRACE_COMPUTE, clock[r], clock[r] + d, e, i, 0, b, "");
-                    clock[r] += d;
-                }
-                if (clock[r] > slowest)
-                    slowest = clock[r];
-            }
-            double S = noisy(sync, truth->comm_noise, rng);
-            for (int r = 0; r < K; r++) {
-                if (clock[r] < slowest)
-                    add(t, r, TRACE_WAIT, clock[r], slowest, e, last - 1, 0, 0, "");
-                if (sync > 0)
-                    add(t, r, TRACE_COMM, slowest, slowest + S, e, last - 1, (long)p->model_bytes, 0, "");
-                clock[r] = slowest + (sync > 0 ? S : 0.0);
-            }
+            synchronise(&st, e, last - 1, local_steps(&st, e, first, last));
         }
-    free(clock);
-    return t;
+    free(st.clock);
+    return st.t;
 }
 
 trace *synth_commbench(const synth_truth *truth, int workers, const long *sizes, int n_sizes, int reps,

@@ -4,7 +4,14 @@
  * A training run: every rank starts up until W(K) + noise (one draw per run: the ranks
  * leave start-up together at a barrier), then per round each rank does its local steps,
  * each step_time(K,T)·(1 + CV·z); ranks wait at the barrier for the slowest; then one
- * synchronisation S(K)·(1 + comm_noise·z) on every rank, with bytes = M. A communication
+ * synchronisation S(K)·(1 + comm_noise·z) on every rank, with bytes = M. A dedicated
+ * master is rank 0 and the workers 1..K, as the trainer numbers them: at every step the
+ * master records a compute event of 0 examples (its turn, 20 µs), then waits and exchanges
+ * with the workers. When the truth has an update (u > 0), update events of
+ * costmodel_update_time·(1 + CV·z) are where the trainer puts them: after every local step
+ * (local SGD, or one worker without an exchange), after the all-reduce on every rank (batch
+ * sync), or on rank 0 between the pushes and the pulls of a parameter server (batch sync:
+ * its comm is then two spans, and the other ranks' spans hold the update). A communication
  * benchmark: rank 0 records ping-pong, all-reduce and ps exchanges at several sizes, each
  * the model's time for that size times (1 + comm_noise·z), named as `speedup commbench`
  * names them.

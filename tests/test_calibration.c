@@ -137,7 +137,7 @@ Test(calibration, write_then_read_round_trips_every_parameter) {
     calibration_run run = { .trace = "r1.trace.jsonl", .config = costmodel_config_seed_example(),
                             .measured_s = 12.5, .loo_model_s = 12.0, .loo_ernest_s = NAN,
                             .loo_note = "ernest: too few runs" };
-    calibration_fit fit = { .runs = &run, .n_runs = 1, .n_regressions = 1, .loo_model_n = 1,
+    calibration_fit fit = { .runs = &run, .n_runs = 1, .n_regressions = 1, .loo_configs = 1, .loo_model_n = 1,
                             .loo_model_median = 0.04, .loo_model_worst = 0.04,
                             .loo_ernest_median = NAN, .loo_ernest_worst = NAN };
     snprintf(fit.regressions[0].name, sizeof fit.regressions[0].name, "compute");
@@ -166,7 +166,8 @@ Test(calibration, write_then_read_round_trips_every_parameter) {
     cr_assert(strstr(text, "\"note\": \"at the bound 0") != NULL, "%s", text);
     cr_assert(strstr(text, "\"unit\": \"s/example\"") != NULL);
     cr_assert(strstr(text, "\"loo_ernest_s\": null") != NULL);
-    cr_assert(strstr(text, "\"method\": \"leave-one-out\"") != NULL);
+    cr_assert(strstr(text, "\"method\": \"leave-one-configuration-out\"") != NULL);
+    cr_assert(strstr(text, "\"configurations\": 1") != NULL);
     cr_assert(strstr(text, "\"trace\": \"r1.trace.jsonl\"") != NULL);
     remove(path);
     remove(dir);

@@ -1,0 +1,116 @@
+/* fit_comm — the synchronisation-level part of the fit: alpha, beta per topology (see
+ * fit_parts.h). */
+#include "model/fit_parts.h"
+
+#include "util/errmsg.h"
+
+#include "model/robustfit.h"
+#include "model/traceinfo.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { PATTERN_RUN, PATTERN_PS, PATTERN_ALLREDUCE, PATTERN_PINGPONG } comm_pattern;
+
+static comm_pattern pattern_of(const char *name) {
+    if (strcmp(name, "allreduce") == 0)
+        return PATTERN_ALLREDUCE;
+    if (strcmp(name, "ps") == 0)
+        return PATTERN_PS;
+    if (strcmp(name, "pingpong") == 0)
+        return PATTERN_PINGPONG;
+    return PATTERN_RUN;
+}
+
+/* The features (α, β coefficients) of one synchronisation of run t for topology topo; 0
+ * when it does not belong to topo or exchanges nothing (K = 1). */
+static int comm_features(const trace *t, const traceinfo_sync *sy, costmodel_topology topo, double x[2]) {
+    comm_pattern pat = pattern_of(sy->name);
+    if (pat == PATTERN_RUN)
+        pat = t->run.config.topology == COSTMODEL_TOPO_ALLREDUCE ? PATTERN_ALLREDUCE : PATTERN_PS;
+    double k = t->run.config.workers;
+    double bytes = sy->bytes > 0 ? (double)sy->bytes : (double)t->run.model_bytes;
+    if (topo == COSTMODEL_TOPO_ALLREDUCE) {
+        if (pat != PATTERN_ALLREDUCE || k < 2)
+            return 0;
+        x[0] = 2 * (k - 1);
+        x[1] = 2 * (k - 1) / k * bytes;
+        return 1;
+    }
+    if (pat == PATTERN_PINGPONG) {
+        x[0] = 2;
+        x[1] = 2 * bytes;
+        return 1;
+    }
+    if (pat != PATTERN_PS)
+        return 0;
+    double remote = t->run.config.master == COSTMODEL_MASTER_DEDICATED ? k : k - 1;
+    if (remote < 1)
+        return 0;
+    x[0] = 2 * remote;
+    x[1] = 2 * remote * bytes;
+    return 1;
+}
+
+/* Pushes one row per synchronisation of t in topo, its span as model/traceinfo.h defines
+ * it (the largest rank part, other ranks' updates inside it left out). */
+static int push_sync_spans(const trace *t, costmodel_topology topo, fit_rows *r) {
+    traceinfo_sync *sy;
+    long n = traceinfo_syncs(t, &sy);
+    int rc = n < 0 ? -1 : 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        double x[2];
+        if (comm_features(t, &sy[i], topo, x))
+            rc = fit_rows_push(r, x, sy[i].span_s);
+    }
+    free(sy);
+    return rc;
+}
+
+int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int errlen) {
+    const char *name = costmodel_topology_name(topo);
+    fit_rows r = { .cols = 2 };
+    int rc = -1;
+    for (int i = 0; i < s->n; i++) {
+        if (fit_kept(s, i) && push_sync_spans(s->tr[i], topo, &r)) {
+            errmsg_set(err, errlen, "out of memory");
+            goto done;
+        }
+    }
+    rc = 1;
+    if (r.n == 0) {
+        fit_missing(s, "alpha_%s, beta_%s: no %s synchronisations with K>=2 in any trace: add a trace of "
+                   "`mpirun -np 2 speedup commbench --trace FILE`", name, name, name);
+        goto done;
+    }
+    /* Two groups would fit any line; a third checks the form. */
+    long groups = fit_rows_groups(&r);
+    if (groups < 0) {
+        rc = errmsg_set(err, errlen, "out of memory");
+        goto done;
+    }
+    if (groups < 3 || fit_rows_rank(&r) < 2) {
+        fit_missing(s, "alpha_%s, beta_%s: the %s synchronisations come in fewer than 3 distinct (worker count, "
+                    "bytes) groups, so latency and bandwidth cannot be separated with a standard error: "
+                    "add a trace of `mpirun -np 2 speedup commbench --trace FILE` (several message sizes)",
+                    name, name, name);
+        goto done;
+    }
+    robustfit_result res;
+    if (fit_rows_robust(&r, true, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    f->p.link[topo].alpha_s = res.c[0];
+    f->p.link[topo].beta_s_per_byte = res.c[1];
+    double *sa = topo == COSTMODEL_TOPO_PS ? &f->se.alpha_ps : &f->se.alpha_allreduce;
+    double *sb = topo == COSTMODEL_TOPO_PS ? &f->se.beta_ps : &f->se.beta_allreduce;
+    *sa = res.se[0];
+    *sb = res.se[1];
+    fit_add_robust_reg(f, topo == COSTMODEL_TOPO_PS ? "comm_ps" : "comm_allreduce", &res, true);
+    rc = 0;
+done:
+    fit_rows_free(&r);
+    return rc;
+}
+

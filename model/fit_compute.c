@@ -1,0 +1,267 @@
+/* fit_compute — the step-level parts of the fit: c0, c1, sigma, cv, u (see fit_parts.h). */
+#include "model/fit_parts.h"
+
+#include "util/errmsg.h"
+
+#include "model/robustfit.h"
+#include "model/traceinfo.h"
+
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+
+/* c0, c1 and their covariance from T = 1, ρ = 1 steps. 0, 1 missing, -1 error. */
+int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 2 };
+    double bmin = INFINITY, bmax = -INFINITY;
+    int rc = -1;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (!fit_used(s, i, true) || t->run.config.cores != 1 || traceinfo_rho(&t->run) != 1.0)
+            continue;
+        for (long k = 0; k < t->n_events; k++) {
+            const trace_event *e = &t->events[k];
+            if (!traceinfo_is_step(e))
+                continue;
+            double b = (double)e->examples, x[2] = { 1.0, b };
+            bmin = fmin(bmin, b);
+            bmax = fmax(bmax, b);
+            if (fit_rows_push(&r, x, e->t1_s - e->t0_s)) {
+                errmsg_set(err, errlen, "out of memory");
+                goto done;
+            }
+        }
+    }
+    rc = 1;
+    if (r.n == 0) {
+        fit_missing(s, "c0, c1: no compute steps at T=1 without oversubscription (K*T <= host cores)");
+        goto done;
+    }
+    if (bmin == bmax) {
+        fit_missing(s, "c0, c1: every compute step at T=1 has local batch b=%g, so the fixed and per-example "
+                   "costs cannot be separated: add a run with another local batch (batch sync at another K, "
+                   "or another batch size)", bmin);
+        goto done;
+    }
+    robustfit_result res;
+    if (fit_rows_robust(&r, true, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    f->p.c0_s = res.c[0];
+    f->p.c1_s = res.c[1];
+    f->se.c0_s = res.se[0];
+    f->se.c1_s = res.se[1];
+    f->cov_c0_c1 = res.cov[0][1];
+    fit_add_robust_reg(f, "compute", &res, true);
+    rc = 0;
+done:
+    fit_rows_free(&r);
+    return rc;
+}
+
+/* The σ estimator with c0, c1 given: the robust fit (relative noise, level the median step
+ * of its (b, T)) through the origin of z = step − c0 − c1·b/T on x = c1·b·(1 − 1/T).
+ * Rows hold (b, T) and the step. */
+static int sigma_estimate(const fit_rows *r, const double *level, double c0, double c1, robustfit_result *res,
+                          char *err, int errlen) {
+    size_t n = (size_t)r->n;
+    double *x = malloc(sizeof *x * n), *z = malloc(sizeof *z * n);
+    int rc = x && z ? 0 : errmsg_set(err, errlen, "out of memory");
+    if (rc == 0) {
+        for (size_t i = 0; i < n; i++) {
+            double b = r->x[2 * i], T = r->x[2 * i + 1];
+            x[i] = c1 * b * (1.0 - 1.0 / T);
+            z[i] = r->y[i] - c0 - c1 * b / T;
+        }
+        rc = robustfit_solve(x, z, level, r->n, 1, res, err, errlen);
+    }
+    free(x);
+    free(z);
+    return rc;
+}
+
+int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 2 };
+    double *level = NULL;
+    int rc = -1;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (!fit_used(s, i, true) || t->run.config.cores < 2 || traceinfo_rho(&t->run) != 1.0)
+            continue;
+        for (long k = 0; k < t->n_events; k++) {
+            const trace_event *e = &t->events[k];
+            double x[2] = { (double)e->examples, t->run.config.cores };
+            if (traceinfo_is_step(e) && fit_rows_push(&r, x, e->t1_s - e->t0_s)) {
+                errmsg_set(err, errlen, "out of memory");
+                goto done;
+            }
+        }
+    }
+    rc = 1;
+    if (r.n < 2) {
+        fit_missing(s, "sigma: no compute steps at T>1 without oversubscription: add a run with 2 or more "
+                   "threads per worker (K*T <= host cores)");
+        goto done;
+    }
+    if (!(f->p.c1_s > 0)) {
+        fit_missing(s, "sigma: c1 was fitted as 0, so there is no per-example work whose scaling with T "
+                   "could be measured");
+        goto done;
+    }
+    level = malloc(sizeof *level * (size_t)r.n);
+    if (!level || robustfit_group_levels(r.x, r.y, r.n, 2, level) < 0) {
+        rc = errmsg_set(err, errlen, "out of memory");
+        goto done;
+    }
+    robustfit_result res, at;
+    if (sigma_estimate(&r, level, f->p.c0_s, f->p.c1_s, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    double sigma = res.c[0], var = res.cov[0][0];
+    /* Propagate the uncertainty of c0, c1: var += gᵀ·Σ·g, g = ∂σ/∂(c0, c1) by central
+     * differences at a step well inside each standard error. */
+    double c[2] = { f->p.c0_s, f->p.c1_s }, se[2] = { f->se.c0_s, f->se.c1_s }, g[2] = { 0, 0 };
+    for (int j = 0; j < 2; j++) {
+        double h = 1e-3 * (se[j] > 0 ? se[j] : 1e-6 * fabs(c[j]) + 1e-15), sp, sm;
+        double cp[2] = { c[0], c[1] }, cm[2] = { c[0], c[1] };
+        cp[j] += h;
+        cm[j] -= h;
+        if (sigma_estimate(&r, level, cp[0], cp[1], &at, err, errlen)) {
+            rc = -1;
+            goto done;
+        }
+        sp = at.c[0];
+        if (sigma_estimate(&r, level, cm[0], cm[1], &at, err, errlen)) {
+            rc = -1;
+            goto done;
+        }
+        sm = at.c[0];
+        g[j] = (sp - sm) / (2 * h);
+    }
+    var += g[0] * g[0] * se[0] * se[0] + 2 * g[0] * g[1] * f->cov_c0_c1 + g[1] * g[1] * se[1] * se[1];
+    f->se.sigma = var > 0 && !res.at_bound[0] ? sqrt(var) : 0.0;
+    if (sigma > 1) {
+        sigma = 1.0;
+        f->se.sigma = 0.0;
+    }
+    f->p.sigma = sigma;
+    fit_add_robust_reg(f, "sigma", &res, true);
+    rc = 0;
+done:
+    free(level);
+    fit_rows_free(&r);
+    return rc;
+}
+
+typedef struct {
+    double b, t;
+} step_sample;
+
+static int by_batch(const void *a, const void *b) {
+    double x = ((const step_sample *)a)->b, y = ((const step_sample *)b)->b;
+    return (x > y) - (x < y);
+}
+
+int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
+    double sum = 0;                /* Σ (n_g − 1)·(s_g/m_g)² */
+    long dof = 0, points = 0;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (!fit_used(s, i, true))
+            continue;
+        step_sample *v = malloc(sizeof *v * (size_t)(t->n_events + 1));
+        double *d = malloc(sizeof *d * (size_t)(t->n_events + 1));
+        if (!v || !d) {
+            free(v);
+            free(d);
+            return errmsg_set(err, errlen, "out of memory");
+        }
+        long n = 0;
+        for (long k = 0; k < t->n_events; k++)
+            if (traceinfo_is_step(&t->events[k]))
+                v[n++] = (step_sample){ (double)t->events[k].examples, t->events[k].t1_s - t->events[k].t0_s };
+        qsort(v, (size_t)n, sizeof *v, by_batch);
+        for (long a = 0, b; a < n; a = b) {
+            for (b = a; b < n && v[b].b == v[a].b; b++)
+                d[b - a] = v[b].t;
+            long m = b - a;
+            double mean = gsl_stats_mean(d, 1, (size_t)m);
+            if (m < 2 || !(mean > 0))
+                continue;
+            double var = gsl_stats_variance_m(d, 1, (size_t)m, mean);
+            sum += (double)(m - 1) * var / (mean * mean);
+            dof += m - 1;
+            points += m;
+        }
+        free(v);
+        free(d);
+    }
+    if (dof < 1) {
+        fit_missing(s, "cv: no two compute steps of the same size in any training run");
+        return 1;
+    }
+    double cv = sqrt(sum / (double)dof);
+    f->p.cv = cv;
+    f->se.cv = cv * sqrt((1 + 2 * cv * cv) / (2.0 * (double)dof));
+    fit_add_reg(f, "cv", "pooled relative spread", points, (int)dof, 0.0);
+    f->regs[f->n_regs - 1].rms_s = cv;
+    return 0;
+}
+
+
+/* u from the update events of runs at T = 1 and ρ = 1, each one update of the whole model
+ * on one core: a robust location (the bisquare fit of a constant), so a preempted update
+ * has no pull. Traces without update events come from a trainer that did not record the
+ * update apart: their update is inside their compute and comm spans, and u = 0 says so. */
+int fit_update(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 1 };
+    int runs = 0, with = 0, rc = -1;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (!fit_used(s, i, true))
+            continue;
+        bool one_core = t->run.config.cores == 1 && traceinfo_rho(&t->run) == 1.0, has = false;
+        for (long k = 0; k < t->n_events; k++) {
+            const trace_event *e = &t->events[k];
+            const double one = 1.0;
+            if (e->ph != TRACE_UPDATE)
+                continue;
+            has = true;
+            if (one_core && fit_rows_push(&r, &one, e->t1_s - e->t0_s)) {
+                errmsg_set(err, errlen, "out of memory");
+                goto done;
+            }
+        }
+        runs++;
+        with += has;
+    }
+    rc = 1;
+    if (with == 0) {
+        fit_note(f, "update", "no update events in the training traces (a trainer that did not record the update "
+                 "apart): u = 0, the update's time is inside the compute and comm spans");
+        rc = 0;
+        goto done;
+    }
+    if (r.n < 2) {
+        fit_missing(s, "update: %ld update events at T=1 without oversubscription: need 2 or more (a run at T=1, "
+                    "K*T <= host cores, of a trainer that records update spans)", r.n);
+        goto done;
+    }
+    robustfit_result res;
+    if (fit_rows_robust(&r, false, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    f->p.update_s = res.c[0];
+    f->se.update_s = res.se[0];
+    fit_add_robust_reg(f, "update", &res, false);
+    if (with < runs)
+        fit_note(f, "update", "%d of %d training runs record no update events: their update is inside their compute "
+                 "and comm spans (and c0, S carry it)", runs - with, runs);
+    rc = 0;
+done:
+    fit_rows_free(&r);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/* fit_run — the run-level parts of the fit: w0, w1, run_cv (see fit_parts.h). */
+#include "model/fit_parts.h"
+
+#include "util/errmsg.h"
+
+#include "model/traceinfo.h"
+
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+
+int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 2 };
+    int rc = -1, kmin = 0, kmax = 0;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (!fit_used(s, i, true))
+            continue;
+        double w = -1;
+        for (long k = 0; k < t->n_events; k++)
+            if (t->events[k].ph == TRACE_STARTUP && t->events[k].t1_s > w)
+                w = t->events[k].t1_s;
+        if (w < 0)
+            continue;
+        int K = t->run.config.workers;
+        double x[2] = { 1.0, K };
+        kmin = r.n == 0 || K < kmin ? K : kmin;
+        kmax = r.n == 0 || K > kmax ? K : kmax;
+        if (fit_rows_push(&r, x, w)) {
+            errmsg_set(err, errlen, "out of memory");
+            goto done;
+        }
+    }
+    rc = 1;
+    if (r.n == 0) {
+        fit_missing(s, "w0, w1: no startup spans in any training run");
+        goto done;
+    }
+    if (kmin == kmax) {
+        fit_missing(s, "w0, w1: start-up measured only at K=%d workers, so the fixed and per-worker start-up "
+                   "costs cannot be separated: add a run at another worker count", kmin);
+        goto done;
+    }
+    if (r.n < 3) {
+        fit_missing(s, "w0, w1: start-up of only %ld runs: need 3 or more runs (at 2 or more worker counts) "
+                   "for a fit with standard errors", r.n);
+        goto done;
+    }
+    nnls_result *res = fit_rows_nnls(&r, err, errlen);
+    if (!res) {
+        rc = -1;
+        goto done;
+    }
+    f->p.w0_s = gsl_vector_get(res->x, 0);
+    f->p.w1_s = gsl_vector_get(res->x, 1);
+    f->se.w0_s = gsl_vector_get(res->se, 0);
+    f->se.w1_s = gsl_vector_get(res->se, 1);
+    fit_add_reg(f, "startup", "nnls", r.n, res->dof, res->rss);
+    nnls_result_free(res);
+    rc = 0;
+done:
+    fit_rows_free(&r);
+    return rc;
+}
+
+
+/* run_cv, the log-normal σ of a whole run's speed factor (one draw per run: what the host
+ * does to a run as a whole), from the configurations run more than once: with t a run's
+ * training time, s² = Σ_g Σ_i (ln t_i − mean_g ln t)² / Σ_g (n_g − 1), standard error
+ * s/√(2·dof) (the standard error of a normal sample's s). Without repeats it cannot be
+ * told from the configurations' own differences: 0, with a note. */
+int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
+    int *group = malloc(sizeof *group * (size_t)(s->n + 1));
+    double *lt = malloc(sizeof *lt * (size_t)(s->n + 1)), *g = malloc(sizeof *g * (size_t)(s->n + 1));
+    if (!group || !lt || !g) {
+        free(group);
+        free(lt);
+        free(g);
+        return errmsg_set(err, errlen, "out of memory");
+    }
+    for (int i = 0; i < s->n; i++) {
+        double t = fit_used(s, i, true) ? traceinfo_training_time(s->tr[i]) : 0;
+        group[i] = t > 0 ? -1 : -2;           /* -1: not grouped yet; -2: not a timed training run */
+        lt[i] = t > 0 ? log(t) : 0;
+    }
+    double ss = 0;                            /* Σ_g Σ_i (ln t_i − mean_g)² */
+    long dof = 0, points = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (group[i] != -1)
+            continue;
+        size_t m = 0;
+        for (int j = i; j < s->n; j++)
+            if (group[j] == -1 && fit_same_config(&s->tr[i]->run.config, &s->tr[j]->run.config)) {
+                group[j] = i;
+                g[m++] = lt[j];
+            }
+        if (m < 2)
+            continue;
+        ss += gsl_stats_tss(g, 1, m);
+        dof += (long)m - 1;
+        points += (long)m;
+    }
+    free(group);
+    free(lt);
+    free(g);
+    if (dof == 0) {
+        fit_note(f, "run_cv", "no configuration was run more than once: the run-to-run spread is unknown (run_cv = 0), "
+                 "and a prediction interval holds only the within-run noise");
+        return 0;
+    }
+    f->p.run_cv = sqrt(ss / (double)dof);
+    f->se.run_cv = f->p.run_cv / sqrt(2.0 * (double)dof);
+    calibration_regression *r = fit_add_reg(f, "run_cv", "pooled log spread of repeats", points,
+                                            (int)dof, 0.0);
+    if (r)
+        r->rms_s = f->p.run_cv;
+    return 0;
+}

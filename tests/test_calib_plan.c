@@ -1,0 +1,62 @@
+/* cli/calib_plan.c: the live plan runs every configuration twice, interleaved, in the time
+ * one run each had (half the examples per run), and names each trace by its repeat. */
+#include "cli/calib_plan.h"
+
+#include <criterion/criterion.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The 2-core plan of calib_plan.h, written out by hand, in the order it runs. */
+static const calib_plan_entry two_cores[] = {
+    { 1, 1, "batch", "allreduce", 32, 0 }, { 1, 2, "batch", "allreduce", 32, 0 },
+    { 2, 1, "batch", "allreduce", 32, 0 }, { 2, 1, "epoch", "allreduce", 32, 0 },
+    { 1, 1, "batch", "allreduce", 16, 0 }, { 1, 1, "batch", "allreduce", 64, 0 },
+    { 1, 2, "batch", "allreduce", 64, 0 }, { 2, 1, "batch", "ps", 32, 0 },
+};
+
+Test(calib_plan, every_configuration_runs_twice_interleaved) {
+    calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
+    cr_assert_eq(calib_plan_runs(2, runs), 16);
+    for (int i = 0; i < 16; i++) {
+        const calib_plan_entry *r = &runs[i], *want = &two_cores[i % 8];
+        cr_assert(r->workers == want->workers && r->cores == want->cores && r->batch == want->batch &&
+                  strcmp(r->sync, want->sync) == 0 && strcmp(r->topology, want->topology) == 0,
+                  "run %d: %dx%d %s %s b%ld, want %dx%d %s %s b%ld", i, r->workers, r->cores, r->sync, r->topology,
+                  r->batch, want->workers, want->cores, want->sync, want->topology, want->batch);
+        cr_assert_eq(r->repeat, 1 + i / 8, "run %d is repeat %d", i, r->repeat);
+    }
+}
+
+Test(calib_plan, trace_names_carry_the_repeat) {
+    calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
+    int n = calib_plan_runs(2, runs);
+    char a[128], b[128];
+    calib_plan_trace_name(&runs[0], a, sizeof a);
+    calib_plan_trace_name(&runs[8], b, sizeof b);
+    cr_assert_str_eq(a, "train-1x1-batch-allreduce-b32-r1.trace.jsonl");
+    cr_assert_str_eq(b, "train-1x1-batch-allreduce-b32-r2.trace.jsonl");
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < i; j++) {
+            calib_plan_trace_name(&runs[i], a, sizeof a);
+            calib_plan_trace_name(&runs[j], b, sizeof b);
+            cr_assert_str_neq(a, b, "runs %d and %d would write one trace", j, i);
+        }
+}
+
+/* Twice the runs in the same budget: half the examples of one run per configuration
+ * (120 s gave 4800): 20 examples per second, in whole batches of 64 (37 at 120 s). */
+Test(calib_plan, twice_the_runs_at_half_the_examples) {
+    cr_assert_eq(calib_plan_limit(120), 2368);
+    cr_assert_eq(calib_plan_limit(60), 1152);     /* 18 batches of 64 */
+    cr_assert_eq(calib_plan_limit(1), 128);
+}
+
+Test(calib_plan, four_cores_add_the_splits_of_four) {
+    calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
+    int n = calib_plan_runs(4, runs);
+    /* 1x1; 1x2, 2x1 (batch, epoch); 1x4, 2x2 (2), 4x1 (2); b16, b64, 1x4 b64, ps: 13. */
+    cr_assert_eq(n, 26);
+    cr_assert_eq(runs[12].workers, 2);
+    cr_assert_str_eq(runs[12].topology, "ps");
+    cr_assert_eq(runs[13].repeat, 2);
+}
