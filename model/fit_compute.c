@@ -226,7 +226,7 @@ int fit_update(fit_subset *s, fit_core *f, char *err, int errlen) {
         for (long k = 0; k < t->n_events; k++) {
             const trace_event *e = &t->events[k];
             const double one = 1.0;
-            if (e->ph != TRACE_UPDATE)
+            if (!traceinfo_is_optimizer_update(e))
                 continue;
             has = true;
             if (one_core && fit_rows_push(&r, &one, e->t1_s - e->t0_s)) {

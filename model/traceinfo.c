@@ -14,6 +14,10 @@ int traceinfo_ranks(const trace *t) {
 
 bool traceinfo_is_step(const trace_event *e) { return e->ph == TRACE_COMPUTE && e->examples > 0; }
 
+bool traceinfo_is_optimizer_update(const trace_event *e) {
+    return e->ph == TRACE_UPDATE && strcmp(e->name, "average") != 0;
+}
+
 double traceinfo_rho(const trace_run *r) {
     costmodel_params p = { .host_cores = r->host_cores };
     return costmodel_rho(&p, &r->config);
@@ -108,7 +112,7 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
     long n = 0, n_upd = 0;
     for (long i = 0; i < t->n_events; i++) {
         n += t->events[i].ph == TRACE_COMM;
-        n_upd += t->events[i].ph == TRACE_UPDATE;
+        n_upd += traceinfo_is_optimizer_update(&t->events[i]);
     }
     if (n == 0)
         return 0;
@@ -123,7 +127,7 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
     }
     n_upd = 0;
     for (long i = 0; i < t->n_events; i++)
-        if (t->events[i].ph == TRACE_UPDATE)
+        if (traceinfo_is_optimizer_update(&t->events[i]))
             upd[n_upd++] = t->events[i];
     qsort(upd, (size_t)n_upd, sizeof *upd, by_epoch_step);
     n = 0;

@@ -8,13 +8,16 @@
  *                  examples. A compute event with 0 examples (an empty slice, a dedicated
  *                  master's turn) is time the rank spent, but no step: it enters no compute
  *                  fit, no step-time spread and no replay pool.
+ *   optimizer update  an update event that is the SGD step (name "sgd", or no name):
+ *                  u of the model. An update named "average" (local SGD's scaling of the
+ *                  summed weights to their mean) belongs to its synchronisation.
  *   training time  the latest end of any rank's non-eval events, less the eval time that
  *                  rank spent before it (evaluation is not training; the model has none).
  *   phase means    each phase's total over every rank, divided by the ranks.
  *   synchronisation  every rank's comm events with the same (name, bytes, epoch, step)
  *                  are one synchronisation. A rank's part of it is the sum of its comm
  *                  spans of that key (a ps master records the pushes and the pulls as two)
- *                  less the time another rank spent updating (update events of the same
+ *                  less the time another rank spent in an optimizer update (of the same
  *                  epoch and step) inside them: a ps worker waits for the master's update
  *                  between its push and its pull, and that is the update's time, not the
  *                  link's. The synchronisation's span is the largest part over its ranks: it
@@ -45,6 +48,7 @@ typedef struct {
 
 int traceinfo_ranks(const trace *t);
 bool traceinfo_is_step(const trace_event *e);
+bool traceinfo_is_optimizer_update(const trace_event *e);
 double traceinfo_rho(const trace_run *r);
 double traceinfo_training_time(const trace *t);
 traceinfo_phases traceinfo_phase_means(const trace *t);

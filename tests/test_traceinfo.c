@@ -91,6 +91,28 @@ Test(traceinfo, a_ps_sync_span_is_the_largest_rank_part_less_the_masters_update)
     trace_free(t);
 }
 
+Test(traceinfo, averaging_belongs_to_the_synchronisation_not_to_the_update) {
+    /* Local SGD through a ps master: it scales the summed weights (1..1.2, "average")
+     * between the pushes and the pulls. That is synchronisation work: the worker's part
+     * keeps it (1.25 s); an SGD update there would have been taken out. */
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1, .step = 7, .bytes = 1000, .name = "ps" },
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 1, .t1_s = 1.2, .step = 7, .name = "average" },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 1.2, .t1_s = 1.25, .step = 7, .bytes = 1000, .name = "ps" },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1.25, .step = 7, .bytes = 1000, .name = "ps" },
+    };
+    cr_assert(!traceinfo_is_optimizer_update(&ev[1]));
+    trace_event sgd = { .ph = TRACE_UPDATE, .name = "sgd" }, unnamed = { .ph = TRACE_UPDATE };
+    cr_assert(traceinfo_is_optimizer_update(&sgd));
+    cr_assert(traceinfo_is_optimizer_update(&unnamed));
+    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_PS, ev, 4);
+    traceinfo_sync *s = NULL;
+    cr_assert_eq(traceinfo_syncs(t, &s), 1);
+    cr_assert_float_eq(s[0].span_s, 1.25, 1e-12);
+    free(s);
+    trace_free(t);
+}
+
 Test(traceinfo, syncs_of_different_sizes_or_names_stay_apart) {
     trace_event ev[] = {
         { .rank = 0, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1, .step = 0, .bytes = 8, .name = "pingpong" },
