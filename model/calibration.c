@@ -78,6 +78,8 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     struct { const char *name; double *value, *se; } later[] = {
         { "update", &p->update_s, &e->update_s },
         { "run_cv", &p->run_cv, &e->run_cv },
+        { "startup_cpu", &p->startup_cpu_s, &e->startup_cpu_s },
+        { "oversub_sync", &p->oversub_sync_s, &e->oversub_sync_s },
     };
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (json_object_get(params, later[i].name) &&
@@ -176,6 +178,8 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "run_cv", p->run_cv, e->run_cv, "1" },
         { "host_cores", p->host_cores, e->host_cores, "core" },
         { "update", p->update_s, e->update_s, "s" },
+        { "startup_cpu", p->startup_cpu_s, e->startup_cpu_s, "s" },
+        { "oversub_sync", p->oversub_sync_s, e->oversub_sync_s, "s" },
     };
     json_t *params = json_object();
     for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {

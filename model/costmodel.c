@@ -31,6 +31,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "host cores must be a finite number >= 0", p->host_cores },
         { "update must be a finite number >= 0", p->update_s },
         { "run cv must be a finite number >= 0", p->run_cv },
+        { "startup cpu must be a finite number >= 0", p->startup_cpu_s },
+        { "oversubscribed sync must be a finite number >= 0", p->oversub_sync_s },
     };
     for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
         if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
@@ -119,7 +121,20 @@ double costmodel_update_time(const costmodel_params *p, const costmodel_config *
     return p->update_s * core_scaling(p, c);
 }
 
-double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {
+bool costmodel_has_sync(const costmodel_config *c) {
+    return c->workers >= 2 || (c->topology == COSTMODEL_TOPO_PS && c->master == COSTMODEL_MASTER_DEDICATED);
+}
+
+double costmodel_oversub_sync_time(const costmodel_params *p, const costmodel_config *c) {
+    return costmodel_has_sync(c) ? p->oversub_sync_s * (costmodel_rho(p, c) - 1.0) : 0.0;
+}
+
+double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c) {
+    return p->w0_s + p->w1_s * c->workers + p->startup_cpu_s * (costmodel_rho(p, c) - 1.0);
+}
+
+/* S(K) of the exchange alone, on an idle host. */
+static double exchange_time(const costmodel_params *p, const costmodel_config *c) {
     const costmodel_link *l = &p->link[c->topology];
     double k = c->workers;
     double msg = l->alpha_s + l->beta_s_per_byte * p->model_bytes;
@@ -133,6 +148,10 @@ double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c)
      * time. A master that also trains exchanges with the K−1 others only. */
     double remote = c->master == COSTMODEL_MASTER_DEDICATED ? k : k - 1.0;
     return 2.0 * remote * msg;
+}
+
+double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {
+    return exchange_time(p, c) + costmodel_oversub_sync_time(p, c);
 }
 
 /* Straggler wait of one round of n steps: the barrier waits for the slowest of K
@@ -156,7 +175,7 @@ costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const cost
     double wait_epoch = full_rounds * round_wait(p, c, step, s.steps_per_round)
                       + (rest ? round_wait(p, c, step, rest) : 0.0);
     costmodel_breakdown b;
-    b.startup_s = p->w0_s + p->w1_s * c->workers;
+    b.startup_s = costmodel_startup_time(p, c);
     b.compute_s = c->epochs * (s.steps_per_epoch * step);
     b.update_s = c->epochs * (s.steps_per_epoch * costmodel_update_time(p, c));
     b.comm_s = c->epochs * (s.rounds_per_epoch * costmodel_sync_time(p, c));

@@ -4,7 +4,8 @@
  *   step(K,T)  = c0 + c1·(σ + (1−σ)/T)·ρ·b          ρ = max(1, (K·T + m)/P)
  *   upd(K,T)   = u·(σ + (1−σ)/T)·ρ                  one optimizer update, once per step
  *   round      = p·(step + upd) + CV·step·√p·G(K) + S(K)
- *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K
+ *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + d·(ρ − 1)
+ * and each synchronisation that exists costs S(K) + q·(ρ − 1): d and q are 0 at ρ = 1.
  *   speedup    = T(1,1) / T(K,T)
  * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
  * server is one rank more, m = 1, whose MPI progress loop polls a core of its own (m = 0
@@ -50,6 +51,11 @@ typedef struct {
     double update_s;         /* u: one optimizer update of the whole model, one core */
     double run_cv;           /* spread (log-normal σ) of a whole run's speed factor: run-to-run
                                 noise of the host, one draw per run; 0 = none (interval only) */
+    /* When ranks outnumber cores (ρ > 1), what the compute-only ρ misses: */
+    double startup_cpu_s;    /* d: CPU-bound part of one rank's start-up (loading the data),
+                                slowed like compute: W gains d·(ρ − 1) */
+    double oversub_sync_s;   /* q: extra seconds per synchronisation per unit of ρ − 1: a rank
+                                polling for a peer the scheduler has parked waits its turn */
 } costmodel_params;
 
 /* What the user runs. */
@@ -102,6 +108,16 @@ double costmodel_update_time(const costmodel_params *p, const costmodel_config *
 /* S(K): one synchronisation of M bytes among K workers; S(1) = 0 unless the master is
  * dedicated (then even one worker pushes to and pulls from it). */
 double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c);
+
+/* Does the config synchronise at all (K ≥ 2, or a dedicated master)? */
+bool costmodel_has_sync(const costmodel_config *c);
+
+/* q·(ρ − 1) when the config synchronises and ranks outnumber cores, else 0: added to
+ * every synchronisation (costmodel_sync_time includes it). */
+double costmodel_oversub_sync_time(const costmodel_params *p, const costmodel_config *c);
+
+/* W(K) = w0 + w1·K + d·(ρ − 1). */
+double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c);
 
 /* Time of one full round of p steps, straggler wait and S(K). */
 double costmodel_round_time(const costmodel_params *p, const costmodel_config *c);

@@ -11,7 +11,7 @@
 /* ---------------------------------------------------------------------------------- */
 /* The drawn parameters: where each lives in costmodel_params and calibration_stderr */
 
-enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 11, MAX_REJECTIONS = 1000 };
+enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 13, MAX_REJECTIONS = 1000 };
 
 static const struct {
     size_t value, se;        /* offsets into costmodel_params and calibration_stderr */
@@ -31,6 +31,8 @@ static const struct {
     { offsetof(costmodel_params, w1_s), offsetof(calibration_stderr, w1_s), INFINITY },
     { offsetof(costmodel_params, cv), offsetof(calibration_stderr, cv), INFINITY },
     { offsetof(costmodel_params, update_s), offsetof(calibration_stderr, update_s), INFINITY },
+    { offsetof(costmodel_params, startup_cpu_s), offsetof(calibration_stderr, startup_cpu_s), INFINITY },
+    { offsetof(costmodel_params, oversub_sync_s), offsetof(calibration_stderr, oversub_sync_s), INFINITY },
 };
 
 static double *value_of(costmodel_params *p, int i) {

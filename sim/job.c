@@ -89,7 +89,7 @@ struct job {
     int remote;                   /* ps: workers that message the master */
 
     engine *e;
-    int k_startup, k_step, k_push, k_update, k_pull, k_ring;
+    int k_startup, k_step, k_push, k_update, k_pull, k_ring, k_transfer;
     int link;                     /* the master's link (ps) */
     gsl_rng *rng;
 
@@ -119,6 +119,7 @@ static void start_round(job *j);
 static void end_round(job *j);
 static void start_sync_update(job *j);
 static void continue_exchange(job *j);
+static void start_transfer(job *j);
 
 static inline void emit(job *j, int rank, trace_phase ph, double t0, double t1) {
     if (j->span && t1 > t0)
@@ -158,9 +159,24 @@ static inline void start_step(job *j, int w) {
 /* ---------------------------------------------------------------------------------- */
 /* Barrier and synchronisation */
 
+/* The synchronisation: on an oversubscribed host first the scheduler's delay q·(ρ − 1)
+ * (costmodel_oversub_sync_time), comm time of every worker, then the transfer itself. */
 static void start_exchange(job *j) {
-    const costmodel_config *c = &j->spec.config;
     j->comm_t0_s = engine_now(j->e);
+    double parked = costmodel_oversub_sync_time(&j->spec.params, &j->spec.config);
+    if (parked > 0)
+        engine_after(j->e, parked, j->k_transfer, 0);
+    else
+        start_transfer(j);
+}
+
+static void on_transfer(void *ctx, int unused) {
+    (void)unused;
+    start_transfer(ctx);
+}
+
+static void start_transfer(job *j) {
+    const costmodel_config *c = &j->spec.config;
     j->msgs_done = 0;
     if (c->topology == COSTMODEL_TOPO_PS) {
         if (j->remote == 0) {
@@ -363,10 +379,11 @@ static int job_register(job *j) {
     j->k_update = engine_kind(j->e, on_update, j);
     j->k_pull = engine_kind(j->e, on_pull, j);
     j->k_ring = engine_kind(j->e, on_ring, j);
+    j->k_transfer = engine_kind(j->e, on_transfer, j);
     const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_PS];
     j->link = engine_resource(j->e, l->alpha_s, l->beta_s_per_byte);
     return j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_update < 0 || j->k_pull < 0 || j->k_ring < 0 ||
-                   j->link < 0
+                   j->k_transfer < 0 || j->link < 0
                ? -1
                : 0;
 }
@@ -455,12 +472,12 @@ unsigned long job_seed(unsigned long seed, int r) {
 /* Every worker's start-up (parallel or sequential launch), scheduled: 0, or -1. */
 static int schedule_startup(job *j) {
     const costmodel_params *p = &j->spec.params;
-    double w_k = p->w0_s + p->w1_s * j->k;
+    double w_k = costmodel_startup_time(p, &j->spec.config), cpu = w_k - p->w0_s - p->w1_s * j->k;
     for (int w = 0; w < j->k; w++) {
         double t0 = 0, t1 = w_k;
         if (j->spec.launch == JOB_LAUNCH_SEQUENTIAL) {
             t0 = p->w1_s * w;
-            t1 = p->w1_s * (w + 1) + p->w0_s;
+            t1 = p->w1_s * (w + 1) + p->w0_s + cpu;
             j->acc[w].wait_s += t0;
             emit(j, w, TRACE_WAIT, 0, t0);
         }

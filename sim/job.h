@@ -30,13 +30,15 @@
  *
  * Oversubscription (ρ = (K·T + m)/P, m = 1 for a dedicated master's polling core) slows
  * every step and update by the constant ρ, not by a sharing that changes as workers reach
- * a barrier: MPI waits by polling, so a waiting worker keeps its cores busy.
+ * a barrier: MPI waits by polling, so a waiting worker keeps its cores busy. Each
+ * synchronisation then starts with the scheduler's delay q·(ρ − 1), comm time of every
+ * worker (costmodel_oversub_sync_time).
  *
- * Start-up W(K) = w0 + w1·K:
- *   parallel    every worker starts at 0 and takes w0 + w1·K (they load a shared launcher
+ * Start-up W(K) = w0 + w1·K + d·(ρ − 1) (costmodel_startup_time):
+ *   parallel    every worker starts at 0 and takes W(K) (they load a shared launcher
  *               and file system at once, so each start-up grows with K);
  *   sequential  a launcher starts one worker after the other, w1 apart; worker i starts at
- *               i·w1 and takes w1 + w0 (its own launch, then its set-up); training begins
+ *               i·w1 and takes w1 + w0 + d·(ρ − 1) (its own launch, then its set-up); training begins
  *               when the last is up, at W(K). Time before a worker's launch and after its
  *               set-up is wait. Same makespan as parallel, a different breakdown.
  *

@@ -85,6 +85,30 @@ Test(costmodel, update_runs_once_per_step_outside_comm) {
     assert_rel(b.total_s, t_before + 9.4, 1e-12);
 }
 
+Test(costmodel, oversubscription_slows_start_up_and_every_synchronisation) {
+    /* 3 workers x 1 core on 2 cores: ρ = 1.5. d = 0.4 s adds 0.4·0.5 = 0.2 s to the
+     * start-up 1 + 0.1·3 = 1.3 s; q = 0.01 s adds 0.005 s to each synchronisation. At
+     * 2 workers (ρ = 1) neither is felt; one worker has no synchronisation to slow. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.w0_s = 1.0;
+    p.w1_s = 0.1;
+    p.startup_cpu_s = 0.4;
+    p.oversub_sync_s = 0.01;
+    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    assert_rel(costmodel_startup_time(&p, &c), 1.5, 1e-12);
+    assert_rel(costmodel_sync_time(&p, &c), 0.005, 1e-12);
+    costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
+    assert_rel(b.comm_s, 5.0 * 188 * 0.005, 1e-12); /* 5 epochs x ceil(6000/32) syncs */
+    c.workers = 2;
+    assert_rel(costmodel_startup_time(&p, &c), 1.2, 1e-12);
+    cr_assert_eq(costmodel_sync_time(&p, &c), 0.0);
+    c = config(1, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    c.cores = 4; /* ρ = 2, but nothing to synchronise */
+    cr_assert_eq(costmodel_sync_time(&p, &c), 0.0);
+    assert_rel(costmodel_startup_time(&p, &c), 1.1 + 0.4, 1e-12);
+}
+
 Test(costmodel, one_worker_one_core_has_speedup_one) {
     costmodel_params p = costmodel_params_seed_example();
     costmodel_sync modes[] = { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY };
