@@ -40,6 +40,9 @@ static int plan_configs(int p, calib_plan_entry *out) {
     out[n++] = (calib_plan_entry){ 1, 1, "batch", "allreduce", b * 2, 1 };
     out[n++] = (calib_plan_entry){ 1, top, "batch", "allreduce", b * 2, 1 };
     out[n++] = (calib_plan_entry){ 2, 1, "batch", "ps", b, 1 };
+    /* One worker more than cores: what oversubscription does beyond compute (the start-up's
+     * data load shared, the scheduler's delay at every synchronisation: fit_oversub). */
+    out[n++] = (calib_plan_entry){ p + 1, 1, "batch", "allreduce", b * 3 / 2, 1 };
     return n;
 }
 

@@ -9,9 +9,11 @@
  *   K ≥ 2 in both batch and epoch sync (at K = 1 the two are the same run);
  *   K = 1 again at B/2 and 2B (c0 and c1 need two batch sizes, and leaving a configuration
  *   out needs a third so that c0 and c1 stay fittable), T = max at 2B as well (σ);
- *   2×1 batch with the parameter server (the ps topology's own training run).
+ *   2×1 batch with the parameter server (the ps topology's own training run);
+ *   (P+1)×1 batch at 3B/2: one rank more than cores, oversubscribed, for what ρ > 1 does
+ *   beyond compute (startup_cpu, oversub_sync).
  * On 2 cores: 1×1 b32, 1×2 b32, 2×1 batch, 2×1 epoch, 1×1 b16, 1×1 b64, 1×2 b64, 2×1 batch
- * ps: 8 configurations of one epoch of --limit examples.
+ * ps, 3×1 batch b48: 9 configurations of one epoch of --limit examples.
  *
  * Repeats: every configuration runs twice, interleaved (A B C … A B C), so that the fit
  * measures the run-to-run spread (run_cv) from pairs of identical runs, and a slow spell
@@ -33,7 +35,7 @@
 #define CALIB_PLAN_DEFAULT_BUDGET_S 120.0
 #define CALIB_PLAN_BATCH 32
 #define CALIB_PLAN_REPEATS 2
-#define CALIB_PLAN_MAX_RUNS 32
+#define CALIB_PLAN_MAX_RUNS 64
 
 /* One training run of the plan. */
 typedef struct {

@@ -305,8 +305,11 @@ static void moved_less_than(const char *name, double clean, double preempted, do
 }
 
 /* One preempted step and one preempted all-reduce barely move c0, c1, alpha and beta: the
- * bisquare fit gives them weight 0. Fails on main, whose least-squares compute fit took the
- * step at full weight and whose per-group median of two all-reduces was their mean. */
+ * bisquare fit gives them weight 0. c0 and c1 then take the level of the mean step with
+ * each step capped at 3 fitted steps, so the 50x step counts 2 extra fitted steps among
+ * this set's ~170 at T = 1: ~1.2 %, under 2 % (least squares moved c0 by 100 %). Fails on
+ * main, whose least-squares compute fit took the step at full weight and whose per-group
+ * median of two all-reduces was their mean. */
 Test(fit, a_preempted_step_and_sync_do_not_move_the_fit) {
     synth_truth truth = truth_example();
     trace_set s[2];                 /* clean, preempted */
@@ -315,8 +318,8 @@ Test(fit, a_preempted_step_and_sync_do_not_move_the_fit) {
     preempted_set(&s[1], &truth, true);
     fit_both(s, r);
     const costmodel_params *p = &r[0].cal.params, *q = &r[1].cal.params;
-    moved_less_than("c0", p->c0_s, q->c0_s, 0.01);
-    moved_less_than("c1", p->c1_s, q->c1_s, 0.01);
+    moved_less_than("c0", p->c0_s, q->c0_s, 0.02);
+    moved_less_than("c1", p->c1_s, q->c1_s, 0.02);
     const costmodel_link *l = &p->link[COSTMODEL_TOPO_ALLREDUCE], *m = &q->link[COSTMODEL_TOPO_ALLREDUCE];
     moved_less_than("alpha_allreduce", l->alpha_s, m->alpha_s, 0.01);
     moved_less_than("beta_allreduce", l->beta_s_per_byte, m->beta_s_per_byte, 0.01);
