@@ -119,10 +119,14 @@ trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const ch
     bool exchange_per_step = cfg->sync == COSTMODEL_SYNC_BATCH && st.sync > 0;
     st.place = !exchange_per_step ? UPDATE_AFTER_STEP
              : cfg->topology == COSTMODEL_TOPO_PS ? UPDATE_IN_MASTER : UPDATE_AFTER_SYNC;
-    double W = p->w0_s + p->w1_s * cfg->workers + gsl_ran_gaussian(rng, truth->startup_noise_s);
+    double W = costmodel_startup_time(p, cfg) + gsl_ran_gaussian(rng, truth->startup_noise_s);
+    /* The data load, d·ρ, ends the start-up (every rank's, sharing the cores at ρ > 1). */
+    double load = p->startup_cpu_s * costmodel_rho(p, cfg);
     st.clock = malloc(sizeof *st.clock * (size_t)st.ranks);
     for (int r = 0; r < st.ranks; r++) {
-        add(st.t, r, TRACE_STARTUP, 0.0, W, -1, -1, 0, 0, "setup");
+        add(st.t, r, TRACE_STARTUP, 0.0, W - load, -1, -1, 0, 0, "setup");
+        if (load > 0)
+            add(st.t, r, TRACE_STARTUP, W - load, W, -1, -1, 0, 0, "data_load");
         st.clock[r] = W;
     }
     for (int e = 0; e < cfg->epochs; e++)

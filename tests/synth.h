@@ -2,7 +2,7 @@
  * the calibration tests: the fit must recover the parameters that made them.
  *
  * A training run: every rank starts up until W(K) + noise (one draw per run: the ranks
- * leave start-up together at a barrier), then per round each rank does its local steps,
+ * leave start-up together at a barrier; its last d·ρ is a "data_load" span when d > 0), then per round each rank does its local steps,
  * each step_time(K,T)·(1 + CV·z); ranks wait at the barrier for the slowest; then one
  * synchronisation S(K)·(1 + comm_noise·z) on every rank, with bytes = M. A dedicated
  * master is rank 0 and the workers 1..K, as the trainer numbers them: at every step the

@@ -330,6 +330,36 @@ Test(fit, a_preempted_step_and_sync_do_not_move_the_fit) {
     release_both(s, r);
 }
 
+/* What oversubscription costs beyond compute, recovered: the example set on 4 cores with
+ * 4x2 ps (rho = 2) and 6x1 allreduce (rho = 1.5) added, truth d = 0.2 s of data load per
+ * rank and q = 0.01 s per synchronisation per unit of rho - 1 (on this VM: ~0.007). d is
+ * the median data_load span at rho = 1 (synth draws none: exact); q the median of
+ * (span - S(K)) / (rho - 1) over those runs' synchronisations, S from the fitted alpha and
+ * beta (S is ~0.02 s at 6x1 with 3 % noise: within 10 % of q); w0, w1 come back
+ * once d·(rho - 1) is taken off the oversubscribed runs' start-up. */
+Test(fit, oversubscription_costs_come_from_the_runs_with_more_ranks_than_cores) {
+    synth_truth truth = truth_example();
+    truth.p.startup_cpu_s = 0.2;
+    truth.p.oversub_sync_s = 0.01;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 5);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    costmodel_config six = cfg(6, 1, "batch", COSTMODEL_TOPO_ALLREDUCE);
+    keep(&s, synth_run(&truth, &six, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    gsl_rng_free(rng);
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    const costmodel_params *p = &r.cal.params;
+    cr_assert_float_eq(p->startup_cpu_s, 0.2, 1e-9, "d = %g", p->startup_cpu_s);
+    cr_assert(fabs(p->oversub_sync_s - 0.01) < 0.1 * 0.01, "q = %g", p->oversub_sync_s);
+    cr_assert(fabs(p->w0_s - 0.4) < 3 * r.cal.stderr_.w0_s + 1e-3, "w0 = %g ± %g", p->w0_s, r.cal.stderr_.w0_s);
+    cr_assert(fabs(p->w1_s - 0.12) < 3 * r.cal.stderr_.w1_s + 1e-3, "w1 = %g ± %g", p->w1_s, r.cal.stderr_.w1_s);
+    fit_result_release(&r);
+    release(&s);
+}
+
 /* c0 and c1 come from one regression: their estimates are anti-correlated (a larger c0
  * explains the same steps with a smaller c1), and the covariance reaches the file. */
 Test(fit, c0_and_c1_carry_their_covariance) {
