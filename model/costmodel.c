@@ -31,6 +31,7 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "host cores must be a finite number >= 0", p->host_cores },
         { "update must be a finite number >= 0", p->update_s },
         { "run cv must be a finite number >= 0", p->run_cv },
+        { "model cv must be a finite number >= 0", p->model_cv },
         { "startup cpu must be a finite number >= 0", p->startup_cpu_s },
         { "oversubscribed sync must be a finite number >= 0", p->oversub_sync_s },
     };

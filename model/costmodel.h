@@ -51,6 +51,9 @@ typedef struct {
     double update_s;         /* u: one optimizer update of the whole model, one core */
     double run_cv;           /* spread (log-normal σ) of a whole run's speed factor: run-to-run
                                 noise of the host, one draw per run; 0 = none (interval only) */
+    double model_cv;         /* the model's own error on configurations it was not fitted on (the
+                                log-sd of the validation's errors, run noise taken off): one draw
+                                per prediction, with run_cv; 0 = none (interval only) */
     /* When ranks outnumber cores (ρ > 1), what the compute-only ρ misses: */
     double startup_cpu_s;    /* d: CPU-bound part of one rank's start-up (loading the data),
                                 slowed like compute: W gains d·(ρ − 1) */

@@ -285,10 +285,12 @@ static void ernest_on_all(fit_result *out) {
     out->fit.has_ernest = true;
 }
 
-/* Relative errors of the validated runs, per predictor. */
+/* Relative errors of the validated runs, per predictor; Σ ln(predicted/measured)² of the
+ * model's. */
 typedef struct {
     double *model, *ernest;       /* (n_runs) */
     int n_model, n_ernest;
+    double log_sq;
 } loo_errors;
 
 /* One left-out run's predictions from the fits without its configuration: g (NULL: the
@@ -296,11 +298,20 @@ typedef struct {
 static void predict_left_out(calibration_run *run, const fit_core *g, const char *why, const ernest_model *em,
                              const char *ewhy, loo_errors *e) {
     char bad[160] = "";
+    /* Without the configuration the only oversubscribed one, the fit knows nothing of ρ > 1
+     * beyond compute: no prediction, rather than one that misses by construction. */
+    if (g && g->p.oversub_sync_s == 0 && costmodel_rho(&g->p, &run->config) > 1.0) {
+        snprintf(run->loo_note, sizeof run->loo_note, "model: no other run with more ranks than cores to fit "
+                 "oversub_sync from");
+        g = NULL;
+    }
     if (g && costmodel_check(&g->p, &run->config, bad, sizeof bad) == 0) {
         run->loo_model_s = costmodel_total_time(&g->p, &run->config);
-        if (run->measured_s > 0)
+        if (run->measured_s > 0) {
             e->model[e->n_model++] = fabs(run->loo_model_s - run->measured_s) / run->measured_s;
-    } else {
+            e->log_sq += pow(log(run->loo_model_s / run->measured_s), 2);
+        }
+    } else if (!run->loo_note[0]) {
         snprintf(run->loo_note, sizeof run->loo_note, "model: %.180s", g ? bad : why);
     }
     if (em) {
@@ -317,7 +328,7 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
  * them, each of its runs predicted. -1 out of memory. */
 static int validate(trace *const *traces, int n, fit_result *out) {
     int n_runs = out->fit.n_runs;
-    loo_errors e = { calloc((size_t)n_runs, sizeof *e.model), calloc((size_t)n_runs, sizeof *e.ernest), 0, 0 };
+    loo_errors e = { calloc((size_t)n_runs, sizeof *e.model), calloc((size_t)n_runs, sizeof *e.ernest), 0, 0, 0.0 };
     bool *done = calloc((size_t)n_runs, sizeof *done);
     int rc = e.model && e.ernest && done ? 0 : -1;
     for (int r = 0; rc == 0 && r < n_runs; r++) {
@@ -339,6 +350,14 @@ static int validate(trace *const *traces, int n, fit_result *out) {
     }
     out->fit.loo_model_n = e.n_model;
     out->fit.loo_ernest_n = e.n_ernest;
+    /* The model's own error on unseen configurations: the validation's mean squared log
+     * error less the one run's noise each error also holds (run_cv²). */
+    costmodel_params *p = &out->cal.params;
+    if (e.n_model >= 2) {
+        double ms = e.log_sq / e.n_model - p->run_cv * p->run_cv;
+        p->model_cv = ms > 0 ? sqrt(ms) : 0.0;
+        out->cal.stderr_.model_cv = p->model_cv / sqrt(2.0 * e.n_model);
+    }
     median_worst(e.model, e.n_model, &out->fit.loo_model_median, &out->fit.loo_model_worst);
     median_worst(e.ernest, e.n_ernest, &out->fit.loo_ernest_median, &out->fit.loo_ernest_worst);
     free(e.model);

@@ -118,7 +118,9 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const co
     log_time_gradient(p, &one, u, g1);
     for (int i = 0; i < DRAWN_COUNT; i++)
         d[i] = g1[i] - g[i];
-    double run2 = p->run_cv * p->run_cv;
+    /* A run's factor and the model's own error on an unseen configuration: both whole-run,
+     * log-normal, independent. */
+    double run2 = p->run_cv * p->run_cv + p->model_cv * p->model_cv;
     double var_t = run2 + noise_var_ln(p, c) + param_var(g, u);
     double var_s = 2 * run2 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u);
     uncertainty_interval r = { .sd_ln_time = sqrt(fmax(var_t, 0)), .sd_ln_speedup = sqrt(fmax(var_s, 0)) };
@@ -173,5 +175,6 @@ void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng
 }
 
 double uncertainty_run_factor(const costmodel_params *p, gsl_rng *rng) {
-    return p->run_cv > 0 ? gsl_ran_lognormal(rng, 0.0, p->run_cv) : 1.0;
+    double sd = sqrt(p->run_cv * p->run_cv + p->model_cv * p->model_cv);
+    return sd > 0 ? gsl_ran_lognormal(rng, 0.0, sd) : 1.0;
 }

@@ -21,12 +21,12 @@
  *                its value. A standard error of 0 (or NaN: not reported) means known.
  *
  * Closed form (uncertainty_closed_form), the delta method on the log scale:
- *   var ln T(K,T) = run_cv² + (CV·step)²·E·s·V(K) / T² + gᵀ Σ g
+ *   var ln T(K,T) = run_cv² + model_cv² + (CV·step)²·E·s·V(K) / T² + gᵀ Σ g
  *       g_i  = ∂ln T/∂θ_i by central differences, h_i = 1e-4·(|θ_i| + se_i) (T is linear
  *              in every θ_i, so this is exact to rounding but for ln's curvature, O(h²))
  *       gᵀΣg = Σ g_i²·se_i² + 2·g_c0·g_c1·cov_c0_c1
  *   time 95% PI    T·exp(∓ z·√var),  z = Φ⁻¹(0.975) = 1.95996
- *   var ln S       = 2·run_cv² + noise(1,1) + noise(K,T) + dᵀ Σ d,  d = g(1,1) − g(K,T)
+ *   var ln S       = 2·(run_cv² + model_cv²) + noise(1,1) + noise(K,T) + dᵀ Σ d,  d = g(1,1) − g(K,T)
  *                    (the same parameters drive both runs, so their share partly cancels)
  *   speedup 95% PI S·exp(∓ z·√var ln S)
  * The point is the closed form's T (and S); with run_cv = CV = 0 and every se 0 the
@@ -73,7 +73,9 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const co
  * that is not drawn is est's. u NULL or all zero: *out = *est, no random number used. */
 void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng *rng, costmodel_params *out);
 
-/* One run's speed factor: log-normal with median 1 and log-sd p->run_cv (1 when 0). */
+/* One run's speed factor: log-normal with median 1 and log-sd √(run_cv² + model_cv²)
+ * (1 when 0): the host's run-to-run factor and the model's own error on a configuration
+ * it was not fitted on. */
 double uncertainty_run_factor(const costmodel_params *p, gsl_rng *rng);
 
 #endif
