@@ -32,17 +32,19 @@ static int plan_configs(int p, calib_plan_entry *out) {
     for (int total = 1; total <= top; total *= 2)
         for (int k = 1; k <= total; k *= 2) {
             int t = total / k;
-            out[n++] = (calib_plan_entry){ k, t, "batch", "allreduce", b, 1 };
+            out[n++] = (calib_plan_entry){ k, t, "batch", "allreduce", b, 1, NULL };
             if (k >= 2)
-                out[n++] = (calib_plan_entry){ k, t, "epoch", "allreduce", b, 1 };
+                out[n++] = (calib_plan_entry){ k, t, "epoch", "allreduce", b, 1, NULL };
         }
-    out[n++] = (calib_plan_entry){ 1, 1, "batch", "allreduce", b / 2, 1 };
-    out[n++] = (calib_plan_entry){ 1, 1, "batch", "allreduce", b * 2, 1 };
-    out[n++] = (calib_plan_entry){ 1, top, "batch", "allreduce", b * 2, 1 };
-    out[n++] = (calib_plan_entry){ 2, 1, "batch", "ps", b, 1 };
+    out[n++] = (calib_plan_entry){ 1, 1, "batch", "allreduce", b / 2, 1, NULL };
+    out[n++] = (calib_plan_entry){ 1, 1, "batch", "allreduce", b * 2, 1, NULL };
+    out[n++] = (calib_plan_entry){ 1, top, "batch", "allreduce", b * 2, 1, NULL };
+    out[n++] = (calib_plan_entry){ 2, 1, "batch", "ps", b, 1, NULL };
     /* One worker more than cores: what oversubscription does beyond compute (the start-up's
      * data load shared, the scheduler's delay at every synchronisation: fit_oversub). */
-    out[n++] = (calib_plan_entry){ p + 1, 1, "batch", "allreduce", b * 3 / 2, 1 };
+    out[n++] = (calib_plan_entry){ p + 1, 1, "batch", "allreduce", b * 3 / 2, 1, NULL };
+    /* The workers fill the cores and a dedicated master polls beside them (master_yield). */
+    out[n++] = (calib_plan_entry){ p, 1, "batch", "ps", b, 1, "dedicated" };
     return n;
 }
 
@@ -60,8 +62,8 @@ int calib_plan_runs(int cores, calib_plan_entry out[CALIB_PLAN_MAX_RUNS]) {
 }
 
 void calib_plan_trace_name(const calib_plan_entry *r, char *buf, size_t len) {
-    snprintf(buf, len, "train-%dx%d-%s-%s-b%ld-r%d.trace.jsonl", r->workers, r->cores, r->sync, r->topology, r->batch,
-             r->repeat);
+    snprintf(buf, len, "train-%dx%d-%s-%s-b%ld%s-r%d.trace.jsonl", r->workers, r->cores, r->sync, r->topology,
+             r->batch, r->master ? "-dedicated" : "", r->repeat);
 }
 
 int calib_plan_load_averages(double load[3]) {
@@ -95,15 +97,15 @@ static int run_training(const calib_plan_entry *r, int i, int n, const char *dir
     snprintf(l, sizeof l, "%ld", limit);
     const char *av[24] = { "train", "--workers", k, "--threads", t, "--sync", r->sync, "--topology",
                            r->topology, "--batch", b, "--limit", l, "--epochs", "1", "--quiet",
-                           "--trace", path, NULL };
-    int a = 18;
+                           "--trace", path, "--master", r->master ? r->master : "worker", NULL };
+    int a = 20;
     if (hostfile) {
         av[a++] = "--hostfile";
         av[a++] = hostfile;
     }
     av[a] = NULL;
-    fprintf(stderr, "  [%2d/%d] %dx%d %-5s %-9s batch %-3ld repeat %d of %d ... ", i + 1, n + 1, r->workers,
-            r->cores, r->sync, r->topology, r->batch, r->repeat, CALIB_PLAN_REPEATS);
+    fprintf(stderr, "  [%2d/%d] %dx%d %-5s %-9s batch %-3ld%s repeat %d of %d ... ", i + 1, n + 1, r->workers,
+            r->cores, r->sync, r->topology, r->batch, r->master ? " dedicated" : "", r->repeat, CALIB_PLAN_REPEATS);
     double t0 = now_s();
     int code = spawn_self(av, "/dev/null", sub, sizeof sub);
     if (code == 0) {

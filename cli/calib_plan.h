@@ -11,9 +11,12 @@
  *   out needs a third so that c0 and c1 stay fittable), T = max at 2B as well (σ);
  *   2×1 batch with the parameter server (the ps topology's own training run);
  *   (P+1)×1 batch at 3B/2: one rank more than cores, oversubscribed, for what ρ > 1 does
- *   beyond compute (startup_cpu, oversub_sync).
+ *   beyond compute (startup_cpu, oversub_sync);
+ *   P×1 batch ps with a dedicated master: how much of a core its polling takes
+ *   (master_yield; the name carries "-dedicated").
  * On 2 cores: 1×1 b32, 1×2 b32, 2×1 batch, 2×1 epoch, 1×1 b16, 1×1 b64, 1×2 b64, 2×1 batch
- * ps, 3×1 batch b48: 9 configurations of one epoch of --limit examples.
+ * ps, 3×1 batch b48, 2×1 batch ps dedicated: 10 configurations of one epoch of --limit
+ * examples.
  *
  * Repeats: every configuration runs twice, interleaved (A B C … A B C), so that the fit
  * measures the run-to-run spread (run_cv) from pairs of identical runs, and a slow spell
@@ -43,6 +46,7 @@ typedef struct {
     const char *sync, *topology;  /* "batch"/"epoch", "allreduce"/"ps" */
     long batch;
     int repeat;                   /* 1 .. CALIB_PLAN_REPEATS */
+    const char *master;           /* "dedicated", or NULL: the master trains */
 } calib_plan_entry;
 
 /* The 1-, 5- and 15-minute load averages from /proc/loadavg: 0, or -1 (all three 0) where

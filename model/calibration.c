@@ -81,6 +81,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         { "startup_cpu", &p->startup_cpu_s, &e->startup_cpu_s },
         { "oversub_sync", &p->oversub_sync_s, &e->oversub_sync_s },
         { "model_cv", &p->model_cv, &e->model_cv },
+        { "master_yield", &p->master_yield, &e->master_yield },
     };
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (json_object_get(params, later[i].name) &&
@@ -182,6 +183,7 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "startup_cpu", p->startup_cpu_s, e->startup_cpu_s, "s" },
         { "oversub_sync", p->oversub_sync_s, e->oversub_sync_s, "s" },
         { "model_cv", p->model_cv, e->model_cv, "1" },
+        { "master_yield", p->master_yield, e->master_yield, "1" },
     };
     json_t *params = json_object();
     for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {

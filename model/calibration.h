@@ -49,7 +49,7 @@
 /* A parameter's standard error, by the same names as the file ("c0", "alpha_ps", ...). */
 typedef struct {
     double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
-    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, startup_cpu_s, oversub_sync_s, model_cv;
+    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, startup_cpu_s, oversub_sync_s, model_cv, master_yield;
 } calibration_stderr;
 
 typedef struct {
@@ -83,7 +83,7 @@ typedef struct {
     long outliers;                /* points a robust fit gave weight 0 */
 } calibration_regression;
 
-enum { CALIBRATION_MAX_REGRESSIONS = 10, CALIBRATION_MAX_NOTES = 4 };
+enum { CALIBRATION_MAX_REGRESSIONS = 16, CALIBRATION_MAX_NOTES = 12 };
 
 /* What a parameter's value means where the number alone would mislead (u = 0 because the
  * traces record no update, run_cv = 0 because no configuration was repeated). */

@@ -40,6 +40,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
             return fail(err, errlen, nonneg[i].what, nonneg[i].v);
     if (!(p->sigma >= 0 && p->sigma <= 1))
         return fail(err, errlen, "sigma must be in [0, 1]", p->sigma);
+    if (!(p->master_yield >= 0 && p->master_yield <= 1))
+        return fail(err, errlen, "master yield must be in [0, 1]", p->master_yield);
     if (c->workers < 1)
         return fail(err, errlen, "workers must be >= 1", c->workers);
     if (c->cores < 1)
@@ -104,8 +106,10 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 /* Step, synchronisation, round */
 
 double costmodel_rho(const costmodel_params *p, const costmodel_config *c) {
-    /* A dedicated master trains nothing but its MPI progress loop polls: one core busy. */
-    double cores_used = (double)c->workers * c->cores + (c->master == COSTMODEL_MASTER_DEDICATED ? 1.0 : 0.0);
+    /* A dedicated master trains nothing but its MPI progress loop polls: the share of a
+     * core it does not yield to the workers. */
+    double cores_used = (double)c->workers * c->cores +
+                        (c->master == COSTMODEL_MASTER_DEDICATED ? 1.0 - p->master_yield : 0.0);
     return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
 }
 

@@ -8,8 +8,8 @@
  * and each synchronisation that exists costs S(K) + q·(ρ − 1): d and q are 0 at ρ = 1.
  *   speedup    = T(1,1) / T(K,T)
  * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
- * server is one rank more, m = 1, whose MPI progress loop polls a core of its own (m = 0
- * when the master trains). b is the slowest worker's slice: batch sync splits B over K
+ * server is one rank more, whose MPI progress loop polls a core: m = 1 − master_yield of
+ * it (the share it does not give back; m = 0 when the master trains). b is the slowest worker's slice: batch sync splits B over K
  * into slices that differ by at most one example and the barrier waits for the largest,
  * ⌈B/K⌉; K > B would leave ranks without examples and is refused (costmodel_check).
  * The update runs once per step on the critical path wherever it runs: on every rank
@@ -59,6 +59,9 @@ typedef struct {
                                 slowed like compute: W gains d·(ρ − 1) */
     double oversub_sync_s;   /* q: extra seconds per synchronisation per unit of ρ − 1: a rank
                                 polling for a peer the scheduler has parked waits its turn */
+    double master_yield;     /* y in [0, 1]: the share of its core a dedicated master's polling
+                                gives back to the workers (Open MPI yields when oversubscribed):
+                                m = 1 − y in ρ; 0 = a whole core busy */
 } costmodel_params;
 
 /* What the user runs. */
@@ -99,7 +102,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
 
 costmodel_schedule costmodel_schedule_of(const costmodel_config *c);
 
-/* ρ = max(1, (K·T + m)/P), m = 1 for a dedicated master; 1 when P is 0 (unlimited). */
+/* ρ = max(1, (K·T + m)/P), m = 1 − master_yield for a dedicated master; 1 when P is 0
+ * (unlimited). */
 double costmodel_rho(const costmodel_params *p, const costmodel_config *c);
 
 /* ρ·(σ + (1−σ)/T)-scaled time of one local step of b examples (the update excluded). */

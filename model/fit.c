@@ -112,7 +112,7 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++)
         if (fit_comm(s, f, (costmodel_topology)topo, err, errlen) < 0)
             return -1;
-    if (fit_oversub(s, f, err, errlen) < 0)
+    if ((rc == 0 && fit_master_yield(s, f, err, errlen) < 0) || fit_oversub(s, f, err, errlen) < 0)
         return -1;
     if (fit_startup(s, f, err, errlen) < 0 || fit_cv(s, f, err, errlen) < 0 || fit_run_cv(s, f, err, errlen) < 0)
         return -1;

@@ -128,13 +128,13 @@ int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
     double *v = NULL;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
-        double rho = traceinfo_rho(&t->run);
-        if (!fit_used(s, i, true) || rho == 1.0 || !costmodel_has_sync(&t->run.config))
-            continue;
         costmodel_params p = f->p;
         p.oversub_sync_s = 0;
         p.model_bytes = (double)t->run.model_bytes;
         p.host_cores = t->run.host_cores;
+        double rho = costmodel_rho(&p, &t->run.config); /* with the master's fitted yield */
+        if (!fit_used(s, i, true) || rho == 1.0 || !costmodel_has_sync(&t->run.config))
+            continue;
         double idle = costmodel_sync_time(&p, &t->run.config);
         traceinfo_sync *sy;
         long m = traceinfo_syncs(t, &sy);

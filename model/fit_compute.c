@@ -294,3 +294,53 @@ done:
     fit_rows_free(&r);
     return rc;
 }
+
+/* y, the share of its core a dedicated master's polling gives back, from the runs with a
+ * dedicated master and the workers' cores alone filling the host (K·T ≥ P, so ρ = (K·T +
+ * 1 − y)/P > 1 tells m = 1 − y): per run, the workers' steps against the idle host's step
+ * at their examples give ρ (ratio of sums, each step capped at 3·ρ fitted as for c0, c1)
+ * and m = ρ·P − K·T; y = 1 − m (runs weighted by their steps' time), held to [0, 1].
+ * Standard error from the steps' own m (sd/√n). No such run: y = 0 (a whole core busy),
+ * with a note. After fit_sigma. */
+int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
+    double m_weighted = 0, weight = 0, m_sum = 0, m_sq = 0;
+    long n = 0;
+    (void)err;
+    (void)errlen;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        const costmodel_config *c = &t->run.config;
+        double P = t->run.host_cores, KT = (double)c->workers * c->cores;
+        if (!fit_used(s, i, true) || c->master != COSTMODEL_MASTER_DEDICATED || !(P > 0) || KT < P)
+            continue;
+        double per_example = f->p.c1_s * (f->p.sigma + (1.0 - f->p.sigma) / c->cores), cap = 3 * (KT + 1) / P;
+        double run_y = 0, run_idle = 0;
+        for (long k = 0; k < t->n_events; k++) {
+            const trace_event *e = &t->events[k];
+            if (!traceinfo_is_step(e))
+                continue;
+            double idle = f->p.c0_s + per_example * (double)e->examples, y = fmin(e->t1_s - e->t0_s, cap * idle);
+            double m = y / idle * P - KT;
+            run_y += y;
+            run_idle += idle;
+            m_sum += m;
+            m_sq += m * m;
+            n++;
+        }
+        if (run_idle > 0) {
+            m_weighted += (run_y / run_idle * P - KT) * run_idle;
+            weight += run_idle;
+        }
+    }
+    if (n < 2 || !(weight > 0)) {
+        f->p.master_yield = f->se.master_yield = 0;
+        fit_note(f, "master_yield", "no run with a dedicated master on an oversubscribed host: its polling is "
+                 "taken to keep a whole core busy");
+        return 0;
+    }
+    double m = m_weighted / weight, mean = m_sum / n, sd = sqrt(fmax(0.0, m_sq / n - mean * mean));
+    f->p.master_yield = fmin(1.0, fmax(0.0, 1.0 - m));
+    f->se.master_yield = f->p.master_yield > 0 && f->p.master_yield < 1 ? sd / sqrt((double)n) : 0.0;
+    fit_add_reg(f, "master_yield", "ratio", n, (int)n - 1, 0.0);
+    return 0;
+}

@@ -84,7 +84,8 @@ int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen);      /* after 
 int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_update(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int errlen);
-int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen);    /* after fit_comm */
+int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen);    /* after fit_comm, fit_master_yield */
+int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen); /* after fit_sigma */
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 

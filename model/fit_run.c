@@ -60,7 +60,9 @@ int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
                 w = t->events[k].t1_s;
         if (w < 0)
             continue;
-        w -= f->p.startup_cpu_s * (traceinfo_rho(&t->run) - 1.0);
+        costmodel_params at = f->p;
+        at.host_cores = t->run.host_cores;
+        w -= f->p.startup_cpu_s * (costmodel_rho(&at, &t->run.config) - 1.0);
         int K = t->run.config.workers;
         double x[2] = { 1.0, K };
         kmin = r.n == 0 || K < kmin ? K : kmin;

@@ -8,23 +8,25 @@
 
 /* The 2-core plan of calib_plan.h, written out by hand, in the order it runs. */
 static const calib_plan_entry two_cores[] = {
-    { 1, 1, "batch", "allreduce", 32, 0 }, { 1, 2, "batch", "allreduce", 32, 0 },
-    { 2, 1, "batch", "allreduce", 32, 0 }, { 2, 1, "epoch", "allreduce", 32, 0 },
-    { 1, 1, "batch", "allreduce", 16, 0 }, { 1, 1, "batch", "allreduce", 64, 0 },
-    { 1, 2, "batch", "allreduce", 64, 0 }, { 2, 1, "batch", "ps", 32, 0 },
-    { 3, 1, "batch", "allreduce", 48, 0 }, /* one rank more than cores: oversubscribed */
+    { 1, 1, "batch", "allreduce", 32, 0, NULL }, { 1, 2, "batch", "allreduce", 32, 0, NULL },
+    { 2, 1, "batch", "allreduce", 32, 0, NULL }, { 2, 1, "epoch", "allreduce", 32, 0, NULL },
+    { 1, 1, "batch", "allreduce", 16, 0, NULL }, { 1, 1, "batch", "allreduce", 64, 0, NULL },
+    { 1, 2, "batch", "allreduce", 64, 0, NULL }, { 2, 1, "batch", "ps", 32, 0, NULL },
+    { 3, 1, "batch", "allreduce", 48, 0, NULL }, /* one rank more than cores: oversubscribed */
+    { 2, 1, "batch", "ps", 32, 0, "dedicated" }, /* and a polling master beside 2 workers */
 };
 
 Test(calib_plan, every_configuration_runs_twice_interleaved) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
-    cr_assert_eq(calib_plan_runs(2, runs), 18);
-    for (int i = 0; i < 18; i++) {
-        const calib_plan_entry *r = &runs[i], *want = &two_cores[i % 9];
+    cr_assert_eq(calib_plan_runs(2, runs), 20);
+    for (int i = 0; i < 20; i++) {
+        const calib_plan_entry *r = &runs[i], *want = &two_cores[i % 10];
         cr_assert(r->workers == want->workers && r->cores == want->cores && r->batch == want->batch &&
-                  strcmp(r->sync, want->sync) == 0 && strcmp(r->topology, want->topology) == 0,
+                  strcmp(r->sync, want->sync) == 0 && strcmp(r->topology, want->topology) == 0 &&
+                  (r->master == NULL) == (want->master == NULL),
                   "run %d: %dx%d %s %s b%ld, want %dx%d %s %s b%ld", i, r->workers, r->cores, r->sync, r->topology,
                   r->batch, want->workers, want->cores, want->sync, want->topology, want->batch);
-        cr_assert_eq(r->repeat, 1 + i / 9, "run %d is repeat %d", i, r->repeat);
+        cr_assert_eq(r->repeat, 1 + i / 10, "run %d is repeat %d", i, r->repeat);
     }
 }
 
@@ -33,7 +35,7 @@ Test(calib_plan, trace_names_carry_the_repeat) {
     int n = calib_plan_runs(2, runs);
     char a[128], b[128];
     calib_plan_trace_name(&runs[0], a, sizeof a);
-    calib_plan_trace_name(&runs[9], b, sizeof b);
+    calib_plan_trace_name(&runs[10], b, sizeof b);
     cr_assert_str_eq(a, "train-1x1-batch-allreduce-b32-r1.trace.jsonl");
     cr_assert_str_eq(b, "train-1x1-batch-allreduce-b32-r2.trace.jsonl");
     for (int i = 0; i < n; i++)
@@ -55,18 +57,20 @@ Test(calib_plan, twice_the_runs_at_half_the_examples) {
 Test(calib_plan, four_cores_add_the_splits_of_four) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
     int n = calib_plan_runs(4, runs);
-    /* 1x1; 1x2, 2x1 (batch, epoch); 1x4, 2x2 (2), 4x1 (2); b16, b64, 1x4 b64, ps, 5x1: 14. */
-    cr_assert_eq(n, 28);
+    /* 1x1; 1x2, 2x1 (batch, epoch); 1x4, 2x2 (2), 4x1 (2); b16, b64, 1x4 b64, ps, 5x1,
+     * 4x1 ps dedicated: 15. */
+    cr_assert_eq(n, 30);
     cr_assert_eq(runs[12].workers, 2);
     cr_assert_str_eq(runs[12].topology, "ps");
     cr_assert_eq(runs[13].workers, 5);
-    cr_assert_eq(runs[14].repeat, 2);
+    cr_assert_eq(runs[15].repeat, 2);
 }
 
 Test(calib_plan, eight_cores_fit_in_the_plan) {
     /* 1 + 3 + 5 + 7 splits of 1, 2, 4, 8 cores (epoch too at K >= 2); b16, b64, 1x8 b64,
-     * ps, 9x1: 21 configurations, 42 runs (more than the 32 an earlier array held). */
+     * ps, 9x1, 8x1 ps dedicated: 22 configurations, 44 runs (more than the 32 an earlier
+     * array held). */
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
-    cr_assert_eq(calib_plan_runs(8, runs), 42);
+    cr_assert_eq(calib_plan_runs(8, runs), 44);
     cr_assert_eq(runs[20].workers, 9);
 }
