@@ -5,6 +5,7 @@
 #include "cli/spawn.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -144,6 +145,11 @@ static int run_commbench(int n, const char *dir, const char *hostfile, char *err
 }
 
 int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, char *err, int errlen) {
+    return calib_plan_run_rounds(dir, budget_s, limit, hostfile, NULL, NULL, err, errlen);
+}
+
+int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const char *hostfile,
+                          calib_plan_round_fn after_round, void *ctx, char *err, int errlen) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
     int n = calib_plan_runs(host_cores(), runs);
     if (limit <= 0)
@@ -158,9 +164,13 @@ int calib_plan_run(const char *dir, double budget_s, long limit, const char *hos
     if (calib_plan_load_averages(load) == 0 && online > 0 && load[0] > 0.5 * (double)online)
         fprintf(stderr, "speedup calibrate: warning: load average %.2f on %ld cores: other processes will slow "
                         "some runs and not others, and the fit will carry it\n", load[0], online);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         if (run_training(&runs[i], i, n, dir, limit, hostfile, err, errlen))
             return -1;
+        bool round_over = i + 1 == n || runs[i + 1].repeat != runs[i].repeat;
+        if (after_round && round_over && after_round(ctx, runs[i].repeat, err, errlen))
+            return -1;
+    }
     if (run_commbench(n, dir, hostfile, err, errlen))
         return -1;
     fprintf(stderr, "speedup calibrate: plan done in %.0f s\n", now_s() - t_start);

@@ -68,4 +68,14 @@ void calib_plan_trace_name(const calib_plan_entry *r, char *buf, size_t len);
  * Returns 0, or -1 with one line in err. */
 int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, char *err, int errlen);
 
+/* Called after every round of the plan (all its configurations once, repeat = 1, 2, …):
+ * 0 to go on, or -1 with one line in err to stop the plan. */
+typedef int (*calib_plan_round_fn)(void *ctx, int repeat, char *err, int errlen);
+
+/* calib_plan_run with after_round (may be NULL) called after each round, before the
+ * commbench: `speedup report` runs its held-out configurations there, so that the plan's
+ * runs and the runs it is checked against share the same minutes of a drifting host. */
+int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const char *hostfile,
+                          calib_plan_round_fn after_round, void *ctx, char *err, int errlen);
+
 #endif

@@ -1,8 +1,11 @@
 /* speedup report — the whole study in one command, into one directory:
- *   1. calibrate: the live measurement plan (cli/calib_plan.h), traces kept in OUT/traces;
- *   2. measure the held-out configurations (cli/report_configs.h: built in for this host,
- *      or --held-out FILE), never fitted, each --repeats times, interleaved (A B C … A B C),
- *      as short `speedup train --workers K` runs whose traces go to OUT/measured; predict
+ *   1. measure: the live calibration plan (cli/calib_plan.h, traces in OUT/traces) and the
+ *      held-out configurations (cli/report_configs.h: built in for this host, or
+ *      --held-out FILE), never fitted, each --repeats times, all interleaved round by round
+ *      (the plan's configurations once, the held-out ones once, and again: A B C … A B C),
+ *      as short `speedup train --workers K` runs (held-out traces in OUT/measured); then
+ *      the fit of the plan's traces (`speedup calibrate --from-traces`);
+ *   2. predict
  *      each with `speedup simulate` (mean time and the 95% prediction interval of one run)
  *      and the closed form; OUT/fidelity.csv and the three fidelity figures
  *      (model/fidelity.h: median and worst |error| of the median run, the share of single
@@ -42,10 +45,11 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: speedup report [--out DIR] [--budget SECONDS] [--max-workers K] [FLAGS]\n"
             "\n"
-            "Calibrates on this machine (speedup calibrate's plan), measures configurations\n"
-            "left out of the fit, simulates the grid of workers x cores x sync x topology with\n"
-            "the calibration, draws the five figures and writes DIR/index.html with every\n"
-            "figure, its table and the prediction error of every measured configuration.\n"
+            "Calibrates on this machine (speedup calibrate's plan) and measures configurations\n"
+            "left out of the fit, the two interleaved round by round; simulates the grid of\n"
+            "workers x cores x sync x topology with the calibration, draws the five figures\n"
+            "and writes DIR/index.html with every figure, its table and the prediction error\n"
+            "of every measured configuration.\n"
             "\n"
             "  --out DIR          where everything goes                          [out]\n"
             "  --budget SECONDS   calibration plan budget (sizes every run)      [120]\n"
@@ -259,16 +263,58 @@ static int read_runs(ctx *c, const report_config *k, double base_s, const calibr
     return 0;
 }
 
-/* Every held-out run, interleaved (A B C … A B C …): a slow spell of the host then
- * lands on different configurations, not on every run of one. */
-static int measure_held_out(ctx *c, const report_config *k, int n, report_measured *m) {
-    for (int rep = 1; rep <= c->repeats; rep++)
-        for (int i = 0; i < n; i++) {
-            double wall = 0;
-            if (k[i].held_out && train_held_out(c, &k[i], rep, &wall))
-                return -1;
-            m[i].wall_s += wall / c->repeats;
+/* The held-out runs of one round: every held-out configuration once. */
+typedef struct {
+    ctx *c;
+    const report_config *k;
+    int n;
+    report_measured *m;
+} held_out_round;
+
+static int run_held_out_round(void *arg, int rep, char *err, int errlen) {
+    held_out_round *h = arg;
+    for (int i = 0; i < h->n && rep <= h->c->repeats; i++) {
+        double wall = 0;
+        if (h->k[i].held_out && train_held_out(h->c, &h->k[i], rep, &wall)) {
+            if (errlen > 0)
+                err[0] = '\0'; /* step() has said what failed */
+            return -1;
         }
+        h->m[i].wall_s += wall / h->c->repeats;
+    }
+    return 0;
+}
+
+/* 1. The calibration plan and the held-out runs, interleaved round by round (the plan's
+ * configurations once, every held-out one once, and again): a host whose speed drifts
+ * over minutes then drifts under both, and the plan's repeats measure that drift (run_cv)
+ * over the whole session rather than its first minute. Then the fit of the plan's traces
+ * (`speedup calibrate --from-traces`), *cal read back. */
+static int measure_and_calibrate(ctx *c, double budget_s, const report_config *k, int n, report_measured *m,
+                                 const char *cal_out, calibration *cal) {
+    char traces_dir[PATH_LEN], err[1400];
+    snprintf(traces_dir, sizeof traces_dir, "%s/traces", c->out);
+    held_out_round h = { c, k, n, m };
+    size_t used = strlen(c->commands);
+    snprintf(c->commands + used, sizeof c->commands - used,
+             "(speedup calibrate's plan, cli/calib_plan.h, into %s, each round followed by the held-out runs)\n",
+             traces_dir);
+    err[0] = '\0';
+    if (calib_plan_run_rounds(traces_dir, budget_s, c->limit, c->hostfile, run_held_out_round, &h, err, sizeof err)) {
+        if (err[0])
+            args_error("report: calibration plan: %s", err);
+        return -1;
+    }
+    for (int rep = CALIB_PLAN_REPEATS + 1; rep <= c->repeats; rep++)
+        if (run_held_out_round(&h, rep, err, sizeof err))
+            return -1;
+    const char *av[] = { "calibrate", "--from-traces", traces_dir, "--out", c->cal_path, NULL };
+    if (step(c, "calibrate (the fit)", 0, av, cal_out))
+        return -1;
+    if (calibration_read(c->cal_path, cal, err, sizeof err)) {
+        args_error("report: %s", err);
+        return -1;
+    }
     return 0;
 }
 
@@ -328,28 +374,6 @@ static void describe_host(char *out, size_t size) {
     calib_plan_load_averages(load);
     snprintf(out, size, "%s, %ld cores; load average at the end of the report %.2f %.2f %.2f", host,
              sysconf(_SC_NPROCESSORS_ONLN), load[0], load[1], load[2]);
-}
-
-/* 1. The calibration plan, its traces in OUT/traces; *cal read back. */
-static int run_calibrate(ctx *c, double budget_s, const char *cal_out, calibration *cal) {
-    char budget[32], limit[24], traces_dir[PATH_LEN], err[1400];
-    snprintf(budget, sizeof budget, "%g", budget_s);
-    int_text(c->limit, limit, sizeof limit);
-    snprintf(traces_dir, sizeof traces_dir, "%s/traces", c->out);
-    const char *av[16] = { "calibrate", "--out-dir", traces_dir, "--out", c->cal_path, "--budget", budget,
-                           "--limit", limit, NULL };
-    if (c->hostfile) {
-        av[9] = "--hostfile";
-        av[10] = c->hostfile;
-        av[11] = NULL;
-    }
-    if (step(c, "calibrate", 0, av, cal_out))
-        return -1;
-    if (calibration_read(c->cal_path, cal, err, sizeof err)) {
-        args_error("report: %s", err);
-        return -1;
-    }
-    return 0;
 }
 
 /* 3. The grid: workers 1, 2, 4, … up to max_workers and never beyond the batch (batch
@@ -475,8 +499,8 @@ static int make_dirs(const ctx *c) {
     return 0;
 }
 
-/* 2. Every configuration's runs (held-out ones measured now) and their predictions;
- * OUT/measurements.csv holds the median runs at the grid's batch. */
+/* 2. Every configuration's runs and their predictions; OUT/measurements.csv holds the
+ * median runs at the grid's batch. */
 static int measure_all(ctx *c, const report_config *k, int n, const calibration *cal, report_measured *m,
                        fidelity_summary *fid) {
     char path[PATH_LEN], err[1400];
@@ -488,8 +512,6 @@ static int measure_all(ctx *c, const report_config *k, int n, const calibration 
     }
     double base_s = traceinfo_training_time(base);
     trace_free(base);
-    if (measure_held_out(c, k, n, m))
-        return -1;
     prediction_row rows[REPORT_MAX_CONFIGS];
     int n_rows = 0;
     for (int i = 0; i < n; i++) {
@@ -534,12 +556,11 @@ int cmd_report(int argc, char **argv) {
         return 1;
     snprintf(c.cal_path, sizeof c.cal_path, "%s/calibration.json", c.out);
     snprintf(cal_out, sizeof cal_out, "%s/calibrate.txt", c.out);
-    calibration cal;
-    if (run_calibrate(&c, o.budget_s, cal_out, &cal))
-        return 1;
-
     static report_measured meas[REPORT_MAX_CONFIGS];
     memset(meas, 0, sizeof meas);
+    calibration cal;
+    if (measure_and_calibrate(&c, o.budget_s, configs, n_configs, meas, cal_out, &cal))
+        return 1;
     fidelity_summary fid;
     prediction_row *pred = NULL;
     trace *tl_measured = NULL, *tl_sim = NULL;
