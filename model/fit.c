@@ -293,16 +293,30 @@ typedef struct {
     double log_sq;
 } loo_errors;
 
+static double g_host_cores(const fit_core *g) { return g && g->p.host_cores > 0 ? g->p.host_cores : 1e300; }
+
+static bool core_has_note(const fit_core *g, const char *param) {
+    for (int i = 0; i < g->n_notes; i++)
+        if (strcmp(g->notes[i].param, param) == 0)
+            return true;
+    return false;
+}
+
 /* One left-out run's predictions from the fits without its configuration: g (NULL: the
  * model could not be refitted, why says why), em (NULL: Ernest could not, ewhy). */
 static void predict_left_out(calibration_run *run, const fit_core *g, const char *why, const ernest_model *em,
                              const char *ewhy, loo_errors *e) {
     char bad[160] = "";
-    /* Without the configuration the only oversubscribed one, the fit knows nothing of ρ > 1
-     * beyond compute: no prediction, rather than one that misses by construction. */
-    if (g && g->p.oversub_sync_s == 0 && costmodel_rho(&g->p, &run->config) > 1.0) {
-        snprintf(run->loo_note, sizeof run->loo_note, "model: no other run with more ranks than cores to fit "
-                 "oversub_sync from");
+    /* Without the configuration the only oversubscribed one (or the only dedicated master
+     * beside workers that fill the cores), the fit knows nothing of what it needs: no
+     * prediction, rather than one that misses by construction. */
+    const costmodel_config *c = &run->config;
+    bool dedicated_full = c->master == COSTMODEL_MASTER_DEDICATED && (double)c->workers * c->cores >= g_host_cores(g);
+    if (g && ((g->p.oversub_sync_s == 0 && costmodel_rho(&g->p, c) > 1.0) ||
+              (dedicated_full && core_has_note(g, "master_yield")))) {
+        snprintf(run->loo_note, sizeof run->loo_note, "model: no other run %s", dedicated_full ?
+                 "with a dedicated master on a full host to fit master_yield from" :
+                 "with more ranks than cores to fit oversub_sync from");
         g = NULL;
     }
     if (g && costmodel_check(&g->p, &run->config, bad, sizeof bad) == 0) {

@@ -394,6 +394,10 @@ Test(fit, a_dedicated_masters_share_of_a_core_comes_from_its_workers_steps) {
     gsl_rng_free(rng);
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     cr_assert(fabs(r.cal.params.master_yield - 0.5) < 0.2, "y = %g", r.cal.params.master_yield);
+    /* Left out, it was the only source of y: not predicted, and the note says why. */
+    const calibration_run *last = &r.runs[r.fit.n_runs - 1];
+    cr_assert_eq(last->config.master, COSTMODEL_MASTER_DEDICATED);
+    cr_assert(isnan(last->loo_model_s) && strstr(last->loo_note, "master_yield"), "%s", last->loo_note);
     fit_result_release(&r);
     release(&s);
 }
