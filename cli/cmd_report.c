@@ -340,9 +340,7 @@ static int fidelity_of(ctx *c, const report_measured *m, int n, fidelity_summary
         *x = (fidelity_config){ .n_runs = m[i].n_runs, .pred_s = m[i].sim.time_s, .pred_lo_s = m[i].sim.time_lo,
                                 .pred_hi_s = m[i].sim.time_hi };
         memcpy(x->runs_s, m[i].runs_s, sizeof x->runs_s);
-        int inside = 0;
-        for (int r = 0; r < x->n_runs; r++)
-            inside += x->runs_s[r] >= x->pred_lo_s && x->runs_s[r] <= x->pred_hi_s;
+        int inside = fidelity_inside(x->runs_s, x->n_runs, x->pred_lo_s, x->pred_hi_s);
         double med = fidelity_median_run(x);
         fprintf(o, "%s,%d,%.6g,%.6g,%.6g,%.6g,%.4f,%d\n", m[i].name, x->n_runs, med, x->pred_s, x->pred_lo_s,
                 x->pred_hi_s, (x->pred_s - med) / med, inside);

@@ -133,7 +133,15 @@ static prediction_row row_of(const costmodel_config *c, const replicate_summary 
     return r;
 }
 
-int cmd_simulate(int argc, char **argv) {
+typedef struct {
+    int csv, reps;
+    long seed;
+    job_launch launch;
+    const char *out_path, *replay_path, *timeline_path;
+} simulate_options;
+
+/* 0 to go on, else the exit status (-1: --help shown, exit 0). */
+static int parse_options(int argc, char **argv, grid *g, simulate_options *o) {
     static const struct option options[] = {
         GRID_LONG_OPTIONS,
         { "reps", required_argument, 0, OPT_REPS },
@@ -146,35 +154,29 @@ int cmd_simulate(int argc, char **argv) {
         { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
-    grid g;
-    grid_init(&g);
-    int csv = 0, reps = 50;
-    long seed = 1;
-    job_launch launch = JOB_LAUNCH_PARALLEL;
-    const char *out_path = NULL, *replay_path = NULL, *timeline_path = NULL;
     int code;
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (code) {
-        case OPT_CSV: csv = 1; continue;
-        case OPT_OUT: out_path = optarg; continue;
-        case OPT_REPLAY: replay_path = optarg; continue;
-        case OPT_TIMELINE: timeline_path = optarg; continue;
-        case OPT_HELP: usage(stdout); return 0;
+        case OPT_CSV: o->csv = 1; continue;
+        case OPT_OUT: o->out_path = optarg; continue;
+        case OPT_REPLAY: o->replay_path = optarg; continue;
+        case OPT_TIMELINE: o->timeline_path = optarg; continue;
+        case OPT_HELP: usage(stdout); return -1;
         case OPT_REPS:
-            if (args_int("--reps", optarg, 1, 1000000, &reps))
+            if (args_int("--reps", optarg, 1, 1000000, &o->reps))
                 return 2;
             continue;
         case OPT_SEED:
-            if (args_long("--seed", optarg, 0, 2147483647L, &seed))
+            if (args_long("--seed", optarg, 0, 2147483647L, &o->seed))
                 return 2;
             continue;
         case OPT_LAUNCH:
             if (strcmp(optarg, "parallel") == 0)
-                launch = JOB_LAUNCH_PARALLEL;
+                o->launch = JOB_LAUNCH_PARALLEL;
             else if (strcmp(optarg, "sequential") == 0)
-                launch = JOB_LAUNCH_SEQUENTIAL;
+                o->launch = JOB_LAUNCH_SEQUENTIAL;
             else {
                 args_error("--launch: expected parallel or sequential, got '%s'", optarg);
                 return 2;
@@ -183,66 +185,78 @@ int cmd_simulate(int argc, char **argv) {
         case '?':
             return args_unknown_flag("simulate", argv[optind - 1]);
         }
-        if (grid_handle_option(&g, code, optarg))
+        if (grid_handle_option(g, code, optarg))
             return 2;
     }
     if (optind < argc)
         return args_unexpected("simulate", argv[optind]);
-    int rc = grid_finish(&g);
-    if (rc)
-        return rc;
+    return grid_finish(g);
+}
 
+/* Every configuration of the grid into rows[0..grid_size); *peak_bytes = the largest
+ * master; the first configuration's timeline when asked. 0, or 1 after an error line. */
+static int simulate_grid(const grid *g, const simulate_options *o, const job_replay *replay, prediction_row *rows,
+                         double *peak_bytes) {
+    char err[512];
+    *peak_bytes = 0;
+    for (int i = 0; i < grid_size(g); i++) {
+        job_spec spec = { .params = g->params, .config = grid_config(g, i), .launch = o->launch, .replay = replay };
+        replicate_summary s;
+        if (replicate_run(&spec, &g->unc, o->reps, (unsigned long)o->seed, &s, err, sizeof err)) {
+            args_error("%s", err);
+            return 1;
+        }
+        rows[i] = row_of(&spec.config, &s);
+        if (s.master_peak_bytes > *peak_bytes)
+            *peak_bytes = s.master_peak_bytes;
+        if (i == 0 && o->timeline_path && write_timeline(&spec, g->host, (unsigned long)o->seed, o->timeline_path))
+            return 1;
+    }
+    return 0;
+}
+
+static void print_table(const grid *g, const simulate_options *o, const prediction_row *rows, int n,
+                        double peak_bytes) {
+    printf("simulated: %d replications from seed %ld, %s launch%s%s; parameters: %s; "
+           "D = %ld examples, B = %ld, E = %d epochs\n",
+           o->reps, o->seed, o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
+           o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "", g->host,
+           g->base.examples, g->base.batch, g->base.epochs);
+    predictions_write_table(stdout, rows, n);
+    grid_print_interval_note(g, stdout);
+    printf("master peak memory: %.0f bytes at most (model, momentum and one receive buffer)\n", peak_bytes);
+}
+
+int cmd_simulate(int argc, char **argv) {
+    grid g;
+    grid_init(&g);
+    simulate_options o = { .reps = 50, .seed = 1, .launch = JOB_LAUNCH_PARALLEL };
+    int rc = parse_options(argc, argv, &g, &o);
+    if (rc)
+        return rc < 0 ? 0 : rc;
     char err[512];
     job_replay *replay = NULL;
-    if (replay_path && !(replay = job_replay_read(replay_path, err, sizeof err))) {
+    if (o.replay_path && !(replay = job_replay_read(o.replay_path, err, sizeof err))) {
         args_error("%s", err);
         return 1;
     }
     int n = grid_size(&g);
     prediction_row *rows = malloc(sizeof *rows * (size_t)n);
-    if (!rows) {
-        job_replay_free(replay);
-        args_error("out of memory");
-        return 1;
-    }
     double peak_bytes = 0;
-    rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        job_spec spec = { .params = g.params, .config = grid_config(&g, i), .launch = launch, .replay = replay };
-        replicate_summary s;
-        if (replicate_run(&spec, &g.unc, reps, (unsigned long)seed, &s, err, sizeof err)) {
-            args_error("%s", err);
-            rc = 1;
-            break;
-        }
-        rows[i] = row_of(&spec.config, &s);
-        if (s.master_peak_bytes > peak_bytes)
-            peak_bytes = s.master_peak_bytes;
-        if (i == 0 && timeline_path)
-            rc = write_timeline(&spec, g.host, (unsigned long)seed, timeline_path);
+    if (!rows) {
+        args_error("out of memory");
+        rc = 1;
+    } else {
+        rc = simulate_grid(&g, &o, replay, rows, &peak_bytes);
     }
-
-    if (rc == 0 && out_path) {
-        if (predictions_save_csv(out_path, rows, n, err, sizeof err)) {
-            args_error("%s", err);
-            rc = 1;
-        }
+    if (rc == 0 && o.out_path && predictions_save_csv(o.out_path, rows, n, err, sizeof err)) {
+        args_error("%s", err);
+        rc = 1;
     }
-    if (rc == 0) {
-        if (csv) {
-            predictions_write_csv(stdout, rows, n);
-        } else {
-            printf("simulated: %d replications from seed %ld, %s launch%s%s; parameters: %s; "
-                   "D = %ld examples, B = %ld, E = %d epochs\n",
-                   reps, seed, launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
-                   replay ? ", compute replayed from " : "", replay ? replay_path : "", g.host,
-                   g.base.examples, g.base.batch, g.base.epochs);
-            predictions_write_table(stdout, rows, n);
-            grid_print_interval_note(&g, stdout);
-            printf("master peak memory: %.0f bytes at most (model, momentum and one receive buffer)\n",
-                   peak_bytes);
-        }
-    }
+    if (rc == 0 && o.csv)
+        predictions_write_csv(stdout, rows, n);
+    else if (rc == 0)
+        print_table(&g, &o, rows, n, peak_bytes);
     free(rows);
     job_replay_free(replay);
     return rc;

@@ -254,7 +254,21 @@ static void progress_bar(void *ctx, int epoch, int epochs, long done, long total
     fflush(stderr);
 }
 
-int cmd_train(int argc, char **argv) {
+/* What the flags say besides the trainer's config. */
+typedef struct {
+    int quiet, workers, oversubscribe, mpi_rank;
+    const char *hostfile;
+    long seed;
+    char *skip;                   /* argv entries --workers does not pass on (argc + 1) */
+} train_options;
+
+enum { TRAIN_HELP_SHOWN = -100 };
+
+/* The flags into c and o: 0, TRAIN_HELP_SHOWN, or another non-zero after a usage error
+ * (said on stderr). */
+static int check_train_options(const trainer_config *c, const train_options *o);
+
+static int parse_train_options(int argc, char **argv, trainer_config *c, train_options *o) {
     static const struct option options[] = {
         { "data", required_argument, 0, OPT_DATA },       { "limit", required_argument, 0, OPT_LIMIT },
         { "epochs", required_argument, 0, OPT_EPOCHS },   { "batch", required_argument, 0, OPT_BATCH },
@@ -272,28 +286,7 @@ int cmd_train(int argc, char **argv) {
         { "fail-at-step", required_argument, 0, OPT_FAIL_STEP }, { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
-    trainer_config c;
-    trainer_config_default(&c);
-    c.git = SPEEDUP_GIT;
-    int quiet = 0, code, rc = 0, workers = 0, oversubscribe = 0;
-    const char *hostfile = NULL;
-    long seed = 1;
-    // Under mpirun every rank parses the same flags: only rank 0 says what was wrong.
-    const int mpi_rank = env_rank();
-    int saved_stderr = -1;
-    if (mpi_rank > 0) {
-        int devnull = open("/dev/null", O_WRONLY);
-        saved_stderr = dup(STDERR_FILENO);
-        if (devnull >= 0) {
-            dup2(devnull, STDERR_FILENO);
-            close(devnull);
-        }
-    }
-    char *skip = calloc((size_t)argc + 1, 1); // flags --workers does not pass on
-    if (!skip) {
-        args_error("out of memory");
-        return 1;
-    }
+    int code, rc = 0;
     opterr = 0;
     optind = 1;
     for (;;) {
@@ -302,59 +295,59 @@ int cmd_train(int argc, char **argv) {
             break;
         if (code == OPT_WORKERS || code == OPT_HOSTFILE || code == OPT_OVERSUB)
             for (int i = before; i < optind && i < argc; i++)
-                skip[i] = 1;
+                o->skip[i] = 1;
         switch (code) {
-        case OPT_DATA: c.data_dir = optarg; break;
-        case OPT_LIMIT: rc = args_long("--limit", optarg, 0, 1L << 40, &c.limit); break;
-        case OPT_EPOCHS: rc = args_int("--epochs", optarg, 1, TRAINER_MAX_EPOCHS, &c.epochs); break;
-        case OPT_BATCH: rc = args_int("--batch", optarg, 1, 65536, &c.batch); break;
-        case OPT_LR: rc = args_double("--lr", optarg, 0.0, 100.0, &c.lr); break;
-        case OPT_MOMENTUM: rc = args_double("--momentum", optarg, 0.0, 0.999999, &c.momentum); break;
-        case OPT_WD: rc = args_double("--weight-decay", optarg, 0.0, 1.0, &c.weight_decay); break;
-        case OPT_WARMUP: rc = args_double("--warmup-epochs", optarg, 0.0, 1000.0, &c.warmup_epochs); break;
+        case OPT_DATA: c->data_dir = optarg; break;
+        case OPT_LIMIT: rc = args_long("--limit", optarg, 0, 1L << 40, &c->limit); break;
+        case OPT_EPOCHS: rc = args_int("--epochs", optarg, 1, TRAINER_MAX_EPOCHS, &c->epochs); break;
+        case OPT_BATCH: rc = args_int("--batch", optarg, 1, 65536, &c->batch); break;
+        case OPT_LR: rc = args_double("--lr", optarg, 0.0, 100.0, &c->lr); break;
+        case OPT_MOMENTUM: rc = args_double("--momentum", optarg, 0.0, 0.999999, &c->momentum); break;
+        case OPT_WD: rc = args_double("--weight-decay", optarg, 0.0, 1.0, &c->weight_decay); break;
+        case OPT_WARMUP: rc = args_double("--warmup-epochs", optarg, 0.0, 1000.0, &c->warmup_epochs); break;
         case OPT_SCHEDULE:
             if (strcmp(optarg, "cosine") == 0)
-                c.schedule = SCHEDULE_COSINE;
+                c->schedule = SCHEDULE_COSINE;
             else if (strcmp(optarg, "step") == 0)
-                c.schedule = SCHEDULE_STEP;
+                c->schedule = SCHEDULE_STEP;
             else {
                 args_error("--schedule: expected cosine or step, got '%s'", optarg);
                 rc = -1;
             }
             break;
-        case OPT_NET: c.net_spec = optarg; break;
-        case OPT_SEED: rc = args_long("--seed", optarg, 0, 4294967295L, &seed); break;
-        case OPT_THREADS: rc = args_int("--threads", optarg, 1, 1024, &c.threads); break;
-        case OPT_CHECKPOINT: c.checkpoint_path = optarg; break;
-        case OPT_RESUME: c.resume_path = optarg; break;
-        case OPT_TRACE: c.trace_path = optarg; break;
-        case OPT_QUIET: quiet = 1; break;
-        case OPT_STOP: rc = args_int("--stop-after", optarg, 0, TRAINER_MAX_EPOCHS, &c.stop_after); break;
-        case OPT_WORKERS: rc = args_int("--workers", optarg, 1, 4096, &workers); break;
-        case OPT_HOSTFILE: hostfile = optarg; break;
-        case OPT_OVERSUB: oversubscribe = 1; break;
+        case OPT_NET: c->net_spec = optarg; break;
+        case OPT_SEED: rc = args_long("--seed", optarg, 0, 4294967295L, &o->seed); break;
+        case OPT_THREADS: rc = args_int("--threads", optarg, 1, 1024, &c->threads); break;
+        case OPT_CHECKPOINT: c->checkpoint_path = optarg; break;
+        case OPT_RESUME: c->resume_path = optarg; break;
+        case OPT_TRACE: c->trace_path = optarg; break;
+        case OPT_QUIET: o->quiet = 1; break;
+        case OPT_STOP: rc = args_int("--stop-after", optarg, 0, TRAINER_MAX_EPOCHS, &c->stop_after); break;
+        case OPT_WORKERS: rc = args_int("--workers", optarg, 1, 4096, &o->workers); break;
+        case OPT_HOSTFILE: o->hostfile = optarg; break;
+        case OPT_OVERSUB: o->oversubscribe = 1; break;
         case OPT_SYNC:
-            if (costmodel_sync_parse(optarg, &c.sync, &c.every_n)) {
+            if (costmodel_sync_parse(optarg, &c->sync, &c->every_n)) {
                 args_error("--sync: expected batch, epoch or every:N with N >= 1, got '%s'", optarg);
                 rc = -1;
             }
             break;
         case OPT_TOPOLOGY:
-            if (costmodel_topology_parse(optarg, &c.topology)) {
+            if (costmodel_topology_parse(optarg, &c->topology)) {
                 args_error("--topology: expected ps or allreduce, got '%s'", optarg);
                 rc = -1;
             }
             break;
         case OPT_MASTER:
-            if (costmodel_master_parse(optarg, &c.master)) {
+            if (costmodel_master_parse(optarg, &c->master)) {
                 args_error("--master: expected worker or dedicated, got '%s'", optarg);
                 rc = -1;
             }
             break;
-        case OPT_BPW: c.batch_per_worker = 1; break;
-        case OPT_FAIL_RANK: rc = args_int("--fail-rank", optarg, -1, 1 << 20, &c.fail_rank); break;
-        case OPT_FAIL_STEP: rc = args_long("--fail-at-step", optarg, 0, 1L << 40, &c.fail_at_step); break;
-        case OPT_HELP: usage(stdout); free(skip); return 0;
+        case OPT_BPW: c->batch_per_worker = 1; break;
+        case OPT_FAIL_RANK: rc = args_int("--fail-rank", optarg, -1, 1 << 20, &c->fail_rank); break;
+        case OPT_FAIL_STEP: rc = args_long("--fail-at-step", optarg, 0, 1L << 40, &c->fail_at_step); break;
+        case OPT_HELP: usage(stdout); return TRAIN_HELP_SHOWN;
         default:
             rc = -args_unknown_flag("train", argv[optind - 1]);
         }
@@ -363,45 +356,131 @@ int cmd_train(int argc, char **argv) {
     }
     if (!rc && optind < argc)
         rc = -args_unexpected("train", argv[optind]);
-    if (!rc && c.master == COSTMODEL_MASTER_DEDICATED && c.topology != COSTMODEL_TOPO_PS) {
+    return rc ? rc : check_train_options(c, o);
+}
+
+/* Flags that are fine alone but not together: 0, or -1 after saying why. */
+static int check_train_options(const trainer_config *c, const train_options *o) {
+    int rc = 0;
+    if (c->master == COSTMODEL_MASTER_DEDICATED && c->topology != COSTMODEL_TOPO_PS) {
         args_error("--master dedicated needs --topology ps");
         rc = -1;
     }
-    if (!rc && workers && mpi_rank >= 0) {
+    if (!rc && o->workers && o->mpi_rank >= 0) {
         args_error("--workers launches mpirun itself: under mpirun, leave it out");
         rc = -1;
     }
-    if (!rc && !workers && (hostfile || oversubscribe)) {
+    if (!rc && !o->workers && (o->hostfile || o->oversubscribe)) {
         args_error("--hostfile and --oversubscribe go with --workers");
         rc = -1;
     }
+    return rc;
+}
+
+/* The JSON line of a finished run (rank 0). */
+static json_t *summary_json(const trainer_config *c, const trainer_result *r) {
+    json_t *rss = json_array(), *rss_final = json_array();
+    for (int i = 0; i < r->world && i < TRAINER_MAX_RANKS; i++) {
+        json_array_append_new(rss, json_real(r->peak_rss_mib[i]));
+        json_array_append_new(rss_final, json_real(r->peak_rss_final_mib[i]));
+    }
+    json_t *times = json_array(), *losses = json_array();
+    for (int i = 0; i < r->epochs_run; i++) {
+        json_array_append_new(times, json_real(r->epoch_times_s[i]));
+        json_array_append_new(losses, json_real(r->train_loss[i]));
+    }
+    char crc[16];
+    snprintf(crc, sizeof crc, "%08lx", r->params_crc32);
+    json_t *o = json_object();
+    json_object_set_new(o, "command", json_string("train"));
+    json_object_set_new(o, "net", json_string(c->net_spec));
+    json_object_set_new(o, "train_examples", json_integer(r->train_examples));
+    json_object_set_new(o, "test_examples", json_integer(r->test_examples));
+    json_object_set_new(o, "epochs", json_integer(c->epochs));
+    json_object_set_new(o, "first_epoch", json_integer(r->first_epoch));
+    json_object_set_new(o, "batch", json_integer(c->batch));
+    json_object_set_new(o, "ranks", json_integer(r->world));
+    json_object_set_new(o, "workers", json_integer(r->workers));
+    char sync[32];
+    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    json_object_set_new(o, "sync", json_string(sync));
+    json_object_set_new(o, "topology", json_string(costmodel_topology_name(c->topology)));
+    json_object_set_new(o, "master", json_string(costmodel_master_name(c->master)));
+    json_object_set_new(o, "batch_per_worker", json_boolean(c->batch_per_worker));
+    json_object_set_new(o, "steps_per_epoch", json_integer(r->steps_per_epoch));
+    json_object_set_new(o, "model_bytes", json_integer(4 * r->n_params));
+    json_object_set_new(o, "threads", json_integer(c->threads));
+    json_object_set_new(o, "seed", json_integer((json_int_t)c->seed));
+    json_object_set_new(o, "lr", json_real(c->lr));
+    json_object_set_new(o, "momentum", json_real(c->momentum));
+    json_object_set_new(o, "weight_decay", json_real(c->weight_decay));
+    json_object_set_new(o, "schedule", json_string(c->schedule == SCHEDULE_COSINE ? "cosine" : "step"));
+    json_object_set_new(o, "warmup_epochs", json_real(c->warmup_epochs));
+    json_object_set_new(o, "params", json_integer(r->n_params));
+    json_object_set_new(o, "forward_flops_per_example", json_real(r->forward_flops));
+    json_object_set_new(o, "examples_per_s", json_real(r->examples_per_s));
+    json_object_set_new(o, "epoch_times_s", times);
+    json_object_set_new(o, "train_loss", losses);
+    json_object_set_new(o, "test_accuracy", json_real(r->test_accuracy));
+    json_object_set_new(o, "data_load_s", json_real(r->data_load_s));
+    json_object_set_new(o, "model_build_s", json_real(r->model_build_s));
+    json_object_set_new(o, "eval_s", json_real(r->eval_s));
+    json_object_set_new(o, "wall_s", json_real(r->wall_s));
+    json_object_set_new(o, "peak_rss_mib", json_real(r->peak_rss_final_mib[0]));
+    // Training's peak (before rank 0 gathers the trace) and the run's, per rank.
+    json_object_set_new(o, "peak_rss_mib_per_rank", rss);
+    json_object_set_new(o, "peak_rss_final_mib_per_rank", rss_final);
+    json_object_set_new(o, "params_crc32", json_string(crc));
+    return o;
+}
+
+int cmd_train(int argc, char **argv) {
+    trainer_config c;
+    trainer_config_default(&c);
+    c.git = SPEEDUP_GIT;
+    train_options o = { .seed = 1, .mpi_rank = env_rank(), .skip = calloc((size_t)argc + 1, 1) };
+    if (!o.skip) {
+        args_error("out of memory");
+        return 1;
+    }
+    // Under mpirun every rank parses the same flags: only rank 0 says what was wrong.
+    int saved_stderr = -1;
+    if (o.mpi_rank > 0) {
+        int devnull = open("/dev/null", O_WRONLY);
+        saved_stderr = dup(STDERR_FILENO);
+        if (devnull >= 0) {
+            dup2(devnull, STDERR_FILENO);
+            close(devnull);
+        }
+    }
+    int rc = parse_train_options(argc, argv, &c, &o);
     if (saved_stderr >= 0) {
         dup2(saved_stderr, STDERR_FILENO);
         close(saved_stderr);
     }
     if (rc) {
-        free(skip);
-        return 2;
+        free(o.skip);
+        return rc == TRAIN_HELP_SHOWN ? 0 : 2;
     }
-    c.seed = (unsigned long)seed;
+    c.seed = (unsigned long)o.seed;
     char err[1024];
     netspec spec;
     if (netspec_parse(c.net_spec, &spec, err, sizeof err)) {
-        if (mpi_rank <= 0)
+        if (o.mpi_rank <= 0)
             args_error("--net: %s", err);
-        free(skip);
+        free(o.skip);
         return 2;
     }
-    if (workers) {
+    if (o.workers) {
         const int master = c.master == COSTMODEL_MASTER_DEDICATED;
-        int code_w = launch(workers, master, c.threads, hostfile, oversubscribe, argc, argv, skip, c.checkpoint_path);
-        free(skip);
+        int code_w = launch(o.workers, master, c.threads, o.hostfile, o.oversubscribe, argc, argv, o.skip, c.checkpoint_path);
+        free(o.skip);
         return code_w;
     }
-    free(skip);
-    c.mpi = mpi_rank >= 0;
+    free(o.skip);
+    c.mpi = o.mpi_rank >= 0;
     long calls = 0;
-    if (!quiet && isatty(STDERR_FILENO)) {
+    if (!o.quiet && isatty(STDERR_FILENO)) {
         c.progress = progress_bar;
         c.progress_ctx = &calls;
     }
@@ -434,66 +513,12 @@ int cmd_train(int argc, char **argv) {
         return 0;
     }
 
-    json_t *rss = json_array(), *rss_final = json_array();
-    for (int i = 0; i < r->world && i < TRAINER_MAX_RANKS; i++) {
-        json_array_append_new(rss, json_real(r->peak_rss_mib[i]));
-        json_array_append_new(rss_final, json_real(r->peak_rss_final_mib[i]));
-    }
-    json_t *times = json_array(), *losses = json_array();
-    for (int i = 0; i < r->epochs_run; i++) {
-        json_array_append_new(times, json_real(r->epoch_times_s[i]));
-        json_array_append_new(losses, json_real(r->train_loss[i]));
-    }
-    char crc[16];
-    snprintf(crc, sizeof crc, "%08lx", r->params_crc32);
-    json_t *o = json_object();
-    json_object_set_new(o, "command", json_string("train"));
-    json_object_set_new(o, "net", json_string(c.net_spec));
-    json_object_set_new(o, "train_examples", json_integer(r->train_examples));
-    json_object_set_new(o, "test_examples", json_integer(r->test_examples));
-    json_object_set_new(o, "epochs", json_integer(c.epochs));
-    json_object_set_new(o, "first_epoch", json_integer(r->first_epoch));
-    json_object_set_new(o, "batch", json_integer(c.batch));
-    json_object_set_new(o, "ranks", json_integer(r->world));
-    json_object_set_new(o, "workers", json_integer(r->workers));
-    char sync[32];
-    if (c.sync == COSTMODEL_SYNC_EVERY)
-        snprintf(sync, sizeof sync, "every:%d", c.every_n);
-    else
-        snprintf(sync, sizeof sync, "%s", c.sync == COSTMODEL_SYNC_BATCH ? "batch" : "epoch");
-    json_object_set_new(o, "sync", json_string(sync));
-    json_object_set_new(o, "topology", json_string(costmodel_topology_name(c.topology)));
-    json_object_set_new(o, "master", json_string(costmodel_master_name(c.master)));
-    json_object_set_new(o, "batch_per_worker", json_boolean(c.batch_per_worker));
-    json_object_set_new(o, "steps_per_epoch", json_integer(r->steps_per_epoch));
-    json_object_set_new(o, "model_bytes", json_integer(4 * r->n_params));
-    json_object_set_new(o, "threads", json_integer(c.threads));
-    json_object_set_new(o, "seed", json_integer(seed));
-    json_object_set_new(o, "lr", json_real(c.lr));
-    json_object_set_new(o, "momentum", json_real(c.momentum));
-    json_object_set_new(o, "weight_decay", json_real(c.weight_decay));
-    json_object_set_new(o, "schedule", json_string(c.schedule == SCHEDULE_COSINE ? "cosine" : "step"));
-    json_object_set_new(o, "warmup_epochs", json_real(c.warmup_epochs));
-    json_object_set_new(o, "params", json_integer(r->n_params));
-    json_object_set_new(o, "forward_flops_per_example", json_real(r->forward_flops));
-    json_object_set_new(o, "examples_per_s", json_real(r->examples_per_s));
-    json_object_set_new(o, "epoch_times_s", times);
-    json_object_set_new(o, "train_loss", losses);
-    json_object_set_new(o, "test_accuracy", json_real(r->test_accuracy));
-    json_object_set_new(o, "data_load_s", json_real(r->data_load_s));
-    json_object_set_new(o, "model_build_s", json_real(r->model_build_s));
-    json_object_set_new(o, "eval_s", json_real(r->eval_s));
-    json_object_set_new(o, "wall_s", json_real(r->wall_s));
-    json_object_set_new(o, "peak_rss_mib", json_real(r->peak_rss_final_mib[0]));
-    // Training's peak (before rank 0 gathers the trace) and the run's, per rank.
-    json_object_set_new(o, "peak_rss_mib_per_rank", rss);
-    json_object_set_new(o, "peak_rss_final_mib_per_rank", rss_final);
-    json_object_set_new(o, "params_crc32", json_string(crc));
-    char *line = json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10));
+    json_t *o_json = summary_json(&c, r);
+    char *line = o_json ? json_dumps(o_json, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
     if (line)
         printf("%s\n", line);
     free(line);
-    json_decref(o);
+    json_decref(o_json);
     free(r);
     return line ? 0 : 1;
 }

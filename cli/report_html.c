@@ -119,11 +119,7 @@ static void pre_file(FILE *f, const char *path) {
     fclose(in);
 }
 
-int report_html_write(const char *path, const report_html_input *in, char *err, int errlen) {
-    atomicfile *af = atomicfile_open(path, err, errlen);
-    if (!af)
-        return -1;
-    FILE *f = atomicfile_stream(af);
+static void write_head(FILE *f, const report_html_input *in) {
     char when[64];
     time_t now = time(NULL);
     strftime(when, sizeof when, "%Y-%m-%d %H:%M UTC", gmtime(&now));
@@ -147,6 +143,10 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
           "<a href=\"#splits\">splits</a> &middot; <a href=\"#breakdown\">breakdown</a> &middot; "
           "<a href=\"#timeline\">timeline</a> &middot; <a href=\"#calibration\">calibration</a></p>\n", f);
 
+}
+
+/* Every measured configuration against its predictions, the fidelity figures above. */
+static void write_errors(FILE *f, const report_html_input *in) {
     /* Prediction error of every measured configuration. */
     double e_model[REPORT_HTML_MAX_MEAS];
     int n_held = 0;
@@ -176,11 +176,9 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
         fputs("<tr><td style=\"text-align:left\">", f);
         esc(f, m->name);
         fprintf(f, "</td><td>%s</td><td>", m->held_out ? "held out" : "in the fit");
-        int inside = 0;
-        for (int r = 0; r < m->n_runs; r++) {
+        for (int r = 0; r < m->n_runs; r++)
             fprintf(f, "%s%.2f", r ? " " : "", m->runs_s[r]);
-            inside += m->runs_s[r] >= m->sim.time_lo && m->runs_s[r] <= m->sim.time_hi;
-        }
+        int inside = fidelity_inside(m->runs_s, m->n_runs, m->sim.time_lo, m->sim.time_hi);
         fprintf(f, "</td><td>%.3f</td>", m->measured.time_s);
         if (m->wall_s > 0)
             fprintf(f, "<td>%.2f</td>", m->wall_s);
@@ -198,6 +196,10 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
                "(mean_lo, mean_hi).</p>\n",
             median_abs(e_model, n_held));
 
+}
+
+/* Figures 1 to 4, each with its table. */
+static void write_figures(FILE *f, const report_html_input *in) {
     figure(f, "speedup", "1. Speedup against total cores, batch and epoch sync: predicted (95% band) and measured");
     tables(f, in, 0);
     figure(f, "splits", "2. The same total cores split into workers differently");
@@ -221,6 +223,10 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
     timeline_table(f, "measured", in->timeline_measured);
     timeline_table(f, "simulated", in->timeline_simulated);
     fputs("</table>\n", f);
+}
+
+/* Figure 5 and the fitted parameters. */
+static void write_calibration(FILE *f, const report_html_input *in) {
     figure(f, "calibration", "5. Calibration: measured step and sync times against the fit, with residuals");
     const costmodel_params *p = &in->cal->params;
     const calibration_stderr *e = &in->cal->stderr_;
@@ -239,6 +245,17 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
             p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s,
             e->alpha_allreduce, p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, p->w0_s,
             e->w0_s, p->w1_s, e->w1_s, p->cv, e->cv);
+}
+
+int report_html_write(const char *path, const report_html_input *in, char *err, int errlen) {
+    atomicfile *af = atomicfile_open(path, err, errlen);
+    if (!af)
+        return -1;
+    FILE *f = atomicfile_stream(af);
+    write_head(f, in);
+    write_errors(f, in);
+    write_figures(f, in);
+    write_calibration(f, in);
     if (in->calibrate_log) {
         fputs("<p>The fit and its leave-one-configuration-out check (<code>speedup calibrate</code>'s output):</p>\n", f);
         pre_file(f, in->calibrate_log);

@@ -8,6 +8,13 @@
 #include <math.h>
 #include <stdlib.h>
 
+int fidelity_inside(const double *times, int n, double lo, double hi) {
+    int inside = 0;
+    for (int i = 0; i < n; i++)
+        inside += times[i] >= lo && times[i] <= hi;
+    return inside;
+}
+
 double fidelity_median_run(const fidelity_config *c) {
     double v[FIDELITY_MAX_RUNS];
     for (int i = 0; i < c->n_runs; i++)
@@ -35,10 +42,9 @@ int fidelity_summarise(const fidelity_config *c, int n, fidelity_summary *out, c
         double med = fidelity_median_run(x), logs[FIDELITY_MAX_RUNS];
         abs_err[k] = fabs(x->pred_s - med) / med;
         half += (x->pred_hi_s - x->pred_lo_s) / (2.0 * x->pred_s);
-        for (int i = 0; i < x->n_runs; i++) {
-            out->inside += x->runs_s[i] >= x->pred_lo_s && x->runs_s[i] <= x->pred_hi_s;
+        out->inside += fidelity_inside(x->runs_s, x->n_runs, x->pred_lo_s, x->pred_hi_s);
+        for (int i = 0; i < x->n_runs; i++)
             logs[i] = log(x->runs_s[i]);
-        }
         out->runs += x->n_runs;
         if (x->n_runs >= 2) {
             ss += (x->n_runs - 1) * gsl_stats_variance(logs, 1, (size_t)x->n_runs);

@@ -33,6 +33,9 @@ typedef struct {
     double width_over_spread;                  /* NaN when spread is 0 */
 } fidelity_summary;
 
+/* How many of the runs times[0..n) lie in [lo, hi] (the ends count as inside). */
+int fidelity_inside(const double *times, int n, double lo, double hi);
+
 /* The median of a configuration's runs. */
 double fidelity_median_run(const fidelity_config *c);
 /* Summarises c[0..n); 0, or -1 (n < 1, a configuration without runs or without a

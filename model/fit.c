@@ -293,8 +293,6 @@ typedef struct {
     double log_sq;
 } loo_errors;
 
-static double g_host_cores(const fit_core *g) { return g && g->p.host_cores > 0 ? g->p.host_cores : 1e300; }
-
 static bool core_has_note(const fit_core *g, const char *param) {
     for (int i = 0; i < g->n_notes; i++)
         if (strcmp(g->notes[i].param, param) == 0)
@@ -311,7 +309,8 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
      * beside workers that fill the cores), the fit knows nothing of what it needs: no
      * prediction, rather than one that misses by construction. */
     const costmodel_config *c = &run->config;
-    bool dedicated_full = c->master == COSTMODEL_MASTER_DEDICATED && (double)c->workers * c->cores >= g_host_cores(g);
+    bool dedicated_full = g && g->p.host_cores > 0 && c->master == COSTMODEL_MASTER_DEDICATED &&
+                          (double)c->workers * c->cores >= g->p.host_cores;
     if (g && ((g->p.oversub_sync_s == 0 && costmodel_rho(&g->p, c) > 1.0) ||
               (dedicated_full && core_has_note(g, "master_yield")))) {
         snprintf(run->loo_note, sizeof run->loo_note, "model: no other run %s", dedicated_full ?
