@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <ctype.h>
 
 void args_error(const char *fmt, ...) {
     va_list ap;
@@ -94,21 +95,54 @@ int args_seconds(const char *flag, const char *text, double *out) {
     return -1;
 }
 
+/* Rate units (args.h states the rule). Words that spell "bit" are matched in any case, as
+ * tc does; symbols are matched exactly, because their case is what tells a bit (b) from a
+ * byte (B). The scale is bytes per second per unit. */
+static const struct { const char *unit; double scale; int any_case; } rate_units[] = {
+    { "", 1.0, 0 },
+    { "bit", 1.0 / 8, 1 }, { "kbit", 1e3 / 8, 1 }, { "mbit", 1e6 / 8, 1 }, { "gbit", 1e9 / 8, 1 },
+    { "tbit", 1e12 / 8, 1 }, { "kibit", 1024.0 / 8, 1 }, { "mibit", 1048576.0 / 8, 1 },
+    { "gibit", 1073741824.0 / 8, 1 }, { "tibit", 1099511627776.0 / 8, 1 },
+    { "kb", 1e3 / 8, 0 }, { "Kb", 1e3 / 8, 0 }, { "Mb", 1e6 / 8, 0 }, { "Gb", 1e9 / 8, 0 }, { "Tb", 1e12 / 8, 0 },
+    { "B", 1.0, 0 }, { "kB", 1e3, 0 }, { "KB", 1e3, 0 }, { "MB", 1e6, 0 }, { "GB", 1e9, 0 }, { "TB", 1e12, 0 },
+    { "KiB", 1024.0, 0 }, { "MiB", 1048576.0, 0 }, { "GiB", 1073741824.0, 0 }, { "TiB", 1099511627776.0, 0 },
+    { "Bps", 1.0, 0 }, { "kBps", 1e3, 0 }, { "KBps", 1e3, 0 }, { "MBps", 1e6, 0 }, { "GBps", 1e9, 0 },
+    { "TBps", 1e12, 0 }, { "KiBps", 1024.0, 0 }, { "MiBps", 1048576.0, 0 }, { "GiBps", 1073741824.0, 0 },
+    { "TiBps", 1099511627776.0, 0 },
+};
+
+int args_rate_unit(const char *unit, double *bytes_per_s) {
+    for (size_t i = 0; i < sizeof rate_units / sizeof rate_units[0]; i++)
+        if (rate_units[i].any_case ? strcasecmp(unit, rate_units[i].unit) == 0 : strcmp(unit, rate_units[i].unit) == 0) {
+            *bytes_per_s = rate_units[i].scale;
+            return 0;
+        }
+    return -1;
+}
+
 int args_bandwidth(const char *flag, const char *text, double *out_bytes_per_s) {
-    static const struct { const char *unit; double scale; } units[] = {
-        { "", 1.0 }, { "B", 1.0 }, { "kB", 1e3 }, { "MB", 1e6 }, { "GB", 1e9 },
-        { "bit", 1.0 / 8 }, { "kbit", 1e3 / 8 }, { "mbit", 1e6 / 8 }, { "gbit", 1e9 / 8 },
-    };
-    double x;
+    double x, scale;
     const char *rest;
-    if (leading_number(text, &x, &rest) == 0 && x > 0)
-        for (size_t i = 0; i < sizeof units / sizeof units[0]; i++)
-            if (strcasecmp(rest, units[i].unit) == 0) {
-                *out_bytes_per_s = x * units[i].scale;
-                return 0;
-            }
-    args_error("%s: expected a bandwidth > 0 such as 1gbit, 100mbit or 125MB (bytes/s), got '%s'",
-               flag, text);
+    if (leading_number(text, &x, &rest) == 0 && x > 0 && args_rate_unit(rest, &scale) == 0 &&
+        isfinite(x * scale) && x * scale > 0) {
+        *out_bytes_per_s = x * scale;
+        return 0;
+    }
+    if (leading_number(text, &x, &rest) == 0 && *rest && strchr("kKmMgGtT", rest[0]) &&
+        (strcasecmp(rest + 1, "bps") == 0 || strcasecmp(rest + 1, "b") == 0)) {
+        const int bps = strcasecmp(rest + 1, "bps") == 0;
+        const char p = rest[0] == 'k' ? 'k' : (char)toupper((unsigned char)rest[0]);
+        const int n = (int)(rest - text);
+        if (bps) // tc reads "Mbps" as megabytes per second, most other tools as megabits
+            args_error("%s: '%s' is ambiguous: tc reads %s as bytes per second, most tools as bits; write "
+                       "%.*s%cbit (bits/s) or %.*s%cBps (bytes/s)", flag, text, rest, n, text, p, n, text, p);
+        else // "mb": m is milli, and "mb" is written for megabits and megabytes alike
+            args_error("%s: '%s' is ambiguous: write %.*s%cb or %.*s%cbit (bits/s), or %.*s%cB (bytes/s)", flag,
+                       text, n, text, p, n, text, p, n, text, p);
+        return -1;
+    }
+    args_error("%s: expected a rate > 0 such as 1gbit or 100Mb (bits/s), 125MB (bytes/s) or 1.25e8 "
+               "(bytes/s), got '%s'", flag, text);
     return -1;
 }
 

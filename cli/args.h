@@ -19,9 +19,21 @@ int args_long(const char *flag, const char *text, long min, long max, long *out)
 int args_int(const char *flag, const char *text, int min, int max, int *out);
 /* Seconds, with an optional unit: "0.5", "50ms", "20us", "1.5s". */
 int args_seconds(const char *flag, const char *text, double *out);
-/* Bytes per second, with an optional unit: "1.25e8", "1gbit", "100mbit", "10kbit",
- * "125MB" (decimal: 1 MB = 1e6 bytes). */
+/* Bytes per second, from a number and an optional unit, following tc and iperf:
+ *   bare number          bytes/s ("1.25e8"), as tc reads one
+ *   bit kbit mbit gbit tbit, kibit mibit gibit tibit
+ *                        bits/s, in any case as tc reads them ("100mbit" = "100Mbit")
+ *   kb Kb Mb Gb Tb       bits/s: a lowercase b is a bit (iperf, SI)
+ *   B kB KB MB GB TB, KiB MiB GiB TiB, and the same + "ps" (MBps)
+ *                        bytes/s: an uppercase B is a byte
+ * Decimal prefixes are powers of 1000, "Ki"/"Mi"/... of 1024. Symbols are case-exact.
+ * Refused as ambiguous, with the two readings spelled out: "Mbps", "mbps", "kbps"
+ * (megabytes per second to tc, megabits to most tools) and "mb", "mB", "gb" (m is milli;
+ * "mb" is written for megabits and megabytes alike). */
 int args_bandwidth(const char *flag, const char *text, double *out_bytes_per_s);
+/* The scale of one rate unit in bytes/s ("" = 1), by the rule above: 0, or -1 when the
+ * unit is not one args_bandwidth accepts. */
+int args_rate_unit(const char *unit, double *bytes_per_s);
 /* A comma-separated list of ints in [min, max]: "1,2,4,8". At most max_n entries. */
 int args_int_list(const char *flag, const char *text, int min, int max, int *out, int max_n, int *n);
 

@@ -78,7 +78,8 @@ enum {
     "  --c1 S               seconds per example per local step, one core\n"                  \
     "  --sigma F            serial fraction inside a worker, 0..1\n"                         \
     "  --latency S          alpha, per message: 0.05, 50ms, 20us (also --alpha)\n"          \
-    "  --bandwidth RATE     1/beta: 1gbit, 100mbit, 125MB (bytes/s)\n"                       \
+    "  --bandwidth RATE     1/beta: 1gbit, 100mbit, 100Mb (bits/s), 125MB (bytes/s); Mbps\n"   \
+    "                       and mb are refused as ambiguous\n"                                  \
     "  --model-bytes M      bytes synchronised per round\n"                                 \
     "  --startup W0[,W1]    start-up seconds W(K) = W0 + W1*K\n"                             \
     "  --cv F               coefficient of variation of step time\n"                        \
