@@ -398,7 +398,6 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
         errmsg_set(err, errlen, "workers must be <= %d (got %d)", JOB_MAX_WORKERS, spec->config.workers);
         return NULL;
     }
-    gsl_set_error_handler_off();
     job *j = calloc(1, sizeof *j);
     if (!j) {
         errmsg_set(err, errlen, "out of memory");
@@ -427,7 +426,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->steps_left = malloc(sizeof *j->steps_left * k);
     j->acc = malloc(sizeof *j->acc * k);
     j->e = engine_new((long)k + 16);
-    j->rng = gsl_rng_alloc(gsl_rng_mt19937);
+    j->rng = job_rng_new();
     if (!j->arrive_s || !j->step_start_s || !j->compute_end_s || !j->steps_left || !j->acc || !j->e || !j->rng ||
         scale_replay(j) || job_register(j)) {
         job_free(j);
@@ -457,6 +456,15 @@ void job_set_timeline(job *j, job_span_fn fn, void *ctx) {
 }
 
 const job_worker *job_workers(const job *j) { return j->acc; }
+
+gsl_rng *job_rng_new(void) {
+    /* GSL's default handler aborts when the allocation fails; the caller reports it
+     * instead. Only for this call: the process's handler is the caller's to choose. */
+    gsl_error_handler_t *old = gsl_set_error_handler_off();
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_set_error_handler(old);
+    return r;
+}
 
 unsigned long job_seed(unsigned long seed, int r) {
     /* splitmix64's finaliser over (seed, r): neighbouring seeds and replications give

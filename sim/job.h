@@ -68,6 +68,7 @@
 #include "model/costmodel.h"
 #include "model/trace.h"
 
+#include <gsl/gsl_rng.h>
 #include <stdint.h>
 
 typedef enum { JOB_LAUNCH_PARALLEL, JOB_LAUNCH_SEQUENTIAL } job_launch;
@@ -125,5 +126,8 @@ const job_worker *job_workers(const job *j);
 
 /* The seed of replication r of a sweep seeded with seed: distinct for distinct pairs. */
 unsigned long job_seed(unsigned long seed, int r);
+/* An MT19937 generator (gsl_rng_free it), or NULL out of memory. GSL's error handler is
+ * turned off for this call only and restored: the process's handler stays the caller's. */
+gsl_rng *job_rng_new(void);
 
 #endif

@@ -84,7 +84,7 @@ int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsign
     job *j = NULL, *b = NULL;
     double *times = malloc(sizeof *times * (size_t)reps);
     double *speedups = malloc(sizeof *speedups * (size_t)reps);
-    gsl_rng *draw = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng *draw = job_rng_new();
     int rc = -1;
     if (!times || !speedups || !draw) {
         errmsg_set(err, errlen, "out of memory");

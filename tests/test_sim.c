@@ -9,6 +9,7 @@
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
+#include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
 #include <math.h>
@@ -646,4 +647,25 @@ Test(sim, zero_replications_are_refused) {
     char err[256] = "";
     cr_assert_eq(replicate_run(&spec, NULL, 0, 1, &s, err, sizeof err), -1);
     cr_assert(strstr(err, "replications") != NULL, "%s", err);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Living with its caller */
+
+static void caller_handler(const char *reason, const char *file, int line, int gsl_errno) {
+    (void)reason, (void)file, (void)line, (void)gsl_errno;
+}
+
+Test(sim, gsl_error_handler_of_the_caller_is_left_in_place) {
+    // The process's GSL handler is the program's choice: building, running and replicating a
+    // job may not switch it off behind the caller's back (job.c used to, for good).
+    gsl_set_error_handler(caller_handler);
+    job_spec spec = { .params = test_params(), .config = test_config(2, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    job *j = NULL;
+    run_once(&spec, 1, &j);
+    job_free(j);
+    replicate_summary s;
+    char err[256] = "";
+    cr_assert_eq(replicate_run(&spec, NULL, 3, 1, &s, err, sizeof err), 0, "%s", err);
+    cr_assert(gsl_set_error_handler(NULL) == caller_handler, "the caller's GSL error handler was replaced");
 }
