@@ -1,36 +1,27 @@
 #include "model/chrome.h"
 
+#include "model/jsonout.h"
 #include "util/atomicfile.h"
 
-#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 
-/* Host, network and process names come from users: let jansson quote them. */
-static void put_string(FILE *out, const char *s) {
-    json_t *j = json_string(s);
-    char *text = j ? json_dumps(j, JSON_ENCODE_ANY) : NULL;
-    fputs(text ? text : "\"\"", out);
-    free(text);
-    json_decref(j);
-}
-
-int chrome_write(const trace *t, int pid, const char *process_name, const char *path, char *err, int errlen) {
-    atomicfile *f = atomicfile_open(path, err, errlen);
-    if (!f)
-        return -1;
-    FILE *out = atomicfile_stream(f);
+/* The header and the per-rank thread names; 0, or -1 on a string that is not UTF-8. */
+static int write_header(FILE *out, const trace *t, int pid, const char *process_name) {
     const costmodel_config *c = &t->run.config;
     char sync[24];
     costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
     fputs("{\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"host\":", out);
-    put_string(out, t->run.host);
+    if (jsonout_string(out, t->run.host))
+        return -1;
     fputs(",\"net\":", out);
-    put_string(out, t->run.net);
+    if (jsonout_string(out, t->run.net))
+        return -1;
     fprintf(out, ",\"workers\":%d,\"cores\":%d,\"sync\":\"%s\",\"topology\":\"%s\"},\n\"traceEvents\":[\n",
             c->workers, c->cores, sync, costmodel_topology_name(c->topology));
     fprintf(out, "{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"args\":{\"name\":", pid);
-    put_string(out, process_name);
+    if (jsonout_string(out, process_name))
+        return -1;
     fputs("}}", out);
     int max_rank = -1;
     for (long i = 0; i < t->n_events; i++)
@@ -39,18 +30,39 @@ int chrome_write(const trace *t, int pid, const char *process_name, const char *
     for (int r = 0; r <= max_rank; r++)
         fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}",
                 pid, r, r);
-    for (long i = 0; i < t->n_events; i++) {
-        const trace_event *e = &t->events[i];
-        const char *ph = trace_phase_name(e->ph);
-        /* Microseconds with three decimals keep the trace's nanoseconds. */
-        fprintf(out, ",\n{\"name\":\"%s\",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d,"
-                     "\"args\":{\"epoch\":%d,\"step\":%ld",
-                e->name[0] ? e->name : ph, ph, e->t0_s * 1e6, (e->t1_s - e->t0_s) * 1e6, pid, e->rank, e->epoch, e->step);
-        if (e->bytes)
-            fprintf(out, ",\"bytes\":%ld", e->bytes);
-        if (e->examples)
-            fprintf(out, ",\"examples\":%ld", e->examples);
-        fputs("}}", out);
+    return 0;
+}
+
+/* One complete ("X") event; 0, or -1 on a name that is not UTF-8. */
+static int write_event(FILE *out, const trace_event *e, int pid) {
+    const char *ph = trace_phase_name(e->ph);
+    fputs(",\n{\"name\":", out);
+    if (jsonout_string(out, e->name[0] ? e->name : ph))
+        return -1;
+    /* Microseconds with three decimals keep the trace's nanoseconds. */
+    fprintf(out, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d,"
+                 "\"args\":{\"epoch\":%d,\"step\":%ld",
+            ph, e->t0_s * 1e6, (e->t1_s - e->t0_s) * 1e6, pid, e->rank, e->epoch, e->step);
+    if (e->bytes)
+        fprintf(out, ",\"bytes\":%ld", e->bytes);
+    if (e->examples)
+        fprintf(out, ",\"examples\":%ld", e->examples);
+    fputs("}}", out);
+    return 0;
+}
+
+int chrome_write(const trace *t, int pid, const char *process_name, const char *path, char *err, int errlen) {
+    atomicfile *f = atomicfile_open(path, err, errlen);
+    if (!f)
+        return -1;
+    FILE *out = atomicfile_stream(f);
+    int bad = write_header(out, t, pid, process_name);
+    for (long i = 0; !bad && i < t->n_events; i++)
+        bad = write_event(out, &t->events[i], pid);
+    if (bad) {
+        snprintf(err, (size_t)errlen, "%s: a host, net, process or event name is not valid UTF-8", path);
+        atomicfile_abort(f);
+        return -1;
     }
     fputs("\n]}\n", out);
     return atomicfile_commit(f, err, errlen);

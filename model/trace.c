@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "model/trace.h"
 
+#include "model/jsonout.h"
 #include "util/errmsg.h"
 
 #include "util/atomicfile.h"
@@ -73,6 +74,24 @@ static json_t *run_to_json(const trace_run *r) {
                      "seed", (json_int_t)r->seed);
 }
 
+/* One event line; its name quoted by jansson. 0, or -1 (a name that is not UTF-8). */
+static int write_event(FILE *out, const trace_event *e) {
+    /* %.9f: nanosecond resolution, the resolution of the clock the trainer reads. */
+    fprintf(out, "{\"rank\":%d,\"ph\":\"%s\",\"t0\":%.9f,\"t1\":%.9f,\"epoch\":%d,\"step\":%ld", e->rank,
+            trace_phase_name(e->ph), e->t0_s, e->t1_s, e->epoch, e->step);
+    if (e->bytes)
+        fprintf(out, ",\"bytes\":%ld", e->bytes);
+    /* Always written: a zero-example step is a fact (an empty slice), not a default. */
+    fprintf(out, ",\"examples\":%ld", e->examples);
+    if (e->name[0]) {
+        fputs(",\"name\":", out);
+        if (jsonout_string(out, e->name))
+            return -1;
+    }
+    fputs("}\n", out);
+    return 0;
+}
+
 int trace_write(const trace *t, const char *path, char *err, int errlen) {
     atomicfile *f = atomicfile_open(path, err, errlen);
     if (!f)
@@ -82,25 +101,19 @@ int trace_write(const trace *t, const char *path, char *err, int errlen) {
     char *line = run ? json_dumps(run, JSON_COMPACT) : NULL;
     json_decref(run);
     if (!line) {
-        snprintf(err, (size_t)errlen, "%s: out of memory", path);
+        // json_pack refuses a string that is not UTF-8 (or runs out of memory).
+        snprintf(err, (size_t)errlen, "%s: cannot encode the run header (host, git or net not UTF-8?)", path);
         atomicfile_abort(f);
         return -1;
     }
     fprintf(out, "%s\n", line);
     free(line);
-    for (long i = 0; i < t->n_events; i++) {
-        const trace_event *e = &t->events[i];
-        /* %.9f: nanosecond resolution, the resolution of the clock the trainer reads. */
-        fprintf(out, "{\"rank\":%d,\"ph\":\"%s\",\"t0\":%.9f,\"t1\":%.9f,\"epoch\":%d,\"step\":%ld",
-                e->rank, trace_phase_name(e->ph), e->t0_s, e->t1_s, e->epoch, e->step);
-        if (e->bytes)
-            fprintf(out, ",\"bytes\":%ld", e->bytes);
-        /* Always written: a zero-example step is a fact (an empty slice), not a default. */
-        fprintf(out, ",\"examples\":%ld", e->examples);
-        if (e->name[0])
-            fprintf(out, ",\"name\":\"%s\"", e->name); /* names are identifiers: no escaping */
-        fputs("}\n", out);
-    }
+    for (long i = 0; i < t->n_events; i++)
+        if (write_event(out, &t->events[i])) {
+            snprintf(err, (size_t)errlen, "%s: event %ld: its name is not valid UTF-8", path, i + 1);
+            atomicfile_abort(f);
+            return -1;
+        }
     return atomicfile_commit(f, err, errlen);
 }
 
@@ -129,9 +142,9 @@ static int parse_run(json_t *root, trace_run *r, const char *path, char *err, in
     const char *host = json_string_value(json_object_get(run, "host"));
     const char *git = json_string_value(json_object_get(run, "git"));
     const char *net = json_string_value(json_object_get(run, "net"));
-    snprintf(r->host, sizeof r->host, "%s", host ? host : "unknown");
-    snprintf(r->git, sizeof r->git, "%s", git ? git : "unknown");
-    snprintf(r->net, sizeof r->net, "%s", net ? net : "");
+    jsonout_copy(r->host, sizeof r->host, host ? host : "unknown");
+    jsonout_copy(r->git, sizeof r->git, git ? git : "unknown");
+    jsonout_copy(r->net, sizeof r->net, net ? net : "");
 
     long host_cores = 0, workers, cores, examples, batch, epochs, model_bytes = 0, seed = 0;
     struct { const char *key; long min; long *out; bool required; } ints[] = {
@@ -208,7 +221,7 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
     e->bytes = bytes;
     e->examples = examples;
     if (name)
-        snprintf(e->name, sizeof e->name, "%s", json_string_value(name));
+        jsonout_copy(e->name, sizeof e->name, json_string_value(name));
     return 0;
 }
 

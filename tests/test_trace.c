@@ -1,9 +1,12 @@
-/* model/trace.c: a written trace reads back the same; bad lines are named. */
+/* model/trace.c, model/chrome.c: a written trace reads back the same, whatever its names
+ * hold; bad lines are named. */
 #define _POSIX_C_SOURCE 200809L
+#include "model/chrome.h"
 #include "model/trace.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,4 +84,117 @@ Test(trace, rank_out_of_range_is_refused) { assert_bad(RUN_LINE "{\"rank\":9,\"p
 Test(trace, unknown_sync_in_run_is_refused) {
     assert_bad("{\"run\":{\"format\":\"speedup-trace\",\"version\":1,\"workers\":2,\"cores\":1,"
                "\"sync\":\"weekly\",\"topology\":\"ps\",\"examples\":100,\"batch\":10,\"epochs\":1}}\n", "run.sync");
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Names are data: any UTF-8 string writes valid JSON and reads back unchanged */
+
+/* Every character JSON must escape, a non-ASCII one, and JSON's own syntax. */
+#define HOSTILE "q\"b\\s\n\t\x01\x1f/\xc3\xa9}]"
+
+static trace *hostile_trace(void) {
+    trace_run run = sample_run();
+    snprintf(run.host, sizeof run.host, "host " HOSTILE);
+    snprintf(run.net, sizeof run.net, "net " HOSTILE);
+    trace *t = trace_new(&run);
+    trace_event e = { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 0.5, .t1_s = 0.75, .epoch = 0, .step = 2,
+                      .examples = 4, .name = HOSTILE };
+    cr_assert_eq(trace_add(t, &e), 0);
+    return t;
+}
+
+Test(trace, names_with_quotes_backslashes_and_control_characters_round_trip) {
+    trace *t = hostile_trace();
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/run.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace *back = trace_read(path, err, sizeof err);
+    cr_assert_not_null(back, "the written trace does not read back: %s", err);
+    cr_assert_eq(back->n_events, 1);
+    cr_assert_str_eq(back->events[0].name, HOSTILE);
+    cr_assert_str_eq(back->run.host, "host " HOSTILE);
+    cr_assert_str_eq(back->run.net, "net " HOSTILE);
+    trace_free(back);
+    trace_free(t);
+    remove(path);
+    remove(dir);
+    free(dir);
+}
+
+Test(trace, a_long_name_is_cut_between_utf8_characters_and_still_writes) {
+    // 15 two-byte characters (30 bytes) then one more: 32 bytes do not fit in name[32],
+    // and a byte-wise cut at 31 would leave half a character, which jansson refuses.
+    char line[1024];
+    snprintf(line, sizeof line, RUN_LINE "{\"rank\":0,\"ph\":\"wait\",\"t0\":0,\"t1\":1,\"name\":\"%s\"}\n",
+             "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9"
+             "\xc3\xa9\xc3\xa9\xc3\xa9");
+    char *dir = clirun_tmpdir();
+    char *path = clirun_write_file(dir, "in.trace.jsonl", line);
+    char out[256], err[512] = "";
+    trace *t = trace_read(path, err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    cr_assert_eq(strlen(t->events[0].name), 30, "cut at a character boundary: 15 whole characters");
+    snprintf(out, sizeof out, "%s/out.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, out, err, sizeof err), 0, "%s", err);
+    trace *back = trace_read(out, err, sizeof err);
+    cr_assert_not_null(back, "%s", err);
+    cr_assert_str_eq(back->events[0].name, t->events[0].name);
+    trace_free(back);
+    trace_free(t);
+    remove(out);
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+}
+
+Test(trace, a_name_that_is_not_utf8_is_refused_and_nothing_is_written) {
+    trace_run run = sample_run();
+    trace *t = trace_new(&run);
+    trace_event e = { .rank = 0, .ph = TRACE_WAIT, .t0_s = 0, .t1_s = 1, .epoch = 0, .step = 0, .name = "bad\xff" };
+    cr_assert_eq(trace_add(t, &e), 0);
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/run.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), -1);
+    cr_assert_not_null(strstr(err, "event 1: its name is not valid UTF-8"), "%s", err);
+    FILE *f = fopen(path, "r");
+    cr_assert_null(f, "a refused trace must leave no file");
+    trace_free(t);
+    remove(dir);
+    free(dir);
+}
+
+Test(trace, chrome_json_with_hostile_names_parses_and_keeps_them) {
+    trace *t = hostile_trace();
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/chrome.json", dir);
+    cr_assert_eq(chrome_write(t, 0, "process " HOSTILE, path, err, sizeof err), 0, "%s", err);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    cr_assert_not_null(root, "%s line %d: %s", path, jerr.line, jerr.text);
+    json_t *other = json_object_get(root, "otherData");
+    cr_assert_str_eq(json_string_value(json_object_get(other, "host")), "host " HOSTILE);
+    cr_assert_str_eq(json_string_value(json_object_get(other, "net")), "net " HOSTILE);
+    json_t *events = json_object_get(root, "traceEvents"), *e;
+    size_t i;
+    int spans = 0;
+    json_array_foreach(events, i, e) {
+        const char *ph = json_string_value(json_object_get(e, "ph"));
+        const char *name = json_string_value(json_object_get(json_object_get(e, "args"), "name"));
+        if (strcmp(ph, "X") == 0) {
+            spans++;
+            cr_assert_str_eq(json_string_value(json_object_get(e, "name")), HOSTILE);
+        } else if (strcmp(json_string_value(json_object_get(e, "name")), "process_name") == 0) {
+            cr_assert_str_eq(name, "process " HOSTILE);
+        }
+    }
+    cr_assert_eq(spans, 1);
+    json_decref(root);
+    trace_free(t);
+    remove(path);
+    remove(dir);
+    free(dir);
 }
