@@ -2,7 +2,9 @@
  * Reads like a script: usage → flags → (--workers: launch mpirun on ourselves and report a
  * dead rank) → train (train/trainer.h) → summary (rank 0).
  * Under mpirun (detected from Open MPI's / PMI's environment) the run is data-parallel;
- * without it, one process, no MPI at all. */
+ * without it, one process, no MPI at all.
+ * Test hook: SPEEDUP_TEST_KILL=RANK:STEP in the environment makes rank RANK kill itself
+ * (SIGKILL) at global step STEP (tests/test_train_mpi.c, experiments/faults). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/args.h"
 #include "cli/commands.h"
@@ -82,8 +84,6 @@ static void usage(FILE *out) {
             "                       one rank more than the K workers) (default worker)\n"
             "  --batch-per-worker   batch sync: each training rank takes --batch examples per step\n"
             "                       (global batch K x B) instead of B/K (default off)\n"
-            "  --fail-rank R        fault tests: rank R kills itself (SIGKILL) ... (default -1: never)\n"
-            "  --fail-at-step S     ... at the start of global step S, counted from 0 (default 0)\n"
             "  --quiet              no progress bar (it is drawn only when stderr is a terminal)\n"
             "  --help               this text\n");
 }
@@ -91,8 +91,7 @@ static void usage(FILE *out) {
 enum {
     OPT_DATA = 1, OPT_LIMIT, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_SCHEDULE, OPT_WARMUP, OPT_NET,
     OPT_SEED, OPT_THREADS, OPT_CHECKPOINT, OPT_RESUME, OPT_TRACE, OPT_QUIET, OPT_HELP, OPT_STOP,
-    OPT_WORKERS, OPT_HOSTFILE, OPT_OVERSUB, OPT_SYNC, OPT_TOPOLOGY, OPT_MASTER, OPT_BPW, OPT_FAIL_RANK,
-    OPT_FAIL_STEP
+    OPT_WORKERS, OPT_HOSTFILE, OPT_OVERSUB, OPT_SYNC, OPT_TOPOLOGY, OPT_MASTER, OPT_BPW
 };
 
 /* This process's rank when mpirun started it, else -1. */
@@ -241,6 +240,42 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
     return code == 2 ? 2 : 1;
 }
 
+/* The test hook SPEEDUP_TEST_KILL=RANK:STEP: rank RANK kills itself with SIGKILL at the
+ * start of global step STEP (counted from 0), as a crashed node would die: no handler runs,
+ * no file is closed. Tests and experiments/faults use it; it is read here, never by the
+ * trainer library, and only under this exact name. */
+typedef struct {
+    int rank;
+    long step;
+} test_kill;
+
+static void test_kill_hook(void *ctx, int rank, long step) {
+    const test_kill *k = ctx;
+    if (rank == k->rank && step == k->step)
+        raise(SIGKILL);
+}
+
+/* Reads SPEEDUP_TEST_KILL into k: 0 (absent: k->rank = -1), or -1 after saying why. */
+static int read_test_kill(test_kill *k) {
+    k->rank = -1;
+    const char *v = getenv("SPEEDUP_TEST_KILL");
+    if (!v || !*v)
+        return 0;
+    char rank[32];
+    const char *colon = strchr(v, ':');
+    size_t n = colon ? (size_t)(colon - v) : 0;
+    if (!colon || n == 0 || n >= sizeof rank) {
+        args_error("SPEEDUP_TEST_KILL: expected RANK:STEP, got '%s'", v);
+        return -1;
+    }
+    memcpy(rank, v, n);
+    rank[n] = '\0';
+    return args_int("SPEEDUP_TEST_KILL rank", rank, 0, 1 << 20, &k->rank) ||
+                   args_long("SPEEDUP_TEST_KILL step", colon + 1, 0, 1L << 40, &k->step)
+               ? -1
+               : 0;
+}
+
 static void progress_bar(void *ctx, int epoch, int epochs, long done, long total, double ex_per_s,
                          double loss) {
     long *calls = ctx;
@@ -282,8 +317,7 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
         { "workers", required_argument, 0, OPT_WORKERS }, { "hostfile", required_argument, 0, OPT_HOSTFILE },
         { "oversubscribe", no_argument, 0, OPT_OVERSUB }, { "sync", required_argument, 0, OPT_SYNC },
         { "topology", required_argument, 0, OPT_TOPOLOGY }, { "master", required_argument, 0, OPT_MASTER },
-        { "batch-per-worker", no_argument, 0, OPT_BPW }, { "fail-rank", required_argument, 0, OPT_FAIL_RANK },
-        { "fail-at-step", required_argument, 0, OPT_FAIL_STEP }, { "help", no_argument, 0, OPT_HELP },
+        { "batch-per-worker", no_argument, 0, OPT_BPW }, { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
     int code, rc = 0;
@@ -345,8 +379,6 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
             }
             break;
         case OPT_BPW: c->batch_per_worker = 1; break;
-        case OPT_FAIL_RANK: rc = args_int("--fail-rank", optarg, -1, 1 << 20, &c->fail_rank); break;
-        case OPT_FAIL_STEP: rc = args_long("--fail-at-step", optarg, 0, 1L << 40, &c->fail_at_step); break;
         case OPT_HELP: usage(stdout); return TRAIN_HELP_SHOWN;
         default:
             rc = -args_unknown_flag("train", argv[optind - 1]);
@@ -442,6 +474,15 @@ int cmd_train(int argc, char **argv) {
     if (!o.skip) {
         args_error("out of memory");
         return 1;
+    }
+    test_kill kill;
+    if (read_test_kill(&kill)) {
+        free(o.skip);
+        return 2;
+    }
+    if (kill.rank >= 0) {
+        c.step_hook = test_kill_hook;
+        c.step_hook_ctx = &kill;
     }
     // Under mpirun every rank parses the same flags: only rank 0 says what was wrong.
     int saved_stderr = -1;

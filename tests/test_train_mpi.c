@@ -190,9 +190,10 @@ Test(train_mpi, killed_rank_is_named_and_resume_matches_uninterrupted) {
     must_train(dir, 2, args);
     // 13 steps per epoch: step 20 is in the middle of the second epoch. --workers 2
     // launches mpirun itself (its MPIEXEC) and reads the failure from it.
-    snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --checkpoint %s "
-             "--fail-rank 1 --fail-at-step 20", b);
+    snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --checkpoint %s", b);
+    setenv("SPEEDUP_TEST_KILL", "1:20", 1); // the CLI's test hook: rank 1 dies at step 20
     int st = run_train(dir, 0, args, NULL, &err);
+    unsetenv("SPEEDUP_TEST_KILL");
     cr_assert_neq(st, 0);
     cr_assert_neq(st, 124, "a rank hung after its peer died");
     cr_assert_not_null(strstr(err, "speedup: rank 1 died"), "%s", err);

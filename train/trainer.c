@@ -10,7 +10,6 @@
 #include "train/sync.h"
 
 #include <mpi.h>
-#include <signal.h>
 
 #include <cblas.h>
 #include <math.h>
@@ -45,7 +44,6 @@ void trainer_config_default(trainer_config *c) {
     c->every_n = 1;
     c->topology = COSTMODEL_TOPO_ALLREDUCE;
     c->master = COSTMODEL_MASTER_WORKER;
-    c->fail_rank = -1;
 }
 
 double trainer_lr(const trainer_config *c, long t, long total, int epoch) {
@@ -416,8 +414,8 @@ static int run_epoch(run *R, int e, epoch_tally *t) {
     // Dropout masks restart per epoch too, so --resume repeats an uninterrupted run.
     net_seed_dropout(R->n, c->seed * 2654435761UL + (unsigned long)e);
     for (long s = 0; s < R->steps_per_epoch; s++, R->step++) {
-        if (c->fail_rank == R->sc.rank && R->step == c->fail_at_step)
-            raise(SIGKILL); // fault tests: this rank dies as a crashed node would
+        if (c->step_hook)
+            c->step_hook(c->step_hook_ctx, R->sc.rank, R->step);
         const double ts = sync_now(&R->sc);
         float loss;
         const int count = run_step(R, e, s, &loss);

@@ -65,8 +65,10 @@ typedef struct {
     costmodel_topology topology;
     costmodel_master master;
     int batch_per_worker;         /* batch sync: every training rank takes B (global K·B) */
-    int fail_rank;                /* fault tests: this rank kills itself (SIGKILL) ... */
-    long fail_at_step;            /* ... at the start of this global step; fail_rank < 0: never */
+    /* Called on every rank at the start of every global step (may be NULL): where a test
+     * makes a rank fail (the CLI's SPEEDUP_TEST_KILL, cli/cmd_train.c). */
+    void (*step_hook)(void *ctx, int rank, long step);
+    void *step_hook_ctx;
     /* Called after every step (may be NULL). */
     void (*progress)(void *ctx, int epoch, int epochs, long done, long total, double examples_per_s,
                      double loss);
