@@ -19,7 +19,8 @@ static void usage(FILE *out) {
     fprintf(out,
             "usage: speedup eval --checkpoint FILE [FLAGS]\n"
             "\n"
-            "Loads a checkpoint written by speedup train and prints its test accuracy as JSON.\n"
+            "Loads a checkpoint written by speedup train and prints its test accuracy as JSON, with\n"
+            "params_crc32, the weights' crc32 (train prints the same for its final weights).\n"
             "\n"
             "  --checkpoint FILE    the checkpoint (required)\n"
             "  --data DIR           directory with t10k-{images-idx3,labels-idx1}-ubyte[.gz]\n"
@@ -93,12 +94,16 @@ int cmd_eval(int argc, char **argv) {
         return 1;
     }
     double acc = trainer_evaluate(n, &test, idx, labels);
-    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f}", "command", "eval", "checkpoint", path, "net",
+    char crc[16];
+    snprintf(crc, sizeof crc, "%08lx", net_params_crc32(n));
+    json_t *o = json_pack("{s:s, s:s, s:s, s:i, s:I, s:f, s:s}", "command", "eval", "checkpoint", path, "net",
                           n->spec_text, "epochs_done", st.epochs_done, "test_examples", (json_int_t)test.n,
-                          "test_accuracy", acc);
+                          "test_accuracy", acc, "params_crc32", crc);
     char *line = o ? json_dumps(o, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
     if (line)
         printf("%s\n", line);
+    else
+        args_error("%s: cannot print the result (a path that is not UTF-8?)", path);
     free(line);
     json_decref(o);
     free(idx), free(labels), net_free(n), dataset_free(&test);

@@ -84,6 +84,8 @@ Test(cli_train, eval_of_checkpoint_repeats_final_accuracy) {
               "train says %g, eval says %g", json_real_value(json_object_get(t, "test_accuracy")),
               json_real_value(json_object_get(e, "test_accuracy")));
     cr_expect_eq(json_integer_value(json_object_get(e, "epochs_done")), 2);
+    cr_expect_str_eq(json_string_value(json_object_get(e, "params_crc32")),
+                     json_string_value(json_object_get(t, "params_crc32")), "eval's weights are not train's last");
     json_decref(t), json_decref(e);
     free(dir);
 }
@@ -211,4 +213,40 @@ Test(cli_train, reads_debian_fashion_mnist_by_default) {
     cr_expect_eq(json_integer_value(json_object_get(j, "train_examples")), 64);
     cr_expect_eq(json_integer_value(json_object_get(j, "test_examples")), 64);
     json_decref(j);
+}
+
+/* A one-epoch checkpoint of a 3-epoch run at batch 8, seed 1, the test net: the path. */
+static void checkpoint_after_one_epoch(const char *dir, char *path, size_t cap) {
+    snprintf(path, cap, "%s/c", dir);
+    char args[2048];
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 3 --stop-after 1 --batch 8 --threads 1 --quiet "
+             "--checkpoint %s", dir, path);
+    json_decref(run_json(args));
+}
+
+Test(cli_train, resume_with_another_batch_or_seed_is_refused_naming_both_values) {
+    char *dir = data_dir(), ckpt[1024], args[2048];
+    checkpoint_after_one_epoch(dir, ckpt, sizeof ckpt);
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 3 --batch 16 --seed 4 --quiet --resume %s", dir, ckpt);
+    expect_failure(args, 1, "the checkpoint is of another run: --seed 1 in the checkpoint, 4 here; --batch 8 in the "
+                            "checkpoint, 16 here");
+    free(dir);
+}
+
+Test(cli_train, resume_with_another_net_limit_or_schedule_is_refused) {
+    char *dir = data_dir(), ckpt[1024], args[2048];
+    checkpoint_after_one_epoch(dir, ckpt, sizeof ckpt);
+    snprintf(args, sizeof args, "train --data %s --net conv3x3x8,relu,pool2,fc16,relu,dropout0.25,fc4 --epochs 3 "
+             "--batch 8 --quiet --resume %s", dir, ckpt);
+    expect_failure(args, 1, "--net conv3x3x4,relu,pool2,fc16,relu,dropout0.25,fc4 in the checkpoint, "
+                            "conv3x3x8,relu,pool2,fc16,relu,dropout0.25,fc4 here");
+    snprintf(args, sizeof args, "train --data %s " NET " --limit 200 --epochs 3 --batch 8 --schedule step --quiet "
+             "--resume %s", dir, ckpt);
+    expect_failure(args, 1, "training examples (--data, --limit) 256 in the checkpoint, 200 here; --schedule cosine "
+                            "in the checkpoint, step here");
+    // The same layers spelled otherwise are the same network.
+    snprintf(args, sizeof args, "train --data %s --net conv3x3x4,relu,pool2,fc16,relu,dropout0.250,fc4 --epochs 3 "
+             "--batch 8 --threads 1 --quiet --resume %s", dir, ckpt);
+    json_decref(run_json(args));
+    free(dir);
 }

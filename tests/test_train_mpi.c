@@ -207,6 +207,59 @@ Test(train_mpi, killed_rank_is_named_and_resume_matches_uninterrupted) {
     free(dir);
 }
 
+/* The summary line's params_crc32 of a successful run (caller frees). */
+static char *trained_crc(const char *dir, int np, const char *args) {
+    char *out = NULL, *err = NULL;
+    int st = run_train(dir, np, args, &out, &err);
+    cr_assert_eq(st, 0, "speedup train %s on %d ranks: exit %d: %s", args, np, st, err);
+    const char *p = strstr(out, "\"params_crc32\":\"");
+    cr_assert_not_null(p, "%s", out);
+    char *crc = strndup(p + 16, 8);
+    free(out);
+    free(err);
+    return crc;
+}
+
+/* Local SGD keeps each rank's momentum: a resume must give every rank its own back, or
+ * the resumed run drifts from the uninterrupted one (rank 0's momentum for all did). */
+static void local_sgd_resume_is_bit_identical(int np, const char *mode) {
+    char *dir = data_dir(), args[4096];
+    snprintf(args, sizeof args, COMMON " --epochs 3 --batch 8 %s", mode);
+    char *full = trained_crc(dir, np, args);
+    snprintf(args, sizeof args, COMMON " --epochs 3 --batch 8 %s --stop-after 1 --checkpoint %s/c", mode, dir);
+    free(trained_crc(dir, np, args));
+    snprintf(args, sizeof args, COMMON " --epochs 3 --batch 8 %s --checkpoint %s/c --resume %s/c", mode, dir, dir);
+    char *resumed = trained_crc(dir, np, args);
+    cr_expect_str_eq(resumed, full, "%s on %d ranks: the resumed run's weights differ", mode, np);
+    free(full);
+    free(resumed);
+    free(dir);
+}
+
+Test(train_mpi, every_n_allreduce_resume_is_bit_identical) {
+    local_sgd_resume_is_bit_identical(2, "--sync every:3 --topology allreduce");
+}
+
+Test(train_mpi, epoch_sync_with_a_dedicated_master_resume_is_bit_identical) {
+    local_sgd_resume_is_bit_identical(3, "--sync epoch --topology ps --master dedicated");
+}
+
+Test(train_mpi, resume_on_other_workers_sync_or_topology_is_refused_naming_each) {
+    char *dir = data_dir(), args[4096], extra[2048];
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16 --sync every:3 --stop-after 1 --checkpoint %s/c", dir);
+    must_train(dir, 2, args);
+    snprintf(extra, sizeof extra, "--epochs 2 --sync batch --topology ps --resume %s/c", dir);
+    char full[4096], *err = NULL;
+    snprintf(full, sizeof full, COMMON " --batch 16 %s", extra);
+    int st = run_train(dir, 3, full, NULL, &err);
+    cr_assert_eq(st, 1, "exit %d: %s", st, err);
+    cr_expect_not_null(strstr(err, "the checkpoint is of another run: workers 2 in the checkpoint, 3 here; --sync "
+                                   "every:3 in the checkpoint, batch here; --topology allreduce in the checkpoint, "
+                                   "ps here"), "%s", err);
+    free(err);
+    free(dir);
+}
+
 Test(train_mpi, one_trace_covers_every_rank_with_wait_and_comm_per_step) {
     char *dir = data_dir(), args[4096], path[1024], *out = NULL, terr[512];
     snprintf(path, sizeof path, "%s/run.trace.jsonl", dir);

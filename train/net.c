@@ -4,6 +4,7 @@
 #include "train/layers.h"
 
 #include <gsl/gsl_randist.h>
+#include <zlib.h>
 #include <omp.h>
 #include <math.h>
 #include <stdio.h>
@@ -71,7 +72,9 @@ static void *alloc_floats(long count, int *failed) {
     return p;
 }
 
-net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_batch, char *err, int errlen) {
+/* A net with its shapes planned and nothing allocated; NULL with err. */
+static net *net_planned(const char *spec_text, int h, int w, int c, int classes, int max_batch, char *err,
+                        int errlen) {
     net *n = calloc(1, sizeof *n);
     if (!n) {
         snprintf(err, (size_t)errlen, "out of memory");
@@ -85,13 +88,62 @@ net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_ba
     snprintf(n->spec_text, sizeof n->spec_text, "%s", spec_text);
     n->h = h, n->w = w, n->c = c, n->classes = classes, n->max_batch = max_batch;
     n->in_mean = 0.0f, n->in_std = 1.0f;
+    n->threads = omp_get_max_threads();
+    if (h < 1 || w < 1 || c < 1 || classes < 1 || max_batch < 1) {
+        snprintf(err, (size_t)errlen, "input %dx%dx%d, %d classes, batch %d: each must be >= 1", h, w, c, classes,
+                 max_batch);
+        free(n);
+        return NULL;
+    }
     if (netspec_parse(spec_text, &n->spec, err, errlen) || plan(n, err, errlen)) {
+        free(n);
+        return NULL;
+    }
+    return n;
+}
+
+/* Floats net_new allocates for n (in double: the factors of a hostile shape overflow a
+ * long), as the loop below allocates them. */
+static double buffer_floats(const net *n) {
+    const double B = n->max_batch;
+    double total = 3.0 * (double)n->n_params + B * (double)shape_size(n->h, n->w, n->c) + B * n->classes;
+    double largest = (double)shape_size(n->h, n->w, n->c);
+    for (int i = 0; i < n->n_layers; i++) {
+        const net_layer *L = &n->layers[i];
+        const double out_size = (double)L->oh * L->ow * L->oc;
+        largest = out_size > largest ? out_size : largest;
+        if (L->spec.kind != LAYER_RELU)
+            total += B * out_size; // dropout: its mask
+        if (L->spec.kind == LAYER_CONV) // both fit a long for any shape plan() accepts
+            total += (double)conv_col_floats(n->max_batch, L->h, L->w, L->c, L->spec.k, n->threads) +
+                     (double)conv_workspace_floats(L->spec.k, L->c, L->oc, n->threads);
+    }
+    return total + 2.0 * B * largest;
+}
+
+int net_param_count(const char *spec_text, int h, int w, int c, int classes, long *n_params, char *err, int errlen) {
+    net *n = net_planned(spec_text, h, w, c, classes, 1, err, errlen);
+    if (!n)
+        return -1;
+    *n_params = n->n_params;
+    free(n);
+    return 0;
+}
+
+net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_batch, char *err, int errlen) {
+    net *n = net_planned(spec_text, h, w, c, classes, max_batch, err, errlen);
+    if (!n)
+        return NULL;
+    const double floats = buffer_floats(n);
+    if (floats > (double)NET_MAX_BUFFER_FLOATS) {
+        snprintf(err, (size_t)errlen, "'%s' on %dx%dx%d inputs at batch %d needs %.3g GiB of buffers: more than %ld GiB",
+                 spec_text, h, w, c, max_batch, floats * sizeof(float) / 1073741824.0,
+                 (long)(NET_MAX_BUFFER_FLOATS * sizeof(float) >> 30));
         free(n);
         return NULL;
     }
     const long B = max_batch;
     int failed = 0;
-    n->threads = omp_get_max_threads();
     n->params = alloc_floats(n->n_params, &failed);
     n->grads = alloc_floats(n->n_params, &failed);
     n->momentum = alloc_floats(n->n_params, &failed);
@@ -316,4 +368,11 @@ double net_forward_flops(const net *n) {
             f += 2.0 * (double)L->n_w;
     }
     return f;
+}
+
+unsigned long net_params_crc32(const net *n) {
+    uLong crc = crc32(0L, Z_NULL, 0);
+    const Bytef *p = (const Bytef *)n->params;
+    const size_t bytes = sizeof(float) * (size_t)n->n_params; // < 2^30: one call
+    return crc32(crc, p, (uInt)bytes);
 }

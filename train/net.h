@@ -55,9 +55,17 @@ typedef struct {
     long dropout_pos;        /* position (in the epoch's order) of the next batch's first example */
 } net;
 
+/* The most floats a network's buffers may take (16 GiB): a spec and shape asking for more
+ * is refused before anything is allocated. */
+#define NET_MAX_BUFFER_FLOATS (1L << 32)
+
 /* Builds the network for (h, w, c) inputs and `classes` outputs; params zero until
- * net_init. NULL with the reason in err (bad spec, shapes that do not fit, memory). */
+ * net_init. NULL with the reason in err (bad spec, shapes that do not fit, buffers beyond
+ * NET_MAX_BUFFER_FLOATS, memory). */
 net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_batch, char *err, int errlen);
+/* The parameter count net_new would give, allocating nothing for the network's buffers:
+ * 0, or -1 with the reason in err. */
+int net_param_count(const char *spec_text, int h, int w, int c, int classes, long *n_params, char *err, int errlen);
 void net_free(net *n); /* NULL is a no-op */
 
 /* He initialisation: weights ~ N(0, 2/fan_in), biases 0, momentum 0; from seed. */
@@ -76,6 +84,10 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor);
 void net_update(net *n, float lr, float momentum, float weight_decay);
 /* After net_forward: how many of the count predictions equal the labels. */
 int net_count_correct(const net *n, int count, const uint8_t *labels);
+
+/* zlib's crc32 of the parameter block: the weights' fingerprint (train's and eval's
+ * "params_crc32"), equal exactly when the weights are equal bit for bit. */
+unsigned long net_params_crc32(const net *n);
 
 /* Floating-point operations of one example's forward pass (multiply-adds count 2). */
 double net_forward_flops(const net *n);

@@ -108,3 +108,15 @@ int netspec_parse(const char *text, netspec *out, char *err, int errlen) {
         index++;
     }
 }
+
+int netspec_equal(const netspec *a, const netspec *b) {
+    if (a->n != b->n)
+        return 0;
+    for (int i = 0; i < a->n; i++) {
+        const netspec_layer *x = &a->layers[i], *y = &b->layers[i];
+        // parse_token zeroes every layer first, so unused fields compare equal.
+        if (x->kind != y->kind || x->k != y->k || x->out != y->out || x->p != y->p)
+            return 0;
+    }
+    return 1;
+}

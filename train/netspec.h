@@ -29,5 +29,7 @@ typedef struct {
 
 int netspec_parse(const char *text, netspec *out, char *err, int errlen);
 const char *netspec_kind_name(layer_kind k);
+/* 1 when a and b name the same layers ("dropout0.50" and "dropout0.5" do), else 0. */
+int netspec_equal(const netspec *a, const netspec *b);
 
 #endif

@@ -225,6 +225,45 @@ void sync_average(sync_ctx *s, net *n, sync_rec *rec) {
     ps_exchange(s, n, n->params, NULL, rec);
 }
 
+/* Point-to-point float blocks, chunked so that no count overflows an int. */
+static void send_floats(const float *x, long n, int to) {
+    for (long off = 0; off < n; off += CHUNK)
+        MPI_Send(x + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_FLOAT, to, 9, MPI_COMM_WORLD);
+}
+static void recv_floats(float *x, long n, int from) {
+    for (long off = 0; off < n; off += CHUNK)
+        MPI_Recv(x + off, (int)(n - off < CHUNK ? n - off : CHUNK), MPI_FLOAT, from, 9, MPI_COMM_WORLD,
+                 MPI_STATUS_IGNORE);
+}
+
+void sync_gather_floats(sync_ctx *s, const float *mine, long n, float *scratch,
+                        void (*put)(void *ctx, const float *block), void *ctx) {
+    if (!s->mpi || s->world == 1)
+        return;
+    for (int r = 1; r < s->world; r++) {
+        if (s->rank == 0) {
+            recv_floats(scratch, n, r);
+            put(ctx, scratch);
+        } else if (s->rank == r) {
+            send_floats(mine, n, 0);
+        }
+    }
+}
+
+void sync_scatter_floats(sync_ctx *s, float *mine, long n, float *scratch,
+                         void (*get)(void *ctx, int rank, float *block), void *ctx) {
+    if (!s->mpi || s->world == 1)
+        return;
+    for (int r = 1; r < s->world; r++) {
+        if (s->rank == 0) {
+            get(ctx, r, scratch);
+            send_floats(scratch, n, r);
+        } else if (s->rank == r) {
+            recv_floats(mine, n, 0);
+        }
+    }
+}
+
 int sync_gather_trace(sync_ctx *s, trace *tr) {
     if (!s->mpi || s->world == 1)
         return 0;

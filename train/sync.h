@@ -107,6 +107,17 @@ void sync_step(sync_ctx *s, net *n, const sync_sgd *opt, sync_rec *rec);
  * local). Records wait, comm and update ("average") like sync_step; world 1: nothing. */
 void sync_average(sync_ctx *s, net *n, sync_rec *rec);
 
+/* Collective, point to point in rank order, for state that differs per rank (local SGD's
+ * momentum in a checkpoint). sync_gather_floats: every rank r > 0 sends its n floats
+ * `mine`; rank 0 receives each into scratch (n floats, rank 0 only) and calls put(ctx,
+ * scratch) for r = 1..world-1. sync_scatter_floats: rank 0 calls get(ctx, r, scratch) for
+ * r = 1..world-1 and sends it; rank r receives into mine. Rank 0 holds one block at a
+ * time. World 1: nothing. */
+void sync_gather_floats(sync_ctx *s, const float *mine, long n, float *scratch,
+                        void (*put)(void *ctx, const float *block), void *ctx);
+void sync_scatter_floats(sync_ctx *s, float *mine, long n, float *scratch,
+                         void (*get)(void *ctx, int rank, float *block), void *ctx);
+
 /* Collective: appends every other rank's events to rank 0's tr (tr may be NULL on ranks
  * that record nothing; then they send none). 0, or -1 out of memory on rank 0. */
 int sync_gather_trace(sync_ctx *s, trace *tr);

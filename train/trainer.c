@@ -8,6 +8,7 @@
 #include "model/trace.h"
 #include "train/checkpoint.h"
 #include "train/sync.h"
+#include "util/errmsg.h"
 
 #include <mpi.h>
 
@@ -19,7 +20,6 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
-#include <zlib.h>
 #ifdef _OPENMP
 #include <omp.h>
 #endif
@@ -111,42 +111,6 @@ void trainer_finish(void) {
     }
 }
 
-/* Rank 0: the network, fresh or from the checkpoint, checked against the data. */
-static net *build_master(const trainer_config *c, const dataset *train, const dataset *test, int max_batch,
-                         checkpoint_state *st, char *err, int errlen) {
-    int classes = train->classes > test->classes ? train->classes : test->classes;
-    net *n = NULL;
-    if (c->resume_path) {
-        n = checkpoint_load(c->resume_path, max_batch, st, err, errlen);
-        if (!n)
-            return NULL;
-        if (n->h != train->h || n->w != train->w || n->classes < classes) {
-            snprintf(err, (size_t)errlen, "%s: network is for %dx%d images and %d classes, data has %dx%d and %d",
-                     c->resume_path, n->h, n->w, n->classes, train->h, train->w, classes);
-            net_free(n);
-            return NULL;
-        }
-        if (st->epochs_done >= c->epochs) {
-            snprintf(err, (size_t)errlen, "%s: already %d epochs done, --epochs is %d", c->resume_path,
-                     st->epochs_done, c->epochs);
-            net_free(n);
-            return NULL;
-        }
-        return n;
-    }
-    // The spec's last fc decides the class count; the data must fit in it.
-    netspec spec;
-    if (netspec_parse(c->net_spec, &spec, err, errlen))
-        return NULL;
-    int out = spec.n ? spec.layers[spec.n - 1].out : 0;
-    n = net_new(c->net_spec, train->h, train->w, 1, out > classes ? out : classes, max_batch, err, errlen);
-    if (!n)
-        return NULL;
-    net_init(n, c->seed);
-    dataset_pixel_stats(train, &n->in_mean, &n->in_std);
-    return n;
-}
-
 // ---------------------------------------------------------------------------------------
 // The schedule: which examples a rank trains on at every step (the cost model's b, s)
 
@@ -235,6 +199,7 @@ typedef struct {
     dataset train, test;
     net *n;
     checkpoint_state st;       /* where training starts: 0, or the resumed checkpoint's */
+    checkpoint_file *resume;   /* rank 0, while the resumed momentum is handed out */
     long *order;               /* (D) the epoch's shuffled example order */
     long *idx_buf;             /* (max_batch) example indices of one evaluation batch */
     uint8_t *labels;           /* (max_batch) */
@@ -291,6 +256,141 @@ static int run_load_data(run *R) {
     return sync_agree(&R->sc, failed, R->err, R->errlen) ? -1 : 0;
 }
 
+// ---------------------------------------------------------------------------------------
+// Resuming: the checkpoint must be of this very run
+
+/* This run as a checkpoint records it (checkpoint.h): what decides its weights. */
+static checkpoint_run run_identity(const run *R) {
+    const trainer_config *c = R->c;
+    return (checkpoint_run){ .seed = c->seed, .examples = R->train.n, .epochs = c->epochs, .batch = c->batch,
+                             .batch_per_worker = c->batch_per_worker != 0, .workers = R->sc.train_world,
+                             .ranks = R->sc.world, .sync = c->sync,
+                             .every_n = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n : 0,
+                             .topology = c->topology, .master = c->master, .schedule = (int)c->schedule,
+                             .lr = c->lr, .momentum = c->momentum, .weight_decay = c->weight_decay,
+                             .warmup_epochs = c->warmup_epochs };
+}
+
+/* Momentum blocks a checkpoint holds: one per rank where each rank keeps its own (local
+ * SGD), else one (batch sync: the ranks' momenta are equal, or only rank 0's is used). */
+static int momentum_blocks(const run *R) {
+    return R->c->sync != COSTMODEL_SYNC_BATCH && R->sc.world > 1 ? R->sc.world : 1;
+}
+
+/* Appends "; WHAT A in the checkpoint, B here" to msg when a and b differ. */
+static void differ(char *msg, size_t cap, const char *what, const char *a, const char *b) {
+    if (strcmp(a, b) != 0) {
+        size_t len = strlen(msg);
+        snprintf(msg + len, cap - len, "%s%s %s in the checkpoint, %s here", len ? "; " : "", what, a, b);
+    }
+}
+
+static void differ_num(char *msg, size_t cap, const char *what, double a, double b) {
+    char x[32], y[32];
+    snprintf(x, sizeof x, "%.17g", a);
+    snprintf(y, sizeof y, "%.17g", b);
+    differ(msg, cap, what, x, y);
+}
+
+/* Every setting of the checkpoint's run against this one's, all mismatches named. */
+static void compare_runs(const checkpoint_run *was, const checkpoint_run *now, char *msg, size_t cap) {
+    msg[0] = '\0';
+    differ_num(msg, cap, "--seed", (double)was->seed, (double)now->seed);
+    differ_num(msg, cap, "training examples (--data, --limit)", (double)was->examples, (double)now->examples);
+    differ_num(msg, cap, "--epochs", was->epochs, now->epochs);
+    differ_num(msg, cap, "--batch", was->batch, now->batch);
+    differ(msg, cap, "--batch-per-worker", was->batch_per_worker ? "on" : "off", now->batch_per_worker ? "on" : "off");
+    differ_num(msg, cap, "workers", was->workers, now->workers);
+    char a[32], b[32];
+    costmodel_sync_format(was->sync, was->every_n, a, sizeof a);
+    costmodel_sync_format(now->sync, now->every_n, b, sizeof b);
+    differ(msg, cap, "--sync", a, b);
+    differ(msg, cap, "--topology", costmodel_topology_name(was->topology), costmodel_topology_name(now->topology));
+    differ(msg, cap, "--master", costmodel_master_name(was->master), costmodel_master_name(now->master));
+    differ(msg, cap, "--schedule", was->schedule == SCHEDULE_STEP ? "step" : "cosine",
+           now->schedule == SCHEDULE_STEP ? "step" : "cosine");
+    differ_num(msg, cap, "--lr", was->lr, now->lr);
+    differ_num(msg, cap, "--momentum", was->momentum, now->momentum);
+    differ_num(msg, cap, "--weight-decay", was->weight_decay, now->weight_decay);
+    differ_num(msg, cap, "--warmup-epochs", was->warmup_epochs, now->warmup_epochs);
+}
+
+/* 0 when the checkpoint continues this run; else -1 with every mismatch in err. */
+static int check_resume(const run *R, const checkpoint_file *f, const net *n, char *err, int errlen) {
+    const trainer_config *c = R->c;
+    const checkpoint_state *st = checkpoint_state_of(f);
+    if (st->version < 2)
+        return errmsg_set(err, errlen, "%s: a version-%d checkpoint does not record its run's settings (seed, "
+                          "batch, workers, sync, ...): it can be evaluated (speedup eval) but not resumed",
+                          c->resume_path, st->version);
+    char msg[1536];
+    const checkpoint_run now = run_identity(R);
+    compare_runs(&st->run, &now, msg, sizeof msg);
+    netspec want;
+    if (netspec_parse(c->net_spec, &want, err, errlen))
+        return -1;
+    if (!netspec_equal(&want, &n->spec))
+        differ(msg, sizeof msg, "--net", n->spec_text, c->net_spec);
+    if (msg[0])
+        return errmsg_set(err, errlen, "%s: the checkpoint is of another run: %s (resume with the settings it was "
+                          "saved with, or start afresh without --resume)", c->resume_path, msg);
+    const int classes = R->train.classes > R->test.classes ? R->train.classes : R->test.classes;
+    if (n->h != R->train.h || n->w != R->train.w || n->classes < classes)
+        return errmsg_set(err, errlen, "%s: network is for %dx%d images and %d classes, data has %dx%d and %d",
+                          c->resume_path, n->h, n->w, n->classes, R->train.h, R->train.w, classes);
+    if (st->epochs_done >= c->epochs)
+        return errmsg_set(err, errlen, "%s: already %d epochs done, --epochs is %d", c->resume_path,
+                          st->epochs_done, c->epochs);
+    const long steps = trainer_steps_per_epoch(c, R->sc.train_world, R->train.n);
+    if (st->steps_done != (long)st->epochs_done * steps || st->momentum_blocks != momentum_blocks(R))
+        return errmsg_set(err, errlen, "%s: %ld steps and %d momentum blocks after %d epochs: expected %ld and %d",
+                          c->resume_path, st->steps_done, st->momentum_blocks, st->epochs_done,
+                          (long)st->epochs_done * steps, momentum_blocks(R));
+    return 0;
+}
+
+/* Rank 0: the network, fresh or from the checkpoint, checked against the data and the
+ * run; a resumed checkpoint stays open in R->resume for its other ranks' momentum. */
+static net *build_master(run *R, int max_batch) {
+    const trainer_config *c = R->c;
+    char *err = R->err;
+    const int errlen = R->errlen;
+    if (c->resume_path) {
+        R->resume = checkpoint_open(c->resume_path, err, errlen);
+        if (!R->resume)
+            return NULL;
+        char why[512] = "";
+        net *n = checkpoint_net(R->resume, max_batch, why, sizeof why);
+        if (!n) {
+            errmsg_set(err, errlen, "%s: network: %s", c->resume_path, why);
+            return NULL;
+        }
+        if (check_resume(R, R->resume, n, err, errlen)) {
+            net_free(n);
+            return NULL;
+        }
+        R->st = *checkpoint_state_of(R->resume);
+        return n;
+    }
+    // The spec's last fc decides the class count; the data must fit in it.
+    const int classes = R->train.classes > R->test.classes ? R->train.classes : R->test.classes;
+    netspec spec;
+    if (netspec_parse(c->net_spec, &spec, err, errlen))
+        return NULL;
+    int out = spec.n ? spec.layers[spec.n - 1].out : 0;
+    net *n = net_new(c->net_spec, R->train.h, R->train.w, 1, out > classes ? out : classes, max_batch, err, errlen);
+    if (!n)
+        return NULL;
+    net_init(n, c->seed);
+    dataset_pixel_stats(&R->train, &n->in_mean, &n->in_std);
+    return n;
+}
+
+/* Rank 0's copy of rank r's resumed momentum (sync_scatter_floats). */
+static void resumed_momentum(void *ctx, int rank, float *block) {
+    checkpoint_momentum(ctx, rank, block);
+}
+
 /* What rank 0 broadcasts so that every rank builds the same network. */
 typedef struct {
     char spec[512];
@@ -299,6 +399,7 @@ typedef struct {
     int epochs_done;
     long steps_done;
     int resumed;
+    int momentum_blocks;
 } model_header;
 
 /* Rank 0 builds or resumes the network, every other rank receives it; the buffers. */
@@ -307,14 +408,14 @@ static int run_build_model(run *R) {
     const int max_batch = local_max_batch(c, R->sc.train_world);
     model_header hdr;
     memset(&hdr, 0, sizeof hdr);
-    R->st = (checkpoint_state){ 0, 0, c->seed };
+    R->st = (checkpoint_state){ .version = CHECKPOINT_VERSION, .momentum_blocks = 1 };
     if (R->sc.rank == 0) {
-        R->n = build_master(c, &R->train, &R->test, max_batch, &R->st, R->err, R->errlen);
+        R->n = build_master(R, max_batch);
         if (R->n) {
             hdr = (model_header){ .h = R->n->h, .w = R->n->w, .c = R->n->c, .classes = R->n->classes,
                                   .in_mean = R->n->in_mean, .in_std = R->n->in_std,
                                   .epochs_done = R->st.epochs_done, .steps_done = R->st.steps_done,
-                                  .resumed = c->resume_path != NULL };
+                                  .resumed = c->resume_path != NULL, .momentum_blocks = R->st.momentum_blocks };
             snprintf(hdr.spec, sizeof hdr.spec, "%s", R->n->spec_text);
         }
     }
@@ -339,8 +440,14 @@ static int run_build_model(run *R) {
     if (sync_agree(&R->sc, failed, R->err, R->errlen))
         return -1;
     sync_bcast(&R->sc, R->n->params, (long)sizeof(float) * R->n->n_params);
-    if (hdr.resumed)
+    // Resumed momentum: the one block to everyone, or each rank its own (local SGD), rank 0
+    // staging them in its gradients, which are dead between steps.
+    if (hdr.resumed && hdr.momentum_blocks == 1)
         sync_bcast(&R->sc, R->n->momentum, (long)sizeof(float) * R->n->n_params);
+    else if (hdr.resumed)
+        sync_scatter_floats(&R->sc, R->n->momentum, R->n->n_params, R->n->grads, resumed_momentum, R->resume);
+    checkpoint_close(R->resume);
+    R->resume = NULL;
     return 0;
 }
 
@@ -467,15 +574,24 @@ static int run_evaluate(run *R, int e, double te, const epoch_tally *t) {
     return 0;
 }
 
-/* Rank 0 saves the network after epoch e (with --checkpoint). */
+static void put_momentum(void *ctx, const float *block) { checkpoint_put_momentum(ctx, block); }
+
+/* Rank 0 saves the network after epoch e (with --checkpoint), with every rank's momentum
+ * where they differ: the other ranks' blocks come in one at a time through rank 0's
+ * gradients (dead between steps), so rank 0 never holds more than its own model. */
 static int run_checkpoint(run *R, int e) {
     if (!R->c->checkpoint_path)
         return 0;
-    int failed = 0;
-    if (R->sc.rank == 0) {
-        checkpoint_state now = { e + 1, R->step, R->c->seed };
-        failed = checkpoint_save(R->c->checkpoint_path, R->n, &now, R->err, R->errlen) != 0;
-    }
+    const checkpoint_state now = { .version = CHECKPOINT_VERSION, .epochs_done = e + 1, .steps_done = R->step,
+                                   .run = run_identity(R), .momentum_blocks = momentum_blocks(R) };
+    checkpoint_writer *w = NULL;
+    if (R->sc.rank == 0)
+        w = checkpoint_begin(R->c->checkpoint_path, R->n, &now, R->err, R->errlen);
+    if (sync_agree(&R->sc, R->sc.rank == 0 && !w, R->err, R->errlen))
+        return -1;
+    if (now.momentum_blocks > 1)
+        sync_gather_floats(&R->sc, R->n->momentum, R->n->n_params, R->n->grads, put_momentum, w);
+    int failed = R->sc.rank == 0 && checkpoint_commit(w, R->err, R->errlen) != 0;
     if (sync_agree(&R->sc, failed, R->err, R->errlen))
         return -1;
     sync_mark(&R->sc, &R->rec, TRACE_EVAL, 0, 0, "checkpoint");
@@ -488,7 +604,7 @@ static int run_summary(run *R) {
     trainer_result *r = R->r;
     const long examples = sync_sum_long(&R->sc, R->step_examples);
     r->examples_per_s = R->step_time_s > 0 ? (double)examples / R->step_time_s : 0.0;
-    r->params_crc32 = crc32(0L, (const Bytef *)R->n->params, (uInt)(sizeof(float) * (size_t)R->n->n_params));
+    r->params_crc32 = net_params_crc32(R->n);
     r->wall_s = sync_now(&R->sc) - R->sc.init_t0_s;
     sync_gather_rss(&R->sc, peak_rss_mib(), r->peak_rss_mib, TRAINER_MAX_RANKS);
     if (c->trace_path) {
@@ -513,6 +629,7 @@ static int run_summary(run *R) {
 }
 
 static void run_free(run *R, int rc) {
+    checkpoint_close(R->resume);
     trace_free(R->rec.tr);
     free(R->order);
     free(R->idx_buf);
