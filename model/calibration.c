@@ -1,5 +1,7 @@
 #include "model/calibration.h"
 
+#include "model/jsonout.h"
+
 #include "util/errmsg.h"
 
 #include "util/atomicfile.h"
@@ -93,12 +95,16 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
             return errmsg_set(err, errlen, "%s: cov_c0_c1: expected a finite number", path);
         out->cov_c0_c1 = json_number_value(cov);
     }
-    if (p->sigma > 1)
-        return errmsg_set(err, errlen, "%s: params.sigma.value: expected a fraction in [0, 1], got %g", path, p->sigma);
+    /* Fractions (read_param has checked >= 0): a file that passes here passes costmodel_check. */
+    const struct { const char *name; double v; } fractions[] = { { "sigma", p->sigma }, { "master_yield", p->master_yield } };
+    for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
+        if (fractions[i].v > 1)
+            return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,
+                              fractions[i].name, fractions[i].v);
 
     json_t *host = json_object_get(root, "host");
     json_t *name = json_object_get(host, "name");
-    snprintf(out->host, sizeof out->host, "%s", json_is_string(name) ? json_string_value(name) : "unknown");
+    jsonout_copy(out->host, sizeof out->host, json_is_string(name) ? json_string_value(name) : "unknown");
 
     json_t *workload = json_object_get(root, "workload");
     if (workload) {

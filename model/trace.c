@@ -128,16 +128,16 @@ static int get_int(json_t *o, const char *key, long min, long *out) {
     return 0;
 }
 
-static int parse_run(json_t *root, trace_run *r, const char *path, char *err, int errlen) {
+static int parse_run(json_t *root, trace_run *r, const char *path, long line, char *err, int errlen) {
     json_t *run = json_object_get(root, "run");
     if (!json_is_object(run))
-        return errmsg_set(err, errlen, "%s: line 1: expected {\"run\": {...}} describing the run", path);
+        return errmsg_set(err, errlen, "%s: line %ld: expected {\"run\": {...}} describing the run", path, line);
     json_t *format = json_object_get(run, "format");
     if (!json_is_string(format) || strcmp(json_string_value(format), TRACE_FORMAT) != 0)
-        return errmsg_set(err, errlen, "%s: line 1: run.format: expected \"%s\"", path, TRACE_FORMAT);
+        return errmsg_set(err, errlen, "%s: line %ld: run.format: expected \"%s\"", path, line, TRACE_FORMAT);
     long version = 0;
     if (get_int(run, "version", 0, &version) || version != TRACE_VERSION)
-        return errmsg_set(err, errlen, "%s: line 1: run.version: expected %d", path, TRACE_VERSION);
+        return errmsg_set(err, errlen, "%s: line %ld: run.version: expected %d", path, line, TRACE_VERSION);
 
     const char *host = json_string_value(json_object_get(run, "host"));
     const char *git = json_string_value(json_object_get(run, "git"));
@@ -158,7 +158,7 @@ static int parse_run(json_t *root, trace_run *r, const char *path, char *err, in
         if (!v && !ints[i].required)
             continue;
         if (get_int(run, ints[i].key, ints[i].min, ints[i].out))
-            return errmsg_set(err, errlen, "%s: line 1: run.%s: expected an integer >= %ld", path, ints[i].key, ints[i].min);
+            return errmsg_set(err, errlen, "%s: line %ld: run.%s: expected an integer >= %ld", path, line, ints[i].key, ints[i].min);
     }
     costmodel_config *c = &r->config;
     c->workers = (int)workers;
@@ -172,14 +172,14 @@ static int parse_run(json_t *root, trace_run *r, const char *path, char *err, in
 
     const char *sync = json_string_value(json_object_get(run, "sync"));
     if (!sync || costmodel_sync_parse(sync, &c->sync, &c->every_n))
-        return errmsg_set(err, errlen, "%s: line 1: run.sync: expected batch, epoch or every:N", path);
+        return errmsg_set(err, errlen, "%s: line %ld: run.sync: expected batch, epoch or every:N", path, line);
     const char *topo = json_string_value(json_object_get(run, "topology"));
     if (!topo || costmodel_topology_parse(topo, &c->topology))
-        return errmsg_set(err, errlen, "%s: line 1: run.topology: expected ps or allreduce", path);
+        return errmsg_set(err, errlen, "%s: line %ld: run.topology: expected ps or allreduce", path, line);
     const char *master = json_string_value(json_object_get(run, "master"));
     c->master = COSTMODEL_MASTER_WORKER;
     if (master && costmodel_master_parse(master, &c->master))
-        return errmsg_set(err, errlen, "%s: line 1: run.master: expected worker or dedicated", path);
+        return errmsg_set(err, errlen, "%s: line %ld: run.master: expected worker or dedicated", path, line);
     c->batch_per_worker = json_is_true(json_object_get(run, "batch_per_worker"));
     return 0;
 }
@@ -235,18 +235,21 @@ trace *trace_read(const char *path, char *err, int errlen) {
     char *line = NULL;
     size_t cap = 0;
     long lineno = 0;
-    int ok = t != NULL;
-    while (ok && getline(&line, &cap, f) != -1) {
+    int ok = t != NULL, have_run = 0;
+    ssize_t len;
+    while (ok && (len = getline(&line, &cap, f)) != -1) {
         lineno++;
-        if (line[0] == '\n' || line[0] == '\0')
+        if (line[0] == '\n')
             continue;
         json_error_t jerr;
-        json_t *o = json_loads(line, 0, &jerr);
+        // By length, not up to a NUL: a NUL byte inside a line is an error, not its end.
+        json_t *o = json_loadb(line, (size_t)len, 0, &jerr);
         if (!o) {
             errmsg_set(err, errlen, "%s: line %ld column %d: %s", path, lineno, jerr.column, jerr.text);
             ok = 0;
-        } else if (lineno == 1) {
-            ok = parse_run(o, &t->run, path, err, errlen) == 0;
+        } else if (!have_run) {
+            ok = parse_run(o, &t->run, path, lineno, err, errlen) == 0;
+            have_run = 1;
         } else {
             trace_event e;
             const char *what;
@@ -260,7 +263,7 @@ trace *trace_read(const char *path, char *err, int errlen) {
         }
         json_decref(o);
     }
-    if (ok && lineno == 0) {
+    if (ok && !have_run) {
         errmsg_set(err, errlen, "%s: empty file: expected a {\"run\": ...} line", path);
         ok = 0;
     }

@@ -1,7 +1,8 @@
 /* trace — the record of where every second of a training run went (DESIGN.md), shared by
  * the trainer (writes), the calibration (fits), the simulator (replays) and the plots.
  *
- * A *.trace.jsonl file: the first line describes the run,
+ * A *.trace.jsonl file (blank lines are skipped; a NUL byte is an error): the first line
+ * describes the run,
  *   {"run": {"format": "speedup-trace", "version": 1, "host": "...", "host_cores": 2,
  *            "git": "...", "net": "...", "model_bytes": M, "workers": K, "cores": T,
  *            "sync": "batch|epoch|every:N", "topology": "ps|allreduce",

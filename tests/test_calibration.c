@@ -187,3 +187,39 @@ Test(calibration, write_refuses_a_nan_parameter_and_leaves_no_file) {
     remove(dir);
     free(dir);
 }
+
+Test(calibration, master_yield_above_one_is_refused_by_the_reader) {
+    // Found by tests/fuzz (corpus/calibration/crash-master-yield-above-one.json): the reader
+    // took 5.4, and every prediction then failed costmodel_check naming the configuration
+    // instead of the file.
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"format\": \"speedup-calibration\", \"version\": 1, \"host\": {\"name\": \"h\", \"cores\": 2},\n"
+             " \"params\": {\n" PARAMS_BODY ", \"master_yield\": {\"value\": 5.4, \"unit\": \"1\"}}}\n");
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(text, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "params.master_yield.value: expected a fraction in [0, 1], got 5.4"), "%s", err);
+}
+
+Test(calibration, a_long_multibyte_host_name_is_cut_whole_and_writes_back) {
+    // 100 two-byte characters: 200 bytes do not fit host[128]; a byte-wise cut leaves half a
+    // character, and json_pack then refused to write the calibration back.
+    char name[256] = "";
+    for (int i = 0; i < 100; i++)
+        strcat(name, "\xc3\xa9");
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"format\": \"speedup-calibration\", \"version\": 1, \"host\": {\"name\": \"%s\", \"cores\": 2},\n"
+             " \"params\": {\n" PARAMS_BODY "}}\n", name);
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(text, &cal, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(strlen(cal.host), 126, "63 whole characters");
+    char *dir = clirun_tmpdir(), path[600];
+    snprintf(path, sizeof path, "%s/back.json", dir);
+    cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), 0, "%s", err);
+    remove(path);
+    remove(dir);
+    free(dir);
+}

@@ -198,3 +198,44 @@ Test(trace, chrome_json_with_hostile_names_parses_and_keeps_them) {
     remove(dir);
     free(dir);
 }
+
+static void assert_bad_bytes(const char *bytes, size_t len, const char *needle) {
+    char *dir = clirun_tmpdir(), path[600];
+    snprintf(path, sizeof path, "%s/bad.trace.jsonl", dir);
+    FILE *f = fopen(path, "wb");
+    fwrite(bytes, 1, len, f);
+    fclose(f);
+    char err[512] = "";
+    trace *t = trace_read(path, err, sizeof err);
+    cr_assert_null(t, "accepted %zu bytes", len);
+    cr_assert(strstr(err, needle) != NULL, "error '%s' lacks '%s'", err, needle);
+    remove(path);
+    remove(dir);
+    free(dir);
+}
+
+Test(trace, a_file_of_nul_bytes_has_no_run_and_is_refused) {
+    // Found by tests/fuzz (corpus/trace/crash-nul-first-line-without-run): a first line
+    // starting with NUL was skipped as blank, and the file read as a trace with no run.
+    assert_bad_bytes("\0\0\0\0Nn", 6, "line 1 column");
+}
+
+Test(trace, a_nul_byte_inside_an_event_line_is_refused_not_taken_for_its_end) {
+    const char text[] = RUN_LINE "{\"rank\":0,\"ph\":\"wait\",\"t0\":0,\"t1\":1}\0junk\n";
+    assert_bad_bytes(text, sizeof text - 1, "line 2 column");
+}
+
+Test(trace, blank_lines_before_the_run_line_are_skipped) {
+    char *dir = clirun_tmpdir();
+    char *path = clirun_write_file(dir, "ok.trace.jsonl", "\n\n" RUN_LINE "{\"rank\":0,\"ph\":\"wait\",\"t0\":0,\"t1\":1}\n");
+    char err[512] = "";
+    trace *t = trace_read(path, err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    cr_assert_eq(t->run.config.workers, 2);
+    cr_assert_eq(t->n_events, 1);
+    trace_free(t);
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+}
