@@ -10,6 +10,7 @@
 #include "model/ernest.h"
 #include "model/fit.h"
 #include "model/trace.h"
+#include "util/atomicfile.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -274,6 +275,15 @@ static int run_plan(double budget_s, long limit, const char *out_dir, const char
         dir = tmp;
     } else if (mkdir(dir, 0755) && errno != EEXIST) {
         args_error("%s: cannot create directory: %s", dir, strerror(errno));
+        return 1;
+    }
+    // Where the traces and calibration.json go must take them: said now, not after the plan.
+    char probe[4096 + 32];
+    snprintf(probe, sizeof probe, "%.4096s/commbench.trace.jsonl", dir);
+    if (atomicfile_probe(probe, err, sizeof err) || atomicfile_probe(out_path, err, sizeof err)) {
+        args_error("calibrate: %s", err);
+        if (!out_dir)
+            rmdir(dir);
         return 1;
     }
     int rc;

@@ -494,6 +494,13 @@ static int make_dirs(const ctx *c) {
         if (make_dir(dir))
             return -1;
     }
+    // A full disk is said now, before minutes of measuring, not when the first file fails.
+    char probe[PATH_LEN + 16], err[PATH_LEN + 128];
+    snprintf(probe, sizeof probe, "%s/index.html", c->out);
+    if (atomicfile_probe(probe, err, sizeof err)) {
+        args_error("report: %s", err);
+        return -1;
+    }
     return 0;
 }
 

@@ -2,6 +2,7 @@
  * The front door: picks a subcommand and hands it the rest of argv. */
 #include "cli/commands.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -43,6 +44,16 @@ static void usage(FILE *out) {
     fprintf(out, "\n  --help     this text\n  --version  version and git commit\n");
 }
 
+/* A command's status, or 1 when what it printed did not all reach stdout (a redirect to a
+ * full disk: printf fails silently, and `speedup report` would keep a cut file). */
+static int stdout_closed(int code) {
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        fprintf(stderr, "speedup: stdout: write failed: %s\n", strerror(errno));
+        return code ? code : 1;
+    }
+    return code;
+}
+
 int main(int argc, char **argv) {
     if (argc < 2) {
         usage(stderr);
@@ -59,7 +70,7 @@ int main(int argc, char **argv) {
     }
     for (int i = 0; i < N_COMMANDS; i++)
         if (strcmp(name, commands[i].name) == 0)
-            return commands[i].run(argc - 1, argv + 1);
+            return stdout_closed(commands[i].run(argc - 1, argv + 1));
     fprintf(stderr, "speedup: unknown command '%s' (try speedup --help)\n", name);
     return 2;
 }

@@ -6,6 +6,7 @@
 
 #include "util/atomicfile.h"
 
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdarg.h>
@@ -312,11 +313,13 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
         json_decref(root);
         return -1;
     }
+    errno = 0;
     int rc = json_dumpf(root, atomicfile_stream(f), JSON_INDENT(2) | JSON_REAL_PRECISION(17) | JSON_PRESERVE_ORDER);
     json_decref(root);
     if (rc || fputc('\n', atomicfile_stream(f)) == EOF) {
+        const int why = errno ? errno : EIO; // the failed write's (a full disk: ENOSPC)
         atomicfile_abort(f);
-        return errmsg_set(err, errlen, "%s: write failed", path);
+        return errmsg_set(err, errlen, "%s: write failed: %s", path, strerror(why));
     }
     return atomicfile_commit(f, err, errlen);
 }

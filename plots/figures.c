@@ -1,6 +1,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "plots/figures.h"
 
+#include "util/atomicfile.h"
 #include "util/errmsg.h"
 
 #include "model/traceinfo.h"
@@ -30,19 +31,15 @@ static int data_path(const char *out_dir, const char *name, char *path, char *er
     return 0;
 }
 
-static FILE *open_data(const char *path, char *err, int errlen) {
-    FILE *f = fopen(path, "w");
-    if (!f)
-        errmsg_set(err, errlen, "%s: cannot write: %s", path, strerror(errno));
-    return f;
+/* A data file gnuplot reads, written atomically like every output (util/atomicfile.h): its
+ * stream, with *af to commit (close_data) or abort; NULL with err. */
+static FILE *open_data(const char *path, atomicfile **af, char *err, int errlen) {
+    *af = atomicfile_open(path, err, errlen);
+    return *af ? atomicfile_stream(*af) : NULL;
 }
 
-static int close_data(FILE *f, const char *path, char *err, int errlen) {
-    int bad = ferror(f);
-    if (fclose(f) != 0 || bad)
-        return errmsg_set(err, errlen, "%s: write failed", path);
-    return 0;
-}
+/* Renames the data file into place; frees af. 0, or -1 with err (a full disk, ...). */
+static int close_data(atomicfile *af, char *err, int errlen) { return atomicfile_commit(af, err, errlen); }
 
 /* Renders plots/NAME.gp with the common variables plus extra statements. */
 static int render(const char *name, const char *title, const char *out_dir, const char *const *extra,
@@ -127,6 +124,7 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
     char pfile[PATH_LEN], mfile[PATH_LEN];
     int rc = -1;
     FILE *pf = NULL, *mf = NULL;
+    atomicfile *pa = NULL, *ma = NULL;
     if (!p || !m) {
         errmsg_set(err, errlen, "out of memory");
         goto done;
@@ -134,7 +132,7 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
     if (data_path(out_dir, "speedup-predicted.dat", pfile, err, errlen) ||
         data_path(out_dir, "speedup-measured.dat", mfile, err, errlen))
         goto done;
-    if (!(pf = open_data(pfile, err, errlen)) || !(mf = open_data(mfile, err, errlen)))
+    if (!(pf = open_data(pfile, &pa, err, errlen)) || !(mf = open_data(mfile, &ma, err, errlen)))
         goto done;
     char names[MAX_SERIES * 256] = "";
     for (int s = 0; s < ns; s++) {
@@ -163,10 +161,12 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
         snprintf(name, sizeof name, "%s%s/%s", s ? " " : "", keys[s].sync, costmodel_topology_name(keys[s].topology));
         strcat(names, name);
     }
-    int closed_p = close_data(pf, pfile, err, errlen);
-    pf = NULL;
-    int closed_m = close_data(mf, mfile, err, errlen);
-    mf = NULL;
+    int closed_p = close_data(pa, err, errlen);
+    pa = NULL;
+    int closed_m = close_data(ma, err, errlen);
+    ma = NULL;
+    if (closed_p != closed_m) // one renamed into place, the other not: neither stays
+        remove(closed_p ? mfile : pfile);
     if (closed_p || closed_m)
         goto done;
     /* Where the linear reference stops: a little above the highest speedup shown. */
@@ -184,10 +184,8 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
     const char *extra[] = { v_data, v_meas, v_n, v_names, v_cap };
     rc = render("speedup", title, out_dir, extra, 5, err, errlen);
 done:
-    if (pf)
-        fclose(pf);
-    if (mf)
-        fclose(mf);
+    atomicfile_abort(pa);
+    atomicfile_abort(ma);
     free(p);
     free(m);
     return rc;
@@ -210,12 +208,13 @@ int figures_splits(const prediction_row *pred, int n_pred, const prediction_row 
     prediction_row *p = sorted_copy(pred, n_pred);
     char file[PATH_LEN];
     FILE *f = NULL;
+    atomicfile *fa = NULL;
     int rc = -1, rows_written = 0;
     if (!p) {
         errmsg_set(err, errlen, "out of memory");
         goto done;
     }
-    if (data_path(out_dir, "splits.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
+    if (data_path(out_dir, "splits.dat", file, err, errlen) || !(f = open_data(file, &fa, err, errlen)))
         goto done;
     fprintf(f, "split");
     for (int s = 0; s < ns; s++)
@@ -252,8 +251,8 @@ int figures_splits(const prediction_row *pred, int n_pred, const prediction_row 
         }
         i = j;
     }
-    int closed = close_data(f, file, err, errlen);
-    f = NULL;
+    int closed = close_data(fa, err, errlen);
+    fa = NULL;
     if (closed)
         goto done;
     if (rows_written == 0) {
@@ -267,8 +266,7 @@ int figures_splits(const prediction_row *pred, int n_pred, const prediction_row 
     const char *extra[] = { v_data, v_n };
     rc = render("splits", title, out_dir, extra, 2, err, errlen);
 done:
-    if (f)
-        fclose(f);
+    atomicfile_abort(fa);
     free(p);
     return rc;
 }
@@ -286,8 +284,9 @@ int figures_breakdown(const prediction_row *pred, int n_pred, const prediction_r
     if (n_pred < 1 && n_meas < 1)
         return errmsg_set(err, errlen, "breakdown figure: no rows to plot");
     char file[PATH_LEN];
+    atomicfile *fa;
     FILE *f;
-    if (data_path(out_dir, "breakdown.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
+    if (data_path(out_dir, "breakdown.dat", file, err, errlen) || !(f = open_data(file, &fa, err, errlen)))
         return -1;
     fprintf(f, "config startup compute update comm wait\n");
     /* With measurements, show each measured config beside its prediction; else all predictions. */
@@ -305,7 +304,7 @@ int figures_breakdown(const prediction_row *pred, int n_pred, const prediction_r
         for (int j = 0; j < n_pred; j++)
             breakdown_row(f, &pred[j], 'p');
     }
-    if (close_data(f, file, err, errlen))
+    if (close_data(fa, err, errlen))
         return -1;
     char v_data[VAR_LEN];
     file_var(v_data, "datafile", file);
@@ -333,8 +332,9 @@ int figures_timeline(const trace *measured, const trace *simulated, const char *
     if (nrows == 0)
         return errmsg_set(err, errlen, "timeline figure: the traces hold no events");
     char file[PATH_LEN];
+    atomicfile *fa;
     FILE *f;
-    if (data_path(out_dir, "timeline.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
+    if (data_path(out_dir, "timeline.dat", file, err, errlen) || !(f = open_data(file, &fa, err, errlen)))
         return -1;
     const trace *both[2] = { measured, simulated };
     int first_row[2] = { nrows - 1, ks - 1 }; /* measured on top */
@@ -346,7 +346,7 @@ int figures_timeline(const trace *measured, const trace *simulated, const char *
             fprintf(f, "%.9f %.9f %d %d\n", e->t0_s, e->t1_s, first_row[w] - e->rank, (int)e->ph);
         }
     }
-    if (close_data(f, file, err, errlen))
+    if (close_data(fa, err, errlen))
         return -1;
     /* ytics: one label per row, "measured r0" ... "simulated r0" ... */
     size_t cap = 64 + (size_t)nrows * 40;
@@ -403,13 +403,14 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
         return errmsg_set(err, errlen, "calibration figure: no traces given");
     char stepfile[PATH_LEN], syncfile[PATH_LEN];
     FILE *sf, *yf;
+    atomicfile *sa, *ya;
     if (data_path(out_dir, "calibration-steps.dat", stepfile, err, errlen) ||
         data_path(out_dir, "calibration-sync.dat", syncfile, err, errlen))
         return -1;
-    if (!(sf = open_data(stepfile, err, errlen)))
+    if (!(sf = open_data(stepfile, &sa, err, errlen)))
         return -1;
-    if (!(yf = open_data(syncfile, err, errlen))) {
-        fclose(sf);
+    if (!(yf = open_data(syncfile, &ya, err, errlen))) {
+        atomicfile_abort(sa);
         return -1;
     }
     /* Steps: one block per distinct cores-per-worker, one point per (run, local batch). */
@@ -457,8 +458,8 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
             traceinfo_sync *syncs = NULL;
             long n_syncs = traceinfo_syncs(t, &syncs);
             if (n_syncs < 0) {
-                fclose(sf);
-                fclose(yf);
+                atomicfile_abort(sa);
+                atomicfile_abort(ya);
                 return errmsg_set(err, errlen, "calibration figure: out of memory");
             }
             moments m = { 0 };
@@ -478,9 +479,10 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
             fprintf(yf, "NaN NaN NaN NaN NaN\n");
         fprintf(yf, "\n\n");
     }
-    int bad = close_data(sf, stepfile, err, errlen);
-    bad |= close_data(yf, syncfile, err, errlen);
-    if (bad)
+    const int bad_steps = close_data(sa, err, errlen), bad_sync = close_data(ya, err, errlen);
+    if (bad_steps != bad_sync) // one renamed into place, the other not: neither stays
+        remove(bad_steps ? syncfile : stepfile);
+    if (bad_steps || bad_sync)
         return -1;
     if (ncores == 0)
         return errmsg_set(err, errlen, "calibration figure: the traces hold no compute steps");

@@ -2,9 +2,11 @@
 #include "plots/gnuplot.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -76,6 +78,42 @@ static int run_once(const char *program, const char *script, const char *stateme
     return rc;
 }
 
+/* gnuplot exits 0 when it cannot write its output (a full disk leaves an empty or cut
+ * file): the image must end as its format ends, a PNG with its IEND chunk, an SVG with
+ * </svg>, and reach the disk (fsync) before it is renamed into place. 0, or -1 with err. */
+static int check_image(const char *tmp, const char *final, const char *ext, char *err, int errlen) {
+    static const unsigned char iend[12] = { 0, 0, 0, 0, 'I', 'E', 'N', 'D', 0xAE, 0x42, 0x60, 0x82 };
+    int fd = open(tmp, O_RDONLY);
+    if (fd < 0) {
+        snprintf(err, (size_t)errlen, "%s: gnuplot wrote nothing: %s", final, strerror(errno));
+        return -1;
+    }
+    struct stat st;
+    unsigned char tail[65] = { 0 }; // the last 64 bytes, NUL-terminated
+    ssize_t got = -1;
+    const int is_png = strcmp(ext, "png") == 0;
+    const size_t want = is_png ? sizeof iend : sizeof tail - 1;
+    if (fstat(fd, &st) == 0 && st.st_size >= (off_t)sizeof iend) {
+        const off_t at = st.st_size > (off_t)want ? st.st_size - (off_t)want : 0;
+        got = pread(fd, tail, (size_t)(st.st_size - at), at);
+    }
+    int whole = got > 0 && (is_png ? (size_t)got == sizeof iend && memcmp(tail, iend, sizeof iend) == 0
+                                   : strstr((const char *)tail, "</svg>") != NULL);
+    int synced = whole && fsync(fd) == 0;
+    const int sync_errno = errno;
+    close(fd);
+    if (!whole) {
+        snprintf(err, (size_t)errlen, "%s: gnuplot wrote an incomplete %s (%lld bytes): is the disk full?", final, ext,
+                 got < 0 ? 0LL : (long long)st.st_size);
+        return -1;
+    }
+    if (!synced) {
+        snprintf(err, (size_t)errlen, "%s: write failed: %s", final, strerror(sync_errno));
+        return -1;
+    }
+    return 0;
+}
+
 int gnuplot_render(const char *script, const char *const *vars, int n_vars, const char *out_base,
                    char *err, int errlen) {
     const char *program = getenv("SPEEDUP_GNUPLOT");
@@ -100,6 +138,8 @@ int gnuplot_render(const char *script, const char *const *vars, int n_vars, cons
             len += snprintf(stmts + len, cap - (size_t)len, "; %s", vars[i]);
         int rc = run_once(program, script, stmts, err, errlen);
         free(stmts);
+        if (rc == 0)
+            rc = check_image(tmp, final, terms[t][1], err, errlen);
         if (rc == 0 && rename(tmp, final) != 0) {
             snprintf(err, (size_t)errlen, "%s: cannot rename into place: %s", final, strerror(errno));
             rc = -1;

@@ -8,6 +8,7 @@
 #include "model/trace.h"
 #include "train/checkpoint.h"
 #include "train/sync.h"
+#include "util/atomicfile.h"
 #include "util/errmsg.h"
 
 #include <mpi.h>
@@ -235,6 +236,11 @@ static int run_start(run *R) {
     R->r->rank = R->sc.rank;
     R->r->world = R->sc.world;
     R->r->workers = R->sc.train_world;
+    // Rank 0 writes the checkpoint and the trace: a read-only or full directory is said
+    // now, not after the first epoch (or the whole run) has been trained for nothing.
+    if (!failed && R->sc.rank == 0)
+        failed = (c->checkpoint_path && atomicfile_probe(c->checkpoint_path, R->err, R->errlen)) ||
+                 (c->trace_path && atomicfile_probe(c->trace_path, R->err, R->errlen));
     return sync_agree(&R->sc, failed, R->err, R->errlen) ? -1 : 0;
 }
 

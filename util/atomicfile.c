@@ -72,3 +72,20 @@ void atomicfile_abort(atomicfile *f) {
     free(f->tmp_path);
     free(f);
 }
+
+int atomicfile_probe(const char *path, char *err, int errlen) {
+    atomicfile *f = atomicfile_open(path, err, errlen);
+    if (!f)
+        return -1;
+    static const char block[4096];
+    errno = 0;
+    const int ok = fwrite(block, 1, sizeof block, f->stream) == sizeof block && fflush(f->stream) == 0 &&
+                   fsync(fileno(f->stream)) == 0;
+    const int why = errno;
+    atomicfile_abort(f);
+    if (!ok) {
+        snprintf(err, (size_t)errlen, "%s: cannot write: %s", path, strerror(why ? why : EIO));
+        return -1;
+    }
+    return 0;
+}

@@ -17,5 +17,10 @@ atomicfile *atomicfile_open(const char *path, char *err, int errlen);
 FILE *atomicfile_stream(atomicfile *f);
 int atomicfile_commit(atomicfile *f, char *err, int errlen);
 void atomicfile_abort(atomicfile *f);
+/* Can path be written: its temporary file created, a block written and synced, then
+ * removed (path itself is never touched)? 0, or -1 with "PATH: cannot write: REASON". For
+ * commands that measure for minutes before they write: a read-only or full directory is
+ * said at once, not after the work. */
+int atomicfile_probe(const char *path, char *err, int errlen);
 
 #endif
