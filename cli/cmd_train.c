@@ -232,7 +232,7 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
         char err[1024];
         net *n = checkpoint_path ? checkpoint_load(checkpoint_path, 1, &st, err, sizeof err) : NULL;
         if (n)
-            snprintf(where, sizeof where, "last checkpoint: %s after epoch %d (continue with --resume %s)",
+            snprintf(where, sizeof where, "last checkpoint: %s after epoch %d (continue: the same flags and --resume %s)",
                      checkpoint_path, st.epochs_done, checkpoint_path);
         else if (checkpoint_path)
             snprintf(where, sizeof where, "no usable checkpoint (%.1000s)", err);

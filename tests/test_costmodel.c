@@ -250,6 +250,24 @@ Test(costmodel, check_rejects_out_of_range_values) {
     cr_assert(strstr(err, "alpha") != NULL, "%s", err);
 }
 
+Test(costmodel, check_rejects_sync_topology_and_master_values_outside_their_enums) {
+    // A config read from a file or a checkpoint could hold any int: each is named.
+    const costmodel_params p = costmodel_params_seed_example();
+    char err[256];
+    costmodel_config c = costmodel_config_seed_example();
+    c.sync = (costmodel_sync)7;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "unknown sync mode (got 7)") != NULL, "%s", err);
+    c = costmodel_config_seed_example();
+    c.topology = (costmodel_topology)5;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "unknown topology (got 5)") != NULL, "%s", err);
+    c = costmodel_config_seed_example();
+    c.master = (costmodel_master)2;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "unknown master (got 2)") != NULL, "%s", err);
+}
+
 Test(costmodel, sync_names_round_trip) {
     const char *names[] = { "batch", "epoch", "every:8" };
     for (int i = 0; i < 3; i++) {
