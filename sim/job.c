@@ -359,6 +359,7 @@ static int scale_replay(job *j) {
     j->pool_n = rp->n;
     costmodel_params at = j->spec.params;
     at.host_cores = rp->host_cores;
+    at.machines = 0; /* the trace ran on one host */
     /* step(e) = c0 + c1·(σ + (1−σ)/T)·ρ·e, and the model gives it at the trace's b. */
     double b = costmodel_schedule_of(&rp->config).local_batch;
     double per_example = (costmodel_step_time(&at, &rp->config) - at.c0_s) / b;

@@ -524,10 +524,11 @@ Test(sim, master_memory_is_three_model_copies_for_a_parameter_server) {
 
 /* A trace of one worker, T = 1, B = 32, with the given compute spans of the given
  * examples (NULL: 32 each). */
-static char *write_trace(const double *spans, const long *examples, int n) {
-    trace_run run = { .host_cores = 0, .model_bytes = 1000, .seed = 1 };
+static char *write_trace_of(const double *spans, const long *examples, int n, int workers, int host_cores) {
+    trace_run run = { .host_cores = host_cores, .model_bytes = 1000, .seed = 1 };
     snprintf(run.host, sizeof run.host, "test");
-    run.config = (costmodel_config){ .workers = 1, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+    run.config = (costmodel_config){ .workers = workers, .cores = 1,
+                                     .sync = workers > 1 ? COSTMODEL_SYNC_EPOCH : COSTMODEL_SYNC_BATCH, .every_n = 1,
                                      .topology = COSTMODEL_TOPO_PS, .examples = 320, .batch = 32, .epochs = 1 };
     trace *t = trace_new(&run);
     double at = 0;
@@ -545,6 +546,10 @@ static char *write_trace(const double *spans, const long *examples, int n) {
     trace_free(t);
     free(dir);
     return path;
+}
+
+static char *write_trace(const double *spans, const long *examples, int n) {
+    return write_trace_of(spans, examples, n, 1, 0);
 }
 
 /* Replays the trace at path on 4 workers, T = 2, σ = 0, c1 = 0.01, B = 128 (local batch 32,
@@ -576,6 +581,35 @@ Test(sim, replay_scales_measured_steps_to_the_simulated_config) {
     char *path = write_trace(spans, NULL, 3);
     double want, got = replay_makespan(path, &want);
     cr_assert(close_rel(got, want, 1e-9), "%.12g vs %.12g", got, want);
+    remove(path);
+    free(path);
+}
+
+Test(sim, replay_on_a_cluster_scales_by_the_host_the_trace_ran_on) {
+    /* The trace: 3 workers of one core on a 2-core host (ρ = 1.5), epoch sync, 32-example
+     * steps of 0.96 s where the model (c1 = 0.01) says 0.01·1.5·32 = 0.48: twice as slow.
+     * Replayed on 4 machines of 2 cores, K = 4 (ρ = 1, model step 0.32), each step is
+     * 0.64 s: the closed form with c1 doubled. Read as if the trace had run on the cluster
+     * (ρ = 1 there) the steps would be 0.96 s. */
+    double spans[] = { 0.96, 0.96, 0.96 };
+    char *path = write_trace_of(spans, NULL, 3, 3, 2);
+    char err[256] = "";
+    job_replay *rp = job_replay_read(path, err, sizeof err);
+    cr_assert_not_null(rp, "%s", err);
+    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_EPOCH, 0, COSTMODEL_TOPO_PS),
+                      .replay = rp };
+    spec.params.c0_s = 0;
+    spec.params.c1_s = 0.01;
+    spec.params.sigma = 0;
+    spec.params.host_cores = 2;
+    spec.params.machines = 4;
+    spec.config.batch = 32;
+    job_result r = run_once(&spec, 1, NULL);
+    costmodel_params doubled = spec.params;
+    doubled.c1_s = 0.02;
+    double want = costmodel_total_time(&doubled, &spec.config);
+    cr_assert(close_rel(r.makespan_s, want, 1e-9), "%.12g vs %.12g", r.makespan_s, want);
+    job_replay_free(rp);
     remove(path);
     free(path);
 }
