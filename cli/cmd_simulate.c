@@ -30,8 +30,9 @@ static void usage(FILE *out) {
             "run-to-run factor (log-normal, median 1, log-sd run_cv), steps drawn with spread cv.\n"
             "Prints the mean time and speedup, the 95%% prediction interval of ONE run (where\n"
             "your next run should land) and where the time goes (means over workers).\n"
-            "\n"
-            GRID_USAGE
+            "\n");
+    fputs(GRID_USAGE, out);
+    fprintf(out,
             "Simulation:\n"
             "  --reps R             replications per configuration; more settle the ends of\n"
             "                       the interval (at 50 its half-width is known to ~10%%)  [50]\n"
@@ -217,11 +218,10 @@ static int simulate_grid(const grid *g, const simulate_options *o, const job_rep
 
 static void print_table(const grid *g, const simulate_options *o, const prediction_row *rows, int n,
                         double peak_bytes) {
-    printf("simulated: %d replications from seed %ld, %s launch%s%s; parameters: %s; "
-           "D = %ld examples, B = %ld, E = %d epochs\n",
-           o->reps, o->seed, o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
-           o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "", g->host,
-           g->base.examples, g->base.batch, g->base.epochs);
+    printf("simulated: %d replications from seed %ld, %s launch%s%s\n", o->reps, o->seed,
+           o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
+           o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "");
+    grid_print_setting(g, stdout);
     predictions_write_table(stdout, rows, n);
     grid_print_interval_note(g, stdout);
     printf("master peak memory: %.0f bytes at most (model, momentum and one receive buffer)\n", peak_bytes);
