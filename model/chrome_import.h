@@ -16,7 +16,9 @@
  * started profiling (start it at the same point of the script on every rank).
  *
  * Events to phases (model/phasemap.h: by name, first matching rule wins). On each thread
- * (pid, tid) of a rank, events nest by time; an event whose rule names a phase is placed,
+ * (pid, tid) of a rank, events nest by time (one starting at another's very end and lasting
+ * at most a microsecond past it is inside it: the legacy profiler rounds start and duration
+ * to whole microseconds apart); an event whose rule names a phase is placed,
  * and what it contains is its own business; a "step" or "-" event is looked into. The
  * rank's timeline is its thread with the most compute time, the main thread:
  *   - its placed events, in time order, become the rank's events, each running from the

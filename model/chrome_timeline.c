@@ -57,6 +57,13 @@ typedef struct {
     bool inside_placed;      /* a placed span: what it holds is its own */
 } frame;
 
+/* Is s nested in the open span f? It starts before f ends — or, rounding: the legacy
+ * profiler writes whole microseconds, start and duration each rounded, so a child may seem
+ * to start at its parent's end and to end a microsecond after it. */
+static bool inside(const frame *f, const ci_span *s) {
+    return s->t0_us < f->end_us || (s->t0_us == f->end_us && s->t1_us <= f->end_us + 1.0);
+}
+
 /* The occurrence of a top-level name on the thread: its step in the overlay mode. */
 typedef struct {
     const char *name;
@@ -115,7 +122,7 @@ static int place_track(ci_run *run, long b, long e) {
     for (long k = b; k < e; k++) {
         long s = run->order[k];
         ci_span *sp = &run->spans[s];
-        while (depth > 0 && stack[depth - 1].end_us <= sp->t0_us) /* ended: a sibling, not a parent */
+        while (depth > 0 && !inside(&stack[depth - 1], sp))
             depth--;
         sp->top = depth == 0;
         sp->step = depth == 0 ? occurrence(seen, &n_seen, MAX_NAMES, sp->name) : run->spans[stack[depth - 1].span].step;

@@ -30,6 +30,7 @@ static const char *const default_rules[] = {
     "nn.Module: * compute",
     "autograd::engine::evaluate_function: * compute",
     "torch::autograd::* compute",
+    "*Backward[0-9]* compute",
     /* DDP's wait for its buckets and copy back, the collectives (gloo's threads run them
      * beside the main thread: background). */
     "torch.distributed.ddp.reducer::* comm",

@@ -202,7 +202,7 @@ Test(cli_trace, measurements_refuse_a_missing_baseline_and_another_workload) {
 
 Test(cli_trace, a_pytorch_trace_is_summarised_with_the_communication_beside_it) {
     /* tests/data/expected_pytorch_ddp.py: rank 0 startup 2.764335, compute 0.375054, update
-     * 0.083928, comm 0.154029 s (sum 3.377346 = its wall time), beside 0.593434 s. */
+     * 0.083930, comm 0.154027 s (sum 3.377346 = its wall time), beside 0.593434 s. */
     clirun_result r = clirun("trace --summary " DDP);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "run: 2 workers x 1 cores, sync batch, topology allreduce") != NULL, "%s", r.out);

@@ -3,7 +3,8 @@
 model/chrome_import.c from its documented rules, for the constants of
 tests/test_chrome_import.c: per rank, the seconds of each phase on the main thread (each
 placed top-level event owns the time from the end of the one before it; what follows the
-last is the last one's), the steps (runs of compute), the seconds of communication beside
+last is the last one's; an event is nested in another when it starts before that one ends,
+or at its very end and lasts at most a microsecond past it: whole-microsecond rounding), the steps (runs of compute), the seconds of communication beside
 it (gloo's threads), each step's overlap share, and each step's all-reduce span (the
 largest over the ranks of the union of that rank's background all-reduces of the step).
 
@@ -35,7 +36,10 @@ def placed(events):
         mine = sorted((e for e in events if e["tid"] == tid), key=lambda e: (e["ts"], -e["dur"]))
         open_ends = []  # (end, is_placed)
         for e in mine:
-            while open_ends and open_ends[-1][0] <= e["ts"]:
+            # Nested: it starts before the open event ends, or (whole microseconds, start
+            # and duration rounded apart) at its end and lasts at most a microsecond past it.
+            while open_ends and not (e["ts"] < open_ends[-1][0] or
+                                     (e["ts"] == open_ends[-1][0] and e["ts"] + e["dur"] <= open_ends[-1][0] + 1)):
                 open_ends.pop()
             if open_ends and open_ends[-1][1]:
                 continue
