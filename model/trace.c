@@ -99,6 +99,8 @@ int trace_write(const trace *t, const char *path, char *err, int errlen) {
         fprintf(out, ",\"examples\":%ld", e->examples);
         if (e->name[0])
             fprintf(out, ",\"name\":\"%s\"", e->name); /* names are identifiers: no escaping */
+        if (e->background)
+            fputs(",\"background\":true", out);
         fputs("}\n", out);
     }
     return atomicfile_commit(f, err, errlen);
@@ -202,6 +204,11 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
     *what = "\"name\": a string";
     if (name && !json_is_string(name))
         return -1;
+    json_t *bg = json_object_get(o, "background");
+    *what = "\"background\": true or false, and true only on a comm event";
+    if (bg && (!json_is_boolean(bg) || (json_is_true(bg) && e->ph != TRACE_COMM)))
+        return -1;
+    e->background = json_is_true(bg);
     e->rank = (int)rank;
     e->epoch = (int)epoch;
     e->step = step;
