@@ -6,10 +6,12 @@
 #include "cli/args.h"
 #include "cli/calib_plan.h"
 #include "cli/commands.h"
+#include "cli/import_flags.h"
 #include "model/calibration.h"
 #include "model/ernest.h"
 #include "model/fit.h"
 #include "model/trace.h"
+#include "model/tracefile.h"
 #include "util/atomicfile.h"
 
 #include <dirent.h>
@@ -27,7 +29,7 @@ enum { MAX_MACHINES = 64, MAX_TRACES = 4096 };
 static void usage(FILE *out) {
     fprintf(out,
             "usage: speedup calibrate [--budget SECONDS] [--out-dir DIR] [--hostfile F] [--out FILE]\n"
-            "       speedup calibrate --from-traces DIR [--out FILE]\n"
+            "       speedup calibrate --from-traces DIR [--out FILE] [import flags]\n"
             "       speedup calibrate --ernest FILE.csv [--predict-machines LIST] [--fraction F]\n"
             "\n"
             "Measuring (no --from-traces, no --ernest): short `speedup train --workers K\n"
@@ -42,7 +44,11 @@ static void usage(FILE *out) {
             "train` and `speedup commbench` on one host and one network), checks the fit by\n"
             "leaving each configuration out (with every repeat of it), and writes\n"
             "calibration.json. Traces without update events or repeats still fit (u = 0,\n"
-            "run_cv = 0, each with a note in calibration.json).\n"
+            "run_cv = 0, each with a note in calibration.json). DIR may hold PyTorch profiler\n"
+            "traces (RUN.rank0.json, RUN.rank1.json ...: one run) and Horovod timelines\n"
+            "(*.json, *.json.gz; see the import flags below); communication that ran beside\n"
+            "backward in them gives the overlap. A topology no trace synchronises through is\n"
+            "left uncalibrated (a PyTorch job: ps).\n"
             "\n"
             "From an Ernest CSV (lines machines,input_fraction,time_s; '#' comments): fits\n"
             "Ernest's time = t0 + t1*fraction/machines + t2*machines + t3*ln(machines) by\n"
@@ -53,12 +59,13 @@ static void usage(FILE *out) {
             "  --out-dir DIR            measuring: keep every trace in DIR  [a temporary dir, removed]\n"
             "  --hostfile FILE          measuring: passed to mpirun                    [none]\n"
             "  --limit N                measuring: examples per run     [from --budget: 20/s]\n"
-            "  --from-traces DIR        directory of *.trace.jsonl files\n"
+            "  --from-traces DIR        directory of traces: *.trace.jsonl, *.json, *.json.gz\n"
             "  --out FILE               where to write the calibration     [calibration.json]\n"
             "  --ernest FILE.csv        Ernest's training data instead of traces\n"
             "  --predict-machines LIST  machines to predict for (Ernest)  [4,8,16,32,64]\n"
             "  --fraction F             input fraction to predict for     [1]\n"
-            "  --help                   this text\n");
+            "  --help                   this text\n"
+            "\n" IMPORT_FLAGS_USAGE);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -170,6 +177,7 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "cv", p->cv, e->cv, "(within a run)");
     print_param(r, "run_cv", p->run_cv, e->run_cv, "(between runs)");
     print_param(r, "update", p->update_s, e->update_s, "s");
+    print_param(r, "overlap", p->overlap, e->overlap, "(share of a step beside its all-reduce)");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
     for (int i = 0; i < r->fit.n_notes; i++)
@@ -204,34 +212,41 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
            100 * r->fit.loo_ernest_worst, r->fit.loo_ernest_n);
 }
 
-static int run_from_traces(const char *dir, const char *out_path) {
+static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts) {
     int n = 0, rc = 1;
-    char **paths = list_traces(dir, &n);
-    if (!paths)
+    char **paths = NULL, err[1400];
+    if (tracefile_list_dir(dir, &paths, &n, err, sizeof err)) {
+        args_error("%s", err);
         return 1;
+    }
     if (n == 0) {
-        args_error("%s: no *.trace.jsonl files: nothing to calibrate from", dir);
+        args_error("%s: no *.trace.jsonl files (nor *.json, *.json.gz traces): nothing to calibrate from", dir);
         free(paths);
         return 1;
     }
-    trace **tr = calloc((size_t)n, sizeof *tr);
-    char err[1400];
-    int loaded = 0;
-    for (; tr && loaded < n; loaded++)
-        if (!(tr[loaded] = trace_read(paths[loaded], err, sizeof err))) {
-            args_error("%s", err);
-            goto done;
-        }
-    if (!tr) {
+    tracefile_set set = { 0 };
+    trace **tr = NULL;
+    const char **names = NULL;
+    if (tracefile_open((const char *const *)paths, n, opts, true, &set, err, sizeof err)) {
+        args_error("%s", err);
+        goto done;
+    }
+    tr = calloc((size_t)set.n, sizeof *tr);
+    names = calloc((size_t)set.n, sizeof *names);
+    if (!tr || !names) {
         args_error("out of memory");
         goto done;
     }
+    for (int i = 0; i < set.n; i++) {
+        tr[i] = set.runs[i].t;
+        names[i] = set.runs[i].name;
+    }
     fit_result r;
-    if (fit_traces(tr, (const char *const *)paths, n, &r, err, sizeof err)) {
+    if (fit_traces(tr, names, set.n, &r, err, sizeof err)) {
         args_error("%s: %s", dir, err);
         goto done;
     }
-    print_fit(&r, n, dir);
+    print_fit(&r, set.n, dir);
     if (calibration_write(out_path, &r.cal, &r.fit, err, sizeof err))
         args_error("%s", err);
     else {
@@ -240,12 +255,10 @@ static int run_from_traces(const char *dir, const char *out_path) {
     }
     fit_result_release(&r);
 done:
-    for (int i = 0; tr && i < loaded; i++)
-        trace_free(tr[i]);
     free(tr);
-    for (int i = 0; i < n; i++)
-        free(paths[i]);
-    free(paths);
+    free(names);
+    tracefile_set_free(&set);
+    tracefile_paths_free(paths, n);
     return rc;
 }
 
@@ -291,7 +304,8 @@ static int run_plan(double budget_s, long limit, const char *out_dir, const char
         args_error("calibrate: %s", err);
         rc = 1;
     } else {
-        rc = run_from_traces(dir, out_path);
+        chrome_import_opts none = { 0 };
+        rc = run_from_traces(dir, out_path, &none);
     }
     if (!out_dir)
         remove_plan_dir(dir);
@@ -313,6 +327,7 @@ int cmd_calibrate(int argc, char **argv) {
         { "hostfile", required_argument, 0, OPT_HOSTFILE },
         { "limit", required_argument, 0, OPT_LIMIT },
         { "help", no_argument, 0, OPT_HELP },
+        IMPORT_FLAGS_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
     const char *dir = NULL, *out_path = "calibration.json", *ernest = NULL;
@@ -320,10 +335,19 @@ int cmd_calibrate(int argc, char **argv) {
     double fraction = 1.0, budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;
     const char *out_dir = NULL, *hostfile = NULL;
     long limit = 0;
-    int code, measuring_flags = 0;
+    int code, measuring_flags = 0, import_given = 0;
+    import_flags imp;
+    import_flags_init(&imp);
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        int handled = import_flags_handle(&imp, code, optarg);
+        if (handled < 0)
+            return 2;
+        if (handled == 0) {
+            import_given |= code != IMPORT_OPT_PRINT_MAP;
+            continue;
+        }
         switch (code) {
         case OPT_FROM_TRACES: dir = optarg; break;
         case OPT_OUT: out_path = optarg; break;
@@ -364,9 +388,17 @@ int cmd_calibrate(int argc, char **argv) {
                    dir ? "from-traces" : "ernest");
         return 2;
     }
-    if (!dir && !ernest)
+    if (import_given && !dir) {
+        args_error("calibrate: --batch, --workers, --phase-map ... describe imported traces: they go with --from-traces");
+        return 2;
+    }
+    if (!dir && !ernest && !imp.print_map)
         return run_plan(budget_s, limit, out_dir, hostfile, out_path);
     if (ernest)
         return run_ernest(ernest, machines, n_machines, fraction);
-    return run_from_traces(dir, out_path);
+    int rc = import_flags_finish(&imp);
+    if (rc == 0)
+        rc = run_from_traces(dir, out_path, &imp.opts);
+    import_flags_release(&imp);
+    return rc == 3 ? 0 : rc;
 }

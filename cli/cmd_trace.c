@@ -1,13 +1,17 @@
 /* speedup trace — look at a recorded trace: per-phase totals per rank, convert it to
  * Chrome trace-event JSON for Perfetto / chrome://tracing, or turn training traces into
- * the measurements CSV of DESIGN.md (one row per run, speedup against a K = 1 run). */
+ * the measurements CSV of DESIGN.md (one row per run, speedup against a K = 1 run). The
+ * traces may be the project's or PyTorch profiler traces and Horovod timelines
+ * (model/tracefile.h, cli/import_flags.h). */
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/import_flags.h"
 #include "model/chrome.h"
 #include "model/fit.h"
 #include "model/traceinfo.h"
 #include "model/predictions.h"
 #include "model/trace.h"
+#include "model/tracefile.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -16,14 +20,25 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup trace --summary IN.trace.jsonl\n"
-            "       speedup trace --chrome IN.trace.jsonl OUT.json\n"
-            "       speedup trace --measurements [--baseline K1.trace.jsonl] [--out FILE] IN...\n"
+            "usage: speedup trace --summary [import flags] IN...\n"
+            "       speedup trace --chrome [import flags] IN... OUT.json\n"
+            "       speedup trace --jsonl [import flags] IN... OUT.trace.jsonl\n"
+            "       speedup trace --measurements [--baseline K1] [--out FILE] [import flags] IN...\n"
+            "\n"
+            "IN: a trace of `speedup train` (*.trace.jsonl), or Chrome trace-event JSON of a\n"
+            "PyTorch profiler (one file per rank, RUN.rank0.json ...: give them all) or a\n"
+            "Horovod timeline, told apart by content. --summary, --chrome and --jsonl take\n"
+            "one run.\n"
             "\n"
             "  --summary   per rank: seconds in startup, compute, comm, wait, eval, their sum,\n"
             "              the rank's wall time (first start to last end) and the share of it\n"
-            "              the phases account for\n"
+            "              the phases account for; with communication beside the rank's own\n"
+            "              timeline (DDP's all-reduce during backward), its seconds too\n"
+            "              (beside_s, not in the sum)\n"
             "  --chrome    Chrome trace-event JSON, one thread per rank (open in Perfetto)\n"
+            "  --jsonl     the run as a speedup trace (model/trace.h): a profiler trace read\n"
+            "              with this run's own --cores, --batch ... once, for a directory of\n"
+            "              runs that differ in them (`speedup calibrate --from-traces`)\n"
             "  --measurements  the measurements CSV of DESIGN.md, one row per training trace:\n"
             "              time_s = the run's training time (model/traceinfo.h: latest end of\n"
             "              any rank's non-eval events, less the eval before it); speedup =\n"
@@ -34,7 +49,8 @@ static void usage(FILE *out) {
             "  --baseline FILE  the run speedups are against (default: the first IN with\n"
             "              1 worker x 1 core)\n"
             "  --out FILE  write the CSV to FILE (atomically) instead of stdout\n"
-            "  --help      this text\n");
+            "  --help      this text\n"
+            "\n" IMPORT_FLAGS_USAGE);
 }
 
 static int summary(const trace *t) {
@@ -42,17 +58,24 @@ static int summary(const trace *t) {
     const costmodel_config *c = &t->run.config;
     char sync[24];
     costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    bool beside = false;
+    for (long i = 0; i < t->n_events; i++)
+        beside |= traceinfo_is_background(&t->events[i]);
     printf("run: %d workers x %d cores, sync %s, topology %s, host %s, net %s\n", c->workers, c->cores, sync,
            costmodel_topology_name(c->topology), t->run.host, t->run.net);
-    printf("%4s %10s %10s %10s %10s %10s %10s %10s %10s %9s\n", "rank", "startup_s", "compute_s", "update_s",
-           "comm_s", "wait_s", "eval_s", "sum_s", "wall_s", "covered");
+    printf("%4s %10s %10s %10s %10s %10s %10s %10s %10s %9s%s\n", "rank", "startup_s", "compute_s", "update_s",
+           "comm_s", "wait_s", "eval_s", "sum_s", "wall_s", "covered", beside ? "   beside_s" : "");
     for (int r = 0; r < ranks; r++) {
-        double total[TRACE_PHASE_COUNT] = { 0 }, first = 1e300, last = -1e300, sum = 0;
+        double total[TRACE_PHASE_COUNT] = { 0 }, first = 1e300, last = -1e300, sum = 0, bg = 0;
         long n = 0;
         for (long i = 0; i < t->n_events; i++) {
             const trace_event *e = &t->events[i];
             if (e->rank != r)
                 continue;
+            if (traceinfo_is_background(e)) {
+                bg += e->t1_s - e->t0_s;
+                continue;
+            }
             total[e->ph] += e->t1_s - e->t0_s;
             sum += e->t1_s - e->t0_s;
             if (e->t0_s < first) first = e->t0_s;
@@ -64,9 +87,12 @@ static int summary(const trace *t) {
             continue;
         }
         double wall = last - first;
-        printf("%4d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8.1f%%\n", r, total[TRACE_STARTUP],
+        printf("%4d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8.1f%%", r, total[TRACE_STARTUP],
                total[TRACE_COMPUTE], total[TRACE_UPDATE], total[TRACE_COMM], total[TRACE_WAIT], total[TRACE_EVAL], sum,
                wall, wall > 0 ? 100.0 * sum / wall : 100.0);
+        if (beside)
+            printf(" %10.3f", bg);
+        printf("\n");
     }
     return 0;
 }
@@ -76,104 +102,160 @@ static int same_workload(const trace *a, const trace *b) {
     return x->examples == y->examples && x->batch == y->batch && x->epochs == y->epochs;
 }
 
-static int measurements(char **paths, int n, const char *baseline_path, const char *out) {
+/* One row per training run of in, speedup against base (base_name in messages). */
+static int measurements(const tracefile_set *in, const trace *base, const char *base_name, const char *out) {
     char err[1024];
-    trace **t = calloc((size_t)n + 1, sizeof *t);
-    prediction_row *rows = calloc((size_t)n, sizeof *rows);
-    int rc = 1, n_rows = 0;
-    const trace *base = NULL;
-    const char *base_name = baseline_path;
-    if (!t || !rows) {
+    prediction_row *rows = calloc((size_t)in->n + 1, sizeof *rows);
+    int n_rows = 0;
+    if (!rows) {
         args_error("trace: out of memory");
-        goto done;
-    }
-    for (int i = 0; i < n; i++) {
-        if (!(t[i] = trace_read(paths[i], err, sizeof err))) {
-            args_error("%s", err);
-            goto done;
-        }
-    }
-    if (baseline_path) {
-        if (!(t[n] = trace_read(baseline_path, err, sizeof err))) {
-            args_error("%s", err);
-            goto done;
-        }
-        base = t[n];
-    } else {
-        for (int i = 0; i < n && !base; i++)
-            if (strcmp(t[i]->run.net, FIT_COMMBENCH_NET) != 0 && t[i]->run.config.workers == 1 &&
-                t[i]->run.config.cores == 1) {
-                base = t[i];
-                base_name = paths[i];
-            }
-        if (!base) {
-            args_error("trace: no training trace with 1 worker x 1 core among the inputs; give --baseline");
-            goto done;
-        }
+        return 1;
     }
     if (strcmp(base->run.net, FIT_COMMBENCH_NET) == 0) {
         args_error("%s: a communication benchmark, not a training run: cannot be the baseline", base_name);
-        goto done;
+        free(rows);
+        return 1;
     }
     double base_s = traceinfo_training_time(base);
     if (!(base_s > 0)) {
         args_error("%s: no training time in the baseline (no events outside eval)", base_name);
-        goto done;
+        free(rows);
+        return 1;
     }
-    for (int i = 0; i < n; i++) {
-        if (strcmp(t[i]->run.net, FIT_COMMBENCH_NET) == 0)
+    for (int i = 0; i < in->n; i++) {
+        const trace *t = in->runs[i].t;
+        if (strcmp(t->run.net, FIT_COMMBENCH_NET) == 0)
             continue;
-        if (!same_workload(t[i], base)) {
-            const costmodel_config *c = &t[i]->run.config, *b = &base->run.config;
-            args_error("%s: workload D=%ld B=%ld E=%d differs from the baseline's (%s: D=%ld B=%ld E=%d)", paths[i],
-                       c->examples, c->batch, c->epochs, base_name, b->examples, b->batch,
+        if (!same_workload(t, base)) {
+            const costmodel_config *c = &t->run.config, *b = &base->run.config;
+            args_error("%s: workload D=%ld B=%ld E=%d differs from the baseline's (%s: D=%ld B=%ld E=%d)",
+                       in->runs[i].name, c->examples, c->batch, c->epochs, base_name, b->examples, b->batch,
                        b->epochs);
-            goto done;
+            free(rows);
+            return 1;
         }
-        prediction_row r = predictions_from_trace(t[i]);
+        prediction_row r = predictions_from_trace(t);
         if (!(r.time_s > 0)) {
-            args_error("%s: no training time (no events outside eval)", paths[i]);
-            goto done;
+            args_error("%s: no training time (no events outside eval)", in->runs[i].name);
+            free(rows);
+            return 1;
         }
         r.speedup = base_s / r.time_s;
         predictions_set_point(&r);
         rows[n_rows++] = r;
     }
+    int rc = 0;
     if (out) {
-        if (predictions_save_csv(out, rows, n_rows, err, sizeof err)) {
+        if ((rc = predictions_save_csv(out, rows, n_rows, err, sizeof err) ? 1 : 0))
             args_error("%s", err);
-            goto done;
-        }
     } else {
         predictions_write_csv(stdout, rows, n_rows);
     }
-    rc = 0;
-done:
-    if (t)
-        for (int i = 0; i <= n; i++)
-            trace_free(t[i]);
-    free(t);
     free(rows);
     return rc;
 }
 
-enum { OPT_SUMMARY = 1, OPT_CHROME, OPT_MEASUREMENTS, OPT_BASELINE, OPT_OUT, OPT_HELP };
+/* The baseline: --baseline's run, else the first training run of 1 worker x 1 core. */
+static int measure(const tracefile_set *in, const char *baseline_path, const import_flags *f, const char *out) {
+    char err[1400];
+    if (!baseline_path) {
+        for (int i = 0; i < in->n; i++) {
+            const trace *t = in->runs[i].t;
+            if (strcmp(t->run.net, FIT_COMMBENCH_NET) != 0 && t->run.config.workers == 1 && t->run.config.cores == 1)
+                return measurements(in, t, in->runs[i].name, out);
+        }
+        args_error("trace: no training trace with 1 worker x 1 core among the inputs; give --baseline");
+        return 1;
+    }
+    tracefile_set base;
+    if (tracefile_open(&baseline_path, 1, &f->opts, true, &base, err, sizeof err)) {
+        args_error("%s", err);
+        return 1;
+    }
+    int rc = measurements(in, base.runs[0].t, baseline_path, out);
+    tracefile_set_free(&base);
+    return rc;
+}
+
+enum { OPT_SUMMARY = 1, OPT_CHROME, OPT_JSONL, OPT_MEASUREMENTS, OPT_BASELINE, OPT_OUT, OPT_HELP };
+
+static const char *mode_name(int mode) {
+    return mode == OPT_SUMMARY ? "summary" : mode == OPT_CHROME ? "chrome" : "jsonl";
+}
+
+/* --summary, --chrome or --jsonl of the one run paths[0..n) make. */
+static int one_run(int mode, const char *const *paths, int n, const char *out, const import_flags *f) {
+    char err[1400];
+    tracefile_set in;
+    if (tracefile_open(paths, n, &f->opts, false, &in, err, sizeof err)) {
+        args_error("%s", err);
+        return 1;
+    }
+    int rc = 0;
+    if (in.n != 1) {
+        args_error("trace: the %d files make %d runs; --%s takes one run (the rank files of one PyTorch run, or "
+                   "one trace)", n, in.n, mode_name(mode));
+        rc = 2;
+    } else if (mode == OPT_SUMMARY) {
+        rc = summary(in.runs[0].t);
+    } else if (mode == OPT_CHROME ? chrome_write(in.runs[0].t, 0, "measured", out, err, sizeof err)
+                                  : trace_write(in.runs[0].t, out, err, sizeof err)) {
+        args_error("%s", err);
+        rc = 1;
+    }
+    tracefile_set_free(&in);
+    return rc;
+}
+
+static int run_mode(int mode, char **args, int n, const char *baseline, const char *out, const import_flags *f) {
+    if (mode == OPT_MEASUREMENTS) {
+        if (n < 1) {
+            args_error("trace: --measurements needs one or more traces (try speedup trace --help)");
+            return 2;
+        }
+        char err[1400];
+        tracefile_set in;
+        if (tracefile_open((const char *const *)args, n, &f->opts, true, &in, err, sizeof err)) {
+            args_error("%s", err);
+            return 1;
+        }
+        int rc = measure(&in, baseline, f, out);
+        tracefile_set_free(&in);
+        return rc;
+    }
+    bool has_out = mode == OPT_CHROME || mode == OPT_JSONL;
+    if (!mode || n < (has_out ? 2 : 1)) {
+        args_error("trace: expected --summary IN..., --chrome IN... OUT, --jsonl IN... OUT or --measurements IN... "
+                   "(try speedup trace --help)");
+        return 2;
+    }
+    return one_run(mode, (const char *const *)args, has_out ? n - 1 : n, args[n - 1], f);
+}
 
 int cmd_trace(int argc, char **argv) {
     static const struct option options[] = {
         { "summary", no_argument, 0, OPT_SUMMARY },
         { "chrome", no_argument, 0, OPT_CHROME },
+        { "jsonl", no_argument, 0, OPT_JSONL },
         { "measurements", no_argument, 0, OPT_MEASUREMENTS },
         { "baseline", required_argument, 0, OPT_BASELINE },
         { "out", required_argument, 0, OPT_OUT },
         { "help", no_argument, 0, OPT_HELP },
+        IMPORT_FLAGS_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
     int mode = 0, code;
     const char *baseline = NULL, *out = NULL;
+    import_flags f;
+    import_flags_init(&f);
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
+        int handled = import_flags_handle(&f, code, optarg);
+        if (handled < 0)
+            return 2;
+        if (handled == 0)
+            continue;
         if (code == OPT_HELP) {
             usage(stdout);
             return 0;
@@ -193,31 +275,9 @@ int cmd_trace(int argc, char **argv) {
         args_error("trace: --baseline and --out go with --measurements (try speedup trace --help)");
         return 2;
     }
-    if (mode == OPT_MEASUREMENTS) {
-        if (optind >= argc) {
-            args_error("trace: --measurements needs one or more IN.trace.jsonl (try speedup trace --help)");
-            return 2;
-        }
-        return measurements(argv + optind, argc - optind, baseline, out);
-    }
-    int want = mode == OPT_CHROME ? 2 : 1;
-    if (!mode || argc - optind != want) {
-        args_error("trace: expected --summary IN, --chrome IN OUT or --measurements IN... (try speedup trace --help)");
-        return 2;
-    }
-    char err[1024];
-    trace *t = trace_read(argv[optind], err, sizeof err);
-    if (!t) {
-        args_error("%s", err);
-        return 1;
-    }
-    int rc = 0;
-    if (mode == OPT_SUMMARY) {
-        rc = summary(t);
-    } else if (chrome_write(t, 0, "measured", argv[optind + 1], err, sizeof err)) {
-        args_error("%s", err);
-        rc = 1;
-    }
-    trace_free(t);
-    return rc;
+    int rc = import_flags_finish(&f);
+    if (rc == 0)
+        rc = run_mode(mode, argv + optind, argc - optind, baseline, out, &f);
+    import_flags_release(&f);
+    return rc == 3 ? 0 : rc;
 }

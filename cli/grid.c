@@ -22,7 +22,7 @@ void grid_init(grid *g) {
     g->topology[0] = COSTMODEL_TOPO_PS;
     g->base = costmodel_config_seed_example();
     g->c0 = g->c1 = g->sigma = g->latency = g->bandwidth = g->model_bytes = NAN;
-    g->w0 = g->w1 = g->cv = g->host_cores = g->update = g->run_cv = NAN;
+    g->w0 = g->w1 = g->cv = g->host_cores = g->update = g->run_cv = g->overlap = NAN;
     g->examples = g->batch = -1;
     g->epochs = -1;
 }
@@ -107,7 +107,9 @@ int grid_handle_option(grid *g, int code, const char *arg) {
         g->cores_given = true;
         return args_int_list("--cores", arg, 1, 100000, g->cores, GRID_MAX_VALUES, &g->n_cores);
     case GRID_OPT_SYNC: return parse_sync_list(g, arg);
-    case GRID_OPT_TOPOLOGY: return parse_topology_list(g, arg);
+    case GRID_OPT_TOPOLOGY:
+        g->topology_given = true;
+        return parse_topology_list(g, arg);
     case GRID_OPT_MASTER:
         if (costmodel_master_parse(arg, &g->base.master)) {
             args_error("--master: expected worker or dedicated, got '%s'", arg);
@@ -129,6 +131,7 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     case GRID_OPT_HOST_CORES: return args_double("--host-cores", arg, 0, 1e9, &g->host_cores);
     case GRID_OPT_UPDATE: return args_seconds("--update", arg, &g->update);
     case GRID_OPT_RUN_CV: return args_double("--run-cv", arg, 0, 10, &g->run_cv);
+    case GRID_OPT_OVERLAP: return args_double("--overlap", arg, 0, 1, &g->overlap);
     case GRID_OPT_CLUSTER:
         g->has_cluster = true;
         return cluster_spec_parse("--cluster", arg, &g->cluster);
@@ -167,6 +170,9 @@ static int load_params(grid *g) {
         return 1;
     }
     g->params = cal.params;
+    memcpy(g->uncalibrated, cal.uncalibrated, sizeof g->uncalibrated);
+    if (!g->topology_given && g->uncalibrated[COSTMODEL_TOPO_PS] && !g->uncalibrated[COSTMODEL_TOPO_ALLREDUCE])
+        g->topology[0] = COSTMODEL_TOPO_ALLREDUCE; /* the default, ps, was never measured */
     g->unc = uncertainty_of_calibration(&cal);
     snprintf(g->host, sizeof g->host, "%s", cal.host);
     if (cal.has_workload) {
@@ -192,6 +198,7 @@ static void apply_overrides(grid *g) {
     override(&p->host_cores, &se->host_cores, g->host_cores);
     override(&p->update_s, &se->update_s, g->update);
     override(&p->run_cv, &se->run_cv, g->run_cv);
+    override(&p->overlap, &se->overlap, g->overlap);
     override(&p->link[COSTMODEL_TOPO_PS].alpha_s, &se->alpha_ps, g->latency);
     override(&p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, &se->alpha_allreduce, g->latency);
     double beta = isnan(g->bandwidth) ? NAN : 1.0 / g->bandwidth;
@@ -268,6 +275,13 @@ int grid_finish(grid *g) {
     }
     if (g->has_cluster && !g->workers_given)
         default_workers(g);
+    for (int i = 0; i < g->n_topology; i++)
+        if (g->uncalibrated[g->topology[i]] && (isnan(g->latency) || isnan(g->bandwidth))) {
+            const char *name = costmodel_topology_name(g->topology[i]);
+            args_error("%s: the traces held no %s synchronisation, so %s is not calibrated: leave it out of "
+                       "--topology, or give its link with --latency and --bandwidth", g->calib_path, name, name);
+            return 2;
+        }
     for (int i = 0; i < grid_size(g); i++) {
         costmodel_config c = grid_config(g, i);
         char err[512], name[96];

@@ -12,7 +12,10 @@
  * (the other parameters, the step noise, the run-to-run factor).
  *
  * Every configuration must pass costmodel_check: one it refuses (e.g. batch sync split
- * over more workers than the batch has examples) is a usage error naming it.
+ * over more workers than the batch has examples) is a usage error naming it. A topology
+ * the calibration holds no measurement of (calibrated from a PyTorch job: all-reduce
+ * only) is left out of the default --topology, and refused when named, unless
+ * --latency and --bandwidth give its link.
  */
 #ifndef SPEEDUP_GRID_H
 #define SPEEDUP_GRID_H
@@ -35,7 +38,7 @@ enum {
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_C0, GRID_OPT_C1, GRID_OPT_SIGMA,
     GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_MODEL_BYTES, GRID_OPT_STARTUP,
     GRID_OPT_CV, GRID_OPT_HOST_CORES, GRID_OPT_UPDATE, GRID_OPT_RUN_CV, GRID_OPT_CLUSTER,
-    GRID_OPT_SCALING,
+    GRID_OPT_SCALING, GRID_OPT_OVERLAP,
     GRID_OPT_LAST
 };
 
@@ -64,7 +67,8 @@ enum {
     { "update", required_argument, 0, GRID_OPT_UPDATE },                             \
     { "run-cv", required_argument, 0, GRID_OPT_RUN_CV },                             \
     { "cluster", required_argument, 0, GRID_OPT_CLUSTER },                           \
-    { "scaling", required_argument, 0, GRID_OPT_SCALING }
+    { "scaling", required_argument, 0, GRID_OPT_SCALING },                           \
+    { "overlap", required_argument, 0, GRID_OPT_OVERLAP }
 
 /* For a command's --help. */
 #define GRID_USAGE                                                                          \
@@ -99,6 +103,8 @@ enum {
     "  --host-cores P       physical cores in all (0 = unlimited)\n"                         \
     "  --update S           seconds of one optimizer update, one core\n"                     \
     "  --run-cv F           run-to-run spread of the host: log-sd of a run's speed factor\n" \
+    "  --overlap F          share of a step its batch-sync all-reduce may run beside,\n"    \
+    "                       0..1 (DDP's buckets during backward; 0: none)\n"                \
     "  (a flag's value is taken as exact: its standard error from --calib is dropped)\n"
 
 typedef struct {
@@ -113,10 +119,11 @@ typedef struct {
     uncertainty unc;              /* of params: the calibration's, less the overridden */
     const char *calib_path;       /* NULL: the seed's example */
     cluster_spec cluster;         /* --cluster, when has_cluster */
-    bool has_cluster, workers_given, cores_given;
+    bool has_cluster, workers_given, cores_given, topology_given;
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
-    double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores, update, run_cv;
+    double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores, update, run_cv, overlap;
+    bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* the calibration measured no such synchronisation */
     long examples, batch;
     int epochs;
 } grid;

@@ -43,6 +43,23 @@ static int read_count(const char *path, json_t *obj, const char *name, long *out
     return 0;
 }
 
+/* "uncalibrated_topologies": ["ps", ...], optional. */
+static int read_uncalibrated(const char *path, json_t *root, calibration *out, char *err, int errlen) {
+    json_t *a = json_object_get(root, "uncalibrated_topologies");
+    if (!a)
+        return 0;
+    if (!json_is_array(a))
+        return errmsg_set(err, errlen, "%s: uncalibrated_topologies: expected an array of topology names", path);
+    for (size_t i = 0; i < json_array_size(a); i++) {
+        const char *name = json_string_value(json_array_get(a, i));
+        costmodel_topology t;
+        if (!name || costmodel_topology_parse(name, &t))
+            return errmsg_set(err, errlen, "%s: uncalibrated_topologies[%zu]: expected ps or allreduce", path, i);
+        out->uncalibrated[t] = true;
+    }
+    return 0;
+}
+
 static int read_root(const char *path, json_t *root, calibration *out, char *err, int errlen) {
     if (!json_is_object(root))
         return errmsg_set(err, errlen, "%s: expected a JSON object at the top", path);
@@ -85,6 +102,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         { "oversub_sync", &p->oversub_sync_s, &e->oversub_sync_s },
         { "model_cv", &p->model_cv, &e->model_cv },
         { "master_yield", &p->master_yield, &e->master_yield },
+        { "overlap", &p->overlap, &e->overlap },
     };
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (json_object_get(params, later[i].name) &&
@@ -97,11 +115,14 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         out->cov_c0_c1 = json_number_value(cov);
     }
     /* Fractions (read_param has checked >= 0): a file that passes here passes costmodel_check. */
-    const struct { const char *name; double v; } fractions[] = { { "sigma", p->sigma }, { "master_yield", p->master_yield } };
+    const struct { const char *name; double v; } fractions[] = {
+        { "sigma", p->sigma }, { "master_yield", p->master_yield }, { "overlap", p->overlap } };
     for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
         if (fractions[i].v > 1)
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,
                               fractions[i].name, fractions[i].v);
+    if (read_uncalibrated(path, root, out, err, errlen))
+        return -1;
 
     json_t *host = json_object_get(root, "host");
     json_t *name = json_object_get(host, "name");
@@ -191,6 +212,7 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "oversub_sync", p->oversub_sync_s, e->oversub_sync_s, "s" },
         { "model_cv", p->model_cv, e->model_cv, "1" },
         { "master_yield", p->master_yield, e->master_yield, "1" },
+        { "overlap", p->overlap, e->overlap, "1" },
     };
     json_t *params = json_object();
     for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {
@@ -299,6 +321,14 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
                              "host", "name", cal->host, "cores", (int)cal->params.host_cores);
     int bad = !root || set_new(root, "params", params_to_json(cal, fit)) ||
               set_new(root, "cov_c0_c1", json_real(isfinite(cal->cov_c0_c1) ? cal->cov_c0_c1 : 0.0));
+    json_t *unc = json_array();
+    for (int t = 0; !bad && unc && t < COSTMODEL_TOPO_COUNT; t++)
+        if (cal->uncalibrated[t])
+            bad = json_array_append_new(unc, json_string(costmodel_topology_name((costmodel_topology)t)));
+    if (!bad && unc && json_array_size(unc) > 0)
+        bad = set_new(root, "uncalibrated_topologies", json_incref(unc));
+    bad |= !unc;
+    json_decref(unc);
     if (!bad && cal->has_workload)
         bad = set_new(root, "workload", json_pack("{s:I, s:I, s:i}", "examples", (json_int_t)cal->examples,
                                                   "batch", (json_int_t)cal->batch, "epochs", cal->epochs));

@@ -5,9 +5,13 @@
  *     "workload": { "examples": 60000, "batch": 32, "epochs": 5 },          (optional)
  *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, "c1": {...},
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
- *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update" },
- *                                      (run_cv and update optional on reading: 0)
+ *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update",
+ *                 "overlap" },
+ *                                      (run_cv, update, overlap ... optional on reading: 0)
  *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
+ *     "uncalibrated_topologies": ["ps"],  (optional: none) topologies the traces held no
+ *                           synchronisation of: their alpha, beta are 0 placeholders, and
+ *                           a prediction for them needs --latency and --bandwidth
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
@@ -50,6 +54,7 @@
 typedef struct {
     double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
     double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, startup_cpu_s, oversub_sync_s, model_cv, master_yield;
+    double overlap;
 } calibration_stderr;
 
 typedef struct {
@@ -60,6 +65,7 @@ typedef struct {
     long examples, batch;
     int epochs;
     char host[128];
+    bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* no synchronisation of that topology measured */
 } calibration;
 
 /* One training run a calibration was fitted from, and how well it was predicted with its

@@ -3,6 +3,7 @@
 #include "model/jsonout.h"
 #include "util/atomicfile.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -24,12 +25,19 @@ static int write_header(FILE *out, const trace *t, int pid, const char *process_
         return -1;
     fputs("}}", out);
     int max_rank = -1;
-    for (long i = 0; i < t->n_events; i++)
+    bool background = false;
+    for (long i = 0; i < t->n_events; i++) {
         if (t->events[i].rank > max_rank)
             max_rank = t->events[i].rank;
-    for (int r = 0; r <= max_rank; r++)
+        background |= t->events[i].background;
+    }
+    for (int r = 0; r <= max_rank; r++) {
         fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":\"rank %d\"}}",
                 pid, r, r);
+        if (background)
+            fprintf(out, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"args\":{\"name\":"
+                         "\"rank %d, beside\"}}", pid, CHROME_BACKGROUND_TID + r, r);
+    }
     return 0;
 }
 
@@ -42,7 +50,8 @@ static int write_event(FILE *out, const trace_event *e, int pid) {
     /* Microseconds with three decimals keep the trace's nanoseconds. */
     fprintf(out, ",\"cat\":\"%s\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%d,\"tid\":%d,"
                  "\"args\":{\"epoch\":%d,\"step\":%ld",
-            ph, e->t0_s * 1e6, (e->t1_s - e->t0_s) * 1e6, pid, e->rank, e->epoch, e->step);
+            ph, e->t0_s * 1e6, (e->t1_s - e->t0_s) * 1e6, pid,
+            e->background ? CHROME_BACKGROUND_TID + e->rank : e->rank, e->epoch, e->step);
     if (e->bytes)
         fprintf(out, ",\"bytes\":%ld", e->bytes);
     if (e->examples)

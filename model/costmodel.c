@@ -44,6 +44,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "sigma must be in [0, 1]", p->sigma);
     if (!(p->master_yield >= 0 && p->master_yield <= 1))
         return fail(err, errlen, "master yield must be in [0, 1]", p->master_yield);
+    if (!(p->overlap >= 0 && p->overlap <= 1))
+        return fail(err, errlen, "overlap must be in [0, 1]", p->overlap);
     if (c->workers < 1)
         return fail(err, errlen, "workers must be >= 1", c->workers);
     if (c->cores < 1)
@@ -230,6 +232,17 @@ double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c)
     return exchange_time(p, c) + costmodel_oversub_sync_time(p, c);
 }
 
+bool costmodel_overlaps(const costmodel_config *c) {
+    return c->sync == COSTMODEL_SYNC_BATCH && c->topology == COSTMODEL_TOPO_ALLREDUCE;
+}
+
+double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_config *c) {
+    double s = costmodel_sync_time(p, c);
+    if (!costmodel_overlaps(c) || p->overlap == 0)
+        return s;
+    return fmax(0.0, s - p->overlap * costmodel_step_time(p, c));
+}
+
 /* Straggler wait of one round of n steps: the barrier waits for the slowest of K
  * workers, each summing n steps of spread CV·step, so CV·step·√n·G(K). */
 static double round_wait(const costmodel_params *p, const costmodel_config *c, double step, long n) {
@@ -240,7 +253,7 @@ double costmodel_round_time(const costmodel_params *p, const costmodel_config *c
     costmodel_schedule s = costmodel_schedule_of(c);
     double step = costmodel_step_time(p, c);
     return s.steps_per_round * (step + costmodel_update_time(p, c)) + round_wait(p, c, step, s.steps_per_round) +
-           costmodel_sync_time(p, c);
+           costmodel_exposed_sync_time(p, c);
 }
 
 costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c) {
@@ -254,7 +267,7 @@ costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const cost
     b.startup_s = costmodel_startup_time(p, c);
     b.compute_s = c->epochs * (s.steps_per_epoch * step);
     b.update_s = c->epochs * (s.steps_per_epoch * costmodel_update_time(p, c));
-    b.comm_s = c->epochs * (s.rounds_per_epoch * costmodel_sync_time(p, c));
+    b.comm_s = c->epochs * (s.rounds_per_epoch * costmodel_exposed_sync_time(p, c));
     b.wait_s = c->epochs * wait_epoch;
     b.total_s = b.startup_s + b.compute_s + b.update_s + b.comm_s + b.wait_s;
     return b;

@@ -3,9 +3,16 @@
  * One round = p local steps on every worker, a barrier, one synchronisation:
  *   step(K,T)  = c0 + c1·(σ + (1−σ)/T)·ρ·b          ρ = max(1, (K·T + m)/P)
  *   upd(K,T)   = u·(σ + (1−σ)/T)·ρ                  one optimizer update, once per step
- *   round      = p·(step + upd) + CV·step·√p·G(K) + S(K)
+ *   round      = p·(step + upd) + CV·step·√p·G(K) + X(K)
  *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + d·(ρ − 1)
  * and each synchronisation that exists costs S(K) + q·(ρ − 1): d and q are 0 at ρ = 1.
+ * X(K) is the part of it the round waits for, its exposed part: X = S(K) + q·(ρ − 1),
+ * but for a batch-sync all-reduce with an overlap φ > 0 (PyTorch DDP, Horovod: the
+ * gradients go out in buckets while backward still computes the rest) the exchange may
+ * start φ·step before the step ends, so X = max(0, S(K) + q·(ρ − 1) − φ·step). φ = 0
+ * (the default, the C trainer) is compute-then-communicate. A parameter server's update
+ * sits between its pushes and pulls, and local SGD averages weights after its round:
+ * nothing to hide, X = S there whatever φ.
  *   speedup    = T(1,1) / T(K,T)
  * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
  * server is one rank more, whose MPI progress loop polls a core: m = 1 − master_yield of
@@ -78,6 +85,9 @@ typedef struct {
     /* Where the ranks run (costmodel_placement_of): */
     int machines;            /* M: machines of host_cores cores each; 0 or 1 = one host */
     costmodel_link net;      /* the network between machines (M ≥ 2): latency, 1/rate */
+    double overlap;          /* φ in [0, 1]: the share of a step during which its own
+                                gradients' all-reduce may already run (batch sync); 0 =
+                                compute, then communicate */
 } costmodel_params;
 
 /* What the user runs. */
@@ -100,7 +110,7 @@ typedef struct {
     double startup_s;        /* W(K) */
     double compute_s;        /* E·s·step */
     double update_s;         /* E·s·upd */
-    double comm_s;           /* E·rounds·S(K) */
+    double comm_s;           /* E·rounds·X(K): the exposed communication */
     double wait_s;           /* E·Σ CV·step·√p·G(K): waiting at barriers for the slowest */
 } costmodel_breakdown;
 
@@ -163,7 +173,14 @@ double costmodel_oversub_sync_time(const costmodel_params *p, const costmodel_co
 /* W(K) = w0 + w1·K + d·(ρ − 1). */
 double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c);
 
-/* Time of one full round of p steps, straggler wait and S(K). */
+/* Does φ apply to c: batch sync through an all-reduce (see the header comment)? */
+bool costmodel_overlaps(const costmodel_config *c);
+
+/* X(K): what a round waits for of its synchronisation, max(0, S(K) − φ·step) when
+ * costmodel_overlaps, else S(K) (costmodel_sync_time). */
+double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_config *c);
+
+/* Time of one full round of p steps, straggler wait and X(K). */
 double costmodel_round_time(const costmodel_params *p, const costmodel_config *c);
 
 costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c);

@@ -85,6 +85,34 @@ void fit_note(fit_core *f, const char *param, const char *fmt, ...) {
     va_end(ap);
 }
 
+/* alpha, beta of each topology. One that no trace synchronises through and no run uses is
+ * left uncalibrated (0, with a note; a prediction for it then needs the link given) when
+ * the other could be fitted; when neither could, both say what is missing. */
+static int fit_links(fit_subset *s, fit_core *f, char *err, int errlen) {
+    int rc[COSTMODEL_TOPO_COUNT];
+    bool fitted = false;
+    for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++) {
+        if ((rc[topo] = fit_comm(s, f, (costmodel_topology)topo, err, errlen)) < 0)
+            return -1;
+        fitted |= rc[topo] == 0;
+    }
+    for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++) {
+        if (rc[topo] != 2)
+            continue;
+        if (!fitted) {
+            fit_comm_absent(s, (costmodel_topology)topo);
+            continue;
+        }
+        const char *name = costmodel_topology_name((costmodel_topology)topo);
+        f->uncalibrated[topo] = true;
+        char param[16];
+        snprintf(param, sizeof param, "alpha_%s", name);
+        fit_note(f, param, "no %s synchronisation and no %s run in the traces: alpha_%s and beta_%s are not "
+                 "calibrated (0 here); predicting %s needs --latency and --bandwidth", name, name, name, name, name);
+    }
+    return 0;
+}
+
 /* Every parameter from the traces of s; -1 with err on failure (what is missing, or why). */
 static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     memset(f, 0, sizeof *f);
@@ -109,9 +137,8 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
         fit_missing(s, "sigma: needs c0, c1 first");
     if (fit_update(s, f, err, errlen) < 0)
         return -1;
-    for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++)
-        if (fit_comm(s, f, (costmodel_topology)topo, err, errlen) < 0)
-            return -1;
+    if (fit_links(s, f, err, errlen) || fit_overlap(s, f, err, errlen))
+        return -1;
     if ((rc == 0 && fit_master_yield(s, f, err, errlen) < 0) || fit_oversub(s, f, err, errlen) < 0)
         return -1;
     if (fit_startup(s, f, err, errlen) < 0 || fit_cv(s, f, err, errlen) < 0 || fit_run_cv(s, f, err, errlen) < 0)
@@ -157,6 +184,7 @@ static void copy_core(fit_result *out, const fit_core *f) {
     out->fit.n_regressions = f->n_regs;
     memcpy(out->fit.notes, f->notes, sizeof f->notes);
     out->fit.n_notes = f->n_notes;
+    memcpy(out->cal.uncalibrated, f->uncalibrated, sizeof f->uncalibrated);
 }
 
 static void median_worst(double *e, int n, double *median, double *worst) {

@@ -32,7 +32,16 @@
  *            Needs 3 or more distinct (pattern, K, bytes) groups that are not all
  *            proportional (two K or two message sizes): two would fit any line.
  *            The pattern is the event's "name" when it is "allreduce", "ps" or "pingpong"
- *            (the communication benchmark writes these), else the run's topology.
+ *            (the communication benchmark writes these), the run's topology when it has
+ *            none; a synchronisation named otherwise (an imported "broadcast": DDP's
+ *            one-off bucket order) is none of S(K) and is left out. A topology that no
+ *            trace synchronises through and no training run uses (a PyTorch job: ps) is
+ *            left uncalibrated — 0, with a note, cal.uncalibrated set — when the other
+ *            one fits; when neither can, both say what is missing.
+ *   overlap  φ: the median over the steps of the runs with K ≥ 2 and ρ = 1 of
+ *            traceinfo_overlaps (the share of the step during which its own exchange
+ *            already ran beside it, on another thread); standard error √(π/2)·sd/√n.
+ *            No background communication in any trace: 0 with a note.
  *   update   u: robust location (the bisquare fit of a constant) of the update events of
  *            runs with T = 1 and ρ = 1, each one update of the whole model on one core.
  *            Traces without update events (a trainer that did not record the update
@@ -40,6 +49,8 @@
  *            before. Update events only at T > 1 or ρ > 1 leave u unfittable.
  *   w0, w1   NNLS of W = w0 + w1·K, one point per training run: W = the latest end of
  *            any rank's startup events. Needs runs at two or more K, three or more runs.
+ *            No training run with start-up events at all (a profiler trace starts with
+ *            training, and so does its measured time): w0 = w1 = 0 with a note.
  *   cv       within-run spread: pooled relative spread of step times: in each run, steps
  *            grouped by examples; cv² = Σ (n_g − 1)·(s_g/m_g)² / Σ (n_g − 1);
  *            standard error cv·√((1 + 2cv²) / (2·dof)) (sample CV of normal data).

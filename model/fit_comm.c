@@ -13,8 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-typedef enum { PATTERN_RUN, PATTERN_PS, PATTERN_ALLREDUCE, PATTERN_PINGPONG } comm_pattern;
+typedef enum { PATTERN_RUN, PATTERN_PS, PATTERN_ALLREDUCE, PATTERN_PINGPONG, PATTERN_OTHER } comm_pattern;
 
+/* A nameless synchronisation is the run's own exchange; one named otherwise than the three
+ * the model prices (an imported "broadcast": DDP's one-off bucket order) is none of S(K). */
 static comm_pattern pattern_of(const char *name) {
     if (strcmp(name, "allreduce") == 0)
         return PATTERN_ALLREDUCE;
@@ -22,13 +24,15 @@ static comm_pattern pattern_of(const char *name) {
         return PATTERN_PS;
     if (strcmp(name, "pingpong") == 0)
         return PATTERN_PINGPONG;
-    return PATTERN_RUN;
+    return name[0] ? PATTERN_OTHER : PATTERN_RUN;
 }
 
 /* The features (α, β coefficients) of one synchronisation of run t for topology topo; 0
  * when it does not belong to topo or exchanges nothing (K = 1). */
 static int comm_features(const trace *t, const traceinfo_sync *sy, costmodel_topology topo, double x[2]) {
     comm_pattern pat = pattern_of(sy->name);
+    if (pat == PATTERN_OTHER)
+        return 0;
     if (pat == PATTERN_RUN)
         pat = t->run.config.topology == COSTMODEL_TOPO_ALLREDUCE ? PATTERN_ALLREDUCE : PATTERN_PS;
     double k = t->run.config.workers;
@@ -70,6 +74,12 @@ static int push_sync_spans(const trace *t, costmodel_topology topo, fit_rows *r)
     return rc;
 }
 
+void fit_comm_absent(fit_subset *s, costmodel_topology topo) {
+    const char *name = costmodel_topology_name(topo);
+    fit_missing(s, "alpha_%s, beta_%s: no %s synchronisations with K>=2 in any trace: add a trace of "
+                "`mpirun -np 2 speedup commbench --trace FILE`", name, name, name);
+}
+
 int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int errlen) {
     const char *name = costmodel_topology_name(topo);
     fit_rows r = { .cols = 2 };
@@ -83,8 +93,13 @@ int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int
     }
     rc = 1;
     if (r.n == 0) {
-        fit_missing(s, "alpha_%s, beta_%s: no %s synchronisations with K>=2 in any trace: add a trace of "
-                   "`mpirun -np 2 speedup commbench --trace FILE`", name, name, name);
+        bool asked = false;
+        for (int i = 0; i < s->n; i++)
+            asked |= fit_used(s, i, true) && s->tr[i]->run.config.topology == topo;
+        if (asked)
+            fit_comm_absent(s, topo);
+        else
+            rc = 2;
         goto done;
     }
     /* Two groups would fit any line; a third checks the form. */
@@ -159,6 +174,47 @@ int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
     f->p.oversub_sync_s = fmax(0.0, q);
     f->se.oversub_sync_s = 1.2533141373155003 /* √(π/2) */ * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n);
     fit_add_reg(f, "oversub_sync", "median", n, (int)n - 1, 0.0);
+    free(v);
+    return 0;
+}
+
+
+/* φ, the overlap: the median over the steps of the runs with ρ = 1 of the share of the
+ * step during which its own synchronisation already ran beside it (traceinfo_overlaps:
+ * background comm, e.g. DDP's bucketed all-reduce on gloo's threads); standard error
+ * √(π/2)·sd/√n. Traces without background comm (the C trainer communicates after it
+ * computes) give φ = 0 with a note. */
+int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
+    long n = 0;
+    double *v = NULL;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (!fit_used(s, i, true) || traceinfo_rho(&t->run) != 1.0 || t->run.config.workers < 2)
+            continue;
+        double *o;
+        long m = traceinfo_overlaps(t, &o);
+        double *grown = m > 0 ? realloc(v, sizeof *v * (size_t)(n + m)) : v;
+        if (m < 0 || (m > 0 && !grown)) {
+            free(o);
+            free(v);
+            return errmsg_set(err, errlen, "out of memory");
+        }
+        v = grown;
+        for (long k = 0; k < m; k++)
+            v[n++] = o[k];
+        free(o);
+    }
+    f->p.overlap = f->se.overlap = 0;
+    if (n == 0) {
+        fit_note(f, "overlap", "no communication ran beside compute in the traces (it follows the step, as in "
+                 "`speedup train`): 0, compute then communicate");
+        free(v);
+        return 0;
+    }
+    gsl_sort(v, 1, (size_t)n);
+    f->p.overlap = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
+    f->se.overlap = n > 1 ? 1.2533141373155003 /* √(π/2) */ * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n) : 0.0;
+    fit_add_reg(f, "overlap", "median", n, (int)n - 1, 0.0);
     free(v);
     return 0;
 }

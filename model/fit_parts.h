@@ -5,7 +5,7 @@
  *                  leave-one-configuration-out validation, the Ernest comparison
  *   fit_rows.c     growing arrays of regression rows, NNLS and robust fits on them
  *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv, u
- *   fit_comm.c     synchronisation level: alpha, beta per topology
+ *   fit_comm.c     synchronisation level: alpha, beta per topology, the overlap
  *   fit_run.c      run level: w0, w1 (start-up), run_cv (repeated configurations)
  *
  * Every part function takes the subset of traces to fit and the fit so far, and returns 0
@@ -53,6 +53,7 @@ typedef struct {
     int n_regs;
     calibration_note notes[CALIBRATION_MAX_NOTES];
     int n_notes;
+    bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* no synchronisation of it, no run of it */
 } fit_core;
 
 typedef struct {
@@ -83,7 +84,12 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen);      /* after fit_compute */
 int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_update(fit_subset *s, fit_core *f, char *err, int errlen);
+/* 2 when no trace synchronises through topo and no training run uses it (nothing to fit,
+ * nothing asked: fit.c decides), and nothing noted then. */
 int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int errlen);
+/* fit_comm's missing-data message for a topology with no synchronisations at all. */
+void fit_comm_absent(fit_subset *s, costmodel_topology topo);
+int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen);    /* after fit_comm, fit_master_yield */
 int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen); /* after fit_sigma */
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);

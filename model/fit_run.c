@@ -74,7 +74,12 @@ int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     rc = 1;
     if (r.n == 0) {
-        fit_missing(s, "w0, w1: no startup spans in any training run");
+        /* A profiler trace of someone's job starts when the profiler did: no start-up in
+         * it, and none in its measured time either. */
+        f->p.w0_s = f->p.w1_s = f->se.w0_s = f->se.w1_s = 0;
+        fit_note(f, "w0", "no start-up spans in any training run (a profiler trace begins with training): "
+                 "w0 = w1 = 0, predictions leave the start-up out as the measured times do");
+        rc = 0;
         goto done;
     }
     if (kmin == kmax) {

@@ -88,6 +88,8 @@ static int write_event(FILE *out, const trace_event *e) {
         if (jsonout_string(out, e->name))
             return -1;
     }
+    if (e->background)
+        fputs(",\"background\":true", out);
     fputs("}\n", out);
     return 0;
 }
@@ -215,6 +217,11 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
     *what = "\"name\": a string";
     if (name && !json_is_string(name))
         return -1;
+    json_t *bg = json_object_get(o, "background");
+    *what = "\"background\": true or false, and true only on a comm event";
+    if (bg && (!json_is_boolean(bg) || (json_is_true(bg) && e->ph != TRACE_COMM)))
+        return -1;
+    e->background = json_is_true(bg);
     e->rank = (int)rank;
     e->epoch = (int)epoch;
     e->step = step;

@@ -13,8 +13,13 @@
  *    "epoch": e, "step": i, "bytes": n, "examples": b, "name": "..."}
  * "examples" is always written (0 included: a rank with an empty slice, a dedicated
  * master); on reading it is optional (0). "bytes" (comm) and "name" (a sub-phase such as
- * "mpi_init", "data_load", "model_build") are optional. What the events mean (training
- * time, which spans are steps, one synchronisation's span) is model/traceinfo.h's.
+ * "mpi_init", "data_load", "model_build") are optional. "background": true (optional,
+ * comm only) marks communication that ran beside the rank's own timeline on another
+ * thread — DDP's bucketed all-reduce on gloo's threads while backward goes on, imported
+ * from a profiler trace (model/chrome_import.h) — rather than in it: a rank's foreground
+ * events tile its time, its background events overlap them. What the events mean (training
+ * time, which spans are steps, one synchronisation's span, the overlap) is
+ * model/traceinfo.h's.
  *
  * trace_read reports the first bad line as "PATH: line L: what was expected".
  */
@@ -42,6 +47,7 @@ typedef struct {
     long bytes;              /* comm: bytes moved; 0 otherwise */
     long examples;           /* compute: examples in the step (0: an empty slice); 0 otherwise */
     char name[32];           /* sub-phase, "" when none */
+    bool background;         /* comm beside the rank's timeline, not in it (see above) */
 } trace_event;
 
 typedef struct {

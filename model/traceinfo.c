@@ -1,6 +1,7 @@
 /* traceinfo — the one reading of a trace (see traceinfo.h). */
 #include "model/traceinfo.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,6 +14,8 @@ int traceinfo_ranks(const trace *t) {
 }
 
 bool traceinfo_is_step(const trace_event *e) { return e->ph == TRACE_COMPUTE && e->examples > 0; }
+
+bool traceinfo_is_background(const trace_event *e) { return e->ph == TRACE_COMM && e->background; }
 
 bool traceinfo_is_optimizer_update(const trace_event *e) {
     return e->ph == TRACE_UPDATE && strcmp(e->name, "average") != 0;
@@ -30,7 +33,7 @@ double traceinfo_training_time(const trace *t) {
     if (end && eval) {
         for (long i = 0; i < t->n_events; i++) {
             const trace_event *e = &t->events[i];
-            if (e->rank >= 0 && e->ph != TRACE_EVAL && e->t1_s > end[e->rank])
+            if (e->rank >= 0 && e->ph != TRACE_EVAL && !traceinfo_is_background(e) && e->t1_s > end[e->rank])
                 end[e->rank] = e->t1_s;
         }
         for (long i = 0; i < t->n_events; i++) {
@@ -50,7 +53,8 @@ double traceinfo_training_time(const trace *t) {
 traceinfo_phases traceinfo_phase_means(const trace *t) {
     double sum[TRACE_PHASE_COUNT] = { 0 };
     for (long i = 0; i < t->n_events; i++)
-        sum[t->events[i].ph] += t->events[i].t1_s - t->events[i].t0_s;
+        if (!traceinfo_is_background(&t->events[i]))
+            sum[t->events[i].ph] += t->events[i].t1_s - t->events[i].t0_s;
     double k = traceinfo_ranks(t);
     return (traceinfo_phases){ .startup_s = sum[TRACE_STARTUP] / k, .compute_s = sum[TRACE_COMPUTE] / k,
                                .update_s = sum[TRACE_UPDATE] / k, .comm_s = sum[TRACE_COMM] / k,
@@ -73,12 +77,46 @@ static int by_sync(const void *a, const void *b) {
 typedef struct {
     traceinfo_sync s;
     int rank;
+    bool background;
+    double t0_s, t1_s;
 } rank_part;
 
 static int by_sync_rank(const void *a, const void *b) {
     const rank_part *p = a, *q = b;
     int c = by_sync(&p->s, &q->s);
     return c ? c : p->rank - q->rank;
+}
+
+/* Within one rank's part, background spans first, in order of start. */
+static int by_sync_rank_start(const void *a, const void *b) {
+    const rank_part *p = a, *q = b;
+    int c = by_sync_rank(a, b);
+    if (c)
+        return c;
+    if (p->background != q->background)
+        return q->background - p->background;
+    return (p->t0_s > q->t0_s) - (p->t0_s < q->t0_s);
+}
+
+/* One rank's part of a synchronisation, parts [b, c) of v (sorted by by_sync_rank_start):
+ * the union of its background spans when it has any, else the sum of its spans. */
+static double rank_part_of(const rank_part *v, long b, long c) {
+    double part = 0;
+    if (!v[b].background) {
+        for (long k = b; k < c; k++)
+            part += v[k].s.span_s;
+        return part;
+    }
+    double lo = v[b].t0_s, hi = v[b].t1_s;
+    for (long k = b + 1; k < c && v[k].background; k++) {
+        if (v[k].t0_s > hi) {
+            part += hi - lo;
+            lo = v[k].t0_s;
+        }
+        if (v[k].t1_s > hi)
+            hi = v[k].t1_s;
+    }
+    return part + (hi - lo);
 }
 
 static int by_epoch_step(const void *a, const void *b) {
@@ -144,19 +182,21 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
         r->s.bytes = e->bytes;
         r->s.span_s = e->t1_s - e->t0_s - updates_inside(e, upd, n_upd);
         r->rank = e->rank;
+        r->background = e->background;
+        r->t0_s = e->t0_s;
+        r->t1_s = e->t1_s;
     }
-    qsort(v, (size_t)n, sizeof *v, by_sync_rank);
+    qsort(v, (size_t)n, sizeof *v, by_sync_rank_start);
     long groups = 0;
     for (long a = 0, b; a < n; a = b) {
         traceinfo_sync g = v[a].s;
         g.span_s = 0;
         g.ranks = 0;
         for (b = a; b < n && by_sync(&v[a].s, &v[b].s) == 0;) {
-            /* This rank's part: its comm spans of this synchronisation, summed. */
-            double part = 0;
             long c = b;
-            for (; c < n && by_sync_rank(&v[b], &v[c]) == 0; c++)
-                part += v[c].s.span_s;
+            while (c < n && by_sync_rank(&v[b], &v[c]) == 0)
+                c++;
+            double part = rank_part_of(v, b, c);
             if (part > g.span_s)
                 g.span_s = part;
             g.ranks++;
@@ -168,4 +208,74 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
     free(upd);
     *out = res;
     return groups;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Overlap */
+
+/* Background comm that exchanges the step's gradients: an all-reduce or a parameter
+ * server's exchange (or unnamed), not a one-off such as DDP's bucket-order broadcast. */
+static bool is_background_sync(const trace_event *e) {
+    return traceinfo_is_background(e) &&
+           (e->name[0] == '\0' || strcmp(e->name, "allreduce") == 0 || strcmp(e->name, "ps") == 0);
+}
+
+static int by_rank_epoch_step_start(const void *a, const void *b) {
+    const trace_event *p = a, *q = b;
+    if (p->rank != q->rank)
+        return p->rank - q->rank;
+    int c = by_epoch_step(a, b);
+    return c ? c : (p->t0_s > q->t0_s) - (p->t0_s < q->t0_s);
+}
+
+long traceinfo_overlaps(const trace *t, double **out) {
+    *out = NULL;
+    long n_bg = 0, n_steps = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        n_bg += is_background_sync(&t->events[i]);
+        n_steps += traceinfo_is_step(&t->events[i]);
+    }
+    if (n_bg == 0 || n_steps == 0)
+        return 0;
+    trace_event *bg = malloc(sizeof *bg * (size_t)n_bg);
+    double *res = malloc(sizeof *res * (size_t)n_steps);
+    if (!bg || !res) {
+        free(bg);
+        free(res);
+        return -1;
+    }
+    n_bg = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (is_background_sync(&t->events[i]))
+            bg[n_bg++] = t->events[i];
+    qsort(bg, (size_t)n_bg, sizeof *bg, by_rank_epoch_step_start);
+    long n = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        double span = e->t1_s - e->t0_s;
+        if (!traceinfo_is_step(e) || !(span > 0))
+            continue;
+        trace_event key = { .rank = e->rank, .epoch = e->epoch, .step = e->step, .t0_s = -INFINITY };
+        /* The first background comm of this rank, epoch and step: the earliest start. */
+        long lo = 0, hi = n_bg;
+        while (lo < hi) {
+            long mid = lo + (hi - lo) / 2;
+            if (by_rank_epoch_step_start(&bg[mid], &key) < 0)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        const trace_event *hit = bg + lo;
+        if (lo == n_bg || hit->rank != e->rank || by_epoch_step(hit, e) != 0)
+            continue;
+        double share = (e->t1_s - hit->t0_s) / span;
+        res[n++] = share < 0 ? 0 : share > 1 ? 1 : share;
+    }
+    free(bg);
+    if (n == 0) {
+        free(res);
+        return 0;
+    }
+    *out = res;
+    return n;
 }

@@ -11,18 +11,35 @@
  *   optimizer update  an update event that is the SGD step (name "sgd", or no name):
  *                  u of the model. An update named "average" (local SGD's scaling of the
  *                  summed weights to their mean) belongs to its synchronisation.
- *   training time  the latest end of any rank's non-eval events, less the eval time that
- *                  rank spent before it (evaluation is not training; the model has none).
- *   phase means    each phase's total over every rank, divided by the ranks.
+ *   foreground     a rank's own timeline: every event but background communication
+ *                  (model/trace.h: comm that ran beside it on another thread). Training
+ *                  time, phase means and steps are the foreground's; background comm time
+ *                  is what was hidden (or exposed) beside it.
+ *   training time  the latest end of any rank's foreground non-eval events, less the eval
+ *                  time that rank spent before it (evaluation is not training; the model
+ *                  has none).
+ *   phase means    each phase's foreground total over every rank, divided by the ranks.
  *   synchronisation  every rank's comm events with the same (name, bytes, epoch, step)
  *                  are one synchronisation. A rank's part of it is the sum of its comm
  *                  spans of that key (a ps master records the pushes and the pulls as two)
  *                  less the time another rank spent in an optimizer update (of the same
  *                  epoch and step) inside them: a ps worker waits for the master's update
  *                  between its push and its pull, and that is the update's time, not the
- *                  link's. The synchronisation's span is the largest part over its ranks: it
- *                  is over when the last rank has its data (with eager sends a ps master's
- *                  own sends return before the workers have the weights).
+ *                  link's. When the rank has background comm of that key, its part is the
+ *                  union of those spans instead — the whole exchange, the hidden part
+ *                  included (DDP's buckets may run at once on two threads: their union, not
+ *                  their sum, is the time it was in flight), and its foreground comm of the
+ *                  key (the exposed tail) is inside it. The synchronisation's span is the
+ *                  largest part over its ranks: it is over when the last rank has its data
+ *                  (with eager sends a ps master's own sends return before the workers have
+ *                  the weights).
+ *   overlap        for a step (a foreground compute event) of a rank that has background
+ *                  comm of the same epoch and step exchanging gradients (named "allreduce",
+ *                  "ps" or nothing: not a one-off like DDP's bucket-order "broadcast"), the
+ *                  share of the step during which that communication already ran: (step end
+ *                  − the earliest start of that comm) / step span, 0 when the comm started
+ *                  after the step ended, 1 at most. The window DDP's bucketed all-reduce has
+ *                  to hide behind backward.
  *   ρ              costmodel_rho of the run's config on its host's cores.
  *
  * Pure functions; nothing prints. Allocating ones return -1 when out of memory.
@@ -48,6 +65,7 @@ typedef struct {
 
 int traceinfo_ranks(const trace *t);
 bool traceinfo_is_step(const trace_event *e);
+bool traceinfo_is_background(const trace_event *e);
 bool traceinfo_is_optimizer_update(const trace_event *e);
 double traceinfo_rho(const trace_run *r);
 double traceinfo_training_time(const trace *t);
@@ -55,5 +73,8 @@ traceinfo_phases traceinfo_phase_means(const trace *t);
 /* Every synchronisation of t, ordered by (name, bytes, epoch, step): *out malloc'd (free
  * it), the count returned; 0 with *out NULL when there are none; -1 out of memory. */
 long traceinfo_syncs(const trace *t, traceinfo_sync **out);
+/* The overlap of every step that has background comm (see above): *out malloc'd (free
+ * it), the count returned; 0 with *out NULL when there are none; -1 out of memory. */
+long traceinfo_overlaps(const trace *t, double **out);
 
 #endif

@@ -11,7 +11,7 @@
 /* ---------------------------------------------------------------------------------- */
 /* The drawn parameters: where each lives in costmodel_params and calibration_stderr */
 
-enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 14, MAX_REJECTIONS = 1000 };
+enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 15, MAX_REJECTIONS = 1000 };
 
 static const struct {
     size_t value, se;        /* offsets into costmodel_params and calibration_stderr */
@@ -34,6 +34,7 @@ static const struct {
     { offsetof(costmodel_params, startup_cpu_s), offsetof(calibration_stderr, startup_cpu_s), INFINITY },
     { offsetof(costmodel_params, oversub_sync_s), offsetof(calibration_stderr, oversub_sync_s), INFINITY },
     { offsetof(costmodel_params, master_yield), offsetof(calibration_stderr, master_yield), 1.0 },
+    { offsetof(costmodel_params, overlap), offsetof(calibration_stderr, overlap), 1.0 },
 };
 
 static double *value_of(costmodel_params *p, int i) {

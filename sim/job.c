@@ -110,6 +110,7 @@ struct job {
     long rounds_done;
     int arrived, msgs_done;
     long ring_left;
+    double credit_s;              /* head start of the exchange before the barrier (overlap) */
     double comm_t0_s;             /* start of the exchange's current comm part */
     double update_t0_s;           /* start of the synchronisation's update */
     double comm_total_s, sync_update_total_s, barrier_wait_total_s, finish_s;
@@ -162,11 +163,33 @@ static inline void start_step(job *j, int w) {
 /* ---------------------------------------------------------------------------------- */
 /* Barrier and synchronisation */
 
+/* What is left of a part of the exchange lasting d once the head start is spent on it. */
+static double after_credit(job *j, double d) {
+    double hidden = d < j->credit_s ? d : j->credit_s;
+    j->credit_s -= hidden;
+    return d - hidden;
+}
+
+/* The head start an overlapped exchange had when the barrier releases (see job.h): the
+ * time since the last worker's first bucket was ready, max_w (arrival − φ·its last step). */
+static double overlap_credit(const job *j) {
+    if (!costmodel_overlaps(&j->spec.config) || j->spec.params.overlap == 0)
+        return 0;
+    double now = engine_now(j->e), ready = -INFINITY;
+    for (int w = 0; w < j->k; w++) {
+        double at = j->arrive_s[w] - j->spec.params.overlap * (j->compute_end_s[w] - j->step_start_s[w]);
+        if (at > ready)
+            ready = at;
+    }
+    return now - ready > 0 ? now - ready : 0;
+}
+
 /* The synchronisation: on an oversubscribed host first the scheduler's delay q·(ρ − 1)
  * (costmodel_oversub_sync_time), comm time of every worker, then the transfer itself. */
 static void start_exchange(job *j) {
     j->comm_t0_s = engine_now(j->e);
-    double parked = costmodel_oversub_sync_time(&j->spec.params, &j->spec.config);
+    j->credit_s = overlap_credit(j);
+    double parked = after_credit(j, costmodel_oversub_sync_time(&j->spec.params, &j->spec.config));
     if (parked > 0)
         engine_after(j->e, parked, j->k_transfer, 0);
     else
@@ -201,7 +224,7 @@ static void start_transfer(job *j) {
             return;
         }
         j->ring_left = 2L * (j->k - 1);
-        engine_after(j->e, j->ring_step_s, j->k_ring, 0);
+        engine_after(j->e, after_credit(j, j->ring_step_s), j->k_ring, 0);
     }
 }
 
@@ -309,7 +332,7 @@ static void on_ring(void *ctx, int unused) {
     job *j = ctx;
     (void)unused;
     if (--j->ring_left > 0) {
-        engine_after(j->e, j->ring_step_s, j->k_ring, 0);
+        engine_after(j->e, after_credit(j, j->ring_step_s), j->k_ring, 0);
         return;
     }
     start_sync_update(j);

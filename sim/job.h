@@ -18,6 +18,14 @@
  *      allreduce: a ring of 2(K−1) steps, each moving M/K bytes over every link at once
  *          (α + β·M/K). The K links are identical and start together after the barrier,
  *          so one event stands for a step's K simultaneous transfers.
+ *      With an overlap φ > 0 and batch sync through an all-reduce (costmodel_overlaps:
+ *      DDP's buckets go out while backward still runs), the exchange began before the
+ *      barrier: at max over the workers of (its arrival − φ·its last step), when the last
+ *      worker's first bucket was ready. That head start is a credit the exchange spends
+ *      first (the scheduler's delay, then the ring steps, each shortened to what is left
+ *      of it, 0 when the credit covers it); the round waits only for the exposed rest,
+ *      which is its comm time. With CV = 0 that is max(0, S − φ·step), the closed form's
+ *      X(K).
  * The optimizer update (costmodel_update_time, constant) runs once per step, where the
  * trainer runs it:
  *      local SGD (epoch, every:N): every worker right after each of its steps;

@@ -223,3 +223,45 @@ Test(calibration, a_long_multibyte_host_name_is_cut_whole_and_writes_back) {
     remove(dir);
     free(dir);
 }
+
+Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_have_neither) {
+    calibration cal = example_calibration(), back;
+    cal.params.overlap = 0.42;
+    cal.stderr_.overlap = 0.03;
+    cal.uncalibrated[COSTMODEL_TOPO_PS] = true;
+    char *dir = clirun_tmpdir();
+    char path[512], err[512] = "";
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(calibration_read(path, &back, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.params.overlap, 0.42);
+    cr_assert_eq(back.stderr_.overlap, 0.03);
+    cr_assert(back.uncalibrated[COSTMODEL_TOPO_PS]);
+    cr_assert(!back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
+    cal.params.overlap = 0;
+    cal.uncalibrated[COSTMODEL_TOPO_PS] = false;
+    cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), 0, "%s", err);
+    FILE *f = fopen(path, "r");
+    char text[16384];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    text[n] = '\0';
+    fclose(f);
+    cr_assert(strstr(text, "uncalibrated_topologies") == NULL, "none: no field");
+    /* A file from before either existed. */
+    char *old = clirun_write_file(dir, "old.json", good);
+    cr_assert_eq(calibration_read(old, &back, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(back.params.overlap, 0.0);
+    cr_assert(!back.uncalibrated[COSTMODEL_TOPO_PS] && !back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
+    char *bad = clirun_write_file(dir, "bad.json",
+                                  "{\"format\": \"speedup-calibration\", \"version\": 1,\n"
+                                  " \"uncalibrated_topologies\": [\"ring\"],\n \"params\": {\n" PARAMS_BODY "}}\n");
+    cr_assert_eq(calibration_read(bad, &back, err, sizeof err), -1);
+    cr_assert(strstr(err, "uncalibrated_topologies[0]: expected ps or allreduce") != NULL, "%s", err);
+    remove(path);
+    remove(old);
+    remove(bad);
+    remove(dir);
+    free(old);
+    free(bad);
+    free(dir);
+}

@@ -261,3 +261,40 @@ Test(cli_calibrate, ernest_bad_flags_are_usage_errors) {
     cr_assert_eq(r.status, 2);
     clirun_free(&r);
 }
+
+/* ---------------------------------------------------------------------------------- */
+/* PyTorch profiler traces in the directory */
+
+static void copy_fixture(const char *dir, const char *name) {
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "cp '%s/tests/data/%s' '%s/'", SPEEDUP_SOURCE_DIR, name, dir);
+    cr_assert_eq(system(cmd), 0);
+}
+
+Test(cli_calibrate, pytorch_rank_files_in_the_directory_are_one_run_and_need_the_batch) {
+    char *dir = clirun_tmpdir();
+    copy_fixture(dir, "pytorch-ddp-k2.rank0.json");
+    copy_fixture(dir, "pytorch-ddp-k2.rank1.json");
+    refused(dir, "", 1, "pytorch-ddp-k2.rank0.json: a profiler trace or timeline does not record its batch: give --batch");
+    /* Read, as one run of two ranks: what is missing is the rest of a calibration. */
+    refused(dir, "--batch 16 --model-bytes 1819688", 1,
+            "a single configuration (K=2, T=1, batch sync, allreduce, 1 run): under-determined fit: c0, c1: every "
+            "compute step at T=1 has local batch b=8");
+    /* calibration.json beside the traces is not one of them. */
+    free(clirun_write_file(dir, "old-calibration.json", "{\n  \"format\": \"speedup-calibration\",\n  \"version\": 1\n}\n"));
+    refused(dir, "--batch 16 --model-bytes 1819688", 1, "a single configuration (K=2, T=1");
+    clirun_result r = calibrate(dir, "--batch 16 --phase-map /nonexistent.map");
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.err, "/nonexistent.map: cannot open") != NULL, "%s", r.err);
+    clirun_free(&r);
+    rm_dir(dir);
+}
+
+Test(cli_calibrate, the_built_in_phase_map_is_printed_in_its_file_format) {
+    clirun_result r = clirun("calibrate --print-phase-map");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *line = strstr(r.out, "autograd::engine::evaluate_function: * ");
+    cr_assert(line && strncmp(strchr(line, '\n') - 8, " compute", 8) == 0, "%s", r.out);
+    cr_assert(strstr(r.out, "Optimizer.step#*") != NULL);
+    clirun_free(&r);
+}

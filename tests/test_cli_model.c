@@ -196,3 +196,54 @@ Test(cli_model, cluster_grid_runs_to_its_cores_and_never_below_one_example_per_w
     cr_assert(strstr(r.out, "\n16,1,batch"), "%s", r.out);
     clirun_free(&r);
 }
+
+Test(cli_model, overlap_hides_the_all_reduce_behind_the_step_and_only_there) {
+    /* The seed's example: c1 = 0.956 s/example, B = 32 over K = 2: a step of 16·0.956 =
+     * 15.296 s; S(2) = 2·(0.05 + 8e-9·1819688/2) = 0.114557504 s. With --overlap 1 the step
+     * hides it all: comm 0. Without, 5 epochs of ⌈6000/32⌉ = 188 exchanges: 107.684054 s. */
+    int n;
+    prediction_row *rows = clirun_predictions("model --workers 2 --cores 1 --sync batch --topology allreduce,ps "
+                                              "--overlap 1 --cv 0 --run-cv 0", &n);
+    cr_assert_eq(n, 2);
+    cr_assert_eq(rows[0].topology, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(rows[0].comm_s, 0.0);
+    cr_assert_gt(rows[1].comm_s, 0.0, "a parameter server has nothing to hide behind");
+    free(rows);
+    rows = clirun_predictions("model --workers 2 --cores 1 --sync batch --topology allreduce --overlap 0 --cv 0 "
+                              "--run-cv 0", &n);
+    cr_assert_float_eq(rows[0].comm_s, 5 * 188 * 0.114557504, 1e-5);
+    free(rows);
+    clirun_assert_refused("model --overlap 1.5", 2, "--overlap");
+}
+
+Test(cli_model, a_topology_the_calibration_never_measured_is_refused_unless_its_link_is_given) {
+    char *dir = clirun_tmpdir();
+    char *cal = clirun_write_file(dir, "cal.json",
+        "{\"format\": \"speedup-calibration\", \"version\": 1,\n"
+        " \"host\": {\"name\": \"t\", \"cores\": 2}, \"uncalibrated_topologies\": [\"ps\"],\n"
+        " \"params\": {\"c0\": {\"value\": 0}, \"c1\": {\"value\": 0.002},\n"
+        "  \"sigma\": {\"value\": 0.1}, \"alpha_ps\": {\"value\": 0}, \"beta_ps\": {\"value\": 0},\n"
+        "  \"alpha_allreduce\": {\"value\": 1e-4}, \"beta_allreduce\": {\"value\": 1e-9},\n"
+        "  \"model_bytes\": {\"value\": 1000}, \"w0\": {\"value\": 0}, \"w1\": {\"value\": 0},\n"
+        "  \"cv\": {\"value\": 0}, \"host_cores\": {\"value\": 2}}}\n");
+    char args[1024];
+    snprintf(args, sizeof args, "model --calib %s --topology ps,allreduce --workers 2", cal);
+    clirun_assert_refused(args, 2, "the traces held no ps synchronisation, so ps is not calibrated");
+    /* By default the grid's topology is the one measured. */
+    int n;
+    snprintf(args, sizeof args, "model --calib %s --workers 2 --cores 1 --sync batch", cal);
+    prediction_row *rows = clirun_predictions(args, &n);
+    cr_assert_eq(n, 1);
+    cr_assert_eq(rows[0].topology, COSTMODEL_TOPO_ALLREDUCE);
+    free(rows);
+    /* A stated link is a what-if: fine. */
+    snprintf(args, sizeof args, "model --calib %s --topology ps --workers 2 --cores 1 --sync batch --latency 1ms "
+             "--bandwidth 1gbit", cal);
+    rows = clirun_predictions(args, &n);
+    cr_assert_eq(n, 1);
+    free(rows);
+    remove(cal);
+    remove(dir);
+    free(cal);
+    free(dir);
+}

@@ -194,3 +194,47 @@ Test(cli_trace, measurements_refuse_a_missing_baseline_and_another_workload) {
     free(k1e2);
     free(dir);
 }
+
+/* ---------------------------------------------------------------------------------- */
+/* A real PyTorch DDP trace (tests/data, see tests/test_chrome_import.c) */
+
+#define DDP SPEEDUP_SOURCE_DIR "/tests/data/pytorch-ddp-k2.rank0.json " SPEEDUP_SOURCE_DIR "/tests/data/pytorch-ddp-k2.rank1.json"
+
+Test(cli_trace, a_pytorch_trace_is_summarised_with_the_communication_beside_it) {
+    /* tests/data/expected_pytorch_ddp.py: rank 0 startup 2.764335, compute 0.375054, update
+     * 0.083930, comm 0.154027 s (sum 3.377346 = its wall time), beside 0.593434 s. */
+    clirun_result r = clirun("trace --summary " DDP);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "run: 2 workers x 1 cores, sync batch, topology allreduce") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "   0      2.764      0.375      0.084      0.154      0.000      0.000      3.377      3.377    100.0%      0.593") != NULL,
+              "%s", r.out);
+    clirun_free(&r);
+    /* Two runs are not one. */
+    r = clirun("trace --summary " DDP " " SPEEDUP_SOURCE_DIR "/tests/data/horovod-timeline.json");
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "the 3 files make 2 runs; --summary takes one run") != NULL, "%s", r.err);
+    clirun_free(&r);
+}
+
+Test(cli_trace, a_pytorch_run_converts_to_a_trace_with_its_own_flags_and_measures) {
+    char *dir = clirun_tmpdir(), args[1024], out[600];
+    snprintf(out, sizeof out, "%s/ddp.trace.jsonl", dir);
+    snprintf(args, sizeof args, "trace --jsonl --batch 16 --cores 2 --model-bytes 1819688 --host-cores 4 " DDP " %s", out);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
+    char err[512];
+    trace *t = trace_read(out, err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    cr_assert_eq(t->run.config.cores, 2);
+    cr_assert_eq(t->run.host_cores, 4);
+    cr_assert_eq(t->run.config.examples, 48);
+    trace_free(t);
+    /* Measuring needs the batch: a profiler trace does not say it. */
+    snprintf(args, sizeof args, "trace --measurements " DDP " --baseline %s", out);
+    r = clirun(args);
+    cr_assert_eq(r.status, 1);
+    cr_assert(strstr(r.err, "give --batch B") != NULL, "%s", r.err);
+    clirun_free(&r);
+    free(dir);
+}

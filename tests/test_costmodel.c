@@ -363,3 +363,40 @@ Test(costmodel, worker_larger_than_a_machine_is_refused) {
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "4 cores") && strstr(err, "machine of 2"), "%s", err);
 }
+
+Test(costmodel, overlap_hides_a_batch_all_reduce_behind_its_own_step) {
+    /* c0 = 0.01 s, c1 = 0.001 s/example, B = 40 over K = 4: b = 10, step = 0.02 s. Ring of
+     * M = 1e6 bytes, α = 1 ms, β = 1e-8 s/byte: S(4) = 2·3·(0.001 + 1e-8·1e6/4) = 0.021 s.
+     * φ = 0.5 hides 0.01 s of it: X = 0.011 s; φ = 1: 0.001 s; φ = 0.25: 0.016 s. D = 400:
+     * 10 steps, T = 10·(0.02 + 0.011) = 0.31 s, comm 0.11 s. */
+    costmodel_params p = seed_params(0.001, 1e-3, 1e-8, 1e6);
+    p.c0_s = 0.01;
+    costmodel_config c = { .workers = 4, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+                           .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 400, .batch = 40, .epochs = 1 };
+    assert_rel(costmodel_sync_time(&p, &c), 0.021, 1e-12);
+    const double phi[] = { 0.5, 1.0, 0.25 }, exposed[] = { 0.011, 0.001, 0.016 };
+    for (int i = 0; i < 3; i++) {
+        p.overlap = phi[i];
+        assert_rel(costmodel_exposed_sync_time(&p, &c), exposed[i], 1e-12);
+        assert_rel(costmodel_sync_time(&p, &c), 0.021, 1e-12); /* the exchange itself is as long */
+    }
+    p.overlap = 0.5;
+    costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
+    assert_rel(b.total_s, 0.31, 1e-12);
+    assert_rel(b.comm_s, 0.11, 1e-12);
+    /* A smaller model, 1e5 bytes: S = 6·(0.001 + 2.5e-4) = 0.0075 s < the 0.01 s window. */
+    p.model_bytes = 1e5;
+    cr_assert_eq(costmodel_exposed_sync_time(&p, &c), 0.0);
+    /* Nothing to hide behind: a parameter server (its update sits between push and pull),
+     * local SGD (weights after the round). */
+    p.model_bytes = 1e6;
+    c.topology = COSTMODEL_TOPO_PS;
+    assert_rel(costmodel_exposed_sync_time(&p, &c), costmodel_sync_time(&p, &c), 0);
+    c.topology = COSTMODEL_TOPO_ALLREDUCE;
+    c.sync = COSTMODEL_SYNC_EPOCH;
+    assert_rel(costmodel_exposed_sync_time(&p, &c), costmodel_sync_time(&p, &c), 0);
+    char err[128];
+    p.overlap = 1.5;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "overlap must be in [0, 1]") != NULL, "%s", err);
+}

@@ -700,3 +700,130 @@ Test(fit, only_benchmarks_are_refused) {
     release(&s);
     gsl_rng_free(rng);
 }
+
+/* ---------------------------------------------------------------------------------- */
+/* Traces of someone else's job: no start-up, one topology, all-reduce beside backward */
+
+/* A copy of t without the events drop says so. */
+static trace *without(const trace *t, bool (*drop)(const trace_event *)) {
+    trace *c = trace_new(&t->run);
+    for (long i = 0; i < t->n_events; i++)
+        if (!drop(&t->events[i]))
+            cr_assert_eq(trace_add(c, &t->events[i]), 0);
+    return c;
+}
+
+static bool is_startup(const trace_event *e) { return e->ph == TRACE_STARTUP; }
+static bool is_not_allreduce(const trace_event *e) { return strcmp(e->name, "allreduce") != 0; }
+
+/* The all-reduce runs of the example (and their one-core and multi-core peers in that
+ * topology), an all-reduce-only benchmark at K = 2 and 4: a PyTorch DDP job's traces. */
+static void allreduce_set(trace_set *s, const synth_truth *truth, gsl_rng *rng, bool startup) {
+    const costmodel_config runs[] = { cfg(1, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
+                                      cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
+                                      cfg(4, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
+                                      cfg(1, 2, "batch", COSTMODEL_TOPO_ALLREDUCE) };
+    new_set(s);
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        trace *t = synth_run(truth, &runs[i], "testhost", "cnn", rng);
+        keep(s, startup ? t : without(t, is_startup));
+        if (!startup)
+            trace_free(t);
+    }
+    for (int k = 2; k <= 4; k += 2) {
+        trace *b = synth_commbench(truth, k, bench_sizes, 5, 6, "testhost", rng);
+        keep(s, without(b, is_not_allreduce));
+        trace_free(b);
+    }
+}
+
+/* allreduce_set drawn with seed and fitted (release both). */
+static void fit_allreduce(unsigned long seed, bool startup, const synth_truth *truth, trace_set *s, fit_result *r) {
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    allreduce_set(s, truth, rng, startup);
+    gsl_rng_free(rng);
+    char err[1024] = "";
+    cr_assert_eq(fit_set(s, r, err, sizeof err), 0, "%s", err);
+}
+
+Test(fit, a_topology_no_trace_synchronises_through_is_left_uncalibrated_with_a_note) {
+    synth_truth truth = truth_example();
+    trace_set s;
+    fit_result r;
+    fit_allreduce(61, true, &truth, &s, &r);
+    cr_assert(r.cal.uncalibrated[COSTMODEL_TOPO_PS]);
+    cr_assert(!r.cal.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
+    cr_assert_eq(r.cal.params.link[COSTMODEL_TOPO_PS].alpha_s, 0.0);
+    const char *note = note_on(&r, "alpha_ps");
+    cr_assert(note && strstr(note, "no ps synchronisation and no ps run in the traces"), "note: %s", note);
+    within_3se("alpha_allreduce", r.cal.params.link[1].alpha_s, r.cal.stderr_.alpha_allreduce, truth.p.link[1].alpha_s);
+    within_3se("beta_allreduce", r.cal.params.link[1].beta_s_per_byte, r.cal.stderr_.beta_allreduce,
+               truth.p.link[1].beta_s_per_byte);
+    fit_result_release(&r);
+    release(&s);
+}
+
+Test(fit, without_start_up_spans_w0_and_w1_are_zero_with_a_note) {
+    synth_truth truth = truth_example();
+    trace_set s;
+    fit_result r;
+    fit_allreduce(62, false, &truth, &s, &r);
+    cr_assert_eq(r.cal.params.w0_s, 0.0);
+    cr_assert_eq(r.cal.params.w1_s, 0.0);
+    const char *note = note_on(&r, "w0");
+    cr_assert(note && strstr(note, "no start-up spans in any training run"), "note: %s", note);
+    within_3se("c1", r.cal.params.c1_s, r.cal.stderr_.c1_s, truth.p.c1_s);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* A copy of t in which each synchronisation also ran beside its step on another thread,
+ * starting `share` of the step before the step's end, as long as the exchange itself. */
+static trace *with_background(const trace *t, double share) {
+    trace *c = trace_new(&t->run);
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        cr_assert_eq(trace_add(c, e), 0);
+        if (e->ph != TRACE_COMM)
+            continue;
+        for (long k = i - 1; k >= 0; k--) { /* this rank's step before it */
+            const trace_event *st = &t->events[k];
+            if (st->rank == e->rank && traceinfo_is_step(st)) {
+                trace_event bg = *e;
+                bg.background = true;
+                bg.t0_s = st->t1_s - share * (st->t1_s - st->t0_s);
+                bg.t1_s = bg.t0_s + (e->t1_s - e->t0_s);
+                bg.epoch = st->epoch;
+                bg.step = st->step;
+                cr_assert_eq(trace_add(c, &bg), 0);
+                break;
+            }
+        }
+    }
+    return c;
+}
+
+Test(fit, overlap_is_the_median_share_of_a_step_its_exchange_ran_beside) {
+    synth_truth truth = truth_example();
+    trace_set s;
+    fit_result r;
+    fit_allreduce(63, true, &truth, &s, &r);
+    cr_assert_eq(r.cal.params.overlap, 0.0);
+    const char *note = note_on(&r, "overlap");
+    cr_assert(note && strstr(note, "no communication ran beside compute"), "note: %s", note);
+    fit_result_release(&r);
+    /* The 2x1 and 4x1 runs (s.tr[1], s.tr[2]) with every exchange begun 0.3 of its step
+     * early: every share is 0.3, so is the median. */
+    for (int i = 1; i <= 2; i++) {
+        trace *bg = with_background(s.tr[i], 0.3);
+        trace_free(s.tr[i]);
+        s.tr[i] = bg;
+    }
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(r.cal.params.overlap, 0.3, 1e-9);
+    cr_assert_null(note_on(&r, "overlap"));
+    fit_result_release(&r);
+    release(&s);
+}

@@ -708,6 +708,31 @@ Test(sim, zero_replications_are_refused) {
     cr_assert(strstr(err, "replications") != NULL, "%s", err);
 }
 
+Test(sim, overlap_leaves_the_round_waiting_for_the_exposed_part_as_the_closed_form_says) {
+    /* Zero variance: each worker's last step is the mean step, so the head start is
+     * φ·step and the round waits max(0, S − φ·step), the closed form's X(K). By hand at
+     * K = 5: b = ⌈48/5⌉ = 10, step = 0.01 + 0.002·10 = 0.03 s (σ does not matter at T = 1);
+     * S(5) = 8·(2e-4 + 3e-9·1e6/5) = 0.0064 s. φ = 0.1 hides 0.003 s: 0.0034 s exposed per
+     * synchronisation, 2 epochs of ⌈1000/48⌉ = 21 steps: comm 42·0.0034 = 0.1428 s. With
+     * φ = 0.6 (0.018 s) it hides entirely: comm 0. */
+    costmodel_params p = test_params();
+    const double phi[] = { 0.1, 0.6 }, comm5[] = { 0.1428, 0.0 };
+    for (int i = 0; i < 2; i++) {
+        p.overlap = phi[i];
+        for (int k = 1; k <= 5; k += 2) {
+            costmodel_config c = test_config(k, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE);
+            job_spec spec = { .params = p, .config = c };
+            job_result r = run_once(&spec, 1, NULL);
+            costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
+            cr_assert(close_rel(r.makespan_s, b.total_s, 1e-9), "K=%d: %.12g vs %.12g", k, r.makespan_s, b.total_s);
+            cr_assert(fabs(r.comm_s - b.comm_s) < 1e-12, "K=%d comm %.12g vs %.12g", k, r.comm_s, b.comm_s);
+            if (k == 5)
+                cr_assert(fabs(r.comm_s - comm5[i]) < 1e-12, "phi %g: comm %.12g", phi[i], r.comm_s);
+        }
+    }
+}
+
+
 /* ---------------------------------------------------------------------------------- */
 /* Living with its caller */
 

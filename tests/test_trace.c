@@ -86,6 +86,29 @@ Test(trace, unknown_sync_in_run_is_refused) {
                "\"sync\":\"weekly\",\"topology\":\"ps\",\"examples\":100,\"batch\":10,\"epochs\":1}}\n", "run.sync");
 }
 
+Test(trace, background_comm_round_trips_and_is_refused_on_other_phases) {
+    trace_run run = sample_run();
+    trace *t = trace_new(&run);
+    trace_event e = { .rank = 1, .ph = TRACE_COMM, .t0_s = 0.1, .t1_s = 0.3, .epoch = 0, .step = 2, .bytes = 64,
+                      .name = "allreduce", .background = true };
+    cr_assert_eq(trace_add(t, &e), 0);
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/bg.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace *back = trace_read(path, err, sizeof err);
+    cr_assert_not_null(back, "%s", err);
+    cr_assert(back->events[0].background);
+    trace_free(back);
+    trace_free(t);
+    remove(path);
+    remove(dir);
+    free(dir);
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"compute\",\"t0\":0,\"t1\":1,\"background\":true}\n", "\"background\"");
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"comm\",\"t0\":0,\"t1\":1,\"background\":1}\n", "\"background\"");
+}
+
+
 /* ---------------------------------------------------------------------------------- */
 /* Names are data: any UTF-8 string writes valid JSON and reads back unchanged */
 

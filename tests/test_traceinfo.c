@@ -136,3 +136,58 @@ Test(traceinfo, syncs_of_different_sizes_or_names_stay_apart) {
     cr_assert_null(s);
     trace_free(t);
 }
+
+Test(traceinfo, background_comm_is_beside_the_timeline_and_a_sync_is_its_union) {
+    /* Rank 0: compute 0..1, background all-reduces 0.6..0.9 and 0.8..1.2 (two buckets on
+     * two threads, overlapping), the exposed tail 1.0..1.3 in its own timeline. Rank 1:
+     * compute 0..1.1, background 0.7..1.25, tail 1.1..1.3. Phase means: compute
+     * (1 + 1.1)/2 = 1.05, comm (0.3 + 0.2)/2 = 0.25; the background counts in neither, nor
+     * in the training time (1.3). The sync: rank 0's union 0.6..1.2 = 0.6 (not the sum
+     * 0.7, nor its tail 0.3), rank 1's 0.55: 0.6. */
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 0, .t1_s = 1, .examples = 8 },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 0.6, .t1_s = 0.9, .name = "allreduce", .background = true },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 0.8, .t1_s = 1.2, .name = "allreduce", .background = true },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 1.0, .t1_s = 1.3, .name = "allreduce" },
+        { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 0, .t1_s = 1.1, .examples = 8 },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 0.7, .t1_s = 1.25, .name = "allreduce", .background = true },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 1.1, .t1_s = 1.3, .name = "allreduce" },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 0.2, .t1_s = 2.0, .name = "broadcast", .background = true },
+    };
+    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 8);
+    traceinfo_phases ph = traceinfo_phase_means(t);
+    cr_assert_float_eq(ph.compute_s, 1.05, 1e-12);
+    cr_assert_float_eq(ph.comm_s, 0.25, 1e-12);
+    cr_assert_float_eq(traceinfo_training_time(t), 1.3, 1e-12);
+    traceinfo_sync *sy;
+    long n = traceinfo_syncs(t, &sy);
+    cr_assert_eq(n, 2);
+    cr_assert_str_eq(sy[0].name, "allreduce");
+    cr_assert_float_eq(sy[0].span_s, 0.6, 1e-12);
+    cr_assert_eq(sy[0].ranks, 2);
+    cr_assert_str_eq(sy[1].name, "broadcast");
+    free(sy);
+    /* Overlap: rank 0's all-reduce began at 0.6 of its 1 s step: 0.4; rank 1's at 0.7 of
+     * 1.1 s: 0.4/1.1. The broadcast that began at 0.2 is no exchange of the step's
+     * gradients and does not count. */
+    double *ov;
+    cr_assert_eq(traceinfo_overlaps(t, &ov), 2);
+    cr_assert_float_eq(ov[0], 0.4, 1e-12);
+    cr_assert_float_eq(ov[1], 0.4 / 1.1, 1e-12);
+    free(ov);
+    trace_free(t);
+}
+
+Test(traceinfo, an_all_reduce_that_starts_after_its_step_overlaps_nothing) {
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 0, .t1_s = 2, .examples = 8, .step = 0 },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 2.5, .t1_s = 3, .step = 0, .name = "allreduce", .background = true },
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 3, .t1_s = 5, .examples = 8, .step = 1 },
+    };
+    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 3);
+    double *ov;
+    cr_assert_eq(traceinfo_overlaps(t, &ov), 1, "step 1 has no background comm: no measurement");
+    cr_assert_eq(ov[0], 0.0);
+    free(ov);
+    trace_free(t);
+}
