@@ -41,9 +41,16 @@ static char *slurp(const char *path, size_t *len, char *err, int errlen) {
         }
     }
     int gzerr = 0;
-    const char *why = got < 0 ? gzerror(f, &gzerr) : NULL;
+    // gzerror's message lives in f: copy it before gzclose frees it (read after the close,
+    // it was a use-after-free that tests/fuzz found on a cut gzip file).
+    char why[256] = "";
+    if (got < 0) { // zlib's message already starts with "PATH: "
+        const char *msg = gzerror(f, &gzerr);
+        const size_t n = strlen(path);
+        snprintf(why, sizeof why, "%s", strncmp(msg, path, n) == 0 && msg[n] == ':' ? msg + n + 2 : msg);
+    }
     gzclose(f);
-    if (!buf || why) {
+    if (!buf || why[0]) {
         errmsg_set(err, errlen, "%s: %s", path, buf ? why : "out of memory");
         free(buf);
         return NULL;

@@ -145,6 +145,39 @@ Test(chrome_import, a_gzipped_trace_reads_as_the_plain_one) {
     free(dir);
 }
 
+Test(chrome_import, a_damaged_gzip_file_says_why_in_zlibs_words) {
+    // Found by tests/fuzz (corpus/chrome_import/crash-gzip-error-read-after-close.json.gz):
+    // zlib's message was read after gzclose had freed it (ASan: heap-use-after-free).
+    char *dir = clirun_tmpdir(), gz[512];
+    snprintf(gz, sizeof gz, "%s/damaged.json.gz", dir);
+    FILE *in = fopen(ddp_ranks[0], "rb");
+    gzFile out = gzopen(gz, "wb");
+    cr_assert(in && out);
+    char buf[8192];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        cr_assert_eq(gzwrite(out, buf, (unsigned)got), (int)got);
+    fclose(in);
+    gzclose(out);
+    FILE *f = fopen(gz, "r+b"); // a byte of the deflate stream flipped: the data check fails
+    cr_assert(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    fseek(f, size / 2, SEEK_SET);
+    int c = fgetc(f);
+    fseek(f, size / 2, SEEK_SET);
+    fputc(c ^ 0xff, f);
+    fclose(f);
+    const chrome_import_opts o = { .batch = 16 };
+    const char *const paths[] = { gz };
+    char err[1024] = "", want[600];
+    cr_assert_null(chrome_import(paths, 1, &o, err, sizeof err));
+    snprintf(want, sizeof want, "%s: incorrect data check", gz); // the path once, zlib's reason
+    cr_assert_str_eq(err, want);
+    remove(gz);
+    free(dir);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Horovod's timeline (hand-made from horovod/common/timeline.cc's format) */
 
