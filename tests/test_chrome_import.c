@@ -120,19 +120,24 @@ Test(chrome_import, a_pytorch_ddp_traces_overlap_and_allreduce_spans_match_the_i
     trace_free(t);
 }
 
+/* dst = src gzip'd. */
+static void gzip_copy(const char *src, const char *dst) {
+    FILE *in = fopen(src, "rb");
+    gzFile out = gzopen(dst, "wb");
+    cr_assert(in && out);
+    char buf[8192];
+    size_t got;
+    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
+        cr_assert_eq(gzwrite(out, buf, (unsigned)got), (int)got);
+    fclose(in);
+    gzclose(out);
+}
+
 Test(chrome_import, a_gzipped_trace_reads_as_the_plain_one) {
     char *dir = clirun_tmpdir(), gz[2][512];
     for (int r = 0; r < 2; r++) {
         snprintf(gz[r], sizeof gz[r], "%s/ddp.rank%d.json.gz", dir, r);
-        FILE *in = fopen(ddp_ranks[r], "rb");
-        gzFile out = gzopen(gz[r], "wb");
-        cr_assert(in && out);
-        char buf[8192];
-        size_t got;
-        while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-            cr_assert_eq(gzwrite(out, buf, (unsigned)got), (int)got);
-        fclose(in);
-        gzclose(out);
+        gzip_copy(ddp_ranks[r], gz[r]);
     }
     chrome_import_opts o = { .batch = 16 };
     const char *const paths[] = { gz[0], gz[1] };
@@ -150,15 +155,7 @@ Test(chrome_import, a_damaged_gzip_file_says_why_in_zlibs_words) {
     // zlib's message was read after gzclose had freed it (ASan: heap-use-after-free).
     char *dir = clirun_tmpdir(), gz[512];
     snprintf(gz, sizeof gz, "%s/damaged.json.gz", dir);
-    FILE *in = fopen(ddp_ranks[0], "rb");
-    gzFile out = gzopen(gz, "wb");
-    cr_assert(in && out);
-    char buf[8192];
-    size_t got;
-    while ((got = fread(buf, 1, sizeof buf, in)) > 0)
-        cr_assert_eq(gzwrite(out, buf, (unsigned)got), (int)got);
-    fclose(in);
-    gzclose(out);
+    gzip_copy(ddp_ranks[0], gz);
     FILE *f = fopen(gz, "r+b"); // a byte of the deflate stream flipped: the data check fails
     cr_assert(f);
     fseek(f, 0, SEEK_END);
