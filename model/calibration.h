@@ -8,6 +8,13 @@
  *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update" },
  *                                      (run_cv and update optional on reading: 0)
  *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
+ *     "memory": { "base": {"value": v, "stderr": e, "unit": "byte"}, "peer", "thread",
+ *                 "allreduce_scratch", "fwd_bytes_per_example", "train_bytes_per_example",
+ *                 "workspace", "workspace_per_thread", "example_bytes", "test_examples",
+ *                 "master_extra", "master_models_per_worker", "master_example_bytes",
+ *                 "sharded_data": false,
+ *                 "fit": {"points": n, "rms_bytes": r, "worst_rel_error": w} }
+ *                           (optional: model/memory.h's parameters; absent: memory unknown)
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
@@ -40,6 +47,7 @@
 #define SPEEDUP_CALIBRATION_H
 
 #include "model/costmodel.h"
+#include "model/memory.h"
 
 #include <stdbool.h>
 
@@ -60,6 +68,7 @@ typedef struct {
     long examples, batch;
     int epochs;
     char host[128];
+    memory_params memory;         /* known = false when the file has no "memory" */
 } calibration;
 
 /* One training run a calibration was fitted from, and how well it was predicted with its
