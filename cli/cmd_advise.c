@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
+#include "cli/memopt.h"
 #include "model/predictions.h"
 
 #include <getopt.h>
@@ -33,7 +34,8 @@ static void usage(FILE *out) {
             "  --sync LIST  [batch,epoch]   --topology LIST  [ps,allreduce]   --master MODE\n"
             "  --calib FILE, --c0, --c1, --sigma, --latency, --bandwidth, --model-bytes,\n"
             "  --startup, --cv, --host-cores, --update, --run-cv, --examples, --batch, --epochs,\n"
-            "  --batch-per-worker\n");
+            "  --batch-per-worker\n"
+            MEMOPT_USAGE);
 }
 
 enum { OPT_TOP = 1, OPT_CSV, OPT_HELP };
@@ -43,7 +45,8 @@ typedef char skip_note[400];
 /* Every way to use total cores (K | total, T = total/K) with each sync mode and topology
  * of g that the model accepts, as rows; each refused one (batch sync split over K > B
  * workers) as a note "CONFIG: why" in skipped. Returns the number of rows. */
-static int advise_rows(const grid *g, int total, prediction_row *rows, skip_note *skipped, int *n_skipped) {
+static int advise_rows(const grid *g, const memopt *mo, int total, prediction_row *rows, skip_note *skipped,
+                       int *n_skipped) {
     int n = 0;
     for (int s = 0; s < g->n_sync; s++)
         for (int t = 0; t < g->n_topology; t++)
@@ -62,7 +65,8 @@ static int advise_rows(const grid *g, int total, prediction_row *rows, skip_note
                     snprintf(skipped[(*n_skipped)++], sizeof *skipped, "%s: %s", name, err);
                     continue;
                 }
-                rows[n++] = predictions_from_model_interval(&g->params, &c, &g->unc);
+                rows[n] = predictions_from_model_interval(&g->params, &c, &g->unc);
+                memopt_fill(mo, g->params.model_bytes, &c, &rows[n++]);
             }
     return n;
 }
@@ -75,6 +79,7 @@ static int by_time(const void *a, const void *b) {
 int cmd_advise(int argc, char **argv) {
     static const struct option options[] = {
         GRID_LONG_OPTIONS,
+        MEMOPT_LONG_OPTIONS,
         { "top", required_argument, 0, OPT_TOP },
         { "csv", no_argument, 0, OPT_CSV },
         { "help", no_argument, 0, OPT_HELP },
@@ -85,6 +90,8 @@ int cmd_advise(int argc, char **argv) {
     g.n_topology = 2;
     g.topology[0] = COSTMODEL_TOPO_PS;
     g.topology[1] = COSTMODEL_TOPO_ALLREDUCE;
+    memopt mo;
+    memopt_init(&mo);
     int total = 0, top = 0, csv = 0, code;
     opterr = 0;
     optind = 1;
@@ -107,7 +114,8 @@ int cmd_advise(int argc, char **argv) {
         case '?':
             return args_unknown_flag("advise", argv[optind - 1]);
         }
-        if (grid_handle_option(&g, code, optarg))
+        const int mem = memopt_handle_option(&mo, code, optarg);
+        if (mem < 0 || (mem > 0 && grid_handle_option(&g, code, optarg)))
             return 2;
     }
     if (optind < argc)
@@ -120,7 +128,7 @@ int cmd_advise(int argc, char **argv) {
     g.n_workers = g.n_cores = 1;
     g.workers[0] = g.cores[0] = 1;
     int rc = grid_finish(&g);
-    if (rc)
+    if (rc || (rc = memopt_finish(&mo, g.calib_path)))
         return rc;
 
     int n_div = 0;
@@ -135,7 +143,7 @@ int cmd_advise(int argc, char **argv) {
         args_error("out of memory");
         return 1;
     }
-    n = advise_rows(&g, total, rows, skipped, &n_skipped);
+    n = advise_rows(&g, &mo, total, rows, skipped, &n_skipped);
     qsort(rows, (size_t)n, sizeof *rows, by_time);
     int shown = top > 0 && top < n ? top : n;
     if (csv) {
@@ -148,6 +156,7 @@ int cmd_advise(int argc, char **argv) {
                rows[0].time_lo, rows[0].time_hi, rows[0].speedup);
         predictions_write_table(stdout, rows, shown);
         grid_print_interval_note(&g, stdout);
+        memopt_print_note(&mo, rows, shown, stdout);
     }
     /* Beside the CSV, not inside it. */
     for (int k = 0; k < n_skipped; k++)

@@ -36,6 +36,8 @@ typedef struct {
     long examples; int epochs;
     long grid_batch;            /* the grid's global batch: measured rows at it are tabled */
     const char *calibrate_log;  /* calibrate's output, shown verbatim; NULL: none */
+    const char *const *memory_traces; int n_memory_traces; /* the memory section's runs
+                                   (cli/report_memory.h); none: no section */
 } report_html_input;
 
 int report_html_write(const char *path, const report_html_input *in, char *err, int errlen);
