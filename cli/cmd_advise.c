@@ -1,8 +1,14 @@
-/* speedup advise — the best split of a number of cores into K workers × T cores, and the
- * sync mode and topology to use, ranked by predicted time (closed-form model), each with
- * the 95% prediction interval of one run. A split the model refuses (batch sync cannot
- * split a batch of B examples over K > B workers) is no way to use the cores: it is
- * skipped with a note, and the advice comes from the rest. */
+/* speedup advise — the best split of N cores into K workers × T cores, and the sync mode
+ * and topology to use, ranked by predicted time (closed-form model), each with the 95%
+ * prediction interval of one run, and why the winner wins: for the runner-up of every
+ * other kind (another split, sync mode or topology), the term of the model that costs it
+ * most against the winner.
+ *
+ * N cores means N cores in all: on --cluster MxP@RATE (N ≤ M·P, workers placed on its
+ * machines), else on one machine of N cores (whatever this host has: the calibration's
+ * per-core costs, N cores of them). A split the model refuses (batch sync cannot split a
+ * batch of B examples over K > B workers; a worker larger than a machine) is no way to
+ * use the cores: it is skipped with a note, and the advice comes from the rest. */
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
@@ -10,21 +16,27 @@
 #include "model/predictions.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup advise --cores N [--calib F] [FLAGS]\n"
+            "usage: speedup advise --cores N [--cluster MxP@RATE[,LAT]] [--calib F] [FLAGS]\n"
             "\n"
-            "Ranks every way to use N cores — K workers x T cores with K*T = N, each sync\n"
-            "mode and topology — by predicted training time, best first. Epoch and every:N\n"
-            "sync average models instead of gradients: they train differently, so check\n"
-            "accuracy before switching from batch sync. Batch sync cannot split B examples\n"
-            "over more than B workers: such splits are skipped, with a note.\n"
+            "Ranks every way to use N cores in all — K workers x T cores with K*T = N, each\n"
+            "sync mode and topology — by predicted training time, best first, and says why\n"
+            "the best wins: the term (compute, update, comm, wait, start-up) that costs each\n"
+            "other kind of choice the most. Epoch and every:N sync average models instead of\n"
+            "gradients: they train differently, so check accuracy before switching from batch\n"
+            "sync. Batch sync cannot split B examples over more than B workers: such splits\n"
+            "are skipped, with a note.\n"
             "\n"
-            "  --cores N            total cores to use (K*T = N)                 [required]\n"
+            "  --cores N            total cores to use (K*T = N): on one machine of N\n"
+            "                       cores, or on --cluster (N <= M*P)             [required]\n"
+            "  --cluster SPEC       MxP@RATE[,LATENCY], e.g. 4x4@10gbit,50us: M machines of\n"
+            "                       P cores on a network (workers fill machine 0 first)\n"
             "  --top N              show the N best alternatives                 [all]\n"
             "  --csv                the predictions CSV instead of a table\n"
             "  --help               this text\n"
@@ -33,9 +45,9 @@ static void usage(FILE *out) {
             "(--workers is not used: advise tries every divisor of N):\n"
             "  --sync LIST  [batch,epoch]   --topology LIST  [ps,allreduce]   --master MODE\n"
             "  --calib FILE, --c0, --c1, --sigma, --latency, --bandwidth, --model-bytes,\n"
-            "  --startup, --cv, --host-cores, --update, --run-cv, --examples, --batch, --epochs,\n"
-            "  --batch-per-worker\n"
-            MEMOPT_USAGE);
+            "  --startup, --cv, --update, --run-cv, --examples, --batch, --epochs,\n"
+            "  --scaling strong|weak (--batch-per-worker)\n");
+    fputs(MEMOPT_USAGE, out);
 }
 
 enum { OPT_TOP = 1, OPT_CSV, OPT_HELP };
@@ -51,7 +63,9 @@ static int advise_rows(const grid *g, const memopt *mo, int total, prediction_ro
     for (int s = 0; s < g->n_sync; s++)
         for (int t = 0; t < g->n_topology; t++)
             for (int k = 1; k <= total; k++) {
-                if (total % k)
+                /* On a cluster a worker's cores are one machine's: larger splits are no
+                 * split of these cores at all (the header says so once). */
+                if (total % k || (g->has_cluster && total / k > g->cluster.cores))
                     continue;
                 costmodel_config c = g->base;
                 c.workers = k;
@@ -74,6 +88,101 @@ static int advise_rows(const grid *g, const memopt *mo, int total, prediction_ro
 static int by_time(const void *a, const void *b) {
     const prediction_row *x = a, *y = b;
     return (x->time_s > y->time_s) - (x->time_s < y->time_s);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Why the winner wins */
+
+enum { TERM_COMPUTE, TERM_UPDATE, TERM_COMM, TERM_WAIT, TERM_STARTUP, TERM_COUNT };
+
+static const char *const term_why[TERM_COUNT] = {
+    "compute: each worker's steps take longer (more examples per step, fewer cores per worker, "
+    "or cores shared)",
+    "update: the optimizer update on the critical path",
+    "comm: the synchronisations (S(K) every round: more workers, more rounds, or the network)",
+    "wait: waiting at the barriers for the slowest worker",
+    "start-up: starting the workers and loading the data",
+};
+
+static double term_of(const prediction_row *r, int t) {
+    switch (t) {
+    case TERM_COMPUTE: return r->compute_s;
+    case TERM_UPDATE: return r->update_s;
+    case TERM_COMM: return r->comm_s;
+    case TERM_WAIT: return r->wait_s;
+    default: return r->startup_s;
+    }
+}
+
+/* The term by which loser costs the most more than winner. */
+static int dominant_term(const prediction_row *winner, const prediction_row *loser) {
+    int best = 0;
+    for (int t = 1; t < TERM_COUNT; t++)
+        if (term_of(loser, t) - term_of(winner, t) > term_of(loser, best) - term_of(winner, best))
+            best = t;
+    return best;
+}
+
+static void describe_row(const prediction_row *r, char *out, size_t size) {
+    snprintf(out, size, "%d x %d, %s sync, %s", r->workers, r->cores, r->sync, costmodel_topology_name(r->topology));
+}
+
+/* One line for the best row of another kind than the winner's: kind says what differs. */
+static void print_reason(const prediction_row *winner, const prediction_row *r, const char *kind) {
+    char name[96];
+    describe_row(r, name, sizeof name);
+    int t = dominant_term(winner, r);
+    double delta = r->time_s - winner->time_s;
+    /* Closer than the winner's own interval reaches: the model cannot tell them apart. */
+    bool tie = delta < winner->time_hi - winner->time_s;
+    printf("  %-18s %-34s %+8.1f s (%+.0f%%)%s: %+.1f s of %s\n", kind, name, delta, 100 * delta / winner->time_s,
+           tie ? ", a tie within the 95% interval" : "", term_of(r, t) - term_of(winner, t), term_why[t]);
+}
+
+/* The first row (rows sorted by time) that differs from rows[0] by kind: 0 another split
+ * (K x T), 1 another sync mode, 2 another topology. -1 when none does. */
+static int runner_up(const prediction_row *rows, int n, int kind) {
+    for (int i = 1; i < n; i++) {
+        bool split = rows[i].workers != rows[0].workers, sync = strcmp(rows[i].sync, rows[0].sync) != 0,
+             topo = rows[i].topology != rows[0].topology;
+        if ((kind == 0 && split && !sync && !topo) || (kind == 1 && sync && !split && !topo) ||
+            (kind == 2 && topo && !split && !sync))
+            return i;
+    }
+    return -1;
+}
+
+static void print_reasons(const prediction_row *rows, int n) {
+    static const char *const kinds[] = { "another split:", "another sync:", "another topology:" };
+    printf("\nwhy: the best of each other choice, with the winner's other settings, and the term that "
+           "costs it most:\n");
+    for (int k = 0; k < 3; k++) {
+        int i = runner_up(rows, n, k);
+        if (i > 0)
+            print_reason(&rows[0], &rows[i], kinds[k]);
+    }
+    if (n > 1)
+        print_reason(&rows[0], &rows[1], "runner-up:");
+}
+
+/* ---------------------------------------------------------------------------------- */
+
+/* N cores in all: on --cluster (N ≤ M·P), else one machine of N cores. 0, or 2 with the
+ * reason printed. */
+static int place_cores(grid *g, int total) {
+    if (g->has_cluster) {
+        long most = (long)g->cluster.machines * g->cluster.cores;
+        if (total > most) {
+            args_error("advise: --cores %d is more than the cluster's %ld (%d machines x %d cores)", total, most,
+                       g->cluster.machines, g->cluster.cores);
+            return 2;
+        }
+        return 0;
+    }
+    g->params.machines = 1;
+    g->params.host_cores = total;
+    g->unc.se.host_cores = 0;
+    return 0;
 }
 
 int cmd_advise(int argc, char **argv) {
@@ -128,7 +237,7 @@ int cmd_advise(int argc, char **argv) {
     g.n_workers = g.n_cores = 1;
     g.workers[0] = g.cores[0] = 1;
     int rc = grid_finish(&g);
-    if (rc || (rc = memopt_finish(&mo, g.calib_path)))
+    if (rc || (rc = place_cores(&g, total)) || (rc = memopt_finish(&mo, g.calib_path)))
         return rc;
 
     int n_div = 0;
@@ -144,18 +253,30 @@ int cmd_advise(int argc, char **argv) {
         return 1;
     }
     n = advise_rows(&g, &mo, total, rows, skipped, &n_skipped);
+    if (n == 0) {
+        for (int k = 0; k < n_skipped; k++)
+            fprintf(stderr, "skipped %s\n", skipped[k]);
+        args_error("advise: no way to use %d cores: every split was refused (above)", total);
+        free(skipped);
+        free(rows);
+        return 2;
+    }
     qsort(rows, (size_t)n, sizeof *rows, by_time);
     int shown = top > 0 && top < n ? top : n;
     if (csv) {
         predictions_write_csv(stdout, rows, shown);
     } else {
-        printf("advise: %d cores; parameters: %s; D = %ld examples, B = %ld, E = %d epochs\n", total, g.host,
-               g.base.examples, g.base.batch, g.base.epochs);
+        printf("advise: %d cores in all", total);
+        if (g.has_cluster)
+            printf(" (workers of at most %d cores: one machine's)", g.cluster.cores);
+        printf("\n");
+        grid_print_setting(&g, stdout);
         printf("best: %d workers x %d cores, %s sync, %s: %.1f s [95%% PI %.1f, %.1f], speedup %.2f over 1 core\n\n",
                rows[0].workers, rows[0].cores, rows[0].sync, costmodel_topology_name(rows[0].topology), rows[0].time_s,
                rows[0].time_lo, rows[0].time_hi, rows[0].speedup);
         predictions_write_table(stdout, rows, shown);
         grid_print_interval_note(&g, stdout);
+        print_reasons(rows, n);
         memopt_print_note(&mo, rows, shown, stdout);
     }
     /* Beside the CSV, not inside it. */

@@ -18,9 +18,10 @@ static void usage(FILE *out) {
             "closed-form model of DESIGN.md, for every combination of the lists below, with\n"
             "the 95%% prediction interval of ONE run: the run-to-run spread (run_cv), the step\n"
             "spread within a run (cv) and --calib's standard errors, on the log scale.\n"
-            "\n"
-            GRID_USAGE
-            MEMOPT_USAGE
+            "\n");
+    fputs(GRID_USAGE, out);
+    fputs(MEMOPT_USAGE, out);
+    fprintf(out,
             "Output:\n"
             "  --csv                the predictions CSV on stdout instead of a table:\n"
             "                       time_s, speedup: the closed form; time_lo,time_hi /\n"
@@ -93,8 +94,7 @@ int cmd_model(int argc, char **argv) {
     if (csv) {
         predictions_write_csv(stdout, rows, n);
     } else {
-        printf("parameters: %s; D = %ld examples, B = %ld, E = %d epochs\n", g.host,
-               g.base.examples, g.base.batch, g.base.epochs);
+        grid_print_setting(&g, stdout);
         predictions_write_table(stdout, rows, n);
         grid_print_interval_note(&g, stdout);
         memopt_print_note(&mo, rows, n, stdout);

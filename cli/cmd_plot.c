@@ -32,7 +32,8 @@ static void usage(FILE *out) {
             "  --traces DIR         the *.trace.jsonl files the calibration was fitted on\n"
             "Output:\n"
             "  --out DIR            where the figures go (created)            [required]\n"
-            "  --title TEXT         figure title          [speedup on HOST, net NET]\n"
+            "  --title TEXT         what the figures show, under each one's question\n"
+            "                       [on HOST, CNN NET]\n"
             "  --only LIST          only these figures, e.g. speedup,timeline  [all given]\n"
             "  --help               this text\n"
             "gnuplot is run from PATH ($SPEEDUP_GNUPLOT overrides).\n");
@@ -186,11 +187,14 @@ int cmd_plot(int argc, char **argv) {
     }
 
     /* The title names the host and the network the numbers belong to. */
-    const trace *any = measured ? measured : simulated ? simulated : n_traces ? traces[0] : NULL;
+    const trace *any = measured ? measured : simulated ? simulated : NULL;
+    for (int i = 0; !any && i < n_traces; i++)
+        if (strcmp(traces[i]->run.net, "commbench") != 0) /* a training run's CNN, not the benchmark's */
+            any = traces[i];
     if (title_arg)
         snprintf(title, sizeof title, "%s", title_arg);
     else if (any)
-        snprintf(title, sizeof title, "speedup on %s, net %s", any->run.host, any->run.net[0] ? any->run.net : "?");
+        snprintf(title, sizeof title, "on %s, CNN %s", any->run.host, any->run.net[0] ? any->run.net : "?");
     else if (calib_path)
         snprintf(title, sizeof title, "speedup on %s", cal.host);
     else

@@ -21,6 +21,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/args.h"
 #include "cli/calib_plan.h"
+#include "cli/cluster_spec.h"
 #include "cli/commands.h"
 #include "cli/report_configs.h"
 #include "cli/report_html.h"
@@ -32,6 +33,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -62,6 +64,10 @@ static void usage(FILE *out) {
             "  --held-out FILE    the held-out configurations, one per line:     [built in]\n"
             "                     WORKERS CORES SYNC TOPOLOGY BATCH MASTER EPOCHS\n"
             "  --hostfile FILE    passed to mpirun for every measured run        [none]\n"
+            "  --cluster SPEC     the what-if cluster(s), MxP@RATE[,LATENCY]; repeat for up to\n"
+            "                     4 (default: 16 machines like this one, 1gbit and 10gbit, 50us)\n"
+            "  --what-if D,E      the what-if's workload: D examples, E epochs    [60000,5]\n"
+            "                     (Fashion-MNIST's training set, speedup train's epochs)\n"
             "  --help             this text\n"
             "Needs gnuplot ($SPEEDUP_GNUPLOT overrides) and mpirun ($MPIEXEC overrides).\n");
 }
@@ -74,6 +80,20 @@ typedef struct {
     char cal_path[PATH_LEN];
     char commands[8192];
 } ctx;
+
+enum { OPT_OUT = 1, OPT_BUDGET, OPT_LIMIT, OPT_MAXW, OPT_REPS, OPT_HOSTFILE, OPT_REPEATS, OPT_HELD_OUT, OPT_CLUSTER,
+       OPT_WHAT_IF, OPT_HELP };
+
+typedef struct {
+    double budget_s;
+    int max_workers;
+    const char *held_out;
+    char cluster_text[REPORT_MAX_CLUSTERS][64];
+    cluster_spec cluster[REPORT_MAX_CLUSTERS];
+    int n_clusters;
+    long what_if_examples;
+    int what_if_epochs;
+} report_options;
 
 static double now_s(void) {
     struct timespec ts;
@@ -393,6 +413,46 @@ static int simulate_grid(ctx *c, int max_workers, long batch, const char *path) 
     return step(c, "simulate (the grid)", 0, av, "/dev/null");
 }
 
+/* Without --cluster: 16 machines like this one (its cores), on 1 and 10 Gbit/s. */
+static void default_clusters(report_options *o, long cores) {
+    static const char *const rates[] = { "1gbit", "10gbit" };
+    for (o->n_clusters = 0; o->n_clusters < 2; o->n_clusters++) {
+        int i = o->n_clusters;
+        snprintf(o->cluster_text[i], sizeof o->cluster_text[i], "16x%ld@%s,50us", cores, rates[i]);
+        cluster_spec_parse("--cluster", o->cluster_text[i], &o->cluster[i]); /* well formed by construction */
+    }
+}
+
+/* 3b. The cluster what-if i: `speedup simulate --cluster` of workers 1, 2, 4, … (one core
+ * each, the what-if's workload) into OUT/cluster-i.csv, and its speedup figure in
+ * OUT/figures/cluster-i/. This host's measured runs are drawn on it only when they ran the
+ * same workload (they ran as the cluster's first machine would): a short run's start-up
+ * weighs far more than a whole training's, so its speedup is another quantity. */
+static int cluster_what_if(ctx *c, const report_options *o, int i, long batch) {
+    char reps[16], b[24], limit[24], epochs[16], csv[PATH_LEN], fig[PATH_LEN], meas[PATH_LEN], where[160],
+        title[512];
+    int_text(c->reps, reps, sizeof reps);
+    int_text(batch, b, sizeof b);
+    int_text(o->what_if_examples, limit, sizeof limit);
+    int_text(o->what_if_epochs, epochs, sizeof epochs);
+    snprintf(csv, sizeof csv, "%s/cluster-%d.csv", c->out, i + 1);
+    snprintf(fig, sizeof fig, "%s/figures/cluster-%d", c->out, i + 1);
+    snprintf(meas, sizeof meas, "%s/measurements.csv", c->out);
+    const char *av[] = { "simulate", "--calib", c->cal_path, "--cluster", o->cluster_text[i], "--cores", "1",
+                         "--sync", "batch,epoch", "--topology", "ps,allreduce", "--examples", limit, "--batch", b,
+                         "--epochs", epochs, "--reps", reps, "--csv", "--out", csv, NULL };
+    fprintf(stderr, "speedup report: simulating the cluster %s\n", o->cluster_text[i]);
+    if (step(c, "simulate (a cluster what-if)", 0, av, "/dev/null"))
+        return -1;
+    cluster_spec_describe(&o->cluster[i], where, sizeof where);
+    snprintf(title, sizeof title, "on %s; %s examples x %s epochs, batch %s split over the workers", where, limit,
+             epochs, b);
+    bool same_workload = o->what_if_examples == c->limit && o->what_if_epochs == 1;
+    const char *pv[] = { "plot", "--out", fig, "--predictions", csv, "--only", "speedup", "--title", title,
+                         same_workload ? "--measurements" : NULL, meas, NULL };
+    return step(c, "plot (a cluster what-if)", 0, pv, "/dev/null");
+}
+
 /* 4. The simulated timeline of the measured 2x1 batch all-reduce run (measured_path),
  * and every figure. */
 static int draw_figures(ctx *c, long batch, const char *measured_path, const char *sim_path) {
@@ -414,13 +474,22 @@ static int draw_figures(ctx *c, long batch, const char *measured_path, const cha
     return step(c, "plot", 0, av, "/dev/null");
 }
 
-enum { OPT_OUT = 1, OPT_BUDGET, OPT_LIMIT, OPT_MAXW, OPT_REPS, OPT_HOSTFILE, OPT_REPEATS, OPT_HELD_OUT, OPT_HELP };
 
-typedef struct {
-    double budget_s;
-    int max_workers;
-    const char *held_out;
-} report_options;
+/* --what-if D,E: 0, or -1 after printing why. */
+static int parse_what_if(const char *arg, report_options *o) {
+    char buf[64];
+    snprintf(buf, sizeof buf, "%s", arg);
+    char *comma = strchr(buf, ',');
+    if (!comma) {
+        args_error("--what-if: expected EXAMPLES,EPOCHS such as 60000,5, got '%s'", arg);
+        return -1;
+    }
+    *comma = '\0';
+    return args_long("--what-if", buf, 1, 1000000000000L, &o->what_if_examples) ||
+                   args_int("--what-if", comma + 1, 1, 1000000, &o->what_if_epochs)
+               ? -1
+               : 0;
+}
 
 /* 0 to go on, else the exit status (2 usage, 0 after --help). */
 static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
@@ -429,7 +498,9 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
         { "limit", required_argument, 0, OPT_LIMIT },     { "max-workers", required_argument, 0, OPT_MAXW },
         { "reps", required_argument, 0, OPT_REPS },       { "hostfile", required_argument, 0, OPT_HOSTFILE },
         { "repeats", required_argument, 0, OPT_REPEATS }, { "held-out", required_argument, 0, OPT_HELD_OUT },
-        { "help", no_argument, 0, OPT_HELP },             { 0, 0, 0, 0 },
+        { "cluster", required_argument, 0, OPT_CLUSTER }, { "what-if", required_argument, 0, OPT_WHAT_IF },
+        { "help", no_argument, 0, OPT_HELP },
+        { 0, 0, 0, 0 },
     };
     int code;
     opterr = 0;
@@ -459,6 +530,20 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
             break;
         case OPT_HOSTFILE: c->hostfile = optarg; break;
         case OPT_HELD_OUT: o->held_out = optarg; break;
+        case OPT_WHAT_IF:
+            if (parse_what_if(optarg, o))
+                return 2;
+            break;
+        case OPT_CLUSTER:
+            if (o->n_clusters == REPORT_MAX_CLUSTERS) {
+                args_error("report: --cluster: at most %d clusters", REPORT_MAX_CLUSTERS);
+                return 2;
+            }
+            if (strlen(optarg) >= sizeof o->cluster_text[0] ||
+                cluster_spec_parse("--cluster", optarg, &o->cluster[o->n_clusters]))
+                return 2;
+            snprintf(o->cluster_text[o->n_clusters++], sizeof o->cluster_text[0], "%s", optarg);
+            break;
         case OPT_HELP: usage(stdout); return -1;
         default:
             return args_unknown_flag("report", argv[optind - 1]);
@@ -532,10 +617,17 @@ int cmd_report(int argc, char **argv) {
     c.out = "out";
     c.reps = 30;
     c.repeats = 2;
-    report_options o = { .budget_s = CALIB_PLAN_DEFAULT_BUDGET_S, .max_workers = 32 };
+    static report_options o;
+    memset(&o, 0, sizeof o);
+    o.budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;
+    o.max_workers = 32;
+    o.what_if_examples = 60000;
+    o.what_if_epochs = 5;
     int code = parse_options(argc, argv, &c, &o);
     if (code)
         return code < 0 ? 0 : code;
+    if (o.n_clusters == 0)
+        default_clusters(&o, sysconf(_SC_NPROCESSORS_ONLN));
     if (check_programs())
         return 1;
     if (!c.limit)
@@ -562,7 +654,8 @@ int cmd_report(int argc, char **argv) {
     fidelity_summary fid;
     prediction_row *pred = NULL;
     trace *tl_measured = NULL, *tl_sim = NULL;
-    int n_pred = 0, rc = 1;
+    int n_pred = 0, rc = 1, n_clusters_read = 0;
+    static report_cluster clusters[REPORT_MAX_CLUSTERS];
     if (measure_all(&c, configs, n_configs, &cal, meas, &fid))
         goto done;
     snprintf(path, sizeof path, "%s/predictions.csv", c.out);
@@ -578,6 +671,17 @@ int cmd_report(int argc, char **argv) {
     if (!(tl_measured = trace_read(path, err, sizeof err)) || !(tl_sim = trace_read(sim_tl, err, sizeof err))) {
         args_error("report: %s", err);
         goto done;
+    }
+    for (int i = 0; i < o.n_clusters; i++) {
+        if (cluster_what_if(&c, &o, i, B))
+            goto done;
+        cluster_spec_describe(&o.cluster[i], clusters[i].desc, sizeof clusters[i].desc);
+        snprintf(path, sizeof path, "%s/cluster-%d.csv", c.out, i + 1);
+        if (predictions_read_csv(path, &clusters[i].rows, &clusters[i].n_rows, err, sizeof err)) {
+            args_error("report: %s", err);
+            goto done;
+        }
+        n_clusters_read = i + 1;
     }
 
     /* 5. index.html */
@@ -599,6 +703,8 @@ int cmd_report(int argc, char **argv) {
                              .pred = pred, .n_pred = n_pred, .meas = meas, .n_meas = n_configs, .fidelity = &fid,
                              .timeline_measured = tl_measured, .timeline_simulated = tl_sim,
                              .examples = c.limit, .epochs = 1, .grid_batch = B, .calibrate_log = cal_out,
+                             .clusters = clusters, .n_clusters = n_clusters_read,
+                             .what_if_examples = o.what_if_examples, .what_if_epochs = o.what_if_epochs,
                              .memory_traces = memory_traces, .n_memory_traces = n_configs };
     snprintf(path, sizeof path, "%s/index.html", c.out);
     if (report_html_write(path, &in, err, sizeof err)) {
@@ -608,6 +714,8 @@ int cmd_report(int argc, char **argv) {
     printf("report written to %s (%.0f s)\n", path, now_s() - t_start);
     rc = 0;
 done:
+    for (int i = 0; i < n_clusters_read; i++)
+        free(clusters[i].rows);
     free(pred);
     trace_free(tl_measured);
     trace_free(tl_sim);

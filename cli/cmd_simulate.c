@@ -31,9 +31,9 @@ static void usage(FILE *out) {
             "run-to-run factor (log-normal, median 1, log-sd run_cv), steps drawn with spread cv.\n"
             "Prints the mean time and speedup, the 95%% prediction interval of ONE run (where\n"
             "your next run should land) and where the time goes (means over workers).\n"
-            "\n"
-            GRID_USAGE);
-    fputs(MEMOPT_USAGE, out); /* apart: one string literal past 4095 characters is not C99's */
+            "\n");
+    fputs(GRID_USAGE, out);
+    fputs(MEMOPT_USAGE, out);
     fprintf(out,
             "Simulation:\n"
             "  --reps R             replications per configuration; more settle the ends of\n"
@@ -221,11 +221,10 @@ static int simulate_grid(const grid *g, const simulate_options *o, const job_rep
 }
 
 static void print_table(const grid *g, const simulate_options *o, const prediction_row *rows, int n) {
-    printf("simulated: %d replications from seed %ld, %s launch%s%s; parameters: %s; "
-           "D = %ld examples, B = %ld, E = %d epochs\n",
-           o->reps, o->seed, o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
-           o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "", g->host,
-           g->base.examples, g->base.batch, g->base.epochs);
+    printf("simulated: %d replications from seed %ld, %s launch%s%s\n", o->reps, o->seed,
+           o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
+           o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "");
+    grid_print_setting(g, stdout);
     predictions_write_table(stdout, rows, n);
     grid_print_interval_note(g, stdout);
     memopt_print_note(&o->memory, rows, n, stdout);

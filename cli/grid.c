@@ -101,8 +101,10 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     switch (code) {
     case GRID_OPT_CALIB: g->calib_path = arg; return 0;
     case GRID_OPT_WORKERS:
+        g->workers_given = true;
         return args_int_list("--workers", arg, 1, 1000000, g->workers, GRID_MAX_VALUES, &g->n_workers);
     case GRID_OPT_CORES:
+        g->cores_given = true;
         return args_int_list("--cores", arg, 1, 100000, g->cores, GRID_MAX_VALUES, &g->n_cores);
     case GRID_OPT_SYNC: return parse_sync_list(g, arg);
     case GRID_OPT_TOPOLOGY: return parse_topology_list(g, arg);
@@ -127,6 +129,16 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     case GRID_OPT_HOST_CORES: return args_double("--host-cores", arg, 0, 1e9, &g->host_cores);
     case GRID_OPT_UPDATE: return args_seconds("--update", arg, &g->update);
     case GRID_OPT_RUN_CV: return args_double("--run-cv", arg, 0, 10, &g->run_cv);
+    case GRID_OPT_CLUSTER:
+        g->has_cluster = true;
+        return cluster_spec_parse("--cluster", arg, &g->cluster);
+    case GRID_OPT_SCALING:
+        if (strcmp(arg, "strong") != 0 && strcmp(arg, "weak") != 0) {
+            args_error("--scaling: expected strong (B split over the workers) or weak (B per worker), got '%s'", arg);
+            return -1;
+        }
+        g->base.batch_per_worker = strcmp(arg, "weak") == 0;
+        return 0;
     default: return 1;
     }
 }
@@ -185,6 +197,10 @@ static void apply_overrides(grid *g) {
     double beta = isnan(g->bandwidth) ? NAN : 1.0 / g->bandwidth;
     override(&p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, &se->beta_ps, beta);
     override(&p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, &se->beta_allreduce, beta);
+    if (g->has_cluster) {
+        cluster_spec_apply(&g->cluster, p);
+        se->host_cores = 0;
+    }
     if (g->examples > 0) g->base.examples = g->examples;
     if (g->batch > 0) g->base.batch = g->batch;
     if (g->epochs > 0) g->base.epochs = g->epochs;
@@ -203,10 +219,55 @@ int grid_describe(const costmodel_config *c, char *out, int outlen) {
                     costmodel_topology_name(c->topology));
 }
 
+/* Does some configuration split the global batch over the workers (strong scaling)? */
+static bool splits_batch(const grid *g) {
+    for (int s = 0; s < g->n_sync; s++)
+        if (g->sync[s] == COSTMODEL_SYNC_BATCH && !g->base.batch_per_worker)
+            return true;
+    return false;
+}
+
+/* Workers 1, 2, 4, … up to the cluster's cores (and the cores themselves), never more
+ * than the batch has examples when it is split: no worker gets less than one. */
+static void default_workers(grid *g) {
+    int most = g->cluster.machines * g->cluster.cores;
+    if (splits_batch(g) && most > g->base.batch)
+        most = (int)g->base.batch;
+    g->n_workers = 0;
+    for (int k = 1; k <= most && g->n_workers < GRID_MAX_VALUES - 1; k *= 2)
+        g->workers[g->n_workers++] = k;
+    if (g->workers[g->n_workers - 1] != most)
+        g->workers[g->n_workers++] = most;
+}
+
+void grid_print_setting(const grid *g, FILE *out) {
+    char where[160];
+    if (g->has_cluster)
+        cluster_spec_describe(&g->cluster, where, sizeof where);
+    else if (g->params.host_cores > 0)
+        snprintf(where, sizeof where, "one host of %g cores", g->params.host_cores);
+    else
+        snprintf(where, sizeof where, "one host, cores unlimited");
+    fprintf(out, "parameters: %s; D = %ld examples, B = %ld (%s), E = %d epochs; on %s\n", g->host,
+            g->base.examples, g->base.batch,
+            g->base.batch_per_worker ? "weak scaling: B per worker" : "strong scaling: B split over the workers",
+            g->base.epochs, where);
+}
+
 int grid_finish(grid *g) {
     if (load_params(g))
         return 1;
     apply_overrides(g);
+    if (g->has_cluster && !g->cores_given) {
+        /* A worker never takes more cores than a machine has. */
+        int n = 0;
+        for (int i = 0; i < g->n_cores; i++)
+            if (g->cores[i] <= g->cluster.cores)
+                g->cores[n++] = g->cores[i];
+        g->n_cores = n;
+    }
+    if (g->has_cluster && !g->workers_given)
+        default_workers(g);
     for (int i = 0; i < grid_size(g); i++) {
         costmodel_config c = grid_config(g, i);
         char err[512], name[96];

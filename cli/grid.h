@@ -17,10 +17,12 @@
 #ifndef SPEEDUP_GRID_H
 #define SPEEDUP_GRID_H
 
+#include "cli/cluster_spec.h"
 #include "model/costmodel.h"
 #include "model/uncertainty.h"
 
 #include <getopt.h>
+#include <stdbool.h>
 #include <stdio.h>
 
 enum { GRID_MAX_VALUES = 64 };
@@ -32,7 +34,8 @@ enum {
     GRID_OPT_TOPOLOGY, GRID_OPT_MASTER, GRID_OPT_BATCH_PER_WORKER, GRID_OPT_EXAMPLES,
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_C0, GRID_OPT_C1, GRID_OPT_SIGMA,
     GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_MODEL_BYTES, GRID_OPT_STARTUP,
-    GRID_OPT_CV, GRID_OPT_HOST_CORES, GRID_OPT_UPDATE, GRID_OPT_RUN_CV,
+    GRID_OPT_CV, GRID_OPT_HOST_CORES, GRID_OPT_UPDATE, GRID_OPT_RUN_CV, GRID_OPT_CLUSTER,
+    GRID_OPT_SCALING,
     GRID_OPT_LAST
 };
 
@@ -59,7 +62,9 @@ enum {
     { "cv", required_argument, 0, GRID_OPT_CV },                                     \
     { "host-cores", required_argument, 0, GRID_OPT_HOST_CORES },                     \
     { "update", required_argument, 0, GRID_OPT_UPDATE },                             \
-    { "run-cv", required_argument, 0, GRID_OPT_RUN_CV }
+    { "run-cv", required_argument, 0, GRID_OPT_RUN_CV },                             \
+    { "cluster", required_argument, 0, GRID_OPT_CLUSTER },                           \
+    { "scaling", required_argument, 0, GRID_OPT_SCALING }
 
 /* For a command's --help. */
 #define GRID_USAGE                                                                          \
@@ -69,7 +74,15 @@ enum {
     "  --sync LIST          batch | epoch | every:N                      [batch,epoch]\n"   \
     "  --topology LIST      ps (parameter server on rank 0) | allreduce [ps]\n"            \
     "  --master MODE        ps master: worker (trains too) | dedicated   [worker]\n"        \
-    "  --batch-per-worker   batch sync: each worker takes B, not B/K\n"                     \
+    "  --scaling MODE       strong: the global batch B is split over the K    [strong]\n"   \
+    "                       workers (B/K each); weak: each worker takes B\n"                \
+    "                       (Elephas' default; also --batch-per-worker)\n"                  \
+    "Where the workers run (default: all on one host of --host-cores cores):\n"            \
+    "  --cluster SPEC       MxP@RATE[,LATENCY]: M machines of P cores on a network,\n"      \
+    "                       e.g. 16x4@10gbit,50us (latency default 50us). Workers fill\n"   \
+    "                       machine 0 first, then 1, ... (Open MPI's default mapping);\n"  \
+    "                       ranks on one machine share its cores and shared memory,\n"     \
+    "                       the others cross the network. [--workers: powers of 2 to M*P]\n" \
     "Workload (default: the calibration's, else the seed's 6000 images):\n"                 \
     "  --examples D  --batch B  --epochs E                               [6000, 32, 5]\n"   \
     "Parameters (default: --calib FILE, else the seed-like example; flags override):\n"    \
@@ -98,6 +111,8 @@ typedef struct {
     costmodel_params params;
     uncertainty unc;              /* of params: the calibration's, less the overridden */
     const char *calib_path;       /* NULL: the seed's example */
+    cluster_spec cluster;         /* --cluster, when has_cluster */
+    bool has_cluster, workers_given, cores_given;
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
     double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores, update, run_cv;
@@ -115,6 +130,9 @@ int grid_finish(grid *g);
 int grid_size(const grid *g);
 /* One line under a table: what its "95% PI (one run)" is made of. */
 void grid_print_interval_note(const grid *g, FILE *out);
+/* What every prediction of g assumes, one line: the parameters' source, the workload,
+ * the scaling mode and where the workers run. */
+void grid_print_setting(const grid *g, FILE *out);
 /* "K workers x T cores, SYNC sync, TOPOLOGY" into out (snprintf's return). */
 int grid_describe(const costmodel_config *c, char *out, int outlen);
 /* The i-th configuration, i in [0, grid_size). Order: sync, topology, workers, cores. */

@@ -141,10 +141,86 @@ static void write_head(FILE *f, const report_html_input *in) {
     fputs("<p>Times are training times from the traces: start-up (MPI, data, model) and training, "
           "evaluation on the test set left out, as the model predicts them. A run's whole wall time "
           "(mpirun launch and evaluation included) is shown for the held-out runs.</p>\n"
-          "<p><a href=\"#errors\">prediction errors</a> &middot; <a href=\"#speedup\">speedup</a> &middot; "
+          "<p><a href=\"#cluster\">on a cluster</a> &middot; <a href=\"#errors\">prediction errors</a> &middot; "
+          "<a href=\"#speedup\">speedup</a> &middot; "
           "<a href=\"#splits\">splits</a> &middot; <a href=\"#breakdown\">breakdown</a> &middot; "
           "<a href=\"#timeline\">timeline</a> &middot; <a href=\"#calibration\">calibration</a></p>\n", f);
 
+}
+
+/* The fastest row of a cluster what-if, and for a series its best worker count. */
+static const prediction_row *fastest(const prediction_row *rows, int n, const char *sync, int topology) {
+    const prediction_row *best = NULL;
+    for (int i = 0; i < n; i++)
+        if ((!sync || (strcmp(rows[i].sync, sync) == 0 && (int)rows[i].topology == topology)) &&
+            (!best || rows[i].time_s < best->time_s))
+            best = &rows[i];
+    return best;
+}
+
+/* One cluster what-if: its figure, what scales best, and the table of speedups by workers. */
+static void write_cluster(FILE *f, const report_cluster *k, int index) {
+    static const char *const syncs[] = { "batch", "batch", "epoch", "epoch" };
+    static const int topos[] = { COSTMODEL_TOPO_PS, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_TOPO_PS,
+                                 COSTMODEL_TOPO_ALLREDUCE };
+    fprintf(f, "<h3 id=\"cluster-%d\">On ", index + 1);
+    esc(f, k->desc);
+    fprintf(f, "</h3>\n<p><a href=\"figures/cluster-%d/speedup.svg\"><img src=\"figures/cluster-%d/speedup.png\" "
+               "alt=\"cluster-%d speedup\" width=\"1000\" height=\"640\"></a><br>"
+               "<a href=\"figures/cluster-%d/speedup.svg\">SVG</a> &middot; <a href=\"cluster-%d.csv\">CSV</a></p>\n",
+            index + 1, index + 1, index + 1, index + 1, index + 1);
+    const prediction_row *best = fastest(k->rows, k->n_rows, NULL, 0);
+    if (best)
+        fprintf(f, "<p><b>Fastest:</b> %d workers, %s sync, %s: speedup <b>%.2f</b> (95%% PI %.2f&ndash;%.2f). "
+                   "Best worker count per mode:", best->workers, best->sync, costmodel_topology_name(best->topology),
+                best->speedup, best->ci_lo, best->ci_hi);
+    for (int s = 0; s < 4; s++) {
+        const prediction_row *b = fastest(k->rows, k->n_rows, syncs[s], topos[s]);
+        if (b)
+            fprintf(f, "%s %s/%s at K = %d (%.2f&times;)", s ? ";" : "", syncs[s],
+                    costmodel_topology_name((costmodel_topology)topos[s]), b->workers, b->speedup);
+    }
+    fputs(".</p>\n<table>\n<tr><th>workers</th>", f);
+    for (int s = 0; s < 4; s++)
+        fprintf(f, "<th>%s/%s speedup (95%% PI)</th>", syncs[s], costmodel_topology_name((costmodel_topology)topos[s]));
+    fputs("</tr>\n", f);
+    for (int i = 0; i < k->n_rows; i++) {
+        if (strcmp(k->rows[i].sync, syncs[0]) != 0 || (int)k->rows[i].topology != topos[0])
+            continue; /* one line per worker count, from the first series' rows */
+        fprintf(f, "<tr><td>%d</td>", k->rows[i].workers);
+        for (int s = 0; s < 4; s++) {
+            const prediction_row *r = NULL;
+            for (int j = 0; j < k->n_rows && !r; j++)
+                if (k->rows[j].workers == k->rows[i].workers && strcmp(k->rows[j].sync, syncs[s]) == 0 &&
+                    (int)k->rows[j].topology == topos[s])
+                    r = &k->rows[j];
+            if (r)
+                fprintf(f, "<td>%.2f (%.2f&ndash;%.2f)</td>", r->speedup, r->ci_lo, r->ci_hi);
+            else
+                fputs("<td>&ndash;</td>", f);
+        }
+        fputs("</tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* The what-if section: the report's main result. */
+static void write_clusters(FILE *f, const report_html_input *in) {
+    if (in->n_clusters == 0)
+        return;
+    fprintf(f, "<h2 id=\"cluster\">What if: this training on a cluster</h2>\n<p>The model calibrated on this "
+               "host, for the whole training (%ld examples &times; %d epochs, global batch %ld split over the workers: "
+               "strong scaling), with the workers placed on the machines of a cluster: the first machine's cores "
+               "filled first, ranks on one machine sharing its cores and talking through shared memory, ranks on "
+               "different machines crossing the network (its latency added to each message, its rate capping the "
+               "bandwidth). One core per worker. The band is the 95%% prediction interval of one run. This host's "
+               "measured runs are short (%ld examples, 1 epoch: start-up weighs far more there): they are in the "
+               "validation section below, against predictions of the same runs.</p>\n",
+            in->what_if_examples, in->what_if_epochs, in->grid_batch, in->examples);
+    for (int i = 0; i < in->n_clusters; i++)
+        write_cluster(f, &in->clusters[i], i);
+    fputs("<h2 id=\"validation\">Validation on this host</h2>\n<p>How far to trust the what-if: the same model "
+          "against runs measured here, on configurations it was and was not fitted on.</p>\n", f);
 }
 
 /* Every measured configuration against its predictions, the fidelity figures above. */
@@ -202,7 +278,8 @@ static void write_errors(FILE *f, const report_html_input *in) {
 
 /* Figures 1 to 4, each with its table. */
 static void write_figures(FILE *f, const report_html_input *in) {
-    figure(f, "speedup", "1. Speedup against total cores, batch and epoch sync: predicted (95% band) and measured");
+    figure(f, "speedup", "1. Speedup on this host against total cores, batch and epoch sync: predicted (95% band) "
+                         "and measured");
     tables(f, in, 0);
     figure(f, "splits", "2. The same total cores split into workers differently");
     fputs("<p>The grid's rows with 2 to 8 cores in all (the measured 1&times;2 and 2&times;1 are in the "
@@ -255,6 +332,7 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
         return -1;
     FILE *f = atomicfile_stream(af);
     write_head(f, in);
+    write_clusters(f, in);
     write_errors(f, in);
     write_figures(f, in);
     write_calibration(f, in);

@@ -24,6 +24,15 @@ typedef struct {
     prediction_row sim;         /* `speedup simulate`: mean time, 95% prediction interval of one run */
 } report_measured;
 
+/* A cluster what-if: `speedup simulate --cluster` of workers 1, 2, 4, … one core each;
+ * its figure is figures/cluster-N/speedup.png (N = its index + 1). */
+enum { REPORT_MAX_CLUSTERS = 4 };
+typedef struct {
+    char desc[160];             /* "16 machines x 2 cores, 1 Gbit/s, 50 us" */
+    prediction_row *rows;
+    int n_rows;
+} report_cluster;
+
 typedef struct {
     const char *host_desc;      /* host, cores, load */
     const char *net_desc;       /* the CNN and the interconnect */
@@ -36,6 +45,8 @@ typedef struct {
     long examples; int epochs;
     long grid_batch;            /* the grid's global batch: measured rows at it are tabled */
     const char *calibrate_log;  /* calibrate's output, shown verbatim; NULL: none */
+    const report_cluster *clusters; int n_clusters; /* the what-ifs, shown first */
+    long what_if_examples; int what_if_epochs;      /* their workload */
     const char *const *memory_traces; int n_memory_traces; /* the memory section's runs
                                    (cli/report_memory.h); none: no section */
 } report_html_input;

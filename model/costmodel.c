@@ -34,6 +34,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "model cv must be a finite number >= 0", p->model_cv },
         { "startup cpu must be a finite number >= 0", p->startup_cpu_s },
         { "oversubscribed sync must be a finite number >= 0", p->oversub_sync_s },
+        { "network latency must be a finite number >= 0", p->net.alpha_s },
+        { "network 1/rate must be a finite number >= 0", p->net.beta_s_per_byte },
     };
     for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
         if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
@@ -46,6 +48,16 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "workers must be >= 1", c->workers);
     if (c->cores < 1)
         return fail(err, errlen, "cores must be >= 1", c->cores);
+    if (p->machines < 0)
+        return fail(err, errlen, "machines must be >= 0", p->machines);
+    if (p->machines >= 2 && p->host_cores < 1)
+        return fail(err, errlen, "a cluster needs its cores per machine (host cores >= 1)", p->host_cores);
+    if (p->machines >= 2 && c->cores > p->host_cores) {
+        if (err && errlen > 0)
+            snprintf(err, (size_t)errlen, "a worker of %d cores does not fit a machine of %g cores", c->cores,
+                     p->host_cores);
+        return -1;
+    }
     if (c->examples < 1)
         return fail(err, errlen, "examples must be >= 1", (double)c->examples);
     if (c->batch < 1)
@@ -105,12 +117,46 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 /* ---------------------------------------------------------------------------------- */
 /* Step, synchronisation, round */
 
-double costmodel_rho(const costmodel_params *p, const costmodel_config *c) {
-    /* A dedicated master trains nothing but its MPI progress loop polls: the share of a
-     * core it does not yield to the workers. */
-    double cores_used = (double)c->workers * c->cores +
-                        (c->master == COSTMODEL_MASTER_DEDICATED ? 1.0 - p->master_yield : 0.0);
+/* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains. */
+static double master_cores(const costmodel_params *p, const costmodel_config *c) {
+    return c->master == COSTMODEL_MASTER_DEDICATED ? 1.0 - p->master_yield : 0.0;
+}
+
+static double rho_of(const costmodel_params *p, const costmodel_config *c, int workers, double master) {
+    double cores_used = (double)workers * c->cores + master;
     return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
+}
+
+costmodel_placement costmodel_placement_of(const costmodel_params *p, const costmodel_config *c) {
+    int k = c->workers;
+    costmodel_placement pl = { .machines_used = 1, .workers_on_master = k, .workers_busiest = k };
+    if (p->machines < 2) {
+        pl.rho = rho_of(p, c, k, master_cores(p, c));
+        return pl;
+    }
+    /* Slots as mpirun fills them: a worker takes T cores, a dedicated master one core of
+     * machine 0. */
+    int m = p->machines, dedicated = c->master == COSTMODEL_MASTER_DEDICATED;
+    int slots = (int)(p->host_cores / c->cores);
+    int slots0 = (int)((p->host_cores - dedicated) / c->cores);
+    long capacity = slots0 + (long)(m - 1) * slots;
+    if (k <= capacity) {
+        pl.workers_on_master = k < slots0 ? k : slots0;
+        int rest = k - pl.workers_on_master, on_next = rest < slots ? rest : slots;
+        pl.machines_used = 1 + (rest + slots - 1) / slots;
+        pl.workers_busiest = pl.workers_on_master > on_next ? pl.workers_on_master : on_next;
+        pl.rho = 1.0;
+        return pl;
+    }
+    /* More workers than slots: spread evenly, machine 0 (with the master) among the fullest. */
+    pl.machines_used = m;
+    pl.workers_on_master = pl.workers_busiest = (k + m - 1) / m;
+    pl.rho = rho_of(p, c, pl.workers_on_master, master_cores(p, c));
+    return pl;
+}
+
+double costmodel_rho(const costmodel_params *p, const costmodel_config *c) {
+    return costmodel_placement_of(p, c).rho;
 }
 
 static double core_scaling(const costmodel_params *p, const costmodel_config *c) {
@@ -138,21 +184,46 @@ double costmodel_startup_time(const costmodel_params *p, const costmodel_config 
     return p->w0_s + p->w1_s * c->workers + p->startup_cpu_s * (costmodel_rho(p, c) - 1.0);
 }
 
+bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config *c) {
+    return p->machines >= 2 && costmodel_placement_of(p, c).machines_used >= 2;
+}
+
+/* The link a message takes: shared memory, or the network on top of the host's own cost. */
+static costmodel_link link_of(const costmodel_params *p, const costmodel_config *c, bool remote) {
+    costmodel_link l = p->link[c->topology];
+    if (remote) {
+        l.alpha_s += p->net.alpha_s;
+        l.beta_s_per_byte = fmax(l.beta_s_per_byte, p->net.beta_s_per_byte);
+    }
+    return l;
+}
+
+double costmodel_message_time(const costmodel_params *p, const costmodel_config *c, bool remote) {
+    costmodel_link l = link_of(p, c, remote);
+    return l.alpha_s + l.beta_s_per_byte * p->model_bytes;
+}
+
+double costmodel_ring_step_time(const costmodel_params *p, const costmodel_config *c) {
+    costmodel_link l = link_of(p, c, costmodel_spans_machines(p, c));
+    return l.alpha_s + l.beta_s_per_byte * p->model_bytes / c->workers;
+}
+
 /* S(K) of the exchange alone, on an idle host. */
 static double exchange_time(const costmodel_params *p, const costmodel_config *c) {
-    const costmodel_link *l = &p->link[c->topology];
     double k = c->workers;
-    double msg = l->alpha_s + l->beta_s_per_byte * p->model_bytes;
     if (c->topology == COSTMODEL_TOPO_ALLREDUCE) {
         if (c->workers == 1)
             return 0.0;
         /* Ring: reduce-scatter then all-gather, 2(K−1) steps of M/K bytes each. */
-        return 2.0 * (k - 1.0) * l->alpha_s + 2.0 * (k - 1.0) / k * l->beta_s_per_byte * p->model_bytes;
+        return 2.0 * (k - 1.0) * costmodel_ring_step_time(p, c);
     }
     /* Parameter server: the master's link takes every push, then every pull, one at a
-     * time. A master that also trains exchanges with the K−1 others only. */
-    double remote = c->master == COSTMODEL_MASTER_DEDICATED ? k : k - 1.0;
-    return 2.0 * remote * msg;
+     * time. A master that also trains exchanges with the K−1 others only; those on its
+     * own machine through shared memory. */
+    costmodel_placement pl = costmodel_placement_of(p, c);
+    double local = pl.workers_on_master - (c->master == COSTMODEL_MASTER_DEDICATED ? 0.0 : 1.0);
+    double remote = k - pl.workers_on_master;
+    return 2.0 * (local * costmodel_message_time(p, c, false) + remote * costmodel_message_time(p, c, true));
 }
 
 double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {

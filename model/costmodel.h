@@ -16,6 +16,19 @@
  * after its step (local SGD, K = 1) or after the all-reduce, on the master between the
  * pushes and the pulls (ps): never inside S(K).
  * With c0 = u = W = CV = 0, ρ = 1 and batch sync this is the seed's N·(C/K + S) per epoch.
+ *
+ * Placement (costmodel_placement_of): on one host (machines ≤ 1, the calibration's own)
+ * every rank shares its P cores. On a cluster of M machines of P cores each, joined by a
+ * network link (params.net), ranks are placed as Open MPI's default mapping does: machine
+ * 0's slots first (⌊P/T⌋ workers; a dedicated master takes one of them), then machine 1's,
+ * …; when the workers outnumber all the slots they are spread evenly, and ρ is that of the
+ * busiest machine (the barrier waits for its workers). Ranks on one machine talk through
+ * shared memory at the calibrated link[topology]; a message that crosses machines costs
+ * α + latency and max(β, 1/rate) per byte (the host's own message cost stays, the wire adds
+ * its latency and caps the bandwidth). A parameter server serves its machine's workers at
+ * shared-memory cost and the others over its one network link, one message at a time; a
+ * ring all-reduce that spans machines is paced by its network hops (each of its 2(K−1)
+ * steps moves M/K bytes over a network hop somewhere in the ring).
  * When p does not divide s the last round of an epoch has r = s mod p steps; it is
  * charged r·step and its own √r straggler term (exact, where DESIGN.md's E·⌈s/p⌉·round
  * would over-count).
@@ -62,6 +75,9 @@ typedef struct {
     double master_yield;     /* y in [0, 1]: the share of its core a dedicated master's polling
                                 gives back to the workers (Open MPI yields when oversubscribed):
                                 m = 1 − y in ρ; 0 = a whole core busy */
+    /* Where the ranks run (costmodel_placement_of): */
+    int machines;            /* M: machines of host_cores cores each; 0 or 1 = one host */
+    costmodel_link net;      /* the network between machines (M ≥ 2): latency, 1/rate */
 } costmodel_params;
 
 /* What the user runs. */
@@ -88,6 +104,15 @@ typedef struct {
     double wait_s;           /* E·Σ CV·step·√p·G(K): waiting at barriers for the slowest */
 } costmodel_breakdown;
 
+/* Where K workers (and a dedicated master) run: see the header comment. */
+typedef struct {
+    int machines_used;       /* machines with at least one rank */
+    int workers_on_master;   /* training workers on machine 0, the master's (rank 0 among them
+                                unless it is dedicated); workers 0..this−1 are local to it */
+    int workers_busiest;     /* training workers on the most loaded machine */
+    double rho;              /* ρ of that machine: max(1, (its workers·T + m)/P) */
+} costmodel_placement;
+
 /* Derived schedule quantities of a config (DESIGN.md's b, s, p). */
 typedef struct {
     double local_batch;      /* b: the slowest worker's examples per step (⌈B/K⌉ when split) */
@@ -102,9 +127,21 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
 
 costmodel_schedule costmodel_schedule_of(const costmodel_config *c);
 
-/* ρ = max(1, (K·T + m)/P), m = 1 − master_yield for a dedicated master; 1 when P is 0
- * (unlimited). */
+costmodel_placement costmodel_placement_of(const costmodel_params *p, const costmodel_config *c);
+
+/* ρ of the busiest machine: max(1, (K·T + m)/P) on one host, m = 1 − master_yield for a
+ * dedicated master; 1 when P is 0 (unlimited). */
 double costmodel_rho(const costmodel_params *p, const costmodel_config *c);
+
+/* Does the config's exchange cross the network (a cluster, ranks on two machines or more)? */
+bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config *c);
+
+/* One message of the model's M bytes to or from the master: over shared memory, or across
+ * the network when remote. */
+double costmodel_message_time(const costmodel_params *p, const costmodel_config *c, bool remote);
+
+/* One of the 2(K−1) steps of a ring all-reduce (M/K bytes over the ring's slowest hop). */
+double costmodel_ring_step_time(const costmodel_params *p, const costmodel_config *c);
 
 /* ρ·(σ + (1−σ)/T)-scaled time of one local step of b examples (the update excluded). */
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c);

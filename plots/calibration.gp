@@ -14,6 +14,7 @@ set ylabel 'step residual (%)'
 unset key
 plot for [i=0:ncores-1] stepfile index i using 2:(100*($3-$5)/$5) with points lc i+1 pt 7 ps 0.8 notitle, 0 with lines lc rgb '#888888' notitle
 set xlabel 'workers K'
+set xtics 1
 set key bottom right box font ',9'
 set ylabel 'synchronisation time (s)'
 plot for [i=0:1] syncfile index i using 2:3:4 with yerrorbars lc i+3 pt 5 ps 0.8 title word('ps allreduce', i+1).' measured', \

@@ -44,15 +44,32 @@ static int close_data(FILE *f, const char *path, char *err, int errlen) {
     return 0;
 }
 
+/* The question each figure answers: its title's first line (the caller's title, which
+ * says what and where, is the second). */
+static const char *question_of(const char *name) {
+    static const struct { const char *name, *question; } q[] = {
+        { "speedup", "How much faster with more workers, and which sync mode scales?" },
+        { "splits", "The same cores in all: is it better split into few workers or many?" },
+        { "breakdown", "Where does the time go: start-up, compute, communication or waiting?" },
+        { "timeline", "What does each worker do over time, measured against simulated?" },
+        { "calibration", "Does the fitted model match the measured steps and synchronisations?" },
+    };
+    for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
+        if (strcmp(q[i].name, name) == 0)
+            return q[i].question;
+    return "";
+}
+
 /* Renders plots/NAME.gp with the common variables plus extra statements. */
 static int render(const char *name, const char *title, const char *out_dir, const char *const *extra,
                   int n_extra, char *err, int errlen) {
-    char script[PATH_LEN], base[PATH_LEN], qtitle[600], qdir[2 * PATH_LEN];
+    char script[PATH_LEN], base[PATH_LEN], full[700], qtitle[1400], qdir[2 * PATH_LEN];
     snprintf(script, sizeof script, "%s/%s.gp", gnuplot_scripts_dir(), name);
     snprintf(base, sizeof base, "%s/%s", out_dir, name);
-    gnuplot_quote(title, qtitle, sizeof qtitle);
+    snprintf(full, sizeof full, "%s\n%s", question_of(name), title);
+    gnuplot_quote(full, qtitle, sizeof qtitle);
     gnuplot_quote(gnuplot_scripts_dir(), qdir, sizeof qdir);
-    char v_title[700], v_dir[2 * PATH_LEN + 20];
+    char v_title[1500], v_dir[2 * PATH_LEN + 20];
     snprintf(v_title, sizeof v_title, "title='%s'", qtitle);
     snprintf(v_dir, sizeof v_dir, "scriptdir='%s'", qdir);
     const char *vars[16] = { v_title, v_dir };
@@ -150,9 +167,10 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
                 fprintf(pf, "%d %.9g %.9g %.9g\n", p[i].workers * p[i].cores, p[i].speedup, p[i].ci_lo, p[i].ci_hi);
         fprintf(pf, "\n\n");
         int any = 0;
-        fprintf(mf, "# %s %s measured\n", keys[s].sync, costmodel_topology_name(keys[s].topology));
+        fprintf(mf, "# %s %s measured, cores per worker %d\n", keys[s].sync,
+                costmodel_topology_name(keys[s].topology), tmin);
         for (int i = 0; i < n_meas; i++)
-            if (in_series(&m[i], &keys[s])) {
+            if (in_series(&m[i], &keys[s]) && m[i].cores == tmin) {
                 fprintf(mf, "%d %.9g %.9g %.9g\n", m[i].workers * m[i].cores, m[i].speedup, m[i].ci_lo, m[i].ci_hi);
                 any = 1;
             }
@@ -172,17 +190,23 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
     /* Where the linear reference stops: a little above the highest speedup shown. */
     double top = 1.0;
     for (int i = 0; i < n_pred; i++)
-        top = fmax(top, fmax(pred[i].speedup, pred[i].ci_hi));
+        top = fmax(top, pred[i].speedup);
     for (int i = 0; i < n_meas; i++)
         top = fmax(top, meas[i].speedup);
-    char v_data[VAR_LEN], v_meas[VAR_LEN], v_n[64], v_names[MAX_SERIES * 256 + 16], v_cap[64];
+    char v_data[VAR_LEN], v_meas[VAR_LEN], v_n[64], v_names[MAX_SERIES * 256 + 16], v_cap[64], v_x[96], v_has[32];
+    snprintf(v_has, sizeof v_has, "hasmeas=%d", n_meas > 0);
     snprintf(v_cap, sizeof v_cap, "ycap=%.6g", top * 1.5 + 0.5);
+    /* One core a worker throughout: the axis counts workers (a cluster's figure). */
+    int one_core = 1;
+    for (int i = 0; i < n_pred; i++)
+        one_core &= pred[i].cores == 1;
+    snprintf(v_x, sizeof v_x, "xlabel='%s'", one_core ? "workers K (one core each)" : "total cores K×T");
     file_var(v_data, "datafile", pfile);
     file_var(v_meas, "measfile", mfile);
     snprintf(v_n, sizeof v_n, "nseries=%d", ns);
     snprintf(v_names, sizeof v_names, "names='%s'", names);
-    const char *extra[] = { v_data, v_meas, v_n, v_names, v_cap };
-    rc = render("speedup", title, out_dir, extra, 5, err, errlen);
+    const char *extra[] = { v_data, v_meas, v_n, v_names, v_cap, v_x, v_has };
+    rc = render("speedup", title, out_dir, extra, 7, err, errlen);
 done:
     if (pf)
         fclose(pf);
@@ -217,11 +241,13 @@ int figures_splits(const prediction_row *pred, int n_pred, const prediction_row 
     }
     if (data_path(out_dir, "splits.dat", file, err, errlen) || !(f = open_data(file, err, errlen)))
         goto done;
-    fprintf(f, "split");
+    /* One line a split: its x position (groups of equal total cores apart by a gap), its
+     * label, then per series the predicted speedup, its 95% interval and the measured one. */
+    fprintf(f, "x split");
     for (int s = 0; s < ns; s++)
-        fprintf(f, " \"%s/%s predicted\" \"%s/%s measured\"", keys[s].sync, costmodel_topology_name(keys[s].topology),
-                keys[s].sync, costmodel_topology_name(keys[s].topology));
+        fprintf(f, " \"%s/%s\" lo hi measured", keys[s].sync, costmodel_topology_name(keys[s].topology));
     fprintf(f, "\n");
+    int x = 0;
     /* Only totals that at least two splits reach are a comparison of splits. */
     for (int i = 0; i < n_pred;) {
         long total = (long)p[i].workers * p[i].cores;
@@ -235,20 +261,17 @@ int figures_splits(const prediction_row *pred, int n_pred, const prediction_row 
                 if (p[r].workers == last_k)
                     continue;
                 last_k = p[r].workers;
-                fprintf(f, "%dx%d", p[r].workers, p[r].cores);
+                fprintf(f, "%d %dx%d", x++, p[r].workers, p[r].cores);
                 for (int s = 0; s < ns; s++) {
                     const prediction_row *a = find_row(p, n_pred, &keys[s], p[r].workers, p[r].cores);
                     const prediction_row *b = find_row(meas, n_meas, &keys[s], p[r].workers, p[r].cores);
-                    if (a) fprintf(f, " %.6g", a->speedup); else fprintf(f, " -");
+                    if (a) fprintf(f, " %.6g %.6g %.6g", a->speedup, a->ci_lo, a->ci_hi); else fprintf(f, " - - -");
                     if (b) fprintf(f, " %.6g", b->speedup); else fprintf(f, " -");
                 }
                 fprintf(f, "\n");
                 rows_written++;
             }
-            fprintf(f, "\"\"");
-            for (int s = 0; s < 2 * ns; s++)
-                fprintf(f, " -");
-            fprintf(f, "\n");
+            x++; /* the gap between groups */
         }
         i = j;
     }

@@ -224,8 +224,13 @@ static void serve(engine *e, int id, request req) {
 }
 
 int engine_request(engine *e, int id, double bytes, int kind, int who) {
+    const resource *r = &e->resources[id];
+    return engine_request_for(e, id, r->alpha_s + r->beta_s_per_byte * bytes, kind, who);
+}
+
+int engine_request_for(engine *e, int id, double service_s, int kind, int who) {
     resource *r = &e->resources[id];
-    request req = { r->alpha_s + r->beta_s_per_byte * bytes, kind, who };
+    request req = { service_s, kind, who };
     if (!r->busy) {
         serve(e, id, req);
         return e->failed ? -1 : 0;

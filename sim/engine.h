@@ -61,6 +61,8 @@ int engine_resource(engine *e, double alpha_s, double beta_s_per_byte);
 /* Queues a request of bytes; kind's handler runs with who when it has been served.
  * 0, or -1 out of memory. */
 int engine_request(engine *e, int resource, double bytes, int kind, int who);
+/* The same for a request whose service time is given (seconds), not its size. */
+int engine_request_for(engine *e, int resource, double service_s, int kind, int who);
 double engine_resource_busy_s(const engine *e, int resource);   /* time spent serving */
 long engine_resource_peak_queue(const engine *e, int resource); /* most requests waiting */
 

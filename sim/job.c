@@ -87,6 +87,9 @@ struct job {
     double *pool_s;               /* (pool_n) replayed steps scaled to this config; NULL: none */
     long pool_n;
     int remote;                   /* ps: workers that message the master */
+    int workers_on_master;        /* workers 0..this−1 share the master's machine */
+    double msg_local_s, msg_remote_s; /* ps: one message over shared memory / the network */
+    double ring_step_s;           /* all-reduce: one of the ring's 2(K−1) steps */
 
     engine *e;
     int k_startup, k_step, k_push, k_update, k_pull, k_ring, k_transfer;
@@ -175,6 +178,14 @@ static void on_transfer(void *ctx, int unused) {
     start_transfer(ctx);
 }
 
+/* One message per worker through the master's link, in worker order; a worker on
+ * another machine than the master's crosses the network (costmodel_placement_of). */
+static void send_to_workers(job *j, int kind) {
+    int first = j->spec.config.master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
+    for (int w = first; w < j->k; w++)
+        engine_request_for(j->e, j->link, w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s, kind, w);
+}
+
 static void start_transfer(job *j) {
     const costmodel_config *c = &j->spec.config;
     j->msgs_done = 0;
@@ -183,17 +194,14 @@ static void start_transfer(job *j) {
             start_sync_update(j);
             return;
         }
-        int first = c->master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
-        for (int w = first; w < j->k; w++)
-            engine_request(j->e, j->link, j->spec.params.model_bytes, j->k_push, w);
+        send_to_workers(j, j->k_push);
     } else {
         if (j->k == 1) {
             start_sync_update(j);
             return;
         }
         j->ring_left = 2L * (j->k - 1);
-        const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_ALLREDUCE];
-        engine_after(j->e, l->alpha_s + l->beta_s_per_byte * j->spec.params.model_bytes / j->k, j->k_ring, 0);
+        engine_after(j->e, j->ring_step_s, j->k_ring, 0);
     }
 }
 
@@ -252,9 +260,7 @@ static void continue_exchange(job *j) {
         return;
     }
     j->msgs_done = 0;
-    int first = j->spec.config.master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
-    for (int r = first; r < j->k; r++)
-        engine_request(j->e, j->link, j->spec.params.model_bytes, j->k_pull, r);
+    send_to_workers(j, j->k_pull);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -303,8 +309,7 @@ static void on_ring(void *ctx, int unused) {
     job *j = ctx;
     (void)unused;
     if (--j->ring_left > 0) {
-        const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_ALLREDUCE];
-        engine_after(j->e, l->alpha_s + l->beta_s_per_byte * j->spec.params.model_bytes / j->k, j->k_ring, 0);
+        engine_after(j->e, j->ring_step_s, j->k_ring, 0);
         return;
     }
     start_sync_update(j);
@@ -354,6 +359,7 @@ static int scale_replay(job *j) {
     j->pool_n = rp->n;
     costmodel_params at = j->spec.params;
     at.host_cores = rp->host_cores;
+    at.machines = 0; /* the trace ran on one host */
     /* step(e) = c0 + c1·(σ + (1−σ)/T)·ρ·e, and the model gives it at the trace's b. */
     double b = costmodel_schedule_of(&rp->config).local_batch;
     double per_example = (costmodel_step_time(&at, &rp->config) - at.c0_s) / b;
@@ -380,8 +386,7 @@ static int job_register(job *j) {
     j->k_pull = engine_kind(j->e, on_pull, j);
     j->k_ring = engine_kind(j->e, on_ring, j);
     j->k_transfer = engine_kind(j->e, on_transfer, j);
-    const costmodel_link *l = &j->spec.params.link[COSTMODEL_TOPO_PS];
-    j->link = engine_resource(j->e, l->alpha_s, l->beta_s_per_byte);
+    j->link = engine_resource(j->e, 0, 0); /* each message states its own time */
     return j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_update < 0 || j->k_pull < 0 || j->k_ring < 0 ||
                    j->k_transfer < 0 || j->link < 0
                ? -1
@@ -419,6 +424,10 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     }
     const costmodel_config *c = &spec->config;
     j->remote = c->topology == COSTMODEL_TOPO_PS ? (c->master == COSTMODEL_MASTER_DEDICATED ? j->k : j->k - 1) : 0;
+    j->workers_on_master = costmodel_placement_of(&spec->params, c).workers_on_master;
+    j->msg_local_s = costmodel_message_time(&spec->params, c, false);
+    j->msg_remote_s = costmodel_message_time(&spec->params, c, true);
+    j->ring_step_s = costmodel_ring_step_time(&spec->params, c);
 
     size_t k = (size_t)j->k;
     j->arrive_s = malloc(sizeof *j->arrive_s * k);

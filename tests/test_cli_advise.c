@@ -75,3 +75,51 @@ Test(cli_advise, splits_batch_sync_cannot_make_are_skipped_with_a_note) {
     cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
     clirun_free(&r);
 }
+
+/* A model with nothing but compute: c1 = 10 ms per example, no serial part, no comm, no
+ * start-up, no spread. 320 examples, B = 32, one epoch, epoch sync. */
+#define BARE "--c0 0 --c1 0.01 --sigma 0 --latency 0 --bandwidth 1e15 --startup 0,0 --cv 0 --run-cv 0 " \
+             "--update 0 --examples 320 --batch 32 --epochs 1 --sync epoch --topology ps --csv"
+
+/* The time of row "K,T,epoch,ps," in a predictions CSV, or -1. */
+static double row_time(const char *csv, int k, int t) {
+    char want[64];
+    snprintf(want, sizeof want, "\n%d,%d,epoch,ps,", k, t);
+    const char *at = strstr(csv, want);
+    return at ? atof(at + strlen(want)) : -1;
+}
+
+Test(cli_advise, n_cores_means_n_cores_whatever_the_calibrated_host_had) {
+    /* --host-cores 2 says the parameters were measured on 2 cores; 4 cores asked for are
+     * 4 cores: 4 x 1 runs ⌈320/(4·32)⌉ = 3 steps of 0.01·32 = 0.32 s = 0.96 s (on the
+     * 2-core host ρ = 2 would make it 1.92 s); 1 x 4 runs 10 steps of 0.32/4 = 0.8 s. */
+    clirun_result r = clirun("advise --cores 4 --host-cores 2 " BARE);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_float_eq(row_time(r.out, 4, 1), 0.96, 1e-6, "%s", r.out);
+    cr_assert_float_eq(row_time(r.out, 1, 4), 0.8, 1e-6, "%s", r.out);
+    clirun_free(&r);
+}
+
+Test(cli_advise, on_a_cluster_a_worker_is_at_most_one_machine) {
+    /* 2 machines of 2 cores on an infinitely fast network: 1 x 4 does not fit a machine;
+     * 2 x 2 (5 steps of 0.16 s) and 4 x 1 do (ρ = 1). */
+    clirun_result r = clirun("advise --cores 4 --cluster 2x2@1e15,0 " BARE);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_eq(row_time(r.out, 1, 4), -1, "%s", r.out);
+    cr_assert_float_eq(row_time(r.out, 4, 1), 0.96, 1e-6, "%s", r.out);
+    cr_assert_float_eq(row_time(r.out, 2, 2), 5 * 0.16, 1e-6, "%s", r.out);
+    clirun_free(&r);
+    r = clirun("advise --cores 6 --cluster 2x2@1gbit " BARE);
+    cr_assert_eq(r.status, 2);
+    cr_assert(strstr(r.err, "more than the cluster's 4") != NULL, "%s", r.err);
+    clirun_free(&r);
+}
+
+Test(cli_advise, says_which_term_makes_each_alternative_lose) {
+    /* Batch sync through a slow network against epoch sync: the loser loses on comm. */
+    clirun_result r = clirun("advise --cores 4 --cluster 2x2@10mbit --sync batch,epoch --topology ps");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    const char *why = strstr(r.out, "another sync:");
+    cr_assert(why && strstr(why, "batch sync") && strstr(why, "of comm"), "%s", r.out);
+    clirun_free(&r);
+}

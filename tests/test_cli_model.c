@@ -169,6 +169,35 @@ Test(cli_model, batch_split_over_more_workers_than_examples_is_a_usage_error_nam
     clirun_free(&r);
 }
 
+Test(cli_model, cluster_spec_is_parsed_strictly) {
+    static const char *const bad[] = { "16@1gbit", "16x@1gbit", "0x4@1gbit", "4x4", "4x4@", "4x4@fast",
+                                       "4x4@1gbit,soon" };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char cmd[128];
+        snprintf(cmd, sizeof cmd, "model --cluster %s", bad[i]);
+        clirun_result r = clirun(cmd);
+        cr_assert_eq(r.status, 2, "%s: %s", bad[i], r.out);
+        cr_assert(strstr(r.err, "--cluster") != NULL, "%s: %s", bad[i], r.err);
+        clirun_free(&r);
+    }
+}
+
+Test(cli_model, cluster_grid_runs_to_its_cores_and_never_below_one_example_per_worker) {
+    /* 8 machines of 2 cores: workers 1, 2, 4, 8, 16; at B = 8 batch sync stops at 8. */
+    clirun_result r = clirun("model --cluster 8x2@1gbit --cores 1 --sync epoch --csv");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "\n16,1,epoch") && !strstr(r.out, "\n32,1,"), "%s", r.out);
+    clirun_free(&r);
+    r = clirun("model --cluster 8x2@1gbit --cores 1 --sync batch --batch 8 --csv");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "\n8,1,batch") && !strstr(r.out, "\n16,1,"), "%s", r.out);
+    clirun_free(&r);
+    r = clirun("model --cluster 8x2@1gbit --cores 1 --sync batch --batch 8 --scaling weak --csv");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "\n16,1,batch"), "%s", r.out);
+    clirun_free(&r);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Memory per rank and --memory-limit */
 

@@ -267,3 +267,81 @@ Test(costmodel, sync_names_round_trip) {
         cr_assert_eq(costmodel_sync_parse(bad[i], &s, &n), -1, "'%s' accepted", bad[i]);
     }
 }
+
+/* ---------------------------------------------------------------------------------- */
+/* Placement on a cluster */
+
+static costmodel_params cluster_params(int machines, double cores_per_machine) {
+    costmodel_params p = seed_params(0.1, 1e-5, 1e-10, 1e6);
+    p.machines = machines;
+    p.host_cores = cores_per_machine;
+    p.net = (costmodel_link){ .alpha_s = 5e-5, .beta_s_per_byte = 8e-9 }; /* 50 µs, 1 Gbit/s */
+    return p;
+}
+
+Test(costmodel, cluster_fills_the_masters_machine_first) {
+    /* 4 machines of 2 cores, K = 6 of one core: machines 0, 1, 2 hold 2 each, ρ = 1. */
+    costmodel_params p = cluster_params(4, 2);
+    costmodel_config c = config(6, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    costmodel_placement pl = costmodel_placement_of(&p, &c);
+    cr_assert_eq(pl.machines_used, 3);
+    cr_assert_eq(pl.workers_on_master, 2);
+    cr_assert_eq(pl.workers_busiest, 2);
+    cr_assert_eq(pl.rho, 1.0);
+    /* The master (rank 0, training) serves worker 1 by shared memory, 1e-5 + 1e-10·1e6 =
+     * 1.1e-4 s a message, and workers 2..5 over the network, (1e-5 + 5e-5) + 8e-9·1e6 =
+     * 8.06e-3 s: S = 2·(1.1e-4 + 4·8.06e-3) = 0.0647. */
+    assert_rel(costmodel_sync_time(&p, &c), 0.0647, 1e-12);
+}
+
+Test(costmodel, dedicated_master_takes_a_slot_of_machine_zero) {
+    /* 4 machines of 2 cores, a dedicated master and K = 3: machine 0 holds the master and
+     * worker 0, machine 1 workers 1 and 2. One local message pair, two remote:
+     * S = 2·(1.1e-4 + 2·8.06e-3) = 0.03246. */
+    costmodel_params p = cluster_params(4, 2);
+    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    costmodel_placement pl = costmodel_placement_of(&p, &c);
+    cr_assert_eq(pl.machines_used, 2);
+    cr_assert_eq(pl.workers_on_master, 1);
+    assert_rel(costmodel_sync_time(&p, &c), 0.03246, 1e-12);
+}
+
+Test(costmodel, ring_that_spans_machines_is_paced_by_the_network) {
+    costmodel_params p = cluster_params(2, 2);
+    /* K = 2 fits machine 0: shared memory, 2·1·(1e-5 + 1e-10·1e6/2) = 1.2e-4. */
+    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert(!costmodel_spans_machines(&p, &c));
+    assert_rel(costmodel_sync_time(&p, &c), 1.2e-4, 1e-12);
+    /* K = 4 spans both: 2·3 steps of (1e-5 + 5e-5) + 8e-9·1e6/4 = 2.06e-3: 0.01236. */
+    c.workers = 4;
+    cr_assert(costmodel_spans_machines(&p, &c));
+    assert_rel(costmodel_sync_time(&p, &c), 0.01236, 1e-12);
+}
+
+Test(costmodel, cluster_with_more_workers_than_slots_spreads_them_evenly) {
+    /* 2 machines of 2 cores, K = 6 of one core: 3 on each, ρ = 3/2 on both. */
+    costmodel_params p = cluster_params(2, 2);
+    costmodel_config c = config(6, COSTMODEL_SYNC_EPOCH, COSTMODEL_TOPO_ALLREDUCE);
+    costmodel_placement pl = costmodel_placement_of(&p, &c);
+    cr_assert_eq(pl.machines_used, 2);
+    cr_assert_eq(pl.workers_busiest, 3);
+    cr_assert_eq(pl.rho, 1.5);
+}
+
+Test(costmodel, one_host_shares_its_cores_among_all_ranks) {
+    /* machines = 0 (the calibration's host): ρ = K·T/P as before, nothing crosses a network. */
+    costmodel_params p = cluster_params(0, 2);
+    costmodel_config c = config(6, COSTMODEL_SYNC_EPOCH, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(costmodel_rho(&p, &c), 3.0);
+    cr_assert(!costmodel_spans_machines(&p, &c));
+}
+
+Test(costmodel, worker_larger_than_a_machine_is_refused) {
+    costmodel_params p = cluster_params(4, 2);
+    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    c.cores = 4;
+    char err[256] = "";
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "4 cores") && strstr(err, "machine of 2"), "%s", err);
+}

@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static char *slurp(const char *path) {
     FILE *f = fopen(path, "r");
@@ -58,6 +59,19 @@ Test(cli_report, tiny_report_draws_every_figure_and_links_it, .timeout = 240) {
     /* Every rank of the measured runs against the memory model (cli/report_memory.h). */
     cr_assert(strstr(html, "<h2 id=\"memory\">") && strstr(html, "<td>master+worker</td>"),
               "no memory section with the ps master in index.html");
+    /* The cluster what-ifs come first (two by default: 1 and 10 Gbit/s), the validation
+     * on this host after them. */
+    for (int i = 1; i <= 2; i++) {
+        char cdir[1200], ref[128];
+        snprintf(cdir, sizeof cdir, "%s/cluster-%d", figdir, i);
+        clirun_assert_png(cdir, "speedup", 1000, 640);
+        snprintf(ref, sizeof ref, "src=\"figures/cluster-%d/speedup.png\"", i);
+        const char *at = strstr(html, ref), *validation = strstr(html, "id=\"errors\"");
+        cr_assert(at && validation && at < validation, "cluster-%d's figure is not before the validation", i);
+    }
+    char machines[128];
+    snprintf(machines, sizeof machines, "On 16 machines x %ld cores, 10 Gbit/s", sysconf(_SC_NPROCESSORS_ONLN));
+    cr_assert(strstr(html, machines) != NULL, "no '%s' in index.html", machines);
     /* The measurements are real runs: one row per measured configuration at batch 32. */
     snprintf(path, sizeof path, "%s/measurements.csv", out);
     const char *csv = slurp(path);

@@ -25,6 +25,7 @@ static costmodel_params test_params(void) {
     };
     p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 1e-3, .beta_s_per_byte = 1e-8 };
     p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ .alpha_s = 2e-4, .beta_s_per_byte = 3e-9 };
+    p.net = (costmodel_link){ .alpha_s = 5e-5, .beta_s_per_byte = 8e-8 }; /* on a cluster: 100 Mbit/s */
     return p;
 }
 
@@ -64,26 +65,31 @@ Test(sim, zero_variance_matches_closed_form) {
     /* (T, P): one core each on an unlimited host; three cores each on 24 cores, so the
      * larger K oversubscribe (ρ = (3K + m)/24); one core each on 2 cores, where a
      * dedicated master's polling core alone oversubscribes K = 2 (ρ = 3/2). */
-    static const struct { int t; double p; } cores[] = { { 1, 0 }, { 3, 24 }, { 1, 2 } };
+    /* And two clusters: 4 machines of 2 cores (K > 8 spread, oversubscribed), 3 machines of
+     * 4 cores with two cores a worker. */
+    static const struct { int t; double p; int machines; } cores[] = {
+        { 1, 0, 0 }, { 3, 24, 0 }, { 1, 2, 0 }, { 1, 2, 4 }, { 2, 4, 3 },
+    };
     int configs = 0;
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
         for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++)
             for (size_t si = 0; si < 3; si++)
                 for (int master = 0; master < (topo == COSTMODEL_TOPO_PS ? 2 : 1); master++)
-                    for (int ci = 0; ci < 3; ci++) {
+                    for (int ci = 0; ci < 5; ci++) {
                         job_spec spec = { .params = test_params(),
                                           .config = test_config(ks[ki], syncs[si].s, syncs[si].n, topo) };
                         spec.config.master = master ? COSTMODEL_MASTER_DEDICATED : COSTMODEL_MASTER_WORKER;
                         spec.config.cores = cores[ci].t;
                         spec.params.host_cores = cores[ci].p;
+                        spec.params.machines = cores[ci].machines;
                         char name[96];
                         costmodel_sync_format(syncs[si].s, syncs[si].n, name, sizeof name);
                         job *j;
                         job_result r = run_once(&spec, 1, &j);
                         costmodel_breakdown want = costmodel_breakdown_of(&spec.params, &spec.config);
                         const char *what = costmodel_topology_name(topo);
-                        cr_assert(close_rel(r.makespan_s, want.total_s, 1e-9), "K=%d T=%d %s %s master=%d: sim %.12g, model %.12g",
-                                  ks[ki], cores[ci].t, name, what, master, r.makespan_s, want.total_s);
+                        cr_assert(close_rel(r.makespan_s, want.total_s, 1e-9), "K=%d T=%d M=%d %s %s master=%d: sim %.12g, model %.12g",
+                                  ks[ki], cores[ci].t, cores[ci].machines, name, what, master, r.makespan_s, want.total_s);
                         /* Every worker's breakdown is the closed form's. */
                         const job_worker *w = job_workers(j);
                         for (int i = 0; i < ks[ki]; i++) {
@@ -99,7 +105,7 @@ Test(sim, zero_variance_matches_closed_form) {
                         job_free(j);
                         configs++;
                     }
-    cr_assert_geq(configs, 240);
+    cr_assert_geq(configs, 400);
 }
 
 Test(sim, dedicated_master_on_two_cores_by_hand) {
@@ -117,6 +123,25 @@ Test(sim, dedicated_master_on_two_cores_by_hand) {
     cr_assert(close_rel(r.compute_s, 42 * 0.082, 1e-12), "%.15g", r.compute_s);
     cr_assert(close_rel(r.update_s, 42 * 0.006, 1e-12), "%.15g", r.update_s);
     cr_assert(close_rel(r.comm_s, 42 * 0.045, 1e-12), "%.15g", r.comm_s);
+    job_free(j);
+}
+
+Test(sim, cluster_master_serves_its_own_machine_by_shared_memory_and_the_rest_by_network) {
+    /* K = 3 workers of one core and a dedicated master on 2 machines of 2 cores: machine 0
+     * holds the master and worker 0, machine 1 workers 1 and 2 (ρ = 1). A message costs
+     * α + βM = 0.001 + 1e-8·1e6 = 0.011 by shared memory and (α + 50 µs) + max(β, 8e-8)·M
+     * = 0.00105 + 0.08 = 0.08105 over the 100 Mbit/s network: S = 2·(0.011 + 2·0.08105)
+     * = 0.3462. Batch sync, b = ⌈48/3⌉ = 16, s = 21, E = 2: 42 rounds of step 0.01 +
+     * 0.002·16 = 0.042, update 0.004 and S; start-up 3 + 0.05·3 = 3.15: 3.15 + 42·0.3922
+     * = 19.6224. */
+    job_spec spec = { .params = test_params(), .config = test_config(3, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    spec.config.master = COSTMODEL_MASTER_DEDICATED;
+    spec.params.host_cores = 2;
+    spec.params.machines = 2;
+    job *j;
+    job_result r = run_once(&spec, 1, &j);
+    cr_assert(close_rel(r.makespan_s, 19.6224, 1e-12), "%.15g", r.makespan_s);
+    cr_assert(close_rel(r.comm_s, 42 * 0.3462, 1e-12), "%.15g", r.comm_s);
     job_free(j);
 }
 
@@ -499,10 +524,11 @@ Test(sim, master_memory_is_three_model_copies_for_a_parameter_server) {
 
 /* A trace of one worker, T = 1, B = 32, with the given compute spans of the given
  * examples (NULL: 32 each). */
-static char *write_trace(const double *spans, const long *examples, int n) {
-    trace_run run = { .host_cores = 0, .model_bytes = 1000, .seed = 1 };
+static char *write_trace_of(const double *spans, const long *examples, int n, int workers, int host_cores) {
+    trace_run run = { .host_cores = host_cores, .model_bytes = 1000, .seed = 1 };
     snprintf(run.host, sizeof run.host, "test");
-    run.config = (costmodel_config){ .workers = 1, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+    run.config = (costmodel_config){ .workers = workers, .cores = 1,
+                                     .sync = workers > 1 ? COSTMODEL_SYNC_EPOCH : COSTMODEL_SYNC_BATCH, .every_n = 1,
                                      .topology = COSTMODEL_TOPO_PS, .examples = 320, .batch = 32, .epochs = 1 };
     trace *t = trace_new(&run);
     double at = 0;
@@ -520,6 +546,10 @@ static char *write_trace(const double *spans, const long *examples, int n) {
     trace_free(t);
     free(dir);
     return path;
+}
+
+static char *write_trace(const double *spans, const long *examples, int n) {
+    return write_trace_of(spans, examples, n, 1, 0);
 }
 
 /* Replays the trace at path on 4 workers, T = 2, σ = 0, c1 = 0.01, B = 128 (local batch 32,
@@ -551,6 +581,35 @@ Test(sim, replay_scales_measured_steps_to_the_simulated_config) {
     char *path = write_trace(spans, NULL, 3);
     double want, got = replay_makespan(path, &want);
     cr_assert(close_rel(got, want, 1e-9), "%.12g vs %.12g", got, want);
+    remove(path);
+    free(path);
+}
+
+Test(sim, replay_on_a_cluster_scales_by_the_host_the_trace_ran_on) {
+    /* The trace: 3 workers of one core on a 2-core host (ρ = 1.5), epoch sync, 32-example
+     * steps of 0.96 s where the model (c1 = 0.01) says 0.01·1.5·32 = 0.48: twice as slow.
+     * Replayed on 4 machines of 2 cores, K = 4 (ρ = 1, model step 0.32), each step is
+     * 0.64 s: the closed form with c1 doubled. Read as if the trace had run on the cluster
+     * (ρ = 1 there) the steps would be 0.96 s. */
+    double spans[] = { 0.96, 0.96, 0.96 };
+    char *path = write_trace_of(spans, NULL, 3, 3, 2);
+    char err[256] = "";
+    job_replay *rp = job_replay_read(path, err, sizeof err);
+    cr_assert_not_null(rp, "%s", err);
+    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_EPOCH, 0, COSTMODEL_TOPO_PS),
+                      .replay = rp };
+    spec.params.c0_s = 0;
+    spec.params.c1_s = 0.01;
+    spec.params.sigma = 0;
+    spec.params.host_cores = 2;
+    spec.params.machines = 4;
+    spec.config.batch = 32;
+    job_result r = run_once(&spec, 1, NULL);
+    costmodel_params doubled = spec.params;
+    doubled.c1_s = 0.02;
+    double want = costmodel_total_time(&doubled, &spec.config);
+    cr_assert(close_rel(r.makespan_s, want, 1e-9), "%.12g vs %.12g", r.makespan_s, want);
+    job_replay_free(rp);
     remove(path);
     free(path);
 }
