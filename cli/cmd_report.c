@@ -28,6 +28,7 @@
 #include "cli/spawn.h"
 #include "model/fit.h"
 #include "model/traceinfo.h"
+#include "plots/gnuplot.h"
 #include "util/atomicfile.h"
 
 #include <errno.h>
@@ -554,7 +555,7 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
     return 0;
 }
 
-/* gnuplot and mpirun are needed: fail before minutes of measuring, not after. */
+/* gnuplot, its scripts and mpirun are needed: fail before minutes of measuring, not after. */
 static int check_programs(void) {
     const char *gp = getenv("SPEEDUP_GNUPLOT");
     if (!have_program(gp && *gp ? gp : "gnuplot")) {
@@ -564,6 +565,11 @@ static int check_programs(void) {
     }
     if (!have_program(spawn_mpiexec())) {
         args_error("report: mpirun not found (%s): install Open MPI (scripts/setup) or set MPIEXEC", spawn_mpiexec());
+        return -1;
+    }
+    char err[4400];
+    if (gnuplot_scripts_check(err, sizeof err)) {
+        args_error("report: %s", err);
         return -1;
     }
     return 0;

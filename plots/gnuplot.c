@@ -8,13 +8,50 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#ifndef SPEEDUP_PLOTS_DIR
-#define SPEEDUP_PLOTS_DIR "plots"
+/* The scripts' place relative to the directory of the running binary: bin/ ->
+ * share/speedup/plots once installed, and the same from build/cli/ in the build tree,
+ * where the build copies them (plots/CMakeLists.txt). No source path is compiled in, so
+ * an installed or packaged binary never depends on the tree it was built from, and a
+ * moved prefix still works. */
+#ifndef SPEEDUP_PLOTS_RELDIR
+#define SPEEDUP_PLOTS_RELDIR "../share/speedup/plots"
 #endif
 
 const char *gnuplot_scripts_dir(void) {
     const char *dir = getenv("SPEEDUP_PLOTS_DIR");
-    return dir && *dir ? dir : SPEEDUP_PLOTS_DIR;
+    if (dir && *dir)
+        return dir;
+    static char found[4096 + 256];
+    if (found[0])
+        return found;
+    char exe[4096];
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[len > 0 ? len : 0] = '\0';
+    char *slash = strrchr(exe, '/');
+    if (!slash) { /* no /proc: relative to the working directory, and an error names it */
+        snprintf(found, sizeof found, "%s", SPEEDUP_PLOTS_RELDIR);
+        return found;
+    }
+    *slash = '\0';
+    /* Each leading "../" climbs one directory (bin/../share -> share), for messages. */
+    const char *rel = SPEEDUP_PLOTS_RELDIR;
+    while (strncmp(rel, "../", 3) == 0 && (slash = strrchr(exe, '/')) && slash != exe) {
+        *slash = '\0';
+        rel += 3;
+    }
+    snprintf(found, sizeof found, "%s/%s", exe, rel);
+    return found;
+}
+
+int gnuplot_scripts_check(char *err, int errlen) {
+    char common[4096 + 300];
+    snprintf(common, sizeof common, "%s/common.gp", gnuplot_scripts_dir());
+    if (access(common, R_OK) == 0)
+        return 0;
+    snprintf(err, (size_t)errlen,
+             "%s: cannot read the gnuplot scripts (%s); they are installed in share/speedup/plots "
+             "beside bin/ ($SPEEDUP_PLOTS_DIR overrides)", common, strerror(errno));
+    return -1;
 }
 
 void gnuplot_quote(const char *text, char *out, int outlen) {
@@ -78,6 +115,8 @@ static int run_once(const char *program, const char *script, const char *stateme
 
 int gnuplot_render(const char *script, const char *const *vars, int n_vars, const char *out_base,
                    char *err, int errlen) {
+    if (gnuplot_scripts_check(err, errlen))
+        return -1;
     const char *program = getenv("SPEEDUP_GNUPLOT");
     if (!program || !*program)
         program = "gnuplot";
