@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
+#include "cli/memopt.h"
 #include "model/predictions.h"
 
 #include <getopt.h>
@@ -46,6 +47,7 @@ static void usage(FILE *out) {
             "  --calib FILE, --c0, --c1, --sigma, --latency, --bandwidth, --model-bytes,\n"
             "  --startup, --cv, --update, --run-cv, --examples, --batch, --epochs,\n"
             "  --scaling strong|weak (--batch-per-worker)\n");
+    fputs(MEMOPT_USAGE, out);
 }
 
 enum { OPT_TOP = 1, OPT_CSV, OPT_HELP };
@@ -55,7 +57,8 @@ typedef char skip_note[400];
 /* Every way to use total cores (K | total, T = total/K) with each sync mode and topology
  * of g that the model accepts, as rows; each refused one (batch sync split over K > B
  * workers) as a note "CONFIG: why" in skipped. Returns the number of rows. */
-static int advise_rows(const grid *g, int total, prediction_row *rows, skip_note *skipped, int *n_skipped) {
+static int advise_rows(const grid *g, const memopt *mo, int total, prediction_row *rows, skip_note *skipped,
+                       int *n_skipped) {
     int n = 0;
     for (int s = 0; s < g->n_sync; s++)
         for (int t = 0; t < g->n_topology; t++)
@@ -76,7 +79,8 @@ static int advise_rows(const grid *g, int total, prediction_row *rows, skip_note
                     snprintf(skipped[(*n_skipped)++], sizeof *skipped, "%s: %s", name, err);
                     continue;
                 }
-                rows[n++] = predictions_from_model_interval(&g->params, &c, &g->unc);
+                rows[n] = predictions_from_model_interval(&g->params, &c, &g->unc);
+                memopt_fill(mo, g->params.model_bytes, &c, &rows[n++]);
             }
     return n;
 }
@@ -184,6 +188,7 @@ static int place_cores(grid *g, int total) {
 int cmd_advise(int argc, char **argv) {
     static const struct option options[] = {
         GRID_LONG_OPTIONS,
+        MEMOPT_LONG_OPTIONS,
         { "top", required_argument, 0, OPT_TOP },
         { "csv", no_argument, 0, OPT_CSV },
         { "help", no_argument, 0, OPT_HELP },
@@ -194,6 +199,8 @@ int cmd_advise(int argc, char **argv) {
     g.n_topology = 2;
     g.topology[0] = COSTMODEL_TOPO_PS;
     g.topology[1] = COSTMODEL_TOPO_ALLREDUCE;
+    memopt mo;
+    memopt_init(&mo);
     int total = 0, top = 0, csv = 0, code;
     opterr = 0;
     optind = 1;
@@ -216,7 +223,8 @@ int cmd_advise(int argc, char **argv) {
         case '?':
             return args_unknown_flag("advise", argv[optind - 1]);
         }
-        if (grid_handle_option(&g, code, optarg))
+        const int mem = memopt_handle_option(&mo, code, optarg);
+        if (mem < 0 || (mem > 0 && grid_handle_option(&g, code, optarg)))
             return 2;
     }
     if (optind < argc)
@@ -229,7 +237,7 @@ int cmd_advise(int argc, char **argv) {
     g.n_workers = g.n_cores = 1;
     g.workers[0] = g.cores[0] = 1;
     int rc = grid_finish(&g);
-    if (rc || (rc = place_cores(&g, total)))
+    if (rc || (rc = place_cores(&g, total)) || (rc = memopt_finish(&mo, g.calib_path)))
         return rc;
 
     int n_div = 0;
@@ -244,7 +252,7 @@ int cmd_advise(int argc, char **argv) {
         args_error("out of memory");
         return 1;
     }
-    n = advise_rows(&g, total, rows, skipped, &n_skipped);
+    n = advise_rows(&g, &mo, total, rows, skipped, &n_skipped);
     if (n == 0) {
         for (int k = 0; k < n_skipped; k++)
             fprintf(stderr, "skipped %s\n", skipped[k]);
@@ -269,6 +277,7 @@ int cmd_advise(int argc, char **argv) {
         predictions_write_table(stdout, rows, shown);
         grid_print_interval_note(&g, stdout);
         print_reasons(rows, n);
+        memopt_print_note(&mo, rows, shown, stdout);
     }
     /* Beside the CSV, not inside it. */
     for (int k = 0; k < n_skipped; k++)

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 enum { MAX_MACHINES = 64, MAX_TRACES = 4096 };
+static const double MIB = 1048576.0;
 
 static void usage(FILE *out) {
     fprintf(out,
@@ -40,6 +41,7 @@ static void usage(FILE *out) {
             "\n"
             "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1, cv, the\n"
             "update u and the run-to-run spread run_cv (from configurations run more than once),\n"
+            "the memory per rank (from the peaks the traces record: calibration.json's memory),\n"
             "each with a standard error, from every *.trace.jsonl in DIR (runs of `speedup\n"
             "train` and `speedup commbench` on one host and one network), checks the fit by\n"
             "leaving each configuration out (with every repeat of it), and writes\n"
@@ -180,6 +182,15 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "overlap", p->overlap, e->overlap, "(share of a step beside its all-reduce)");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
+    const memory_params *m = &r->cal.memory;
+    if (m->known)
+        printf("  memory per rank  base %.1f +- %.2f MiB, %.2f +- %.2f MiB per other rank, %.2f +- %.2f MiB per "
+               "further thread, all-reduce scratch %.2f +- %.2f (fitted to %ld rank peaks: rms %.2f MiB, worst %.1f%%)\n",
+               m->base_bytes / MIB, m->se_base_bytes / MIB, m->peer_bytes / MIB, m->se_peer_bytes / MIB,
+               m->thread_bytes / MIB, m->se_thread_bytes / MIB, m->allreduce_scratch, m->se_allreduce_scratch,
+               m->points, m->rms_bytes / MIB, 100 * m->worst_rel_error);
+    else
+        printf("  memory per rank  not fitted: no trace records the ranks' peak memory\n");
     for (int i = 0; i < r->fit.n_notes; i++)
         printf("  note on %s: %s\n", r->fit.notes[i].param, r->fit.notes[i].text);
     printf("regressions:\n");

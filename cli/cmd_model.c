@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
+#include "cli/memopt.h"
 #include "model/predictions.h"
 
 #include <getopt.h>
@@ -19,13 +20,15 @@ static void usage(FILE *out) {
             "spread within a run (cv) and --calib's standard errors, on the log scale.\n"
             "\n");
     fputs(GRID_USAGE, out);
+    fputs(MEMOPT_USAGE, out);
     fprintf(out,
             "Output:\n"
             "  --csv                the predictions CSV on stdout instead of a table:\n"
             "                       time_s, speedup: the closed form; time_lo,time_hi /\n"
             "                       ci_lo,ci_hi: 95%% prediction interval of ONE run's time /\n"
             "                       speedup; mean_lo,mean_hi: the speedup (no Monte-Carlo error);\n"
-            "                       compute_s, update_s, comm_s, wait_s, startup_s: the breakdown\n"
+            "                       compute_s, update_s, comm_s, wait_s, startup_s: the breakdown;\n"
+            "                       rss_worker_mib, rss_master_mib, fits: memory per rank\n"
             "  --out FILE           also write the predictions CSV to FILE (atomically)\n"
             "  --help               this text\n");
 }
@@ -35,6 +38,7 @@ enum { OPT_CSV = 1, OPT_OUT, OPT_HELP };
 int cmd_model(int argc, char **argv) {
     static const struct option options[] = {
         GRID_LONG_OPTIONS,
+        MEMOPT_LONG_OPTIONS,
         { "csv", no_argument, 0, OPT_CSV },
         { "out", required_argument, 0, OPT_OUT },
         { "help", no_argument, 0, OPT_HELP },
@@ -42,6 +46,8 @@ int cmd_model(int argc, char **argv) {
     };
     grid g;
     grid_init(&g);
+    memopt mo;
+    memopt_init(&mo);
     int csv = 0;
     const char *out_path = NULL;
     int code;
@@ -55,13 +61,14 @@ int cmd_model(int argc, char **argv) {
         case '?':
             return args_unknown_flag("model", argv[optind - 1]);
         }
-        if (grid_handle_option(&g, code, optarg))
+        const int mem = memopt_handle_option(&mo, code, optarg);
+        if (mem < 0 || (mem > 0 && grid_handle_option(&g, code, optarg)))
             return 2;
     }
     if (optind < argc)
         return args_unexpected("model", argv[optind]);
     int rc = grid_finish(&g);
-    if (rc)
+    if (rc || (rc = memopt_finish(&mo, g.calib_path)))
         return rc;
 
     int n = grid_size(&g);
@@ -73,6 +80,7 @@ int cmd_model(int argc, char **argv) {
     for (int i = 0; i < n; i++) {
         costmodel_config c = grid_config(&g, i);
         rows[i] = predictions_from_model_interval(&g.params, &c, &g.unc);
+        memopt_fill(&mo, g.params.model_bytes, &c, &rows[i]);
     }
 
     if (out_path) {
@@ -89,6 +97,7 @@ int cmd_model(int argc, char **argv) {
         grid_print_setting(&g, stdout);
         predictions_write_table(stdout, rows, n);
         grid_print_interval_note(&g, stdout);
+        memopt_print_note(&mo, rows, n, stdout);
     }
     free(rows);
     return 0;

@@ -705,12 +705,20 @@ int cmd_report(int argc, char **argv) {
              "workers are Open MPI ranks %s",
              tl_measured->run.net, tl_measured->run.model_bytes, c.limit,
              c.hostfile ? "on the hosts of the hostfile" : "on this one host (shared memory between ranks)");
+    /* The memory section: every configuration's first run, each rank measured against predicted. */
+    static char memory_paths[REPORT_MAX_CONFIGS][PATH_LEN];
+    const char *memory_traces[REPORT_MAX_CONFIGS];
+    for (int i = 0; i < n_configs; i++) {
+        run_trace_path(&c, &configs[i], 1, memory_paths[i], sizeof memory_paths[i]);
+        memory_traces[i] = memory_paths[i];
+    }
     report_html_input in = { .host_desc = host_desc, .net_desc = net_desc, .commands = c.commands, .cal = &cal,
                              .pred = pred, .n_pred = n_pred, .meas = meas, .n_meas = n_configs, .fidelity = &fid,
                              .timeline_measured = tl_measured, .timeline_simulated = tl_sim,
                              .examples = c.limit, .epochs = 1, .grid_batch = B, .calibrate_log = cal_out,
                              .clusters = clusters, .n_clusters = n_clusters_read,
-                             .what_if_examples = o.what_if_examples, .what_if_epochs = o.what_if_epochs };
+                             .what_if_examples = o.what_if_examples, .what_if_epochs = o.what_if_epochs,
+                             .memory_traces = memory_traces, .n_memory_traces = n_configs };
     snprintf(path, sizeof path, "%s/index.html", c.out);
     if (report_html_write(path, &in, err, sizeof err)) {
         args_error("report: %s", err);

@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
+#include "cli/memopt.h"
 #include "model/chrome.h"
 #include "model/predictions.h"
 #include "model/trace.h"
@@ -32,6 +33,7 @@ static void usage(FILE *out) {
             "your next run should land) and where the time goes (means over workers).\n"
             "\n");
     fputs(GRID_USAGE, out);
+    fputs(MEMOPT_USAGE, out);
     fprintf(out,
             "Simulation:\n"
             "  --reps R             replications per configuration; more settle the ends of\n"
@@ -139,12 +141,14 @@ typedef struct {
     long seed;
     job_launch launch;
     const char *out_path, *replay_path, *timeline_path;
+    memopt memory;
 } simulate_options;
 
 /* 0 to go on, else the exit status (-1: --help shown, exit 0). */
 static int parse_options(int argc, char **argv, grid *g, simulate_options *o) {
     static const struct option options[] = {
         GRID_LONG_OPTIONS,
+        MEMOPT_LONG_OPTIONS,
         { "reps", required_argument, 0, OPT_REPS },
         { "seed", required_argument, 0, OPT_SEED },
         { "launch", required_argument, 0, OPT_LAUNCH },
@@ -186,20 +190,21 @@ static int parse_options(int argc, char **argv, grid *g, simulate_options *o) {
         case '?':
             return args_unknown_flag("simulate", argv[optind - 1]);
         }
-        if (grid_handle_option(g, code, optarg))
+        const int mem = memopt_handle_option(&o->memory, code, optarg);
+        if (mem < 0 || (mem > 0 && grid_handle_option(g, code, optarg)))
             return 2;
     }
     if (optind < argc)
         return args_unexpected("simulate", argv[optind]);
-    return grid_finish(g);
+    int rc = grid_finish(g);
+    return rc ? rc : memopt_finish(&o->memory, g->calib_path);
 }
 
-/* Every configuration of the grid into rows[0..grid_size); *peak_bytes = the largest
- * master; the first configuration's timeline when asked. 0, or 1 after an error line. */
-static int simulate_grid(const grid *g, const simulate_options *o, const job_replay *replay, prediction_row *rows,
-                         double *peak_bytes) {
+/* Every configuration of the grid into rows[0..grid_size), with each rank's peak memory
+ * (cli/memopt.h: the whole process, not only the simulator's model-sized blocks); the
+ * first configuration's timeline when asked. 0, or 1 after an error line. */
+static int simulate_grid(const grid *g, const simulate_options *o, const job_replay *replay, prediction_row *rows) {
     char err[512];
-    *peak_bytes = 0;
     for (int i = 0; i < grid_size(g); i++) {
         job_spec spec = { .params = g->params, .config = grid_config(g, i), .launch = o->launch, .replay = replay };
         replicate_summary s;
@@ -208,29 +213,28 @@ static int simulate_grid(const grid *g, const simulate_options *o, const job_rep
             return 1;
         }
         rows[i] = row_of(&spec.config, &s);
-        if (s.master_peak_bytes > *peak_bytes)
-            *peak_bytes = s.master_peak_bytes;
+        memopt_fill(&o->memory, g->params.model_bytes, &spec.config, &rows[i]);
         if (i == 0 && o->timeline_path && write_timeline(&spec, g->host, (unsigned long)o->seed, o->timeline_path))
             return 1;
     }
     return 0;
 }
 
-static void print_table(const grid *g, const simulate_options *o, const prediction_row *rows, int n,
-                        double peak_bytes) {
+static void print_table(const grid *g, const simulate_options *o, const prediction_row *rows, int n) {
     printf("simulated: %d replications from seed %ld, %s launch%s%s\n", o->reps, o->seed,
            o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
            o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "");
     grid_print_setting(g, stdout);
     predictions_write_table(stdout, rows, n);
     grid_print_interval_note(g, stdout);
-    printf("master peak memory: %.0f bytes at most (model, momentum and one receive buffer)\n", peak_bytes);
+    memopt_print_note(&o->memory, rows, n, stdout);
 }
 
 int cmd_simulate(int argc, char **argv) {
     grid g;
     grid_init(&g);
     simulate_options o = { .reps = 50, .seed = 1, .launch = JOB_LAUNCH_PARALLEL };
+    memopt_init(&o.memory);
     int rc = parse_options(argc, argv, &g, &o);
     if (rc)
         return rc < 0 ? 0 : rc;
@@ -242,12 +246,11 @@ int cmd_simulate(int argc, char **argv) {
     }
     int n = grid_size(&g);
     prediction_row *rows = malloc(sizeof *rows * (size_t)n);
-    double peak_bytes = 0;
     if (!rows) {
         args_error("out of memory");
         rc = 1;
     } else {
-        rc = simulate_grid(&g, &o, replay, rows, &peak_bytes);
+        rc = simulate_grid(&g, &o, replay, rows);
     }
     if (rc == 0 && o.out_path && predictions_save_csv(o.out_path, rows, n, err, sizeof err)) {
         args_error("%s", err);
@@ -256,7 +259,7 @@ int cmd_simulate(int argc, char **argv) {
     if (rc == 0 && o.csv)
         predictions_write_csv(stdout, rows, n);
     else if (rc == 0)
-        print_table(&g, &o, rows, n, peak_bytes);
+        print_table(&g, &o, rows, n);
     free(rows);
     job_replay_free(replay);
     return rc;

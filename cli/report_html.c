@@ -2,6 +2,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/report_html.h"
 
+#include "cli/report_memory.h"
+
 #include "util/atomicfile.h"
 
 #include <math.h>
@@ -334,6 +336,11 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
     write_errors(f, in);
     write_figures(f, in);
     write_calibration(f, in);
+    if (in->n_memory_traces > 0 && report_memory_html(f, &in->cal->memory, in->memory_traces, in->n_memory_traces,
+                                                      in->pred, in->n_pred, err, errlen)) {
+        atomicfile_abort(af);
+        return -1;
+    }
     if (in->calibrate_log) {
         fputs("<p>The fit and its leave-one-configuration-out check (<code>speedup calibrate</code>'s output):</p>\n", f);
         pre_file(f, in->calibrate_log);

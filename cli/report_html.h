@@ -47,6 +47,8 @@ typedef struct {
     const char *calibrate_log;  /* calibrate's output, shown verbatim; NULL: none */
     const report_cluster *clusters; int n_clusters; /* the what-ifs, shown first */
     long what_if_examples; int what_if_epochs;      /* their workload */
+    const char *const *memory_traces; int n_memory_traces; /* the memory section's runs
+                                   (cli/report_memory.h); none: no section */
 } report_html_input;
 
 int report_html_write(const char *path, const report_html_input *in, char *err, int errlen);

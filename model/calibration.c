@@ -14,21 +14,21 @@
 #include <string.h>
 
 /* One required entry of "params": {"value": v, ...}, v finite and ≥ 0. */
-static int read_param(const char *path, json_t *params, const char *name, double *value,
+static int read_param(const char *path, json_t *params, const char *section, const char *name, double *value,
                       double *stderr_out, char *err, int errlen) {
     json_t *entry = json_object_get(params, name);
     if (!entry)
-        return errmsg_set(err, errlen, "%s: params.%s: missing", path, name);
+        return errmsg_set(err, errlen, "%s: %s.%s: missing", path, section, name);
     if (!json_is_object(entry))
-        return errmsg_set(err, errlen, "%s: params.%s: expected an object {\"value\": ...}", path, name);
+        return errmsg_set(err, errlen, "%s: %s.%s: expected an object {\"value\": ...}", path, section, name);
     json_t *v = json_object_get(entry, "value");
     if (!v)
-        return errmsg_set(err, errlen, "%s: params.%s.value: missing", path, name);
+        return errmsg_set(err, errlen, "%s: %s.%s.value: missing", path, section, name);
     if (!json_is_number(v))
-        return errmsg_set(err, errlen, "%s: params.%s.value: expected a number", path, name);
+        return errmsg_set(err, errlen, "%s: %s.%s.value: expected a number", path, section, name);
     double x = json_number_value(v);
     if (!isfinite(x) || x < 0)
-        return errmsg_set(err, errlen, "%s: params.%s.value: expected a finite number >= 0, got %g", path, name, x);
+        return errmsg_set(err, errlen, "%s: %s.%s.value: expected a finite number >= 0, got %g", path, section, name, x);
     *value = x;
     json_t *e = json_object_get(entry, "stderr");
     *stderr_out = json_is_number(e) ? json_number_value(e) : NAN;
@@ -57,6 +57,59 @@ static int read_uncalibrated(const char *path, json_t *root, calibration *out, c
             return errmsg_set(err, errlen, "%s: uncalibrated_topologies[%zu]: expected ps or allreduce", path, i);
         out->uncalibrated[t] = true;
     }
+    return 0;
+}
+
+/* model/memory.h's parameters under "memory" (calibration.h): name, unit, value and
+ * standard error (NULL: a known or stated count, none). */
+typedef struct {
+    const char *name, *unit;
+    double *value, *se;
+} memory_field;
+
+enum { MEMORY_FIELDS = 13, MEMORY_FIELDS_REQUIRED = 10 };
+
+static void memory_fields(memory_params *m, memory_field f[MEMORY_FIELDS]) {
+    const memory_field all[MEMORY_FIELDS] = {
+        { "base", "byte", &m->base_bytes, &m->se_base_bytes },
+        { "peer", "byte/rank", &m->peer_bytes, &m->se_peer_bytes },
+        { "thread", "byte/thread", &m->thread_bytes, &m->se_thread_bytes },
+        { "allreduce_scratch", "M*min(K-1,2)/K", &m->allreduce_scratch, &m->se_allreduce_scratch },
+        { "fwd_bytes_per_example", "byte/example", &m->fwd_bytes_per_example, NULL },
+        { "train_bytes_per_example", "byte/example", &m->train_bytes_per_example, NULL },
+        { "workspace", "byte", &m->workspace_bytes, NULL },
+        { "workspace_per_thread", "byte/thread", &m->workspace_bytes_per_thread, NULL },
+        { "example_bytes", "byte/example", &m->example_bytes, NULL },
+        { "test_examples", "example", &m->test_examples, NULL },
+        /* stated, optional on reading (0; the master holds examples as a worker does) */
+        { "master_extra", "byte", &m->master_extra_bytes, NULL },
+        { "master_models_per_worker", "model/worker", &m->master_models_per_worker, NULL },
+        { "master_example_bytes", "byte/example", &m->master_example_bytes, NULL },
+    };
+    memcpy(f, all, sizeof all);
+}
+
+static int read_memory(const char *path, json_t *o, memory_params *m, char *err, int errlen) {
+    if (!json_is_object(o))
+        return errmsg_set(err, errlen, "%s: memory: expected an object", path);
+    memory_field f[MEMORY_FIELDS];
+    memory_fields(m, f);
+    for (int i = 0; i < MEMORY_FIELDS; i++) {
+        double se;
+        if ((i < MEMORY_FIELDS_REQUIRED || json_object_get(o, f[i].name)) &&
+            read_param(path, o, "memory", f[i].name, f[i].value, &se, err, errlen))
+            return -1;
+        if (f[i].se)
+            *f[i].se = se;
+    }
+    if (!json_object_get(o, "master_example_bytes"))
+        m->master_example_bytes = m->example_bytes;
+    m->sharded_data = json_is_true(json_object_get(o, "sharded_data"));
+    json_t *fit = json_object_get(o, "fit");
+    m->points = (long)json_integer_value(json_object_get(fit, "points"));
+    m->rms_bytes = json_number_value(json_object_get(fit, "rms_bytes"));
+    m->worst_rel_error = json_number_value(json_object_get(fit, "worst_rel_error"));
+    m->known = true;
     return 0;
 }
 
@@ -91,7 +144,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         { "host_cores", &p->host_cores, &e->host_cores },
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (read_param(path, params, fields[i].name, fields[i].value, fields[i].se, err, errlen))
+        if (read_param(path, params, "params", fields[i].name, fields[i].value, fields[i].se, err, errlen))
             return -1;
     /* Added in this version's second revision: files written before it have neither (an
      * update inside c0 and comm, no run-to-run spread), which reads as 0. */
@@ -106,7 +159,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     };
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (json_object_get(params, later[i].name) &&
-            read_param(path, params, later[i].name, later[i].value, later[i].se, err, errlen))
+            read_param(path, params, "params", later[i].name, later[i].value, later[i].se, err, errlen))
             return -1;
     json_t *cov = json_object_get(root, "cov_c0_c1");
     if (cov) {
@@ -122,6 +175,10 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,
                               fractions[i].name, fractions[i].v);
     if (read_uncalibrated(path, root, out, err, errlen))
+        return -1;
+
+    json_t *memory = json_object_get(root, "memory");
+    if (memory && read_memory(path, memory, &out->memory, err, errlen))
         return -1;
 
     json_t *host = json_object_get(root, "host");
@@ -235,6 +292,36 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
     return params;
 }
 
+/* The "memory" object; NULL out of memory. */
+static json_t *memory_to_json(const memory_params *mp) {
+    memory_params m = *mp;
+    memory_field f[MEMORY_FIELDS];
+    memory_fields(&m, f);
+    json_t *o = json_object();
+    for (int i = 0; o && i < MEMORY_FIELDS; i++) {
+        json_t *entry = json_object();
+        if (set_new(entry, "value", json_real(*f[i].value)) ||
+            (f[i].se && set_new(entry, "stderr", number_or_null(*f[i].se))) ||
+            set_new(entry, "unit", json_string(f[i].unit))) {
+            json_decref(entry);
+            json_decref(o);
+            return NULL;
+        }
+        if (set_new(o, f[i].name, entry)) { /* it took entry, even failing */
+            json_decref(o);
+            return NULL;
+        }
+    }
+    if (!o || set_new(o, "sharded_data", json_boolean(m.sharded_data)) ||
+        set_new(o, "fit", json_pack("{s:I, s:f, s:f}", "points", (json_int_t)m.points, "rms_bytes",
+                                    isfinite(m.rms_bytes) ? m.rms_bytes : 0.0, "worst_rel_error",
+                                    isfinite(m.worst_rel_error) ? m.worst_rel_error : 0.0))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *run_to_json(const calibration_run *r) {
     char sync[24];
     const costmodel_config *c = &r->config;
@@ -332,6 +419,8 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
     if (!bad && cal->has_workload)
         bad = set_new(root, "workload", json_pack("{s:I, s:I, s:i}", "examples", (json_int_t)cal->examples,
                                                   "batch", (json_int_t)cal->batch, "epochs", cal->epochs));
+    if (!bad && cal->memory.known)
+        bad = set_new(root, "memory", memory_to_json(&cal->memory));
     if (!bad && fit)
         bad = fit_to_json(root, fit);
     if (bad) {

@@ -12,6 +12,13 @@
  *     "uncalibrated_topologies": ["ps"],  (optional: none) topologies the traces held no
  *                           synchronisation of: their alpha, beta are 0 placeholders, and
  *                           a prediction for them needs --latency and --bandwidth
+ *     "memory": { "base": {"value": v, "stderr": e, "unit": "byte"}, "peer", "thread",
+ *                 "allreduce_scratch", "fwd_bytes_per_example", "train_bytes_per_example",
+ *                 "workspace", "workspace_per_thread", "example_bytes", "test_examples",
+ *                 "master_extra", "master_models_per_worker", "master_example_bytes",
+ *                 "sharded_data": false,
+ *                 "fit": {"points": n, "rms_bytes": r, "worst_rel_error": w} }
+ *                           (optional: model/memory.h's parameters; absent: memory unknown)
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
@@ -44,6 +51,7 @@
 #define SPEEDUP_CALIBRATION_H
 
 #include "model/costmodel.h"
+#include "model/memory.h"
 
 #include <stdbool.h>
 
@@ -66,6 +74,7 @@ typedef struct {
     int epochs;
     char host[128];
     bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* no synchronisation of that topology measured */
+    memory_params memory;         /* known = false when the file has no "memory" */
 } calibration;
 
 /* One training run a calibration was fitted from, and how well it was predicted with its

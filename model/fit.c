@@ -5,6 +5,7 @@
 
 #include "model/ernest.h"
 #include "model/fit_parts.h"
+#include "model/memory_fit.h"
 #include "model/traceinfo.h"
 
 #include <gsl/gsl_sort.h>
@@ -266,6 +267,11 @@ static int fit_all(trace *const *traces, int n, int n_train, fit_result *out, ch
     char why_bad[160];
     if (costmodel_check(&f.p, &any, why_bad, sizeof why_bad))
         return errmsg_set(err, errlen, "the fit gave an unusable parameter: %s", why_bad);
+    /* The per-rank memory, where the traces measured it: its trouble is a note, never
+     * the calibration's failure (model/memory_fit.h). */
+    char why_memory[240];
+    if (memory_fit(traces, n, &out->cal.memory, why_memory, sizeof why_memory) <= 0 && why_memory[0])
+        fit_note(&f, "memory", "%s", why_memory);
     copy_core(out, &f);
     snprintf(out->cal.host, sizeof out->cal.host, "%s", first->run.host);
     out->cal.has_workload = true;

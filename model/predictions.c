@@ -33,6 +33,16 @@ prediction_row predictions_from_trace(const trace *t) {
     r.comm_s = ph.comm_s;
     r.wait_s = ph.wait_s;
     predictions_set_point(&r);
+    const trace_memory *m = &t->run.memory;
+    if (m->has && m->n_ranks > 0) {
+        /* rank 0's peak, and the largest of the others' (rank 0's when it ran alone) */
+        long others = m->n_ranks > 1 ? 0 : m->peak_rss_kib[0];
+        for (int i = 1; i < m->n_ranks; i++)
+            others = m->peak_rss_kib[i] > others ? m->peak_rss_kib[i] : others;
+        r.has_memory = r.fits = true;
+        r.rss_master_mib = (double)m->peak_rss_kib[0] / 1024.0;
+        r.rss_worker_mib = (double)others / 1024.0;
+    }
     return r;
 }
 
@@ -57,10 +67,14 @@ void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
         /* %.9g keeps every digit a double carries that a reader will care about. */
-        fprintf(out, "%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g\n", r->workers,
+        fprintf(out, "%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", r->workers,
                 r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo, r->ci_hi,
                 r->compute_s, r->comm_s, r->wait_s, r->startup_s, r->update_s, r->time_lo, r->time_hi, r->mean_lo,
                 r->mean_hi);
+        if (r->has_memory)
+            fprintf(out, ",%.6g,%.6g,%d\n", r->rss_worker_mib, r->rss_master_mib, r->fits ? 1 : 0);
+        else
+            fputs(",,,\n", out);
     }
 }
 
@@ -73,9 +87,13 @@ int predictions_save_csv(const char *path, const prediction_row *rows, int n, ch
 }
 
 void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
-    fprintf(out, "%7s %5s %-10s %-9s %12s %22s %8s %12s %12s %12s %12s %12s\n", "workers", "cores", "sync",
+    bool memory = false;
+    for (int i = 0; i < n; i++)
+        memory |= rows[i].has_memory;
+    fprintf(out, "%7s %5s %-10s %-9s %12s %22s %8s %12s %12s %12s %12s %12s", "workers", "cores", "sync",
             "topology", "time_s", "95% PI (one run)", "speedup", "compute_s", "update_s", "comm_s", "wait_s",
             "startup_s");
+    fputs(memory ? "  worker_MiB  rank0_MiB\n" : "\n", out);
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
         char pi[48];
@@ -84,9 +102,15 @@ void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
             snprintf(pi, sizeof pi, "-");
         else
             snprintf(pi, sizeof pi, "[%.1f, %.1f]", r->time_lo, r->time_hi);
-        fprintf(out, "%7d %5d %-10s %-9s %12.1f %22s %8.2f %12.1f %12.1f %12.1f %12.1f %12.1f\n", r->workers,
+        fprintf(out, "%7d %5d %-10s %-9s %12.1f %22s %8.2f %12.1f %12.1f %12.1f %12.1f %12.1f", r->workers,
                 r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, pi, r->speedup, r->compute_s,
                 r->update_s, r->comm_s, r->wait_s, r->startup_s);
+        if (memory && r->has_memory)
+            fprintf(out, "  %10.1f %10.1f%s\n", r->rss_worker_mib, r->rss_master_mib, r->fits ? "" : "  OVER");
+        else if (memory)
+            fprintf(out, "  %10s %10s\n", "-", "-");
+        else
+            fputs("\n", out);
     }
 }
 
@@ -98,9 +122,28 @@ static int read_fail(char *err, int errlen, const char *path, long line, const c
     return -1;
 }
 
-/* One data line: `columns` comma-separated fields (12 or 17), numbers finite, counts >= 1. */
+/* The memory columns: all three empty (unknown), or two sizes >= 0 and fits 0 or 1. */
+static int parse_memory(char *const *field, prediction_row *r) {
+    if (!*field[0] && !*field[1] && !*field[2])
+        return 0;
+    char *end;
+    double *mib[2] = { &r->rss_worker_mib, &r->rss_master_mib };
+    for (int i = 0; i < 2; i++) {
+        *mib[i] = strtod(field[i], &end);
+        if (end == field[i] || *end || !isfinite(*mib[i]) || *mib[i] < 0)
+            return -1;
+    }
+    if (strcmp(field[2], "0") != 0 && strcmp(field[2], "1") != 0)
+        return -1;
+    r->fits = field[2][0] == '1';
+    r->has_memory = true;
+    return 0;
+}
+
+/* One data line: `columns` comma-separated fields (12, 17 or 20), numbers finite, counts >= 1. */
 static int parse_row(char *line, int columns, prediction_row *r) {
-    char *field[17];
+    memset(r, 0, sizeof *r);
+    char *field[20];
     int n = 0;
     for (char *p = line; n < columns; n++) {
         field[n] = p;
@@ -132,7 +175,7 @@ static int parse_row(char *line, int columns, prediction_row *r) {
         return -1;
     double *num[] = { &r->time_s, &r->speedup, &r->ci_lo, &r->ci_hi, &r->compute_s, &r->comm_s, &r->wait_s,
                       &r->startup_s, &r->update_s, &r->time_lo, &r->time_hi, &r->mean_lo, &r->mean_hi };
-    for (int i = 0; i < columns - 4; i++) {
+    for (int i = 0; i < (columns == 12 ? 8 : 13); i++) {
         *num[i] = strtod(field[4 + i], &end);
         if (end == field[4 + i] || *end || !isfinite(*num[i]) || *num[i] < 0)
             return -1;
@@ -143,7 +186,7 @@ static int parse_row(char *line, int columns, prediction_row *r) {
         r->mean_lo = r->ci_lo;
         r->mean_hi = r->ci_hi;
     }
-    return 0;
+    return columns == 20 ? parse_memory(field + 17, r) : 0;
 }
 
 int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *err, int errlen) {
@@ -156,7 +199,7 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
     }
     char line[1024];
     long lineno = 0;
-    int cap = 0, rc = 0, columns = 17;
+    int cap = 0, rc = 0, columns = 20;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
         size_t len = strlen(line);
@@ -169,6 +212,8 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
         if (lineno == 1) {
             if (strcmp(line, PREDICTIONS_CSV_HEADER_V1) == 0)
                 columns = 12;
+            else if (strcmp(line, PREDICTIONS_CSV_HEADER_V2) == 0)
+                columns = 17;
             else if (strcmp(line, PREDICTIONS_CSV_HEADER) != 0)
                 rc = read_fail(err, errlen, path, 1, "expected the header " PREDICTIONS_CSV_HEADER);
             continue;
@@ -187,7 +232,10 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
         if (parse_row(line, columns, &(*rows)[*n]))
             rc = read_fail(err, errlen, path, lineno,
                            columns == 12 ? "expected workers,cores,sync,topology and 8 numbers >= 0 (time_s .. startup_s)"
-                                         : "expected workers,cores,sync,topology and 13 numbers >= 0 (time_s .. mean_hi)");
+                           : columns == 17 ? "expected workers,cores,sync,topology and 13 numbers >= 0 (time_s .. mean_hi)"
+                                           : "expected workers,cores,sync,topology, 13 numbers >= 0 (time_s .. mean_hi), "
+                                             "then rss_worker_mib,rss_master_mib,fits: two sizes >= 0 and 0 or 1, or "
+                                             "all three empty");
         else
             (*n)++;
     }

@@ -2,15 +2,21 @@
  * aligned text table for a terminal.
  *
  *   workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s,
- *   update_s,time_lo,time_hi,mean_lo,mean_hi
+ *   update_s,time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits
  *
  * ci_lo/ci_hi: the 95% prediction interval of the speedup of ONE run (DESIGN.md: step
  * noise, the host's run-to-run factor, the parameters' uncertainty); time_lo/time_hi: the
  * same for the run's time in seconds. mean_lo/mean_hi: the 95% interval of the mean
  * speedup over the simulator's replications (Monte-Carlo error only: far narrower, and
  * not a statement about any one run). A measured row has every interval equal to its
- * value. Files with only the first 12 columns (before update_s existed) are read with
- * update_s = 0 and every interval equal to the value.
+ * value. rss_worker_mib, rss_master_mib: the peak resident set of a worker rank and of
+ * rank 0 (a parameter server's master; for an all-reduce a worker like the others), in
+ * MiB: predicted (model/memory.h) or measured (the trace's peaks: the largest of the
+ * other ranks, and rank 0's); fits: 1 when both are within --memory-limit (or no limit
+ * was given), 0 when not. The three are empty when memory is unknown (a calibration or
+ * a trace without it). Files with only the first 12 columns (before update_s existed)
+ * are read with update_s = 0 and every interval equal to the value; files with 17 (before
+ * the memory columns) with memory unknown.
  */
 #ifndef SPEEDUP_PREDICTIONS_H
 #define SPEEDUP_PREDICTIONS_H
@@ -19,11 +25,13 @@
 #include "model/trace.h"
 #include "model/uncertainty.h"
 
+#include <stdbool.h>
 #include <stdio.h>
 
 #define PREDICTIONS_CSV_HEADER_V1 \
     "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s"
-#define PREDICTIONS_CSV_HEADER PREDICTIONS_CSV_HEADER_V1 ",update_s,time_lo,time_hi,mean_lo,mean_hi"
+#define PREDICTIONS_CSV_HEADER_V2 PREDICTIONS_CSV_HEADER_V1 ",update_s,time_lo,time_hi,mean_lo,mean_hi"
+#define PREDICTIONS_CSV_HEADER PREDICTIONS_CSV_HEADER_V2 ",rss_worker_mib,rss_master_mib,fits"
 
 typedef struct {
     int workers, cores;
@@ -33,6 +41,9 @@ typedef struct {
     double compute_s, comm_s, wait_s, startup_s, update_s;
     double time_lo, time_hi;  /* one run's time: 95% prediction interval */
     double mean_lo, mean_hi;  /* the mean speedup: 95% Monte-Carlo interval */
+    bool has_memory;          /* the three below are known (else written empty) */
+    double rss_worker_mib, rss_master_mib; /* peak resident set: a worker, rank 0 */
+    bool fits;                /* both within the memory limit (true without one) */
 } prediction_row;
 
 /* The measured row of a training trace: time_s = its training time, the phases = their
@@ -58,7 +69,8 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
 /* The CSV into path, atomically: 0, or -1 with the reason in err. */
 int predictions_save_csv(const char *path, const prediction_row *rows, int n, char *err, int errlen);
 /* Aligned columns: the time with its 95% prediction interval of one run ("95% PI (one
- * run)", "-" when it is the point), the speedup, and where the time goes. */
+ * run)", "-" when it is the point), the speedup, and where the time goes; when some row
+ * knows its memory, the peaks per rank in MiB and "OVER" beside a row that does not fit. */
 void predictions_write_table(FILE *out, const prediction_row *rows, int n);
 
 #endif

@@ -2,6 +2,8 @@
 #include "model/trace.h"
 
 #include "model/jsonout.h"
+#include "model/memory.h"
+
 #include "util/errmsg.h"
 
 #include "util/atomicfile.h"
@@ -59,10 +61,31 @@ int trace_add(trace *t, const trace_event *e) {
 /* ---------------------------------------------------------------------------------- */
 /* Writing */
 
+/* The header's "memory" object (trace.h); NULL out of memory. */
+static json_t *memory_to_json(const trace_run *r) {
+    const trace_memory *m = &r->memory;
+    json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "fwd_bytes_per_example",
+                          (json_int_t)m->fwd_bytes_per_example, "train_bytes_per_example",
+                          (json_int_t)m->train_bytes_per_example, "workspace_bytes", (json_int_t)m->workspace_bytes,
+                          "workspace_bytes_per_thread", (json_int_t)m->workspace_bytes_per_thread, "example_bytes",
+                          (json_int_t)m->example_bytes, "test_examples", (json_int_t)m->test_examples,
+                          "test_set_examples", (json_int_t)m->test_set_examples);
+    json_t *roles = json_array(), *peaks = json_array();
+    for (int i = 0; roles && peaks && i < m->n_ranks; i++)
+        if (json_array_append_new(roles, json_string(memory_role_name(memory_role_of(&r->config, i)))) ||
+            json_array_append_new(peaks, json_integer((json_int_t)m->peak_rss_kib[i])))
+            break;
+    if (!o || json_object_set_new(o, "roles", roles) || json_object_set_new(o, "peak_rss_kib", peaks)) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *run_to_json(const trace_run *r) {
     char sync[24];
     costmodel_sync_format(r->config.sync, r->config.every_n, sync, sizeof sync);
-    return json_pack("{s:s, s:i, s:s, s:i, s:s, s:s, s:I, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:i, s:b, s:I}",
+    json_t *o = json_pack("{s:s, s:i, s:s, s:i, s:s, s:s, s:I, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:i, s:b, s:I}",
                      "format", TRACE_FORMAT, "version", TRACE_VERSION, "host", r->host,
                      "host_cores", r->host_cores, "git", r->git, "net", r->net,
                      "model_bytes", (json_int_t)r->model_bytes, "workers", r->config.workers,
@@ -72,6 +95,11 @@ static json_t *run_to_json(const trace_run *r) {
                      "examples", (json_int_t)r->config.examples, "batch", (json_int_t)r->config.batch,
                      "epochs", r->config.epochs, "batch_per_worker", r->config.batch_per_worker,
                      "seed", (json_int_t)r->seed);
+    if (o && r->memory.has && json_object_set_new(o, "memory", memory_to_json(r))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
 }
 
 /* One event line; its name quoted by jansson. 0, or -1 (a name that is not UTF-8). */
@@ -130,6 +158,37 @@ static int get_int(json_t *o, const char *key, long min, long *out) {
     return 0;
 }
 
+/* The header's optional "memory" object; its "roles" are for the reader and not read. */
+static int parse_memory(json_t *o, trace_run *r, const char *path, long line, char *err, int errlen) {
+    trace_memory *m = &r->memory;
+    if (!json_is_object(o))
+        return errmsg_set(err, errlen, "%s: line %ld: run.memory: expected an object", path, line);
+    struct { const char *key; long *out; } ints[] = {
+        { "fwd_bytes_per_example", &m->fwd_bytes_per_example }, { "train_bytes_per_example", &m->train_bytes_per_example },
+        { "workspace_bytes", &m->workspace_bytes }, { "workspace_bytes_per_thread", &m->workspace_bytes_per_thread },
+        { "example_bytes", &m->example_bytes }, { "test_examples", &m->test_examples },
+        { "test_set_examples", &m->test_set_examples },
+    };
+    for (size_t i = 0; i < sizeof ints / sizeof ints[0]; i++)
+        if (get_int(o, ints[i].key, 0, ints[i].out))
+            return errmsg_set(err, errlen, "%s: line %ld: run.memory.%s: expected an integer >= 0", path, line, ints[i].key);
+    json_t *peaks = json_object_get(o, "peak_rss_kib");
+    size_t ranks = (size_t)memory_ranks(&r->config);
+    ranks = ranks < TRACE_MAX_RANKS ? ranks : TRACE_MAX_RANKS;
+    if (!json_is_array(peaks) || json_array_size(peaks) != ranks)
+        return errmsg_set(err, errlen, "%s: line %ld: run.memory.peak_rss_kib: expected an array of %zu integers (one per rank)",
+                          path, line, ranks);
+    for (size_t i = 0; i < json_array_size(peaks); i++) {
+        json_t *v = json_array_get(peaks, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 1)
+            return errmsg_set(err, errlen, "%s: line %ld: run.memory.peak_rss_kib[%zu]: expected an integer >= 1", path, line, i);
+        m->peak_rss_kib[i] = (long)json_integer_value(v);
+    }
+    m->n_ranks = (int)json_array_size(peaks);
+    m->has = true;
+    return 0;
+}
+
 static int parse_run(json_t *root, trace_run *r, const char *path, long line, char *err, int errlen) {
     json_t *run = json_object_get(root, "run");
     if (!json_is_object(run))
@@ -183,7 +242,8 @@ static int parse_run(json_t *root, trace_run *r, const char *path, long line, ch
     if (master && costmodel_master_parse(master, &c->master))
         return errmsg_set(err, errlen, "%s: line %ld: run.master: expected worker or dedicated", path, line);
     c->batch_per_worker = json_is_true(json_object_get(run, "batch_per_worker"));
-    return 0;
+    json_t *memory = json_object_get(run, "memory");
+    return memory ? parse_memory(memory, r, path, line, err, errlen) : 0;
 }
 
 static int parse_event(json_t *o, const trace_run *run, trace_event *e, const char **what) {

@@ -7,7 +7,13 @@
  *            "git": "...", "net": "...", "model_bytes": M, "workers": K, "cores": T,
  *            "sync": "batch|epoch|every:N", "topology": "ps|allreduce",
  *            "master": "worker|dedicated", "examples": D, "batch": B, "epochs": E,
- *            "batch_per_worker": false, "seed": S}}
+ *            "batch_per_worker": false, "seed": S,
+ *            "memory": {"fwd_bytes_per_example": F, "train_bytes_per_example": G,
+ *                       "workspace_bytes": W, "workspace_bytes_per_thread": Wt,
+ *                       "example_bytes": e, "test_examples": n, "test_set_examples": N,
+ *                       "roles": ["master", "worker", ...], "peak_rss_kib": [r0, r1, ...]}}}
+ * ("memory" is optional: the trainer writes it; what it means is model/memory.h's. Its
+ * "roles" are written for the reader and not read: a rank's role follows from the run.)
  * then one event per line, any rank, seconds from the run's common start:
  *   {"rank": r, "ph": "startup|compute|update|comm|wait|eval", "t0": s, "t1": s,
  *    "epoch": e, "step": i, "bytes": n, "examples": b, "name": "..."}
@@ -50,6 +56,22 @@ typedef struct {
     bool background;         /* comm beside the rank's timeline, not in it (see above) */
 } trace_event;
 
+enum { TRACE_MAX_RANKS = 1024 }; /* ranks whose peak memory a header lists */
+
+/* What the ranks' memory held: the network's buffers and the data (model/memory.h's known
+ * terms) and each rank's measured peak resident set. */
+typedef struct {
+    bool has;                        /* the header has a "memory" object */
+    long fwd_bytes_per_example;      /* train/net.h's net_memory */
+    long train_bytes_per_example;
+    long workspace_bytes, workspace_bytes_per_thread;
+    long example_bytes;              /* one example held in memory: image and label */
+    long test_examples;              /* the test examples every rank holds beside the training set */
+    long test_set_examples;          /* the test set's size (--limit cuts it to test_examples) */
+    int n_ranks;                     /* entries of peak_rss_kib (0: not measured) */
+    long peak_rss_kib[TRACE_MAX_RANKS]; /* each rank's peak resident set (getrusage), KiB */
+} trace_memory;
+
 typedef struct {
     char host[128];
     int host_cores;
@@ -58,6 +80,7 @@ typedef struct {
     long model_bytes;
     costmodel_config config; /* workers, cores, sync, every_n, topology, master, D, B, E */
     long seed;
+    trace_memory memory;
 } trace_run;
 
 typedef struct {

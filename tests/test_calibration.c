@@ -265,3 +265,44 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     free(bad);
     free(dir);
 }
+
+Test(calibration, memory_round_trips_and_a_file_without_it_leaves_memory_unknown) {
+    calibration cal = example_calibration(), back;
+    cal.memory = memory_params_seed_example(); /* every field set, the stated ones too */
+    cal.memory.se_base_bytes = 61234.5;
+    cal.memory.points = 34;
+    cal.memory.rms_bytes = 161226.75;
+    cal.memory.worst_rel_error = 0.0118;
+    char *dir = clirun_tmpdir(), path[512], err[512] = "";
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(calibration_read(path, &back, err, sizeof err), 0, "%s", err);
+    const memory_params *a = &cal.memory, *b = &back.memory;
+    cr_assert(b->known && b->sharded_data == a->sharded_data && b->points == a->points);
+    const double want[] = { a->base_bytes, a->peer_bytes, a->thread_bytes, a->allreduce_scratch, a->se_base_bytes,
+                            a->fwd_bytes_per_example, a->train_bytes_per_example, a->workspace_bytes,
+                            a->workspace_bytes_per_thread, a->example_bytes, a->test_examples, a->master_extra_bytes,
+                            a->master_models_per_worker, a->master_example_bytes, a->rms_bytes, a->worst_rel_error };
+    const double got[] = { b->base_bytes, b->peer_bytes, b->thread_bytes, b->allreduce_scratch, b->se_base_bytes,
+                           b->fwd_bytes_per_example, b->train_bytes_per_example, b->workspace_bytes,
+                           b->workspace_bytes_per_thread, b->example_bytes, b->test_examples, b->master_extra_bytes,
+                           b->master_models_per_worker, b->master_example_bytes, b->rms_bytes, b->worst_rel_error };
+    for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+        cr_assert_eq(got[i], want[i], "memory field %zu: %.17g after the round trip, %.17g before", i, got[i], want[i]);
+    remove(path);
+    remove(dir);
+    free(dir);
+    calibration old;
+    cr_assert_eq(read_text(good, &old, err, sizeof err), 0, "%s", err);
+    cr_assert(!old.memory.known, "a calibration from before memory was measured");
+}
+
+Test(calibration, negative_memory_term_is_named) {
+    static const char *bad =
+        "{\"format\": \"speedup-calibration\", \"version\": 1, \"params\": {\n" PARAMS_BODY "},\n"
+        " \"memory\": {\"base\": {\"value\": -5}}}\n";
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(bad, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "memory.base.value: expected a finite number >= 0") != NULL, "%s", err);
+}

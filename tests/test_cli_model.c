@@ -19,8 +19,9 @@ Test(cli_model, prints_a_table_for_the_seed_example) {
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "speedup") != NULL);
     cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
-    /* header line + column line + 5 workers × 3 cores × 2 sync modes + what the PI is */
-    cr_assert_eq(count_lines(r.out), 2 + 30 + 1, "%s", r.out);
+    /* header line + column line + 5 workers × 3 cores × 2 sync modes + what the PI is +
+     * where the memory figures come from */
+    cr_assert_eq(count_lines(r.out), 2 + 30 + 2, "%s", r.out);
     clirun_free(&r);
 }
 
@@ -28,7 +29,7 @@ Test(cli_model, csv_has_the_predictions_header_and_one_row_per_config) {
     clirun_result r = clirun("model --csv --workers 1,2,4,8 --cores 1,2,4 --sync batch,epoch,every:4 --topology ps,allreduce");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     const char *header = "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s,"
-                         "update_s,time_lo,time_hi,mean_lo,mean_hi\n";
+                         "update_s,time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits\n";
     cr_assert(strncmp(r.out, header, strlen(header)) == 0, "%s", r.out);
     cr_assert_eq(count_lines(r.out), 1 + 4 * 3 * 3 * 2);
     cr_assert(strstr(r.out, "\n1,1,batch,ps,") != NULL);
@@ -242,6 +243,77 @@ Test(cli_model, a_topology_the_calibration_never_measured_is_refused_unless_its_
     rows = clirun_predictions(args, &n);
     cr_assert_eq(n, 1);
     free(rows);
+    remove(cal);
+    remove(dir);
+    free(cal);
+    free(dir);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Memory per rank and --memory-limit */
+
+/* The seed-like example's master (model/memory.c's stated assumptions), K = 4, B = 32,
+ * M = 1,819,688 bytes, worked out by hand in MiB:
+ *   768 (an executor) + 768 (the driver beside it)
+ *   + (4 blocks + 4 workers' updates)·M = 14,557,504 B = 13.883
+ *   + b = 8 examples · (191,888 + 125,952) + 1,646,400 = 4,189,120 B = 3.995
+ *   + data: (D + 1000 test)·3 copies·3176 + 8·D:
+ *       D = 60000: 581,688,000 B = 554.741;  D = 6000: 66,744,000 B = 63.652
+ * = 2108.62 MiB with the whole data set (over 2 GiB), 1617.53 MiB with the seed's 10 %. */
+static void seed_master(long examples, double want_mib, int want_fits) {
+    char args[256];
+    snprintf(args, sizeof args, "model --csv --memory-limit 2GiB --workers 4 --cores 1 --sync batch --examples %ld",
+             examples);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    double worker, master;
+    int fits;
+    const char *row = strchr(r.out, '\n') + 1;
+    /* the last three columns */
+    const char *p = row + strlen(row);
+    for (int commas = 0; p > row && commas < 3; p--)
+        commas += p[-1] == ',';
+    cr_assert_eq(sscanf(p + 1, "%lf,%lf,%d", &worker, &master, &fits), 3, "%s", row);
+    cr_assert(fabs(master - want_mib) < 0.01, "D = %ld: rank 0 %.3f MiB, by hand %.2f", examples, master, want_mib);
+    cr_assert_eq(fits, want_fits, "D = %ld", examples);
+    cr_assert_lt(worker, 1024, "a worker holds a quarter of the data and no updates");
+    clirun_free(&r);
+}
+
+Test(cli_model, the_seed_master_does_not_fit_2gib_with_the_whole_data_set_and_fits_with_a_tenth) {
+    seed_master(60000, 2108.62, 0);
+    seed_master(6000, 1617.53, 1);
+}
+
+Test(cli_model, a_table_marks_the_configurations_over_the_limit) {
+    clirun_result r = clirun("model --memory-limit 2G --workers 1,4 --cores 1 --sync batch --examples 60000");
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert_not_null(strstr(r.out, "rank0_MiB"), "%s", r.out);
+    /* K = 1 is one Keras process (no driver): 969.7 MiB; K = 4's master is over. */
+    const char *k1 = strstr(r.out, "\n      1 "), *k4 = strstr(r.out, "\n      4 ");
+    cr_assert(k1 && k4 && k1 < k4, "%s", r.out);
+    const char *first_over = strstr(r.out, "OVER");
+    cr_assert(first_over && first_over > k4 && first_over < strchr(k4 + 1, '\n'), "only K = 4 is over: %s", r.out);
+    cr_assert_not_null(strstr(r.out, "limit 2048 MiB: 1 of 2 configurations do not fit"), "%s", r.out);
+    clirun_free(&r);
+}
+
+Test(cli_model, memory_limit_with_an_unknown_unit_is_a_usage_error) {
+    clirun_assert_refused("model --memory-limit 4Gb", 2, "'4Gb'");
+    clirun_assert_refused("model --memory-limit lots", 2, "--memory-limit");
+    clirun_assert_refused("model --memory-limit 0", 2, "--memory-limit");
+}
+
+Test(cli_model, memory_limit_needs_a_calibration_that_measured_memory) {
+    char *dir = clirun_tmpdir(), *cal = clirun_write_c1_calibration(dir), args[512];
+    snprintf(args, sizeof args, "model --calib %s --memory-limit 4GiB", cal);
+    clirun_assert_refused(args, 2, "has no \"memory\"");
+    /* Without a limit it predicts, its memory columns empty. */
+    snprintf(args, sizeof args, "model --calib %s --csv --workers 2 --cores 1 --sync batch", cal);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert_not_null(strstr(r.out, ",,,\n"), "%s", r.out);
+    clirun_free(&r);
     remove(cal);
     remove(dir);
     free(cal);

@@ -115,17 +115,22 @@ Test(plot, missing_gnuplot_is_a_clear_error_and_writes_nothing) {
     free(dir);
 }
 
-Test(plot, malformed_predictions_name_the_line) {
+/* `plot --predictions` of a CSV holding text is refused with needle. */
+static void assert_predictions_refused(const char *text, const char *needle) {
     char *dir = clirun_tmpdir();
-    char *csv = clirun_write_file(dir, "bad.csv",
-        "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s\n"
-        "1,1,batch,ps,10,1,1,1,10,0,0,0\n"
-        "2,1,batch,ps,6,1.6,1.6\n");
+    char *csv = clirun_write_file(dir, "bad.csv", text);
     char args[1024];
     snprintf(args, sizeof args, "plot --predictions %s --out %s/fig", csv, dir);
-    clirun_assert_refused(args, 1, "bad.csv: line 3");
+    clirun_assert_refused(args, 1, needle);
     free(csv);
     free(dir);
+}
+
+Test(plot, malformed_predictions_name_the_line) {
+    assert_predictions_refused("workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s\n"
+                               "1,1,batch,ps,10,1,1,1,10,0,0,0\n"
+                               "2,1,batch,ps,6,1.6,1.6\n",
+                               "bad.csv: line 3");
 }
 
 Test(plot, wrong_header_is_refused) {
@@ -143,4 +148,15 @@ Test(plot, usage_errors_exit_two) {
     clirun_assert_refused("plot --out /tmp/x", 2, "nothing to plot");
     clirun_assert_refused("plot --out /tmp/x --predictions p.csv --only speedup,pie", 2, "'pie'");
     clirun_assert_refused("plot --out /tmp/x --calib c.json", 2, "--calib and --traces go together");
+}
+
+Test(plot, a_memory_column_that_is_not_a_size_or_fits_that_is_not_0_or_1_names_the_line) {
+    /* Unknown memory (empty) and a known one read; fits = 2 does not. */
+    assert_predictions_refused(
+        "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s,update_s,"
+        "time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits\n"
+        "1,1,batch,ps,10,1,1,1,10,0,0,0,0,10,10,1,1,,,\n"
+        "2,1,batch,ps,6,1.6,1.6,1.6,5,1,0,0,0,6,6,1.6,1.6,30.5,32,1\n"
+        "4,1,batch,ps,4,2.5,2.5,2.5,3,1,0,0,0,4,4,2.5,2.5,28,31,2\n",
+        "bad.csv: line 4");
 }

@@ -238,3 +238,32 @@ Test(cli_trace, a_pytorch_run_converts_to_a_trace_with_its_own_flags_and_measure
     clirun_free(&r);
     free(dir);
 }
+
+Test(cli_trace, measurements_carry_each_ranks_measured_peak_memory) {
+    char *dir = clirun_tmpdir(), err[512];
+    char *k2 = run_trace(dir, "k2.trace.jsonl", 2, 0.5, 1), *k1 = run_trace(dir, "k1.trace.jsonl", 1, 1.0, 1);
+    /* The K = 2 run measured 40 MiB on rank 0 and 38 on rank 1; K = 1 measured nothing. */
+    trace *t = trace_read(k2, err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    t->run.memory = (trace_memory){ .has = true, .example_bytes = 785, .n_ranks = 2, .peak_rss_kib = { 40960, 38912 } };
+    cr_assert_eq(trace_write(t, k2, err, sizeof err), 0, "%s", err);
+    trace_free(t);
+    char args[1200], path[600];
+    snprintf(path, sizeof path, "%s/m.csv", dir);
+    snprintf(args, sizeof args, "trace --measurements %s %s --out %s", k2, k1, path);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    prediction_row *rows;
+    int n;
+    cr_assert_eq(predictions_read_csv(path, &rows, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 2);
+    cr_assert(rows[0].has_memory && rows[0].fits);
+    cr_assert_float_eq(rows[0].rss_master_mib, 40.0, 1e-12);
+    cr_assert_float_eq(rows[0].rss_worker_mib, 38.0, 1e-12);
+    cr_assert(!rows[1].has_memory, "no memory in the K = 1 trace: the columns stay empty");
+    free(rows);
+    clirun_free(&r);
+    free(k1);
+    free(k2);
+    free(dir);
+}

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # The man page and the bash completion cover every command and every flag the program
 # accepts, and nothing else. The truth is the program: its command list (`speedup
-# --help`) and each command's getopt table (cli/cmd_NAME.c, with cli/grid.h's flags where
-# the table pastes GRID_LONG_OPTIONS); a flag the table has but the command refuses
+# --help`) and each command's getopt table (cli/cmd_NAME.c, with cli/grid.h's and
+# cli/memopt.h's and cli/import_flags.h's flags where the table pastes GRID_LONG_OPTIONS,
+# MEMOPT_LONG_OPTIONS, IMPORT_FLAGS_LONG_OPTIONS); a flag the table has but the command refuses
 # (advise --workers) must be refused when given, and is not completed.
 # usage: test_docs.sh SOURCE_DIR SPEEDUP_BIN
 set -euo pipefail
@@ -17,15 +18,17 @@ table_flags() {
     awk '/struct option options\[\] = \{/ {on = 1} on {print} on && /\};/ {exit}' "$1" |
         grep -o '{ *"[a-z0-9-]*"' | sed 's/{ *"/--/; s/"$//'
 }
-grid_flags() {
-    awk '/#define GRID_LONG_OPTIONS/ {on = 1} on {print} on && !/\\$/ {exit}' "$src/cli/grid.h" |
+macro_flags() { # MACRO HEADER: the flags of a table macro a command pastes
+    awk -v def="#define $1" 'index($0, def) == 1 {on = 1} on {print} on && !/\\$/ {exit}' "$2" |
         grep -o '{ *"[a-z0-9-]*"' | sed 's/{ *"/--/; s/"$//'
 }
 accepted_flags() { # CMD
     local file=$src/cli/cmd_$1.c
     [ -f "$file" ] || { bad "$1: no $file to read its flags from"; return; }
     table_flags "$file"
-    if grep -q GRID_LONG_OPTIONS "$file"; then grid_flags; fi
+    if grep -q GRID_LONG_OPTIONS "$file"; then macro_flags GRID_LONG_OPTIONS "$src/cli/grid.h"; fi
+    if grep -q MEMOPT_LONG_OPTIONS "$file"; then macro_flags MEMOPT_LONG_OPTIONS "$src/cli/memopt.h"; fi
+    if grep -q IMPORT_FLAGS_LONG_OPTIONS "$file"; then macro_flags IMPORT_FLAGS_LONG_OPTIONS "$src/cli/import_flags.h"; fi
 }
 # The man page's text from the .SS heading that names COMMAND (or matches a pattern) to
 # the next heading; its flags, unescaped.

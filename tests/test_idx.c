@@ -158,3 +158,38 @@ Test(dataset, batch_normalises_bytes) {
     dataset_batch(&d, idx, 1, 0.5f, 0.25f, x, y);
     cr_expect(fabsf(x[0] + 2.0f) < 1e-6f && fabsf(x[1] - 2.0f) < 1e-6f && y[0] == 1, "x %g %g", x[0], x[1]);
 }
+
+Test(idx, first_items_reads_only_those_rows_and_keeps_the_files_count) {
+    char *dir = clirun_tmpdir(), err[512];
+    long dims[3] = { 5, 2, 3 };
+    char *p = write_idx(dir, "f", 3, dims, 30);
+    idx_file f;
+    cr_assert_eq(idx_read_first(p, 3, 2, &f, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(f.dims[0], 5, "the file's count");
+    cr_expect_eq(f.items, 2);
+    cr_expect_eq(f.n_bytes, 12, "2 rows of 2x3 bytes, not the file's 30");
+    cr_expect_eq(f.data[11], 11 % 7);
+    idx_free(&f);
+    // More rows than the file has: all of them, and the file must end there.
+    cr_assert_eq(idx_read_first(p, 3, 9, &f, err, sizeof err), 0, "%s", err);
+    cr_expect(f.items == 5 && f.n_bytes == 30);
+    idx_free(&f);
+    free(p), free(dir);
+}
+
+Test(dataset, limit_reads_only_the_first_examples) {
+    char *dir = clirun_tmpdir(), err[512];
+    clirun_write_idx_set(dir, "train", 40, 3);
+    dataset d;
+    cr_assert_eq(dataset_load(dir, "train", 7, &d, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(d.n, 7);
+    cr_expect_eq(d.n_in_file, 40);
+    dataset all;
+    cr_assert_eq(dataset_load(dir, "train", 0, &all, err, sizeof err), 0, "%s", err);
+    cr_expect_eq(all.n, 40);
+    cr_expect_eq(memcmp(d.images, all.images, 7 * 64), 0, "the same first 7 images");
+    cr_expect_eq(memcmp(d.labels, all.labels, 7), 0);
+    dataset_free(&d);
+    dataset_free(&all);
+    free(dir);
+}

@@ -83,3 +83,30 @@ Test(net, shapes_that_do_not_fit_are_refused) {
     cr_expect_null(net_new("conv3x3x4,fc5", 28, 28, 1, 10, 2, err, sizeof err));
     cr_expect(strstr(err, "fc10"), "%s", err);
 }
+
+/* conv3x3x2,relu,pool2,dropout0.5,fc3 on 4x4x1, 3 classes. By hand, in floats per example:
+ *   forward: input 16, conv 4·4·2 = 32, pool 2·2·2 = 8, fc 3, probabilities 3     = 62
+ *   training: the dropout mask 8; backward writes softmax's 3 into buffer 0, fc's dx (8)
+ *             into buffer 1, pool's dx (32) into buffer 0, and stops at the conv (no
+ *             earlier parameters): 8 + max(3, 32) + 8                               = 48
+ *   im2col: 4·4·3·3·1 = 144 floats an image, ⌊262144/144⌋ = 1820 images a chunk = 262080;
+ *   a further thread: that chunk and its partial dw, db (2·3·3·1 + 2 = 20)     = 262100 */
+Test(net, memory_counts_the_buffers_the_passes_write) {
+    char err[256];
+    net *n = net_new("conv3x3x2,relu,pool2,dropout0.5,fc3", 4, 4, 1, 3, 5, err, sizeof err);
+    cr_assert(n, "%s", err);
+    net_memory m = net_memory_of(n);
+    cr_expect_eq(m.fwd_bytes_per_example, 4 * 62);
+    cr_expect_eq(m.train_bytes_per_example, 4 * 48);
+    cr_expect_eq(m.workspace_bytes, 4 * 262080);
+    cr_expect_eq(m.workspace_bytes_per_thread, 4 * 262100);
+    net_free(n);
+    // The default network: 47972 floats forward, 31488 in training (the 128-unit mask, 6272
+    // and 25088 of the two gradient buffers).
+    n = net_new(NETSPEC_DEFAULT, 28, 28, 1, 10, 32, err, sizeof err);
+    cr_assert(n, "%s", err);
+    m = net_memory_of(n);
+    cr_expect_eq(m.fwd_bytes_per_example, 4 * (784 + 25088 + 6272 + 12544 + 3136 + 128 + 10 + 10));
+    cr_expect_eq(m.train_bytes_per_example, 4 * (128 + 6272 + 25088));
+    net_free(n);
+}

@@ -22,8 +22,20 @@ static char *slurp(const char *path) {
     return buf;
 }
 
+/* REPORT_E2E_OUT (set by ctest): where the report stays for the tests that need one (the
+ * browser's, tests/test_report_browser.sh); else a fresh temporary directory. */
+static char *report_dir(void) {
+    const char *keep = getenv("REPORT_E2E_OUT");
+    if (!keep || !*keep)
+        return clirun_tmpdir();
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", keep, keep);
+    cr_assert_eq(system(cmd), 0, "cannot make %s", keep);
+    return strdup(keep);
+}
+
 Test(cli_report, tiny_report_draws_every_figure_and_links_it, .timeout = 240) {
-    char *dir = clirun_tmpdir(), args[1024];
+    char *dir = report_dir(), args[1024];
     snprintf(args, sizeof args, "report --out %s/out --budget 1 --limit 64 --max-workers 4 --reps 2", dir);
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "exit %d: %s", r.status, r.err);
@@ -44,6 +56,9 @@ Test(cli_report, tiny_report_draws_every_figure_and_links_it, .timeout = 240) {
         cr_assert(strstr(html, ref) != NULL, "index.html does not link %s.svg", figs[i]);
     }
     cr_assert(strstr(html, "held out") != NULL, "no held-out configuration in index.html");
+    /* Every rank of the measured runs against the memory model (cli/report_memory.h). */
+    cr_assert(strstr(html, "<h2 id=\"memory\">") && strstr(html, "<td>master+worker</td>"),
+              "no memory section with the ps master in index.html");
     /* The cluster what-ifs come first (two by default: 1 and 10 Gbit/s), the validation
      * on this host after them. */
     for (int i = 1; i <= 2; i++) {

@@ -108,6 +108,49 @@ Test(trace, background_comm_round_trips_and_is_refused_on_other_phases) {
     assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"comm\",\"t0\":0,\"t1\":1,\"background\":1}\n", "\"background\"");
 }
 
+Test(trace, memory_header_round_trips_and_roles_are_written_for_the_reader) {
+    trace_run run = sample_run();
+    run.config.topology = COSTMODEL_TOPO_PS;
+    run.config.master = COSTMODEL_MASTER_DEDICATED; /* 2 workers: 3 ranks */
+    run.memory = (trace_memory){ .has = true, .fwd_bytes_per_example = 191888, .train_bytes_per_example = 125952,
+                                 .workspace_bytes = 1646400, .workspace_bytes_per_thread = 1854784,
+                                 .example_bytes = 785, .test_examples = 512, .test_set_examples = 10000,
+                                 .n_ranks = 3, .peak_rss_kib = { 30668, 28916, 28996 } };
+    trace *t = trace_new(&run);
+    char *dir = clirun_tmpdir(), path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/mem.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    FILE *f = fopen(path, "r");
+    char line[4096];
+    cr_assert_not_null(fgets(line, sizeof line, f));
+    fclose(f);
+    cr_assert_not_null(strstr(line, "\"roles\":[\"master\",\"worker\",\"worker\"]"), "%s", line);
+    trace *back = trace_read(path, err, sizeof err);
+    cr_assert_not_null(back, "%s", err);
+    cr_assert(back->run.memory.has);
+    cr_assert_eq(back->run.memory.n_ranks, 3);
+    cr_assert_eq(back->run.memory.peak_rss_kib[2], 28996);
+    cr_assert_eq(back->run.memory.train_bytes_per_example, 125952);
+    cr_assert_eq(back->run.memory.test_set_examples, 10000);
+    trace_free(back);
+    trace_free(t);
+    remove(path);
+    remove(dir);
+    free(dir);
+}
+
+#define MEM_RUN(peaks) "{\"run\":{\"format\":\"speedup-trace\",\"version\":1,\"workers\":2,\"cores\":1," \
+    "\"sync\":\"batch\",\"topology\":\"allreduce\",\"examples\":100,\"batch\":10,\"epochs\":1,\"memory\":" \
+    "{\"fwd_bytes_per_example\":1,\"train_bytes_per_example\":1,\"workspace_bytes\":1," \
+    "\"workspace_bytes_per_thread\":1,\"example_bytes\":1,\"test_examples\":1,\"test_set_examples\":1," \
+    "\"peak_rss_kib\":" peaks "}}}\n"
+Test(trace, memory_with_a_peak_per_rank_missing_or_not_positive_is_refused) {
+    assert_bad(MEM_RUN("[100]"), "run.memory.peak_rss_kib: expected an array of 2");
+    assert_bad(MEM_RUN("[100,0]"), "run.memory.peak_rss_kib[1]");
+    assert_bad(MEM_RUN("7"), "run.memory.peak_rss_kib");
+}
+
+
 
 /* ---------------------------------------------------------------------------------- */
 /* Names are data: any UTF-8 string writes valid JSON and reads back unchanged */

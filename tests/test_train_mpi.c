@@ -6,6 +6,7 @@
  * phases that tile its time and the update as its own phase where it runs, --workers K
  * counts training workers, and bad input ends every rank with a clear message (a
  * `timeout` catches any hang). */
+#include "model/memory.h"
 #include "model/trace.h"
 #include "tests/clirun.h"
 #include "train/checkpoint.h"
@@ -604,4 +605,36 @@ Test(train_mpi, an_empty_slice_is_written_as_a_compute_span_of_zero_examples) {
     cr_expect_eq(one, 1, "rank 1's slice of one example in step 2");
     free(text);
     free(dir);
+}
+
+// ---- every rank's peak memory in the trace header, and the events model/memory.h counts
+
+/* The memory model prices a trace by its events (model/memory.h): the trainer's real marks
+ * are the oracle for memory_trace_events, and the header carries one peak per rank. */
+static void assert_memory_header(int np, const char *extra, const char *what) {
+    trace *t = traced(np, extra);
+    const trace_memory *m = &t->run.memory;
+    const costmodel_config *c = &t->run.config;
+    cr_assert(m->has, "%s: no memory in the trace header", what);
+    cr_assert_eq(m->n_ranks, np, "%s: one peak per rank", what);
+    // The tiny test network (see model_bytes above): 8x8 inputs, conv3x3x4, pool2, fc16, dropout, fc4.
+    cr_assert_eq(m->fwd_bytes_per_example, 4 * (64 + 256 + 64 + 16 + 4 + 4), "%s", what);
+    cr_assert_eq(m->example_bytes, 65, "%s", what);
+    cr_assert_eq(m->test_examples, 64, "%s", what);
+    for (int r = 0; r < np; r++) {
+        // A process with MPI, OpenBLAS and the data holds megabytes, never a terabyte.
+        cr_assert(m->peak_rss_kib[r] > 1024 && m->peak_rss_kib[r] < (1L << 30), "%s: rank %d peak %ld KiB", what, r,
+                  m->peak_rss_kib[r]);
+        long n;
+        free(rank_events(t, r, &n));
+        cr_assert_eq(n, memory_trace_events(c, memory_role_of(c, r), false), "%s: rank %d (%s) recorded %ld events",
+                     what, r, memory_role_name(memory_role_of(c, r)), n);
+    }
+    trace_free(t);
+}
+
+Test(train_mpi, trace_header_holds_every_ranks_peak_memory_and_the_events_the_memory_model_counts) {
+    assert_memory_header(2, "--epochs 2 --batch 16 --topology allreduce", "2 ranks, all-reduce, batch");
+    assert_memory_header(3, "--epochs 1 --batch 16 --topology ps --master dedicated", "dedicated ps master, batch");
+    assert_memory_header(2, "--epochs 2 --batch 16 --topology ps --sync every:4", "2 ranks, ps, every:4");
 }

@@ -32,9 +32,10 @@ int dataset_load_files(const char *images_path, const char *labels_path, long li
                        char *err, int errlen) {
     memset(out, 0, sizeof *out);
     idx_file im, lb;
-    if (idx_read(images_path, 3, &im, err, errlen))
+    // Only the first limit examples are read: --limit bounds the memory (the peak too).
+    if (idx_read_first(images_path, 3, limit, &im, err, errlen))
         return -1;
-    if (idx_read(labels_path, 1, &lb, err, errlen)) {
+    if (idx_read_first(labels_path, 1, limit, &lb, err, errlen)) {
         idx_free(&im);
         return -1;
     }
@@ -43,9 +44,7 @@ int dataset_load_files(const char *images_path, const char *labels_path, long li
                  lb.dims[0], images_path, im.dims[0]);
         goto fail;
     }
-    long n = im.dims[0];
-    if (limit > 0 && limit < n)
-        n = limit;
+    const long n = im.items;
     int maxl = 0;
     for (long i = 0; i < n; i++)
         if (lb.data[i] > maxl)
@@ -53,17 +52,10 @@ int dataset_load_files(const char *images_path, const char *labels_path, long li
     out->images = im.data;
     out->labels = lb.data;
     out->n = n;
+    out->n_in_file = im.dims[0];
     out->h = (int)im.dims[1];
     out->w = (int)im.dims[2];
     out->classes = maxl + 1;
-    if (n < im.dims[0]) { // keep only what is used: --limit also bounds the memory
-        uint8_t *shrunk = realloc(out->images, (size_t)n * (size_t)out->h * (size_t)out->w);
-        if (shrunk)
-            out->images = shrunk;
-        shrunk = realloc(out->labels, (size_t)n);
-        if (shrunk)
-            out->labels = shrunk;
-    }
     return 0;
 fail:
     idx_free(&im);

@@ -19,6 +19,7 @@ typedef struct {
     uint8_t *images;   /* (N, H, W) owned */
     uint8_t *labels;   /* (N) owned, each < classes */
     long n;
+    long n_in_file;    /* the file's examples: n, or more when limited */
     int h, w;
     int classes;       /* 1 + the largest label */
 } dataset;

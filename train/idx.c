@@ -2,6 +2,7 @@
 #include "train/idx.h"
 
 #include <errno.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,6 +34,10 @@ static int read_exact(gzFile gz, const char *path, void *buf, size_t n, size_t *
 }
 
 int idx_read(const char *path, int want_ndims, idx_file *out, char *err, int errlen) {
+    return idx_read_first(path, want_ndims, 0, out, err, errlen);
+}
+
+int idx_read_first(const char *path, int want_ndims, long max_items, idx_file *out, char *err, int errlen) {
     memset(out, 0, sizeof *out);
     gzFile gz = gzopen(path, "rb");
     if (!gz) {
@@ -80,16 +85,19 @@ int idx_read(const char *path, int want_ndims, idx_file *out, char *err, int err
             goto fail;
         }
     }
-    out->data = malloc(total);
+    const bool whole = max_items <= 0 || max_items >= out->dims[0];
+    out->items = whole ? out->dims[0] : max_items;
+    const size_t want = total / (size_t)out->dims[0] * (size_t)out->items;
+    out->data = malloc(want);
     if (!out->data) {
-        snprintf(err, (size_t)errlen, "%s: out of memory for %zu bytes", path, total);
+        snprintf(err, (size_t)errlen, "%s: out of memory for %zu bytes", path, want);
         goto fail;
     }
-    out->n_bytes = total;
-    if (read_exact(gz, path, out->data, total, &off, "data", err, errlen))
+    out->n_bytes = want;
+    if (read_exact(gz, path, out->data, want, &off, "data", err, errlen))
         goto fail;
     uint8_t extra;
-    if (gzread(gz, &extra, 1) != 0) {
+    if (whole && gzread(gz, &extra, 1) != 0) {
         snprintf(err, (size_t)errlen, "%s: byte %zu: expected end of file after %zu data bytes",
                  path, off, total);
         goto fail;

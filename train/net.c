@@ -358,6 +358,45 @@ int net_count_correct(const net *n, int count, const uint8_t *labels) {
     return correct;
 }
 
+net_memory net_memory_of(const net *n) {
+    long fwd = shape_size(n->h, n->w, n->c) + n->classes, masks = 0, col = 0, per_thread = 0;
+    for (int i = 0; i < n->n_layers; i++) {
+        const net_layer *L = &n->layers[i];
+        const long out_size = shape_size(L->oh, L->ow, L->oc);
+        if (L->spec.kind == LAYER_CONV) {
+            const long chunk = conv_col_floats(1 << 30, L->h, L->w, L->c, L->spec.k, 1);
+            col += chunk;
+            per_thread += chunk + conv_workspace_floats(L->spec.k, L->c, L->oc, 2);
+        }
+        if (L->spec.kind == LAYER_CONV || L->spec.kind == LAYER_POOL || L->spec.kind == LAYER_FC)
+            fwd += out_size;
+        if (L->spec.kind == LAYER_DROPOUT)
+            masks += out_size;
+    }
+    // net_backward's walk: softmax's gradient into dbuf[0], then each conv, fc and pool
+    // writes its dx into the other buffer while an earlier layer has parameters.
+    long written[2] = { n->classes, 0 };
+    int cur = 0;
+    for (int i = n->n_layers - 1; i >= 0; i--) {
+        const net_layer *L = &n->layers[i];
+        int need_dx = 0;
+        for (int j = 0; j < i; j++)
+            need_dx |= n->layers[j].w_off >= 0;
+        if (L->spec.kind == LAYER_CONV || L->spec.kind == LAYER_FC || L->spec.kind == LAYER_POOL) {
+            const long in_size = shape_size(L->h, L->w, L->c);
+            if (need_dx && in_size > written[1 - cur])
+                written[1 - cur] = in_size;
+            cur = 1 - cur;
+        }
+        if (!need_dx)
+            break;
+    }
+    const long f = (long)sizeof(float);
+    return (net_memory){ .fwd_bytes_per_example = f * fwd,
+                         .train_bytes_per_example = f * (masks + written[0] + written[1]),
+                         .workspace_bytes = f * col, .workspace_bytes_per_thread = f * per_thread };
+}
+
 double net_forward_flops(const net *n) {
     double f = 0.0;
     for (int i = 0; i < n->n_layers; i++) {

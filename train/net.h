@@ -89,6 +89,23 @@ int net_count_correct(const net *n, int count, const uint8_t *labels);
  * "params_crc32"), equal exactly when the weights are equal bit for bit. */
 unsigned long net_params_crc32(const net *n);
 
+/* The bytes a rank's resident set holds for the network's buffers beyond its three
+ * parameter-sized blocks, counted as the passes write them (calloc'd pages nobody writes
+ * are never resident): model/memory.h's known terms, recorded in the trace header.
+ *   fwd    every forward writes (evaluation too): the input, each conv, pool and fc
+ *          output, the probabilities — per example of max_batch;
+ *   train  what only training writes: dropout masks, and of the two activation-gradient
+ *          buffers the part backward writes (each layer's dx, when an earlier layer has
+ *          parameters) — per example;
+ *   workspace  one thread's im2col chunk at its full size (chunk images, not fewer: an
+ *          upper bound when max_batch is smaller);
+ *   per_thread each further thread's im2col chunk and partial dw, db. */
+typedef struct {
+    long fwd_bytes_per_example, train_bytes_per_example;
+    long workspace_bytes, workspace_bytes_per_thread;
+} net_memory;
+net_memory net_memory_of(const net *n);
+
 /* Floating-point operations of one example's forward pass (multiply-adds count 2). */
 double net_forward_flops(const net *n);
 

@@ -472,6 +472,15 @@ static void run_open_trace(run *R, double t_data1, double t_model1) {
     head.model_bytes = (long)sizeof(float) * R->n->n_params;
     head.config = trainer_model_config(c, R->sc.train_world, R->train.n);
     head.seed = (long)c->seed;
+    // What this rank's memory holds beyond the runtime (model/memory.h's known terms); the
+    // measured peaks are added at the end (run_summary).
+    const net_memory nm = net_memory_of(R->n);
+    head.memory = (trace_memory){ .has = true, .fwd_bytes_per_example = nm.fwd_bytes_per_example,
+                                  .train_bytes_per_example = nm.train_bytes_per_example,
+                                  .workspace_bytes = nm.workspace_bytes,
+                                  .workspace_bytes_per_thread = nm.workspace_bytes_per_thread,
+                                  .example_bytes = (long)R->train.h * R->train.w + 1, .test_examples = R->test.n,
+                                  .test_set_examples = R->test.n_in_file };
     R->rec.tr = trace_new(&head);
     R->rec.oom = !R->rec.tr;
     R->rec.mark_s = R->sc.mpi ? R->sc.init_t0_s : R->sc.init_t1_s;
@@ -620,6 +629,10 @@ static int run_summary(run *R) {
             snprintf(R->err, (size_t)R->errlen, "%s: out of memory while recording the trace", c->trace_path);
         if (sync_agree(&R->sc, failed, R->err, R->errlen))
             return -1;
+        trace_memory *mem = &R->rec.tr->run.memory;
+        mem->n_ranks = R->sc.world < TRACE_MAX_RANKS ? R->sc.world : TRACE_MAX_RANKS;
+        for (int i = 0; R->sc.rank == 0 && i < mem->n_ranks; i++)
+            mem->peak_rss_kib[i] = lround(r->peak_rss_mib[i] * 1024.0);
         failed = sync_gather_trace(&R->sc, R->rec.tr) != 0;
         if (failed)
             snprintf(R->err, (size_t)R->errlen, "%s: out of memory while gathering the trace", c->trace_path);

@@ -1,0 +1,72 @@
+/* memopt — --memory-limit and the rows' memory columns (memopt.h). */
+#include "cli/memopt.h"
+
+#include "cli/args.h"
+#include "model/calibration.h"
+
+#include <string.h>
+
+static const double MIB = 1048576.0;
+
+void memopt_init(memopt *o) {
+    memset(o, 0, sizeof *o);
+}
+
+int memopt_handle_option(memopt *o, int code, const char *arg) {
+    if (code != MEMOPT_OPT_LIMIT)
+        return 1;
+    if (memory_parse_size(arg, &o->limit_bytes) || o->limit_bytes <= 0) {
+        args_error("--memory-limit: expected a size such as 4GiB, 512MiB or 2G (units B, K M G T = KiB MiB GiB TiB, "
+                   "kB MB GB TB), got '%s'", arg);
+        return -1;
+    }
+    return 0;
+}
+
+int memopt_finish(memopt *o, const char *calib_path) {
+    if (!calib_path) {
+        o->m = memory_params_seed_example();
+        snprintf(o->source, sizeof o->source, "the seed-like example's stated assumptions (Keras on Elephas on Spark)");
+        return 0;
+    }
+    calibration cal;
+    char err[512];
+    if (calibration_read(calib_path, &cal, err, sizeof err)) {
+        args_error("%s", err);
+        return 1;
+    }
+    o->m = cal.memory;
+    if (!o->m.known && o->limit_bytes > 0) {
+        args_error("--memory-limit: %s has no \"memory\" (calibrated before the ranks' memory was measured): run "
+                   "speedup calibrate again", calib_path);
+        return 2;
+    }
+    snprintf(o->source, sizeof o->source, "%s (fitted to %ld rank peaks, worst error %.1f%%)", calib_path,
+             o->m.points, 100.0 * o->m.worst_rel_error);
+    return 0;
+}
+
+void memopt_fill(const memopt *o, double model_bytes, const costmodel_config *c, prediction_row *r) {
+    if (!o->m.known)
+        return;
+    double rank0, other;
+    memory_rank_peaks(&o->m, model_bytes, c, &rank0, &other);
+    r->has_memory = true;
+    r->rss_master_mib = rank0 / MIB;
+    r->rss_worker_mib = other / MIB;
+    r->fits = o->limit_bytes <= 0 || (rank0 <= o->limit_bytes && other <= o->limit_bytes);
+}
+
+void memopt_print_note(const memopt *o, const prediction_row *rows, int n, FILE *out) {
+    if (!o->m.known) {
+        fprintf(out, "memory per rank: unknown (the calibration has none; speedup calibrate measures it)\n");
+        return;
+    }
+    int over = 0;
+    for (int i = 0; i < n; i++)
+        over += rows[i].has_memory && !rows[i].fits;
+    fprintf(out, "memory per rank (peak resident set, MiB; rank 0 is the ps master): from %s", o->source);
+    if (o->limit_bytes > 0)
+        fprintf(out, "; limit %.0f MiB: %d of %d configurations do not fit (OVER)", o->limit_bytes / MIB, over, n);
+    fputc('\n', out);
+}
