@@ -112,7 +112,12 @@ static int check_only(const char *only) {
     return 0;
 }
 
-int cmd_plot(int argc, char **argv) {
+typedef struct {
+    const char *pred_path, *meas_path, *trace_path, *sim_path, *calib_path, *traces_dir, *out_dir, *title, *only;
+} plot_args;
+
+/* 0 to go on, else the exit status (2 usage, -1 after --help). */
+static int parse_args(int argc, char **argv, plot_args *a) {
     static const struct option options[] = {
         { "predictions", required_argument, 0, OPT_PRED }, { "measurements", required_argument, 0, OPT_MEAS },
         { "trace", required_argument, 0, OPT_TRACE },      { "sim-trace", required_argument, 0, OPT_SIM },
@@ -121,113 +126,145 @@ int cmd_plot(int argc, char **argv) {
         { "only", required_argument, 0, OPT_ONLY },        { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
-    const char *pred_path = NULL, *meas_path = NULL, *trace_path = NULL, *sim_path = NULL;
-    const char *calib_path = NULL, *traces_dir = NULL, *out_dir = NULL, *title_arg = NULL, *only = NULL;
     int code;
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (code) {
-        case OPT_PRED: pred_path = optarg; break;
-        case OPT_MEAS: meas_path = optarg; break;
-        case OPT_TRACE: trace_path = optarg; break;
-        case OPT_SIM: sim_path = optarg; break;
-        case OPT_CALIB: calib_path = optarg; break;
-        case OPT_TRACES: traces_dir = optarg; break;
-        case OPT_OUT: out_dir = optarg; break;
-        case OPT_TITLE: title_arg = optarg; break;
-        case OPT_ONLY: only = optarg; break;
-        case OPT_HELP: usage(stdout); return 0;
+        case OPT_PRED: a->pred_path = optarg; break;
+        case OPT_MEAS: a->meas_path = optarg; break;
+        case OPT_TRACE: a->trace_path = optarg; break;
+        case OPT_SIM: a->sim_path = optarg; break;
+        case OPT_CALIB: a->calib_path = optarg; break;
+        case OPT_TRACES: a->traces_dir = optarg; break;
+        case OPT_OUT: a->out_dir = optarg; break;
+        case OPT_TITLE: a->title = optarg; break;
+        case OPT_ONLY: a->only = optarg; break;
+        case OPT_HELP: usage(stdout); return -1;
         default:
             return args_unknown_flag("plot", argv[optind - 1]);
         }
     }
     if (optind < argc)
         return args_unexpected("plot", argv[optind]);
-    if (!out_dir) {
+    if (!a->out_dir) {
         args_error("plot: --out DIR is required");
         return 2;
     }
-    if (only && check_only(only))
+    if (a->only && check_only(a->only))
         return 2;
-    if (!pred_path && !trace_path && !sim_path && !calib_path) {
+    if (!a->pred_path && !a->trace_path && !a->sim_path && !a->calib_path) {
         args_error("plot: nothing to plot: give --predictions, --trace, --sim-trace or --calib with --traces");
         return 2;
     }
-    if (meas_path && !pred_path) {
+    if (a->meas_path && !a->pred_path) {
         args_error("plot: --measurements needs --predictions to compare with");
         return 2;
     }
-    if (!calib_path != !traces_dir) {
+    if (!a->calib_path != !a->traces_dir) {
         args_error("plot: --calib and --traces go together (the fit and the traces it came from)");
         return 2;
     }
+    return 0;
+}
 
-    int rc = 1, n_pred = 0, n_meas = 0, n_traces = 0;
-    prediction_row *pred = NULL, *meas = NULL;
-    trace *measured = NULL, *simulated = NULL, **traces = NULL;
+/* What the figures read. */
+typedef struct {
+    prediction_row *pred, *meas;
+    int n_pred, n_meas, n_traces;
+    trace *measured, *simulated, **traces;
     calibration cal;
-    char err[1024], title[512];
-    if (pred_path && predictions_read_csv(pred_path, &pred, &n_pred, err, sizeof err))
-        goto report;
-    if (meas_path && predictions_read_csv(meas_path, &meas, &n_meas, err, sizeof err))
-        goto report;
-    if (trace_path && !(measured = trace_read(trace_path, err, sizeof err)))
-        goto report;
-    if (sim_path && !(simulated = trace_read(sim_path, err, sizeof err)))
-        goto report;
-    if (calib_path) {
-        if (calibration_read(calib_path, &cal, err, sizeof err))
-            goto report;
-        traces = calloc(MAX_TRACES, sizeof *traces);
-        if (!traces || (n_traces = read_trace_dir(traces_dir, traces)) < 0) {
-            n_traces = 0;
-            goto done;
-        }
+} plot_inputs;
+
+static void inputs_free(plot_inputs *in) {
+    free(in->pred);
+    free(in->meas);
+    trace_free(in->measured);
+    trace_free(in->simulated);
+    for (int i = 0; i < in->n_traces; i++)
+        trace_free(in->traces[i]);
+    free(in->traces);
+}
+
+/* 0, -1 with the reason in err, or -2 when it has been printed. */
+static int read_inputs(const plot_args *a, plot_inputs *in, char *err, int errlen) {
+    if (a->pred_path && predictions_read_csv(a->pred_path, &in->pred, &in->n_pred, err, errlen))
+        return -1;
+    if (a->meas_path && predictions_read_csv(a->meas_path, &in->meas, &in->n_meas, err, errlen))
+        return -1;
+    if (a->trace_path && !(in->measured = trace_read(a->trace_path, err, errlen)))
+        return -1;
+    if (a->sim_path && !(in->simulated = trace_read(a->sim_path, err, errlen)))
+        return -1;
+    if (!a->calib_path)
+        return 0;
+    if (calibration_read(a->calib_path, &in->cal, err, errlen))
+        return -1;
+    in->traces = calloc(MAX_TRACES, sizeof *in->traces);
+    if (!in->traces || (in->n_traces = read_trace_dir(a->traces_dir, in->traces)) < 0) {
+        in->n_traces = 0;
+        return -2;
     }
+    return 0;
+}
 
-    /* The title names the host and the network the numbers belong to. */
-    const trace *any = measured ? measured : simulated ? simulated : NULL;
-    for (int i = 0; !any && i < n_traces; i++)
-        if (strcmp(traces[i]->run.net, "commbench") != 0) /* a training run's CNN, not the benchmark's */
-            any = traces[i];
-    if (title_arg)
-        snprintf(title, sizeof title, "%s", title_arg);
+/* The title names the host and the network the numbers belong to. */
+static void default_title(const plot_args *a, const plot_inputs *in, char *title, size_t size) {
+    const trace *any = in->measured ? in->measured : in->simulated;
+    for (int i = 0; !any && i < in->n_traces; i++)
+        if (strcmp(in->traces[i]->run.net, "commbench") != 0) /* a training run's CNN, not the benchmark's */
+            any = in->traces[i];
+    if (a->title)
+        snprintf(title, size, "%s", a->title);
     else if (any)
-        snprintf(title, sizeof title, "on %s, CNN %s", any->run.host, any->run.net[0] ? any->run.net : "?");
-    else if (calib_path)
-        snprintf(title, sizeof title, "speedup on %s", cal.host);
+        snprintf(title, size, "on %s, CNN %s", any->run.host, any->run.net[0] ? any->run.net : "?");
+    else if (a->calib_path)
+        snprintf(title, size, "speedup on %s", in->cal.host);
     else
-        snprintf(title, sizeof title, "speedup predictions (%s)", pred_path);
+        snprintf(title, size, "speedup predictions (%s)", a->pred_path);
+}
 
-    if (pred_path && wanted(only, "speedup") && figures_speedup(pred, n_pred, meas, n_meas, title, out_dir, err, sizeof err))
-        goto report;
-    if (pred_path && wanted(only, "splits") &&
-        figures_splits(pred, n_pred, meas, n_meas, title, out_dir, err, sizeof err)) {
+/* Every figure whose inputs are there (and --only wants): 0, or -1 with err. */
+static int draw(const plot_args *a, const plot_inputs *in, const char *title, char *err, int errlen) {
+    const char *only = a->only, *out = a->out_dir;
+    if (in->pred && wanted(only, "speedup") &&
+        figures_speedup(in->pred, in->n_pred, in->meas, in->n_meas, title, out, err, errlen))
+        return -1;
+    if (in->pred && wanted(only, "splits") &&
+        figures_splits(in->pred, in->n_pred, in->meas, in->n_meas, title, out, err, errlen)) {
         /* Asked for by name it must be drawn; otherwise a grid without splits just has none. */
         if (only)
-            goto report;
+            return -1;
         fprintf(stderr, "speedup: note: %s\n", err);
     }
-    if (pred_path && wanted(only, "breakdown") && figures_breakdown(pred, n_pred, meas, n_meas, title, out_dir, err, sizeof err))
-        goto report;
-    if ((measured || simulated) && wanted(only, "timeline") && figures_timeline(measured, simulated, title, out_dir, err, sizeof err))
-        goto report;
-    if (n_traces && wanted(only, "calibration") &&
-        figures_calibration(traces, n_traces, &cal.params, title, out_dir, err, sizeof err))
-        goto report;
-    printf("figures written to %s/\n", out_dir);
-    rc = 0;
-    goto done;
-report:
-    args_error("%s", err);
-done:
-    free(pred);
-    free(meas);
-    trace_free(measured);
-    trace_free(simulated);
-    for (int i = 0; i < n_traces; i++)
-        trace_free(traces[i]);
-    free(traces);
-    return rc;
+    if (in->pred && wanted(only, "breakdown") &&
+        figures_breakdown(in->pred, in->n_pred, in->meas, in->n_meas, title, out, err, errlen))
+        return -1;
+    if ((in->measured || in->simulated) && wanted(only, "timeline") &&
+        figures_timeline(in->measured, in->simulated, title, out, err, errlen))
+        return -1;
+    if (in->n_traces && wanted(only, "calibration") &&
+        figures_calibration(in->traces, in->n_traces, &in->cal.params, title, out, err, errlen))
+        return -1;
+    return 0;
+}
+
+int cmd_plot(int argc, char **argv) {
+    plot_args a = { 0 };
+    int code = parse_args(argc, argv, &a);
+    if (code)
+        return code < 0 ? 0 : code;
+    plot_inputs in = { 0 };
+    char err[1024], title[512];
+    int rc = read_inputs(&a, &in, err, sizeof err);
+    if (rc == 0) {
+        default_title(&a, &in, title, sizeof title);
+        rc = draw(&a, &in, title, err, sizeof err);
+    }
+    if (rc == -1)
+        args_error("%s", err);
+    else if (rc == 0)
+        printf("figures written to %s/\n", a.out_dir);
+    inputs_free(&in);
+    return rc == 0 ? 0 : 1;
 }

@@ -624,6 +624,34 @@ static int measure_all(ctx *c, const report_config *k, int n, const calibration 
     return fidelity_of(c, m, n, fid);
 }
 
+/* 3b for every cluster: its what-if simulated, drawn and read back into clusters[];
+ * *n_read counts those read (to free), also on failure. 0, or -1 (printed). */
+static int cluster_what_ifs(ctx *c, const report_options *o, long batch, report_cluster *clusters, int *n_read) {
+    char path[PATH_LEN], err[1400];
+    for (int i = 0; i < o->n_clusters; i++) {
+        if (cluster_what_if(c, o, i, batch))
+            return -1;
+        cluster_spec_describe(&o->cluster[i], clusters[i].desc, sizeof clusters[i].desc);
+        snprintf(path, sizeof path, "%s/cluster-%d.csv", c->out, i + 1);
+        if (predictions_read_csv(path, &clusters[i].rows, &clusters[i].n_rows, err, sizeof err)) {
+            args_error("report: %s", err);
+            return -1;
+        }
+        *n_read = i + 1;
+    }
+    return 0;
+}
+
+/* The memory section's traces: every configuration's first run (each rank measured
+ * against predicted). The paths live in static storage until the next call. */
+static void first_runs(const ctx *c, const report_config *k, int n, const char **out) {
+    static char paths[REPORT_MAX_CONFIGS][PATH_LEN];
+    for (int i = 0; i < n; i++) {
+        run_trace_path(c, &k[i], 1, paths[i], sizeof paths[i]);
+        out[i] = paths[i];
+    }
+}
+
 int cmd_report(int argc, char **argv) {
     static ctx c;
     memset(&c, 0, sizeof c);
@@ -685,17 +713,8 @@ int cmd_report(int argc, char **argv) {
         args_error("report: %s", err);
         goto done;
     }
-    for (int i = 0; i < o.n_clusters; i++) {
-        if (cluster_what_if(&c, &o, i, B))
-            goto done;
-        cluster_spec_describe(&o.cluster[i], clusters[i].desc, sizeof clusters[i].desc);
-        snprintf(path, sizeof path, "%s/cluster-%d.csv", c.out, i + 1);
-        if (predictions_read_csv(path, &clusters[i].rows, &clusters[i].n_rows, err, sizeof err)) {
-            args_error("report: %s", err);
-            goto done;
-        }
-        n_clusters_read = i + 1;
-    }
+    if (cluster_what_ifs(&c, &o, B, clusters, &n_clusters_read))
+        goto done;
 
     /* 5. index.html */
     char host_desc[512], net_desc[1024];
@@ -705,13 +724,8 @@ int cmd_report(int argc, char **argv) {
              "workers are Open MPI ranks %s",
              tl_measured->run.net, tl_measured->run.model_bytes, c.limit,
              c.hostfile ? "on the hosts of the hostfile" : "on this one host (shared memory between ranks)");
-    /* The memory section: every configuration's first run, each rank measured against predicted. */
-    static char memory_paths[REPORT_MAX_CONFIGS][PATH_LEN];
     const char *memory_traces[REPORT_MAX_CONFIGS];
-    for (int i = 0; i < n_configs; i++) {
-        run_trace_path(&c, &configs[i], 1, memory_paths[i], sizeof memory_paths[i]);
-        memory_traces[i] = memory_paths[i];
-    }
+    first_runs(&c, configs, n_configs, memory_traces);
     report_html_input in = { .host_desc = host_desc, .net_desc = net_desc, .commands = c.commands, .cal = &cal,
                              .pred = pred, .n_pred = n_pred, .meas = meas, .n_meas = n_configs, .fidelity = &fid,
                              .timeline_measured = tl_measured, .timeline_simulated = tl_sim,
