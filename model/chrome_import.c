@@ -156,7 +156,9 @@ static int track_of(ci_run *run, int file, json_t *ev) {
 }
 
 /* Horovod's "E" args {"dtype": "HOROVOD_FLOAT32", "shape": "[3, 3]"}: the tensor's
- * bytes; 0 when absent or unknown. */
+ * bytes; 0 when absent or unknown; -1 when the shape's bytes pass TENSOR_MAX_BYTES (a
+ * damaged shape: the product would overflow a long). */
+#define TENSOR_MAX_BYTES (1L << 53)
 static long tensor_bytes(json_t *args) {
     static const struct { const char *suffix; int size; } types[] = {
         { "UINT8", 1 }, { "INT8", 1 }, { "BOOL", 1 }, { "UINT16", 2 }, { "INT16", 2 }, { "FLOAT16", 2 },
@@ -172,14 +174,28 @@ static long tensor_bytes(json_t *args) {
         if (n >= k && strcmp(dtype + n - k, types[i].suffix) == 0 && (n == k || dtype[n - k - 1] == '_'))
             size = types[i].size;
     }
-    long elems = 1;
+    long bytes = size;
     for (const char *p = shape; *p; p++)
         if (isdigit((unsigned char)*p)) {
             char *end;
-            elems *= strtol(p, &end, 10);
+            const long dim = strtol(p, &end, 10);
+            if (dim > 0 && bytes > TENSOR_MAX_BYTES / dim)
+                return -1;
+            bytes *= dim;
             p = end - 1;
         }
-    return size * elems;
+    return bytes;
+}
+
+/* The bytes of event i's tensor into *bytes; -1 with err naming the event when its shape
+ * is too large to be a tensor. */
+static int event_bytes(ci_run *run, const ci_file *f, long i, json_t *ev, long *bytes) {
+    json_t *args = json_object_get(ev, "args");
+    *bytes = tensor_bytes(args);
+    if (*bytes >= 0)
+        return 0;
+    return errmsg_set(run->err, run->errlen, "%s: event %ld: args.shape \"%.64s\": expected a tensor of at most 2^53 bytes",
+                      f->path, i, json_string_value(json_object_get(args, "shape")));
 }
 
 /* ts (and dur for "X") of event ev in microseconds; -1 with err when not finite numbers. */
@@ -217,8 +233,11 @@ static int end_span(ci_run *run, int file, long i, json_t *ev, int track, open_b
     if (k < 0)
         return errmsg_set(run->err, run->errlen, "%s: event %ld: an \"E\" on pid %s tid %s with no \"B\" open there",
                           f->path, i, run->tracks[track].pid, run->tracks[track].tid);
+    long bytes = 0;
+    if (event_bytes(run, f, i, ev, &bytes))
+        return -1;
     ci_span s = { .name = open[k].name, .t0_us = open[k].t0_us, .t1_us = ts, .track = track, .index = open[k].index,
-                  .bytes = tensor_bytes(json_object_get(ev, "args")), .phase = -1 };
+                  .bytes = bytes, .phase = -1 };
     if (ts < s.t0_us)
         return errmsg_set(run->err, run->errlen, "%s: event %ld: ends before its \"B\" (event %ld) began", f->path, i,
                           open[k].index);
@@ -263,8 +282,11 @@ static int read_event(ci_run *run, int file, long i, json_t *ev, open_begin *ope
         return 0;
     }
     note_tick(f, name, dur);
-    ci_span s = { .name = name, .t0_us = ts, .t1_us = ts + dur, .track = track, .index = i,
-                  .bytes = tensor_bytes(json_object_get(ev, "args")), .phase = -1 };
+    long bytes = 0;
+    if (event_bytes(run, f, i, ev, &bytes))
+        return -1;
+    ci_span s = { .name = name, .t0_us = ts, .t1_us = ts + dur, .track = track, .index = i, .bytes = bytes,
+                  .phase = -1 };
     return push_span(run, &s) ? errmsg_set(run->err, run->errlen, "out of memory") : 0;
 }
 

@@ -277,6 +277,12 @@ Test(chrome_import, malformed_and_unknown_files_are_refused_with_the_place) {
           "begin.json: event 0 ('ALLREDUCE', \"B\"): never ended" },
         { "foreign.json", "[{\"name\": \"render_frame\", \"ph\": \"X\", \"ts\": 0, \"dur\": 16, \"pid\": 1, \"tid\": 1}]",
           "foreign.json: event 0 'render_frame' (pid 1, tid 1, at 0.000 ms), and nothing else in the file is placed either" },
+        // Found by tests/fuzz (corpus/chrome_import/crash-shape-overflow.json): a shape of
+        // 2^63 elements overflowed the byte count (undefined behaviour).
+        { "shape.json",
+          "[{\"name\": \"ALLREDUCE\", \"ph\": \"X\", \"ts\": 0, \"dur\": 5, \"pid\": 1, \"tid\": 1,"
+          " \"args\": {\"dtype\": \"HOROVOD_FLOAT32\", \"shape\": \"[9223372036854775807, 5]\"}}]",
+          "shape.json: event 0: args.shape \"[9223372036854775807, 5]\": expected a tensor of at most 2^53 bytes" },
     };
     chrome_import_opts o = { .batch = 4 };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
