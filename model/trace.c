@@ -102,8 +102,11 @@ static json_t *run_to_json(const trace_run *r) {
     return o;
 }
 
-/* One event line; its name quoted by jansson. 0, or -1 (a name that is not UTF-8). */
-static int write_event(FILE *out, const trace_event *e) {
+/* One event line; its name quoted by jansson. NULL, or what is wrong with the event (a name
+ * that is not UTF-8, an accuracy or loss JSON cannot hold). */
+static const char *write_event(FILE *out, const trace_event *e) {
+    if (e->has_accuracy && !(e->accuracy >= 0 && e->accuracy <= 1 && isfinite(e->loss) && e->loss >= 0))
+        return "its accuracy is not in [0, 1] or its loss not a finite number >= 0";
     /* %.9f: nanosecond resolution, the resolution of the clock the trainer reads. */
     fprintf(out, "{\"rank\":%d,\"ph\":\"%s\",\"t0\":%.9f,\"t1\":%.9f,\"epoch\":%d,\"step\":%ld", e->rank,
             trace_phase_name(e->ph), e->t0_s, e->t1_s, e->epoch, e->step);
@@ -114,12 +117,15 @@ static int write_event(FILE *out, const trace_event *e) {
     if (e->name[0]) {
         fputs(",\"name\":", out);
         if (jsonout_string(out, e->name))
-            return -1;
+            return "its name is not valid UTF-8";
     }
     if (e->background)
         fputs(",\"background\":true", out);
+    /* %.17g: the double read back is the one written. */
+    if (e->has_accuracy)
+        fprintf(out, ",\"accuracy\":%.17g,\"loss\":%.17g", e->accuracy, e->loss);
     fputs("}\n", out);
-    return 0;
+    return NULL;
 }
 
 int trace_write(const trace *t, const char *path, char *err, int errlen) {
@@ -138,12 +144,14 @@ int trace_write(const trace *t, const char *path, char *err, int errlen) {
     }
     fprintf(out, "%s\n", line);
     free(line);
-    for (long i = 0; i < t->n_events; i++)
-        if (write_event(out, &t->events[i])) {
-            snprintf(err, (size_t)errlen, "%s: event %ld: its name is not valid UTF-8", path, i + 1);
+    for (long i = 0; i < t->n_events; i++) {
+        const char *bad = write_event(out, &t->events[i]);
+        if (bad) {
+            snprintf(err, (size_t)errlen, "%s: event %ld: %s", path, i + 1, bad);
             atomicfile_abort(f);
             return -1;
         }
+    }
     return atomicfile_commit(f, err, errlen);
 }
 
@@ -282,6 +290,17 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
     if (bg && (!json_is_boolean(bg) || (json_is_true(bg) && e->ph != TRACE_COMM)))
         return -1;
     e->background = json_is_true(bg);
+    json_t *acc = json_object_get(o, "accuracy"), *loss = json_object_get(o, "loss");
+    *what = "\"accuracy\" (a number in [0, 1]) and \"loss\" (a finite number >= 0): both or neither, on an eval event only";
+    if (acc || loss) {
+        if (!acc || !loss || e->ph != TRACE_EVAL || !json_is_number(acc) || !json_is_number(loss))
+            return -1;
+        e->accuracy = json_number_value(acc);
+        e->loss = json_number_value(loss);
+        if (!(e->accuracy >= 0 && e->accuracy <= 1) || !isfinite(e->loss) || e->loss < 0)
+            return -1;
+        e->has_accuracy = true;
+    }
     e->rank = (int)rank;
     e->epoch = (int)epoch;
     e->step = step;

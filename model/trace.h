@@ -19,7 +19,16 @@
  *    "epoch": e, "step": i, "bytes": n, "examples": b, "name": "..."}
  * "examples" is always written (0 included: a rank with an empty slice, a dedicated
  * master); on reading it is optional (0). "bytes" (comm) and "name" (a sub-phase such as
- * "mpi_init", "data_load", "model_build") are optional. "background": true (optional,
+ * "mpi_init", "data_load", "model_build") are optional.
+ * An eval event may carry the model's accuracy (the time to accuracy, DESIGN.md):
+ *   {"rank": 0, "ph": "eval", ..., "epoch": e, "step": n, "examples": m, "name": "test",
+ *    "accuracy": 0.8123, "loss": 0.4567}
+ * "accuracy" is the fraction of the m examples evaluated that were classified correctly,
+ * in [0, 1]; "loss" the mean training loss (>= 0) of the steps since the previous
+ * accuracy point of the same name; "step" the global steps done when measured (counted
+ * from the run's first epoch); "name" "test" (the whole test set, at the end of epoch e)
+ * or "subset" (--eval-every's fixed subset of the test set, during epoch e). The two are
+ * optional but go together and only on an eval event. "background": true (optional,
  * comm only) marks communication that ran beside the rank's own timeline on another
  * thread — DDP's bucketed all-reduce on gloo's threads while backward goes on, imported
  * from a profiler trace (model/chrome_import.h) — rather than in it: a rank's foreground
@@ -54,6 +63,9 @@ typedef struct {
     long examples;           /* compute: examples in the step (0: an empty slice); 0 otherwise */
     char name[32];           /* sub-phase, "" when none */
     bool background;         /* comm beside the rank's timeline, not in it (see above) */
+    bool has_accuracy;       /* eval: accuracy and loss below were measured (see above) */
+    double accuracy;         /* eval: fraction of `examples` classified correctly, 0..1 */
+    double loss;             /* eval: mean training loss since the previous point of this name */
 } trace_event;
 
 enum { TRACE_MAX_RANKS = 1024 }; /* ranks whose peak memory a header lists */

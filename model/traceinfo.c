@@ -1,6 +1,9 @@
 /* traceinfo — the one reading of a trace (see traceinfo.h). */
 #include "model/traceinfo.h"
 
+#include "util/errmsg.h"
+
+#include <limits.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -278,4 +281,105 @@ long traceinfo_overlaps(const trace *t, double **out) {
     }
     *out = res;
     return n;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The accuracy curve */
+
+/* A step's examples, or an eval span: a key and an amount, summed in key order. */
+typedef struct {
+    double key;
+    double amount;
+} keyed;
+
+static int by_key(const void *a, const void *b) {
+    const keyed *p = a, *q = b;
+    return (p->key > q->key) - (p->key < q->key);
+}
+
+/* Sorts v[0..n) by key and turns the amounts into running sums. */
+static void running_sums(keyed *v, long n) {
+    qsort(v, (size_t)n, sizeof *v, by_key);
+    for (long i = 1; i < n; i++)
+        v[i].amount += v[i - 1].amount;
+}
+
+/* The running sum of every entry with key < limit (strict) or <= limit. */
+static double sum_below(const keyed *v, long n, double limit, bool strict) {
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (strict ? v[mid].key < limit : v[mid].key <= limit)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo ? v[lo - 1].amount : 0.0;
+}
+
+static int by_time(const void *a, const void *b) {
+    const trace_event *p = *(const trace_event *const *)a, *q = *(const trace_event *const *)b;
+    if (p->t0_s != q->t0_s)
+        return (p->t0_s > q->t0_s) - (p->t0_s < q->t0_s);
+    return (p->step > q->step) - (p->step < q->step);
+}
+
+int traceinfo_accuracy_curve(const trace *t, traceinfo_accuracy_point **out, long *n, char *err, int errlen) {
+    *out = NULL;
+    *n = 0;
+    long n_steps = 0, n_evals = 0, n_points = 0;
+    int first_epoch = -1;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (e->ph == TRACE_COMPUTE && e->step >= 0) {
+            n_steps++;
+            if (e->epoch >= 0 && (first_epoch < 0 || e->epoch < first_epoch))
+                first_epoch = e->epoch;
+        }
+        n_evals += e->rank == 0 && e->ph == TRACE_EVAL;
+        n_points += e->rank == 0 && e->ph == TRACE_EVAL && e->has_accuracy;
+    }
+    if (n_points == 0)
+        return 0;
+    keyed *steps = malloc(sizeof *steps * (size_t)(n_steps + 1)), *evals = malloc(sizeof *evals * (size_t)n_evals);
+    const trace_event **pts = malloc(sizeof *pts * (size_t)n_points);
+    traceinfo_accuracy_point *res = malloc(sizeof *res * (size_t)n_points);
+    if (!steps || !evals || !pts || !res) {
+        free(steps);
+        free(evals);
+        free(pts);
+        free(res);
+        return errmsg_set(err, errlen, "out of memory reading the accuracy curve");
+    }
+    n_steps = n_evals = n_points = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (e->ph == TRACE_COMPUTE && e->step >= 0)
+            steps[n_steps++] = (keyed){ (double)e->step, (double)e->examples };
+        if (e->rank == 0 && e->ph == TRACE_EVAL) {
+            evals[n_evals++] = (keyed){ e->t1_s, e->t1_s - e->t0_s };
+            if (e->has_accuracy)
+                pts[n_points++] = e;
+        }
+    }
+    running_sums(steps, n_steps);
+    running_sums(evals, n_evals);
+    qsort(pts, (size_t)n_points, sizeof *pts, by_time);
+    const long D = t->run.config.examples > 0 ? t->run.config.examples : 1;
+    const double before = first_epoch > 0 ? (double)first_epoch * (double)D : 0.0;
+    for (long i = 0; i < n_points; i++) {
+        const trace_event *e = pts[i];
+        const double seen = before + sum_below(steps, n_steps, (double)e->step, true);
+        const double epochs = floor(seen / (double)D); // exact: seen and D are whole numbers
+        res[i] = (traceinfo_accuracy_point){ .train_time_s = e->t0_s - sum_below(evals, n_evals, e->t0_s, false),
+                                             .epoch = epochs < INT_MAX ? (int)epochs : INT_MAX, .step = e->step, .examples_seen = seen,
+                                             .epochs_seen = seen / (double)D, .accuracy = e->accuracy,
+                                             .train_loss = e->loss, .subset = strcmp(e->name, "subset") == 0 };
+    }
+    free(steps);
+    free(evals);
+    free(pts);
+    *out = res;
+    *n = n_points;
+    return 0;
 }

@@ -41,6 +41,14 @@
  *                  after the step ended, 1 at most. The window DDP's bucketed all-reduce has
  *                  to hide behind backward.
  *   ρ              costmodel_rho of the run's config on its host's cores.
+ *   accuracy curve rank 0's eval events that carry an accuracy (model/trace.h), in time
+ *                  order: one point each. Its training time is the event's start less
+ *                  every eval span of rank 0 that ended before it (evaluations and
+ *                  checkpoints are not training: the same rule as the training time);
+ *                  the start-up is in it. Its examples seen are every rank's step examples
+ *                  of the global steps before the event's step, plus E0·D when the trace
+ *                  begins at epoch E0 (a resumed run: every epoch before it trained D);
+ *                  its epochs completed are ⌊examples seen / D⌋.
  *
  * Pure functions; nothing prints. Allocating ones return -1 when out of memory.
  */
@@ -76,5 +84,19 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out);
 /* The overlap of every step that has background comm (see above): *out malloc'd (free
  * it), the count returned; 0 with *out NULL when there are none; -1 out of memory. */
 long traceinfo_overlaps(const trace *t, double **out);
+
+/* One point of the run's accuracy curve (see above). */
+typedef struct {
+    double train_time_s;   /* training time when measured: rank 0's common-clock time minus every eval span before it */
+    int epoch;             /* epochs completed when measured */
+    long step;             /* global steps done */
+    double examples_seen;  /* training examples processed by all ranks so far */
+    double epochs_seen;    /* examples_seen / D */
+    double accuracy;       /* 0..1 */
+    double train_loss;
+    bool subset;           /* --eval-every's fixed subset, not the whole test set */
+} traceinfo_accuracy_point;
+/* The run's accuracy curve in time order (rank 0's eval events that carry an accuracy); *n = 0 when none. Caller frees *out. 0, or -1 with err. */
+int traceinfo_accuracy_curve(const trace *t, traceinfo_accuracy_point **out, long *n, char *err, int errlen);
 
 #endif

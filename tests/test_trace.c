@@ -7,9 +7,11 @@
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 static trace_run sample_run(void) {
     trace_run r = { .host_cores = 2, .model_bytes = 1819688, .seed = 7 };
@@ -303,5 +305,93 @@ Test(trace, blank_lines_before_the_run_line_are_skipped) {
     remove(path);
     remove(dir);
     free(path);
+    free(dir);
+}
+
+/* The whole of a small file (malloc'd), or NULL. */
+static char *read_text(const char *path) {
+    FILE *f = fopen(path, "r");
+    char *buf = f ? calloc(1, 65536) : NULL;
+    if (buf)
+        fread(buf, 1, 65535, f);
+    if (f)
+        fclose(f);
+    return buf;
+}
+
+Test(trace, accuracy_points_round_trip_exactly_and_other_events_have_none) {
+    trace_run run = sample_run();
+    trace *t = trace_new(&run);
+    /* 0.1 and 1/3 have no short decimal form: the double read back must be the one written. */
+    trace_event events[] = {
+        { .rank = 0, .ph = TRACE_EVAL, .t0_s = 5, .t1_s = 6, .epoch = 0, .step = 94, .examples = 10000, .name = "test",
+          .has_accuracy = true, .accuracy = 0.1, .loss = 1.0 / 3.0 },
+        { .rank = 0, .ph = TRACE_EVAL, .t0_s = 3, .t1_s = 3.5, .epoch = 0, .step = 40, .examples = 2000,
+          .name = "subset", .has_accuracy = true, .accuracy = 1.0, .loss = 0.0 },
+        { .rank = 0, .ph = TRACE_EVAL, .t0_s = 6, .t1_s = 6.1, .epoch = 0, .step = -1, .name = "checkpoint" },
+    };
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(trace_add(t, &events[i]), 0);
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/acc.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace *back = trace_read(path, err, sizeof err);
+    cr_assert_not_null(back, "%s", err);
+    cr_assert_eq(back->n_events, 3);
+    for (int i = 0; i < 3; i++) {
+        cr_assert_eq(back->events[i].has_accuracy, events[i].has_accuracy);
+        cr_assert_eq(back->events[i].accuracy, events[i].accuracy); /* bit for bit */
+        cr_assert_eq(back->events[i].loss, events[i].loss);
+        cr_assert_eq(back->events[i].step, events[i].step);
+        cr_assert_eq(back->events[i].examples, events[i].examples);
+        cr_assert_str_eq(back->events[i].name, events[i].name);
+    }
+    trace_free(back);
+    trace_free(t);
+    /* The checkpoint's line carries no accuracy field at all. */
+    char *text = read_text(path);
+    cr_assert_not_null(text);
+    cr_assert_not_null(strstr(text, "\"name\":\"test\",\"accuracy\":0.10000000000000001,\"loss\":0.33333333333333331}"),
+                       "%s", text);
+    cr_assert_null(strstr(text, "\"checkpoint\",\"accuracy\""), "%s", text);
+    free(text);
+    remove(path);
+    remove(dir);
+    free(dir);
+}
+
+#define EVAL_AT(extra) RUN_LINE "{\"rank\":0,\"ph\":\"eval\",\"t0\":0,\"t1\":1,\"name\":\"test\"" extra "}\n"
+
+Test(trace, an_accuracy_outside_0_1_is_refused_naming_the_line) {
+    assert_bad(EVAL_AT(",\"accuracy\":1.5,\"loss\":0.2"), "line 2: expected \"accuracy\" (a number in [0, 1])");
+    assert_bad(EVAL_AT(",\"accuracy\":-0.01,\"loss\":0.2"), "line 2: expected \"accuracy\"");
+    assert_bad(EVAL_AT(",\"accuracy\":\"0.9\",\"loss\":0.2"), "line 2: expected \"accuracy\"");
+}
+
+Test(trace, a_negative_loss_or_half_a_point_is_refused) {
+    assert_bad(EVAL_AT(",\"accuracy\":0.5,\"loss\":-1"), "line 2: expected \"accuracy\"");
+    assert_bad(EVAL_AT(",\"accuracy\":0.5"), "both or neither");
+    assert_bad(EVAL_AT(",\"loss\":0.5"), "both or neither");
+}
+
+Test(trace, an_accuracy_on_a_step_is_refused) {
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"compute\",\"t0\":0,\"t1\":1,\"accuracy\":0.5,\"loss\":1}\n",
+               "on an eval event only");
+}
+
+Test(trace, an_accuracy_that_json_cannot_hold_is_not_written) {
+    trace_run run = sample_run();
+    trace *t = trace_new(&run);
+    trace_event e = { .ph = TRACE_EVAL, .t0_s = 0, .t1_s = 1, .has_accuracy = true, .accuracy = NAN, .loss = 0.1 };
+    cr_assert_eq(trace_add(t, &e), 0);
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/nan.trace.jsonl", dir);
+    cr_assert_neq(trace_write(t, path, err, sizeof err), 0);
+    cr_assert_not_null(strstr(err, "event 1: its accuracy is not in [0, 1]"), "%s", err);
+    cr_assert_eq(access(path, F_OK), -1, "a half-written trace was left");
+    trace_free(t);
+    remove(dir);
     free(dir);
 }

@@ -191,3 +191,98 @@ Test(traceinfo, an_all_reduce_that_starts_after_its_step_overlaps_nothing) {
     free(ov);
     trace_free(t);
 }
+
+/* Two ranks, D = 40, a global batch of 10 split 5 + 5: 4 steps per epoch, 2 epochs. Rank 0
+ * (the times below) trains 1 s per step after a 1 s start-up, evaluates the subset after
+ * steps 2 and 6 (0.5 s each), the test set after each epoch (1.5 s, then 1.25 s) and saves
+ * a checkpoint after epoch 1 (0.25 s). Rank 1 knows the accuracies too, at other times. */
+static const trace_event curve_events[] = {
+    { .rank = 0, .ph = TRACE_EVAL, .t0_s = 5.5, .t1_s = 7, .epoch = 0, .step = 4, .examples = 40, .name = "test",
+      .has_accuracy = true, .accuracy = 0.5, .loss = 1.5 },
+    { .rank = 0, .ph = TRACE_STARTUP, .t0_s = 0, .t1_s = 1, .epoch = -1, .step = -1, .name = "data_load" },
+    { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 1, .t1_s = 2, .epoch = 0, .step = 0, .examples = 5 },
+    { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 2, .t1_s = 3, .epoch = 0, .step = 1, .examples = 5 },
+    { .rank = 0, .ph = TRACE_EVAL, .t0_s = 3, .t1_s = 3.5, .epoch = 0, .step = 2, .examples = 20, .name = "subset",
+      .has_accuracy = true, .accuracy = 0.3, .loss = 2.0 },
+    { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 3.5, .t1_s = 4.5, .epoch = 0, .step = 2, .examples = 5 },
+    { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 4.5, .t1_s = 5.5, .epoch = 0, .step = 3, .examples = 5 },
+    { .rank = 0, .ph = TRACE_EVAL, .t0_s = 7, .t1_s = 7.25, .epoch = 0, .step = -1, .name = "checkpoint" },
+    { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 7.25, .t1_s = 8.25, .epoch = 1, .step = 4, .examples = 5 },
+    { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 8.25, .t1_s = 9.25, .epoch = 1, .step = 5, .examples = 5 },
+    { .rank = 0, .ph = TRACE_EVAL, .t0_s = 9.25, .t1_s = 9.75, .epoch = 1, .step = 6, .examples = 20, .name = "subset",
+      .has_accuracy = true, .accuracy = 0.6, .loss = 1.2 },
+    { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 9.75, .t1_s = 10.75, .epoch = 1, .step = 6, .examples = 5 },
+    { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 10.75, .t1_s = 11.75, .epoch = 1, .step = 7, .examples = 5 },
+    { .rank = 0, .ph = TRACE_EVAL, .t0_s = 11.75, .t1_s = 13, .epoch = 1, .step = 8, .examples = 40, .name = "test",
+      .has_accuracy = true, .accuracy = 0.7, .loss = 1.0 },
+    { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 1, .t1_s = 2.5, .epoch = 0, .step = 0, .examples = 5 },
+    { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 2.5, .t1_s = 3, .epoch = 0, .step = 1, .examples = 5 },
+    { .rank = 1, .ph = TRACE_EVAL, .t0_s = 0.5, .t1_s = 4, .epoch = 0, .step = 2, .examples = 20, .name = "subset",
+      .has_accuracy = true, .accuracy = 0.99, .loss = 0.1 },
+    { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 4, .t1_s = 5, .epoch = 0, .step = 2, .examples = 5 },
+    { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 5, .t1_s = 5.5, .epoch = 0, .step = 3, .examples = 5 },
+    { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 7.25, .t1_s = 8.25, .epoch = 1, .step = 4, .examples = 5 },
+    { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 8.25, .t1_s = 9.25, .epoch = 1, .step = 5, .examples = 5 },
+    { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 9.75, .t1_s = 10.75, .epoch = 1, .step = 6, .examples = 5 },
+    { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 10.75, .t1_s = 11.75, .epoch = 1, .step = 7, .examples = 5 },
+};
+
+Test(traceinfo, the_accuracy_curve_is_rank_0s_points_in_time_order_without_the_eval_time) {
+    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, curve_events,
+                    (int)(sizeof curve_events / sizeof curve_events[0]));
+    t->run.config.examples = 40;
+    t->run.config.batch = 10;
+    traceinfo_accuracy_point *p = NULL;
+    long n = -1;
+    char err[256] = "";
+    cr_assert_eq(traceinfo_accuracy_curve(t, &p, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 4);
+    /* By hand: time = the eval's start less rank 0's eval spans that ended before it;
+     * examples = 10 per global step before the point's step. */
+    const struct { double time_s; int epoch; long step; double examples, epochs, acc, loss; bool subset; } want[] = {
+        { 3.0, 0, 2, 20, 0.5, 0.3, 2.0, true },                    /* nothing evaluated before */
+        { 5.5 - 0.5, 1, 4, 40, 1.0, 0.5, 1.5, false },             /* less the subset's 0.5 s */
+        { 9.25 - 0.5 - 1.5 - 0.25, 1, 6, 60, 1.5, 0.6, 1.2, true }, /* the checkpoint too */
+        { 11.75 - 2.25 - 0.5, 2, 8, 80, 2.0, 0.7, 1.0, false },
+    };
+    for (int i = 0; i < 4; i++) {
+        cr_assert_float_eq(p[i].train_time_s, want[i].time_s, 1e-12, "point %d: %g", i, p[i].train_time_s);
+        cr_assert_eq(p[i].epoch, want[i].epoch, "point %d", i);
+        cr_assert_eq(p[i].step, want[i].step, "point %d", i);
+        cr_assert_float_eq(p[i].examples_seen, want[i].examples, 1e-12, "point %d", i);
+        cr_assert_float_eq(p[i].epochs_seen, want[i].epochs, 1e-12, "point %d", i);
+        cr_assert_eq(p[i].accuracy, want[i].acc, "point %d", i);
+        cr_assert_eq(p[i].train_loss, want[i].loss, "point %d", i);
+        cr_assert_eq(p[i].subset, want[i].subset, "point %d", i);
+    }
+    free(p);
+    trace_free(t);
+}
+
+Test(traceinfo, a_resumed_trace_counts_the_epochs_before_it_and_no_points_is_an_empty_curve) {
+    /* Resumed after 3 epochs of D = 40: the trace begins at epoch 3, global step 12. */
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 1, .t1_s = 2, .epoch = 3, .step = 12, .examples = 30 },
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 2, .t1_s = 3, .epoch = 3, .step = 13, .examples = 10 },
+        { .rank = 0, .ph = TRACE_EVAL, .t0_s = 3, .t1_s = 4, .epoch = 3, .step = 14, .examples = 40, .name = "test",
+          .has_accuracy = true, .accuracy = 0.75, .loss = 0.5 },
+    };
+    trace *t = make(1, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 3);
+    t->run.config.examples = 40;
+    traceinfo_accuracy_point *p = NULL;
+    long n = -1;
+    char err[256] = "";
+    cr_assert_eq(traceinfo_accuracy_curve(t, &p, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 1);
+    cr_assert_float_eq(p[0].examples_seen, 160.0, 1e-12); /* 3 x 40 before, 40 here */
+    cr_assert_eq(p[0].epoch, 4);
+    cr_assert_float_eq(p[0].train_time_s, 3.0, 1e-12);
+    free(p);
+    trace_free(t);
+    t = make(1, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 2);
+    p = (traceinfo_accuracy_point *)&n; /* must be reset */
+    cr_assert_eq(traceinfo_accuracy_curve(t, &p, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 0);
+    cr_assert_null(p);
+    trace_free(t);
+}

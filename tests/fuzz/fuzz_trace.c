@@ -20,6 +20,14 @@ static void meaning(const trace *t) {
     long n = traceinfo_syncs(t, &syncs);
     fuzz_check(n >= 0, "syncs computed");
     free(syncs);
+    traceinfo_accuracy_point *curve = NULL;
+    long n_points = 0;
+    char err[256];
+    fuzz_check(traceinfo_accuracy_curve(t, &curve, &n_points, err, sizeof err) == 0, "the accuracy curve computed");
+    for (long i = 0; i < n_points; i++)
+        fuzz_check(curve[i].accuracy >= 0 && curve[i].accuracy <= 1 && curve[i].examples_seen >= 0,
+                   "an accuracy point in range");
+    free(curve);
     predictions_from_trace(t);
 }
 
@@ -40,8 +48,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_check(strcmp(back->run.host, t->run.host) == 0 && strcmp(back->run.net, t->run.net) == 0, "the same run");
     for (long i = 0; i < t->n_events; i++)
         fuzz_check(strcmp(back->events[i].name, t->events[i].name) == 0 && back->events[i].ph == t->events[i].ph &&
-                       back->events[i].rank == t->events[i].rank,
-                   "the same event names, phases and ranks");
+                       back->events[i].rank == t->events[i].rank &&
+                       back->events[i].has_accuracy == t->events[i].has_accuracy &&
+                       back->events[i].accuracy == t->events[i].accuracy && back->events[i].loss == t->events[i].loss,
+                   "the same event names, phases, ranks and accuracies");
     trace_free(back);
     const char *chrome = fuzz_path("trace-chrome.json");
     fuzz_check(chrome_write(t, 0, "fuzz", chrome, err, sizeof err) == 0, "an accepted trace writes Chrome JSON");
