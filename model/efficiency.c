@@ -278,7 +278,7 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
     if (fit_run_passes(&pb, out, why, whylen))
         return -1;
     const double a = out->theta[EFFICIENCY_PLATEAU];
-    if (!(a > chance && a <= 1.5) || !(out->theta[EFFICIENCY_POWER] > 0) || out->theta[EFFICIENCY_W] < 0)
+    if (!(a > chance && a <= 1) || !(out->theta[EFFICIENCY_POWER] > 0) || out->theta[EFFICIENCY_W] < 0)
         return errmsg_set(why, whylen, "the accuracy curve's fit ended outside its range (plateau %g, power %g, w "
                           "%g): the points do not rise and level off like a learning curve", a,
                           out->theta[EFFICIENCY_POWER], out->theta[EFFICIENCY_W]);
