@@ -44,7 +44,7 @@ static json_t *params_json(const efficiency_model *m) {
         if (put(entry, "value", json_real(m->theta[j])) ||
             put(entry, "stderr", number_or_null(sqrt(fmax(m->cov[j][j], 0)))) ||
             put(entry, "unit", json_string(PARAMS[j].unit)) || put(entry, "fitted", json_boolean(m->fitted[j])) ||
-            put(params, PARAMS[j].name, entry)) {
+            (m->at_bound[j] && put(entry, "at_bound", json_true())) || put(params, PARAMS[j].name, entry)) {
             json_decref(params);
             return NULL;
         }
@@ -155,6 +155,10 @@ static int read_params(const char *path, json_t *o, efficiency_model *m, char *e
         if (fitted && !json_is_boolean(fitted))
             return errmsg_set(err, errlen, "%s: efficiency.params.%s.fitted: expected true or false", path, name);
         m->fitted[j] = !fitted || json_is_true(fitted);
+        json_t *at_bound = json_object_get(entry, "at_bound");
+        if (at_bound && !json_is_boolean(at_bound))
+            return errmsg_set(err, errlen, "%s: efficiency.params.%s.at_bound: expected true or false", path, name);
+        m->at_bound[j] = json_is_true(at_bound);
     }
     return 0;
 }

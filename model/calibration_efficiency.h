@@ -13,7 +13,8 @@
  *     "b_noise": {"value": v, "stderr": e, "unit": "example"} | null   (informative)
  *   }
  * Ranges checked on reading: plateau in (chance, 1], power > 0, w >= 0, log_x0 and gamma
- * finite, "fitted" a boolean (optional: true), cov 5 × 5 finite and symmetric with a
+ * finite, "fitted" a boolean (optional: true), "at_bound" a boolean (optional: false;
+ * true: fitted beyond the bound 0 and held there), cov 5 × 5 finite and symmetric with a
  * diagonal >= 0, sds finite >= 0, the workload's counts integers >= 1. A bad value is
  * refused naming it: "PATH: efficiency.params.power.value: expected a number > 0, got -1".
  */

@@ -194,7 +194,7 @@ static int fit_pass(fit_problem *pb, gsl_matrix *cov, double *res) {
             gsl_vector_set(x0, j, pb->theta[pb->free_idx[j]]);
         status = gsl_multifit_nlinear_init(x0, &fdf, w);
         if (status == GSL_SUCCESS)
-            status = gsl_multifit_nlinear_driver(500, 1e-12, 1e-12, 0.0, NULL, NULL, &info, w);
+            status = gsl_multifit_nlinear_driver(500, 1e-9, 1e-9, 1e-12, NULL, NULL, &info, w);
         if (status == GSL_SUCCESS) {
             unpack(pb, gsl_multifit_nlinear_position(w), pb->theta);
             status = gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 1e-12, cov);
@@ -277,6 +277,20 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
                           pb.n_free, pb.n_free + 2);
     if (fit_run_passes(&pb, out, why, whylen))
         return -1;
+    if (out->theta[EFFICIENCY_W] < 0) {
+        /* A larger batch that needs fewer epochs at the same rate: not the form's (nor
+         * McCandlish's: E >= E_min), so w stays at its bound and the rest is refitted. */
+        fit_start(&pb);
+        int k = 0;
+        for (int j = 0; j < pb.n_free; j++)
+            if (pb.free_idx[j] != EFFICIENCY_W)
+                pb.free_idx[k++] = pb.free_idx[j];
+        pb.n_free = k;
+        pb.theta[EFFICIENCY_W] = 0;
+        out->at_bound[EFFICIENCY_W] = true;
+        if (fit_run_passes(&pb, out, why, whylen))
+            return -1;
+    }
     const double a = out->theta[EFFICIENCY_PLATEAU];
     if (!(a > chance && a <= 1) || !(out->theta[EFFICIENCY_POWER] > 0) || out->theta[EFFICIENCY_W] < 0)
         return errmsg_set(why, whylen, "the accuracy curve's fit ended outside its range (plateau %g, power %g, w "
@@ -310,7 +324,7 @@ int efficiency_check(const efficiency_model *m, const costmodel_config *c, char 
                           "other data is other progress): predict with --examples %ld, or fit traces of such runs",
                           m->examples, c->examples, m->examples);
     const double g = efficiency_global_batch(c), h = efficiency_averaging_period(c);
-    if (!m->fitted[EFFICIENCY_W] && fabs(g / (double)m->batch - 1) > 1e-12)
+    if (!m->fitted[EFFICIENCY_W] && !m->at_bound[EFFICIENCY_W] && fabs(g / (double)m->batch - 1) > 1e-12)
         return errmsg_set(why, whylen, "a global batch of %g: the efficiency fit's runs all had %ld, so what a "
                           "larger batch costs in epochs (w) was not fitted", g, m->batch);
     if (!m->fitted[EFFICIENCY_GAMMA] && c->workers > 1 && h > 1)

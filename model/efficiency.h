@@ -60,7 +60,8 @@
  * subset, noisier), σ of a group = its residuals' rms. Covariance (JᵀJ)⁻¹·χ²/dof. w is
  * fitted only when some run's G differs from B_ref, γ only when some run has K > 1 and
  * H > 1; else each is held at 0 (fitted[] false) and a prediction that needs it is
- * refused. Points of one run are correlated over time (a run ahead stays ahead), so the
+ * refused. A w fitted below 0 (a larger batch needing fewer epochs) is held at its bound
+ * 0 and the rest refitted (at_bound[w]: predictions for any batch then use w = 0). Points of one run are correlated over time (a run ahead stays ahead), so the
  * standard errors are those of independent points: somewhat optimistic.
  *
  * Predicting (efficiency_predict): epochs to reach A, e(A) = s·x0·((A − c0)/(a − A))^(1/α)
@@ -80,6 +81,7 @@
 #define SPEEDUP_EFFICIENCY_H
 
 #include "model/costmodel.h"
+#include "model/trace.h"
 
 #include <stdbool.h>
 
@@ -103,6 +105,7 @@ typedef struct {
     double theta[EFFICIENCY_NP];
     double cov[EFFICIENCY_NP][EFFICIENCY_NP];  /* of θ; rows and columns of unfitted ones 0 */
     bool fitted[EFFICIENCY_NP];        /* w, γ: false when the runs did not vary them */
+    bool at_bound[EFFICIENCY_NP];      /* w: fitted below 0 and held there (fitted false) */
     double sd_test, sd_subset;         /* residual σ: whole-test-set points, subset points */
     long points;                       /* accuracy points fitted */
     int runs, dof;
@@ -147,6 +150,17 @@ typedef struct {
  * the accuracy of an untrained network, 1/classes. */
 int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, efficiency_model *out, char *why,
                    int whylen);
+
+/* The fit from traces (model/efficiency_traces.c): every trace with accuracy points
+ * (traceinfo_accuracy_curve: rank 0's, at the epochs seen) is a run. Runs of one schedule
+ * are fitted together: the traces are grouped by (examples, epochs, network) and the
+ * group with the most accuracy points is fitted; the others are left out, and `note`
+ * says how many (runs of a calibration plan's one short epoch record accuracy too). chance
+ * = 1/N for the network's last fcN layer (0.1 without one). Returns 0 fitted (note may
+ * name what was left out, else ""); 1 no trace has accuracy points (out->known false);
+ * -1 the runs cannot be fitted, why in note. */
+int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, efficiency_model *out, char *note,
+                          int notelen);
 
 /* G, H and s of config c under m (see above). */
 double efficiency_global_batch(const costmodel_config *c);
