@@ -195,6 +195,10 @@ static int fit_pass(fit_problem *pb, gsl_matrix *cov, double *res) {
         status = gsl_multifit_nlinear_init(x0, &fdf, w);
         if (status == GSL_SUCCESS)
             status = gsl_multifit_nlinear_driver(500, 1e-9, 1e-9, 1e-12, NULL, NULL, &info, w);
+        /* No step reduces the cost from the start: it is a minimum already (the second
+         * pass, when reweighting the groups does not move it). */
+        if (status == GSL_EMAXITER && info == GSL_ENOPROG) /* the driver says so only on its first step */
+            status = GSL_SUCCESS;
         if (status == GSL_SUCCESS) {
             unpack(pb, gsl_multifit_nlinear_position(w), pb->theta);
             status = gsl_multifit_nlinear_covar(gsl_multifit_nlinear_jac(w), 1e-12, cov);
