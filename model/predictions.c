@@ -62,7 +62,9 @@ void predictions_set_point(prediction_row *r) {
     r->time_lo = r->time_hi = r->time_s;
 }
 
-static const char *const REACH_NAMES[] = { "reached", "beyond_schedule", "above_plateau" };
+static const char *const REACH_NAMES[] = { [EFFICIENCY_REACHED] = "reached",
+                                           [EFFICIENCY_BEYOND_SCHEDULE] = "beyond_schedule",
+                                           [EFFICIENCY_ABOVE_PLATEAU] = "above_plateau" };
 
 /* ",x" when the value is known, "," when not (an end not reached). */
 static void put_optional(FILE *out, bool known, double x) {
