@@ -205,8 +205,8 @@ static int load_params(grid *g) {
     return 0;
 }
 
-/* --target-accuracy's needs: an accuracy fit that can predict every configuration. 0, or 2
- * with the reason printed. */
+/* --target-accuracy's needs: an accuracy fit (grid_finish checks that it can predict every
+ * configuration). 0, or 2 with the reason printed. */
 static int check_target(const grid *g) {
     if (isnan(g->target_accuracy))
         return 0;
@@ -219,15 +219,6 @@ static int check_target(const grid *g) {
         args_error("--target-accuracy: %s has no accuracy fit (no \"efficiency\"): calibrate with --accuracy-plan "
                    "SECONDS, or --from-traces on runs that recorded accuracy", g->calib_path);
         return 2;
-    }
-    for (int i = 0; i < grid_size(g); i++) {
-        costmodel_config c = grid_config(g, i);
-        char err[512], name[96];
-        if (efficiency_check(&g->efficiency, &c, err, sizeof err)) {
-            grid_describe(&c, name, sizeof name);
-            args_error("--target-accuracy: %s: %s", name, err);
-            return 2;
-        }
     }
     return 0;
 }
@@ -351,16 +342,20 @@ int grid_finish(grid *g) {
                        "--topology, or give its link with --latency and --bandwidth", g->calib_path, name, name);
             return 2;
         }
+    if (check_target(g))
+        return 2;
+    const bool target = !isnan(g->target_accuracy);
     for (int i = 0; i < grid_size(g); i++) {
         costmodel_config c = grid_config(g, i);
         char err[512], name[96];
-        if (costmodel_check(&g->params, &c, err, sizeof err)) {
+        const bool time_ok = costmodel_check(&g->params, &c, err, sizeof err) == 0;
+        if (!time_ok || (target && efficiency_check(&g->efficiency, &c, err, sizeof err))) {
             grid_describe(&c, name, sizeof name);
-            args_error("%s: %s", name, err);
+            args_error("%s%s: %s", time_ok ? "--target-accuracy: " : "", name, err);
             return 2;
         }
     }
-    return check_target(g);
+    return 0;
 }
 
 int grid_size(const grid *g) {

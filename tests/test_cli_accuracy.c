@@ -142,6 +142,15 @@ Test(cli_accuracy, calibrate_fits_the_curve_the_traces_follow) {
     rm_dir(dir);
 }
 
+/* `speedup ARGS` succeeds and prints needle (and, with finite, no "nan" and no "inf"). */
+static void assert_prints(const char *args, const char *needle, bool finite) {
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "speedup %s: %s", args, r.err);
+    cr_assert(strstr(r.out, needle), "speedup %s printed no '%s':\n%s", args, needle, r.out);
+    cr_assert(!finite || (!strstr(r.out, "nan") && !strstr(r.out, "inf")), "%s", r.out);
+    clirun_free(&r);
+}
+
 /* The rows `speedup ARGS --csv` printed (read back by the predictions CSV reader). */
 static prediction_row *csv_rows(const char *args, int *n) {
     char with_csv[1500], err[512];
@@ -181,10 +190,7 @@ Test(cli_accuracy, model_predicts_epochs_and_time_to_the_target_with_intervals) 
         cr_assert(t->time_lo_s < t->time_s && t->time_s < t->time_hi_s);
     }
     free(rows);
-    clirun_result r = clirun(args);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert(strstr(r.out, "time to 80.0% test accuracy"), "%s", r.out);
-    clirun_free(&r);
+    assert_prints(args, "time to 80.0% test accuracy", true);
     rm_dir(dir);
 }
 
@@ -193,17 +199,10 @@ Test(cli_accuracy, a_target_above_the_plateau_is_not_reached_and_says_so) {
     calibrate(dir);
     snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.97 --workers 1 --cores 1 "
              "--sync batch --topology allreduce", dir);
-    clirun_result r = clirun(args);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert(strstr(r.out, "not reached: 97.0% is above the fitted plateau"), "%s", r.out);
-    cr_assert(!strstr(r.out, "nan") && !strstr(r.out, "inf"), "%s", r.out);
-    clirun_free(&r);
-    strcat(args, " --csv");
-    r = clirun(args);
-    cr_assert_eq(r.status, 0, "%s", r.err);
+    assert_prints(args, "not reached: 97.0% is above the fitted plateau", true);
     /* target, reach, then epochs and times empty, and the accuracy at the schedule's end */
-    cr_assert(strstr(r.out, ",0.97,above_plateau,,,,,,,0.8"), "%s", r.out);
-    clirun_free(&r);
+    strcat(args, " --csv");
+    assert_prints(args, ",0.97,above_plateau,,,,,,,0.8", true);
     rm_dir(dir);
 }
 
@@ -232,9 +231,7 @@ Test(cli_accuracy, plot_draws_accuracy_against_time) {
     calibrate(dir);
     snprintf(args, sizeof args, "plot --calib '%s/calibration.json' --traces '%s' --out '%s/fig' --only accuracy", dir,
              dir, dir);
-    clirun_result r = clirun(args);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    clirun_free(&r);
+    assert_prints(args, "figures written to", false);
     char fig[600];
     snprintf(fig, sizeof fig, "%s/fig", dir);
     clirun_assert_png(fig, "accuracy", 1000, 640);
@@ -245,10 +242,7 @@ Test(cli_accuracy, what_cannot_be_answered_is_refused_naming_why) {
     char *dir = dir_with(false), args[1400];
     char cmd[1200];
     snprintf(cmd, sizeof cmd, "calibrate --from-traces '%s' --out '%s/calibration.json'", dir, dir);
-    clirun_result r = clirun(cmd);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert(strstr(r.out, "accuracy against epochs: not fitted: no trace has accuracy points"), "%s", r.out);
-    clirun_free(&r);
+    assert_prints(cmd, "accuracy against epochs: not fitted: no trace has accuracy points", false);
     clirun_assert_refused("model --target-accuracy 0.9", 2, "--target-accuracy needs --calib FILE with an accuracy fit");
     snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.9", dir);
     clirun_assert_refused(args, 2, "has no accuracy fit");
@@ -265,7 +259,7 @@ Test(cli_accuracy, what_cannot_be_answered_is_refused_naming_why) {
     clirun_assert_refused(args, 2, "the efficiency fit is for a 6-epoch schedule");
     snprintf(args, sizeof args, "advise --calib '%s/calibration.json' --target-accuracy 0.9 --cores 2 --examples 60000",
              dir);
-    r = clirun(args);
+    clirun_result r = clirun(args);
     cr_assert_eq(r.status, 2, "%s", r.out);
     cr_assert(strstr(r.err, "measured on 1024 examples, not 60000"), "%s", r.err);
     clirun_free(&r);
