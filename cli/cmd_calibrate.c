@@ -275,11 +275,13 @@ static int fit_efficiency(trace **tr, const char **names, int n, bool need, cali
     if (rc == 0)
         print_efficiency(&cal->efficiency, note);
     else if (rc == 1 && !need)
-        printf("accuracy against epochs: not fitted: no trace has accuracy points\n");
+        printf("accuracy against epochs: not fitted: no trace has an accuracy curve (two points or more after the "
+               "first epoch's warm-up)\n");
     else if (!need)
         printf("accuracy against epochs: not fitted: %s\n", note);
     else {
-        args_error("accuracy fit: %s", rc == 1 ? "no trace has accuracy points" : note);
+        args_error("accuracy fit: %s", rc == 1 ? "no trace has an accuracy curve (two points or more after the first "
+                                                 "epoch's warm-up)" : note);
         return -1;
     }
     return 0;

@@ -140,6 +140,24 @@ static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, 
     if (!isfinite(pb->b_ref))
         return errmsg_set(why, whylen, "no reference run (one worker, or batch sync): without one the curve's "
                           "time scale and the configurations' slowdown cannot be told apart");
+    /* The curve's three shape parameters need the reference measured at three progresses. */
+    double seen[3];
+    int distinct = 0;
+    for (int r = 0; r < n_runs && distinct < 3; r++) {
+        if (efficiency_averaging_period(&runs[r].config) != 1 || efficiency_global_batch(&runs[r].config) != pb->b_ref)
+            continue;
+        for (long p = 0; p < runs[r].n && distinct < 3; p++) {
+            bool is_new = true;
+            for (int k = 0; k < distinct; k++)
+                is_new &= fabs(seen[k] - runs[r].epochs[p]) > 1e-9;
+            if (is_new)
+                seen[distinct++] = runs[r].epochs[p];
+        }
+    }
+    if (distinct < 3)
+        return errmsg_set(why, whylen, "the reference runs (batch %g, one worker or batch sync) were measured at %d "
+                          "progress%s: the curve's shape needs three or more (more epochs, or --eval-every)", pb->b_ref,
+                          distinct, distinct == 1 ? "" : "es");
     return 0;
 }
 

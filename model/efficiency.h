@@ -53,7 +53,8 @@
  *    reference's is not: the form ignores that end boost, so for a configuration that
  *    barely reaches a target at its schedule's end it errs on the slow side.
  *
- * The fit (efficiency_fit): θ = (a, ln x0, α, w, γ) by nonlinear least squares
+ * The fit (efficiency_fit; from traces, after the learning rate's warm-up:
+ * efficiency_fit_traces): θ = (a, ln x0, α, w, γ) by nonlinear least squares
  * (gsl_multifit_nlinear, trust region Levenberg-Marquardt, finite-difference Jacobian) over
  * every accuracy point of every run, in two passes: unweighted, then each point weighted
  * by 1/σ² of its group (points on the whole test set; points on --eval-every's fixed
@@ -156,9 +157,18 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
  * are fitted together: the traces are grouped by (examples, epochs, network) and the
  * group with the most accuracy points is fitted; the others are left out, and `note`
  * says how many (runs of a calibration plan's one short epoch record accuracy too). chance
- * = 1/N for the network's last fcN layer (0.1 without one). Returns 0 fitted (note may
- * name what was left out, else ""); 1 no trace has accuracy points (out->known false);
- * -1 the runs cannot be fitted, why in note. */
+ * = 1/N for the network's last fcN layer (0.1 without one). Points inside the learning
+ * rate's warm-up (epochs seen < EFFICIENCY_WARMUP_EPOCHS) are left out: while the rate
+ * ramps up over an epoch's steps, a configuration with fewer, larger steps (a larger
+ * global batch, K workers) gets ahead of the reference — the opposite of what it does for
+ * the rest of the schedule, which no stretch of one curve can follow (on the runs this
+ * form was shaped on, leaving the warm-up out halved the residual sd: 1.3 → 0.7 points of
+ * accuracy). The trace header does not record --warmup-epochs: the trainer's default, 1,
+ * is assumed. A trace with fewer than two points after it (a calibration plan's run of
+ * one epoch) is no curve and is left out too. Returns 0 fitted (note may name what was
+ * left out, else ""); 1 no trace has an accuracy curve (out->known false); -1 the runs
+ * cannot be fitted, why in note. */
+#define EFFICIENCY_WARMUP_EPOCHS 1.0
 int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, efficiency_model *out, char *note,
                           int notelen);
 

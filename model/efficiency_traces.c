@@ -40,6 +40,11 @@ static int read_curves(trace *const *traces, const char *const *names, int n, cu
         char err[256];
         if (traceinfo_accuracy_curve(traces[i], &c->pts[i], &c->n[i], err, sizeof err))
             return errmsg_set(why, whylen, "%s: %s", names[i], err);
+        long kept = 0; /* the points after the warm-up (see efficiency.h) */
+        for (long p = 0; p < c->n[i]; p++)
+            if (c->pts[i][p].epochs_seen >= EFFICIENCY_WARMUP_EPOCHS - 1e-9)
+                c->pts[i][kept++] = c->pts[i][p];
+        c->n[i] = kept >= 2 ? kept : 0; /* one point is no curve (a plan's one short epoch) */
     }
     long best_points = 0;
     for (int i = 0; i < n; i++) {

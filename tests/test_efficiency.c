@@ -256,6 +256,11 @@ Test(efficiency, the_fit_refuses_runs_it_cannot_use) {
     cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), -1);
     cr_assert(strstr(why, "different schedules: 10 epochs"), "%s", why);
     d.runs[2].config.epochs = E;
+    /* The reference at two progresses only: the curve's three shape parameters are not all told. */
+    d.runs[0].n = 2;
+    cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), -1);
+    cr_assert(strstr(why, "measured at 2 progresses"), "%s", why);
+    d.runs[0].n = 4 * E + 20;
     d.acc[1][3] = 1.5;
     cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), -1);
     cr_assert(strstr(why, "accuracy point 4"), "%s", why);
