@@ -54,7 +54,8 @@
  *    A stretched configuration ends its schedule with the rate annealed where the
  *    reference's is not: the form ignores that end boost, so for a configuration that
  *    barely reaches a target at its schedule's end it errs on the slow side (on the
- *    small runs, local SGD's last epochs sat up to 1.3 points above the stretched curve).
+ *    small runs, local SGD's last epochs left the stretched curve by up to 1.3 points,
+ *    above it for 2 workers averaging each epoch, below for 4 every 8 steps).
  *
  * The fit (efficiency_fit; from traces, after the learning rate's warm-up:
  * efficiency_fit_traces): θ = (a, ln x0, α, w, γ) by nonlinear least squares
