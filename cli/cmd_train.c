@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <math.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,7 +38,8 @@ static void usage(FILE *out) {
             "\n"
             "Trains a CNN with SGD on IDX images (Fashion-MNIST by default), evaluates it on\n"
             "the test set after every epoch and prints one JSON summary line on stdout:\n"
-            "examples_per_s, epoch_times_s, train_loss, test_accuracy, peak_rss_mib, ...\n"
+            "examples_per_s, epoch_times_s, train_loss, test_accuracy, accuracy_curve (each\n"
+            "epoch's test accuracy at its training time), peak_rss_mib, ...\n"
             "\n"
             "Data:\n"
             "  --data DIR           directory with {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]\n"
@@ -67,7 +69,19 @@ static void usage(FILE *out) {
             "  --stop-after N       stop after epoch N of --epochs, as an interrupted run would\n"
             "                       (the schedule still spans --epochs; default 0: never)\n"
             "  --trace FILE         write the run's phases as a *.trace.jsonl, every rank's events\n"
-            "                       in one file (default none)\n"
+            "                       in one file, the accuracies included (default none)\n"
+            "Accuracy (the test set is evaluated after every epoch; evaluation is not training time):\n"
+            "  --eval-every N       also evaluate a fixed subset of the test set every N global\n"
+            "                       steps (summary: subset_curve). The workers' models must be\n"
+            "                       equal: every:k needs N a multiple of k and evaluates at the\n"
+            "                       first averaging at or after each multiple of N; refused with\n"
+            "                       --sync epoch (default 0: never)\n"
+            "  --eval-subset M      the subset's size: M test examples drawn once with a fixed\n"
+            "                       seed, the same in every run (default 2000; at most the test set)\n"
+            "  --stop-at-accuracy A stop after the first epoch whose test accuracy is >= A (0 < A <= 1);\n"
+            "                       the schedule still spans --epochs (default 0: never)\n");
+    // Two strings: C99 promises only 4095 characters in one literal.
+    fprintf(out,
             "Data-parallel (run under `mpirun -np N`, or give --workers K). K counts training\n"
             "workers: N = K ranks, or K + 1 with --master dedicated:\n"
             "  --workers K          launch mpirun on this machine with the other flags: K training\n"
@@ -95,7 +109,8 @@ static void usage(FILE *out) {
 enum {
     OPT_DATA = 1, OPT_LIMIT, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_SCHEDULE, OPT_WARMUP, OPT_NET,
     OPT_SEED, OPT_THREADS, OPT_CHECKPOINT, OPT_RESUME, OPT_TRACE, OPT_QUIET, OPT_HELP, OPT_STOP,
-    OPT_WORKERS, OPT_HOSTFILE, OPT_OVERSUB, OPT_SYNC, OPT_TOPOLOGY, OPT_MASTER, OPT_BPW
+    OPT_WORKERS, OPT_HOSTFILE, OPT_OVERSUB, OPT_SYNC, OPT_TOPOLOGY, OPT_MASTER, OPT_BPW, OPT_EVAL_EVERY,
+    OPT_EVAL_SUBSET, OPT_STOP_ACC
 };
 
 /* This process's rank when mpirun started it, else -1. */
@@ -296,6 +311,7 @@ static void progress_bar(void *ctx, int epoch, int epochs, long done, long total
 /* What the flags say besides the trainer's config. */
 typedef struct {
     int quiet, workers, oversubscribe, mpi_rank;
+    int eval_subset_given;        /* --eval-subset was on the command line */
     const char *hostfile;
     long seed;
     char *skip;                   /* argv entries --workers does not pass on (argc + 1) */
@@ -322,6 +338,8 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
         { "oversubscribe", no_argument, 0, OPT_OVERSUB }, { "sync", required_argument, 0, OPT_SYNC },
         { "topology", required_argument, 0, OPT_TOPOLOGY }, { "master", required_argument, 0, OPT_MASTER },
         { "batch-per-worker", no_argument, 0, OPT_BPW }, { "help", no_argument, 0, OPT_HELP },
+        { "eval-every", required_argument, 0, OPT_EVAL_EVERY }, { "eval-subset", required_argument, 0, OPT_EVAL_SUBSET },
+        { "stop-at-accuracy", required_argument, 0, OPT_STOP_ACC },
         { 0, 0, 0, 0 },
     };
     int code, rc = 0;
@@ -383,6 +401,19 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
             }
             break;
         case OPT_BPW: c->batch_per_worker = 1; break;
+        case OPT_EVAL_EVERY: rc = args_long("--eval-every", optarg, 0, 1L << 40, &c->eval_every); break;
+        case OPT_EVAL_SUBSET:
+            rc = args_long("--eval-subset", optarg, 1, 1L << 40, &c->eval_subset);
+            o->eval_subset_given = 1;
+            break;
+        case OPT_STOP_ACC:
+            // Any number, then one message for all that is not a fraction in (0, 1].
+            rc = args_double("--stop-at-accuracy", optarg, -HUGE_VAL, HUGE_VAL, &c->stop_at_accuracy);
+            if (!rc && !(c->stop_at_accuracy > 0 && c->stop_at_accuracy <= 1)) {
+                args_error("--stop-at-accuracy: expected a fraction in (0, 1], got '%s'", optarg);
+                rc = -1;
+            }
+            break;
         case OPT_HELP: usage(stdout); return TRAIN_HELP_SHOWN;
         default:
             rc = -args_unknown_flag("train", argv[optind - 1]);
@@ -410,7 +441,33 @@ static int check_train_options(const trainer_config *c, const train_options *o) 
         args_error("--hostfile and --oversubscribe go with --workers");
         rc = -1;
     }
+    if (!rc && o->eval_subset_given && c->eval_every <= 0) {
+        args_error("--eval-subset goes with --eval-every N");
+        rc = -1;
+    }
+    char why[512];
+    if (!rc && trainer_check_eval(c, why, sizeof why)) {
+        args_error("%s", why);
+        rc = -1;
+    }
     return rc;
+}
+
+/* One accuracy measurement as JSON. */
+static json_t *accuracy_json(const trainer_accuracy *a) {
+    return json_pack("{s:i, s:I, s:f, s:f, s:I, s:f, s:f}", "epoch", a->epoch, "step", (json_int_t)a->step,
+                     "train_time_s", a->train_time_s, "examples_seen", a->examples_seen, "evaluated",
+                     (json_int_t)a->evaluated, "accuracy", a->accuracy, "train_loss", a->train_loss);
+}
+
+/* --stop-at-accuracy: the target, whether it was reached, and when; null when not asked. */
+static json_t *stop_json(const trainer_config *c, const trainer_result *r) {
+    if (!(c->stop_at_accuracy > 0))
+        return json_null();
+    const trainer_accuracy *a = r->reached >= 0 ? &r->test_curve[r->reached] : NULL;
+    return json_pack("{s:f, s:b, s:o, s:o}", "target", c->stop_at_accuracy, "reached", a != NULL, "epoch",
+                     a ? json_integer(a->epoch) : json_null(), "train_time_s",
+                     a ? json_real(a->train_time_s) : json_null());
 }
 
 /* The JSON line of a finished run (rank 0). */
@@ -420,11 +477,14 @@ static json_t *summary_json(const trainer_config *c, const trainer_result *r) {
         json_array_append_new(rss, json_real(r->peak_rss_mib[i]));
         json_array_append_new(rss_final, json_real(r->peak_rss_final_mib[i]));
     }
-    json_t *times = json_array(), *losses = json_array();
+    json_t *times = json_array(), *losses = json_array(), *curve = json_array(), *subset = json_array();
     for (int i = 0; i < r->epochs_run; i++) {
         json_array_append_new(times, json_real(r->epoch_times_s[i]));
         json_array_append_new(losses, json_real(r->train_loss[i]));
+        json_array_append_new(curve, accuracy_json(&r->test_curve[i]));
     }
+    for (long i = 0; i < r->n_subset; i++)
+        json_array_append_new(subset, accuracy_json(&r->subset_curve[i]));
     char crc[16];
     snprintf(crc, sizeof crc, "%08lx", r->params_crc32);
     json_t *o = json_object();
@@ -458,6 +518,12 @@ static json_t *summary_json(const trainer_config *c, const trainer_result *r) {
     json_object_set_new(o, "epoch_times_s", times);
     json_object_set_new(o, "train_loss", losses);
     json_object_set_new(o, "test_accuracy", json_real(r->test_accuracy));
+    // Time to accuracy: every epoch's test accuracy at its training time (start-up in,
+    // evaluations and checkpoints out), the subset's points, and --stop-at-accuracy.
+    json_object_set_new(o, "accuracy_curve", curve);
+    json_object_set_new(o, "eval_every", json_integer(c->eval_every));
+    json_object_set_new(o, "subset_curve", subset);
+    json_object_set_new(o, "stop_at_accuracy", stop_json(c, r));
     json_object_set_new(o, "data_load_s", json_real(r->data_load_s));
     json_object_set_new(o, "model_build_s", json_real(r->model_build_s));
     json_object_set_new(o, "eval_s", json_real(r->eval_s));
@@ -542,6 +608,7 @@ int cmd_train(int argc, char **argv) {
             args_error("rank %d: %s", r->rank, err);
         else
             args_error("%s", err);
+        trainer_result_release(r);
         free(r);
         trainer_abort(1);
         return 1;
@@ -550,10 +617,12 @@ int cmd_train(int argc, char **argv) {
         if (r->rank == 0)
             args_error("%s", err); // before trainer_finish lets the other ranks exit
         trainer_finish();
+        trainer_result_release(r);
         free(r);
         return 1;
     }
     if (r->rank != 0) {
+        trainer_result_release(r);
         free(r);
         return 0;
     }
@@ -564,6 +633,7 @@ int cmd_train(int argc, char **argv) {
         printf("%s\n", line);
     free(line);
     json_decref(o_json);
+    trainer_result_release(r);
     free(r);
     return line ? 0 : 1;
 }

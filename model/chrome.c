@@ -56,6 +56,8 @@ static int write_event(FILE *out, const trace_event *e, int pid) {
         fprintf(out, ",\"bytes\":%ld", e->bytes);
     if (e->examples)
         fprintf(out, ",\"examples\":%ld", e->examples);
+    if (e->has_accuracy) // trace_read and trace_write keep them finite and in range
+        fprintf(out, ",\"accuracy\":%.17g,\"loss\":%.17g", e->accuracy, e->loss);
     fputs("}}", out);
     return 0;
 }

@@ -23,7 +23,8 @@
  * An eval event may carry the model's accuracy (the time to accuracy, DESIGN.md):
  *   {"rank": 0, "ph": "eval", ..., "epoch": e, "step": n, "examples": m, "name": "test",
  *    "accuracy": 0.8123, "loss": 0.4567}
- * "accuracy" is the fraction of the m examples evaluated that were classified correctly,
+ * "accuracy" is the fraction of the m examples evaluated (by every rank together: each
+ * evaluates its share, and each records the same totals) that were classified correctly,
  * in [0, 1]; "loss" the mean training loss (>= 0) of the steps since the previous
  * accuracy point of the same name; "step" the global steps done when measured (counted
  * from the run's first epoch); "name" "test" (the whole test set, at the end of epoch e)

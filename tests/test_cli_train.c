@@ -2,10 +2,12 @@
 /* speedup train / eval end to end on small synthetic IDX files: it learns, repeats itself
  * bit for bit, resumes exactly, writes a trace, and refuses bad input clearly. */
 #include "model/trace.h"
+#include "model/traceinfo.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
 #include <jansson.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -112,6 +114,76 @@ Test(cli_train, trace_records_startup_steps_and_eval) {
     cr_expect_eq(startup, 2);
     cr_expect_eq(t->run.config.batch, 32);
     trace_free(t);
+    free(dir);
+}
+
+// ---- accuracy: every epoch's test accuracy, the subset every N steps, stopping at a target
+
+static double num(json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
+
+/* 256 examples, B = 16: 16 steps an epoch. The test set (64) after steps 16 and 32, the
+ * subset (20 of the 64) after steps 4, 8, ..., 32; the trace's curve (model/traceinfo.h,
+ * computed from the events) says what the trainer's summary says. */
+Test(cli_train, accuracy_is_recorded_every_epoch_and_every_n_steps_and_reads_back) {
+    char *dir = data_dir(), args[2048], path[1024], err[512];
+    snprintf(path, sizeof path, "%s/acc.trace.jsonl", dir);
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 2 --batch 16 --quiet --eval-every 4 --eval-subset 20 --trace %s",
+             dir, path);
+    json_t *j = run_json(args);
+    json_t *curve = json_object_get(j, "accuracy_curve"), *subset = json_object_get(j, "subset_curve");
+    cr_assert_eq(json_array_size(curve), 2);
+    cr_assert_eq(json_array_size(subset), 8);
+    for (int i = 0; i < 2; i++) {
+        json_t *p = json_array_get(curve, (size_t)i);
+        cr_expect_eq(num(p, "epoch"), i + 1);
+        cr_expect_eq(num(p, "step"), 16 * (i + 1));
+        cr_expect_eq(num(p, "examples_seen"), 256 * (i + 1));
+        cr_expect_eq(num(p, "evaluated"), 64);
+        const double right = num(p, "accuracy") * 64; /* a count of examples */
+        cr_expect(fabs(right - round(right)) < 1e-6, "accuracy %g is not k/64", num(p, "accuracy"));
+        cr_expect(json_equal(json_object_get(p, "train_loss"), json_array_get(json_object_get(j, "train_loss"), (size_t)i)),
+                  "the test point's loss is the epoch's");
+    }
+    cr_expect_eq(num(json_array_get(curve, 1), "accuracy"), num(j, "test_accuracy"));
+    for (int i = 0; i < 8; i++) {
+        json_t *p = json_array_get(subset, (size_t)i);
+        cr_expect_eq(num(p, "step"), 4 * (i + 1));
+        cr_expect_eq(num(p, "examples_seen"), 64 * (i + 1));
+        cr_expect_eq(num(p, "evaluated"), 20);
+        const double right = num(p, "accuracy") * 20;
+        cr_expect(fabs(right - round(right)) < 1e-6, "subset accuracy %g is not k/20", num(p, "accuracy"));
+    }
+    trace *t = trace_read(path, err, sizeof err);
+    cr_assert(t, "%s", err);
+    traceinfo_accuracy_point *pts = NULL;
+    long n = 0;
+    cr_assert_eq(traceinfo_accuracy_curve(t, &pts, &n, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(n, 10);
+    int tests = 0, subsets = 0;
+    double last_s = -1;
+    for (long i = 0; i < n; i++) {
+        json_t *p = pts[i].subset ? json_array_get(subset, (size_t)subsets++) : json_array_get(curve, (size_t)tests++);
+        cr_expect_eq(pts[i].step, (long)num(p, "step"), "point %ld", i);
+        cr_expect_eq(pts[i].epoch, (int)num(p, "epoch"), "point %ld", i);
+        cr_expect_eq(pts[i].examples_seen, num(p, "examples_seen"), "point %ld", i);
+        cr_expect(fabs(pts[i].accuracy - num(p, "accuracy")) < 1e-9, "point %ld", i);
+        cr_expect(fabs(pts[i].train_loss - num(p, "train_loss")) < 1e-9, "point %ld", i);
+        /* The trainer's clock and the trace's events (nanoseconds), added up apart. */
+        cr_expect(fabs(pts[i].train_time_s - num(p, "train_time_s")) < 1e-6, "point %ld: %g in the trace, %g in the summary",
+                  i, pts[i].train_time_s, num(p, "train_time_s"));
+        cr_expect(pts[i].train_time_s >= last_s - 1e-9, "point %ld: time runs backwards", i);
+        last_s = pts[i].train_time_s;
+    }
+    cr_expect_eq(tests, 2);
+    cr_expect(pts[3].step == 16 && pts[3].subset && pts[4].step == 16 && !pts[4].subset,
+              "after step 16: the subset, then the test set");
+    cr_expect(fabs(pts[4].train_time_s - pts[3].train_time_s) < 1e-6, "no training between them");
+    /* Training time leaves every evaluation out: the last point is at most the trace's
+     * training time, and the eval spans before it are not in it. */
+    cr_expect(pts[n - 1].train_time_s <= traceinfo_training_time(t) + 1e-9);
+    free(pts);
+    trace_free(t);
+    json_decref(j);
     free(dir);
 }
 
@@ -249,4 +321,70 @@ Test(cli_train, resume_with_another_net_limit_or_schedule_is_refused) {
              "--batch 8 --threads 1 --quiet --resume %s", dir, ckpt);
     json_decref(run_json(args));
     free(dir);
+}
+
+Test(cli_train, evaluating_every_n_steps_changes_no_weight) {
+    char *dir = data_dir(), args[2048];
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 2 --batch 16 --threads 1 --quiet", dir);
+    json_t *plain = run_json(args);
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 2 --batch 16 --threads 1 --quiet --eval-every 3", dir);
+    json_t *evaluated = run_json(args);
+    cr_expect_str_eq(json_string_value(json_object_get(evaluated, "params_crc32")),
+                     json_string_value(json_object_get(plain, "params_crc32")));
+    cr_expect_eq(json_array_size(json_object_get(evaluated, "subset_curve")), 10); /* steps 3, 6, ..., 30 */
+    cr_expect_eq(json_array_size(json_object_get(plain, "subset_curve")), 0);
+    cr_expect(json_is_null(json_object_get(plain, "stop_at_accuracy")));
+    json_decref(plain), json_decref(evaluated);
+    free(dir);
+}
+
+/* 4 classes: after one epoch far more than 5% of 64 are right. The schedule spans --epochs
+ * 3, so stopping is --stop-after 1 with the same weights. */
+Test(cli_train, stop_at_accuracy_stops_after_the_first_epoch_that_reaches_it) {
+    char *dir = data_dir(), args[2048];
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 3 --batch 16 --threads 1 --quiet --stop-at-accuracy 0.05", dir);
+    json_t *stopped = run_json(args);
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 3 --batch 16 --threads 1 --quiet --stop-after 1", dir);
+    json_t *first = run_json(args);
+    cr_expect_eq(json_array_size(json_object_get(stopped, "accuracy_curve")), 1);
+    json_t *stop = json_object_get(stopped, "stop_at_accuracy");
+    cr_expect(json_is_true(json_object_get(stop, "reached")));
+    cr_expect_eq(json_integer_value(json_object_get(stop, "epoch")), 1);
+    cr_expect_eq(num(stop, "target"), 0.05);
+    cr_expect_eq(num(stop, "train_time_s"), num(json_array_get(json_object_get(stopped, "accuracy_curve"), 0), "train_time_s"));
+    cr_expect_str_eq(json_string_value(json_object_get(stopped, "params_crc32")),
+                     json_string_value(json_object_get(first, "params_crc32")), "another trajectory than --epochs 3's");
+    json_decref(stopped), json_decref(first);
+    free(dir);
+}
+
+/* --lr 0: the weights never move and a 4-class guess is far from 100%. */
+Test(cli_train, a_target_never_reached_says_so_after_every_epoch) {
+    char *dir = data_dir(), args[2048];
+    snprintf(args, sizeof args, "train --data %s " NET " --epochs 2 --batch 16 --lr 0 --quiet --stop-at-accuracy 1", dir);
+    json_t *j = run_json(args);
+    cr_expect_eq(json_array_size(json_object_get(j, "accuracy_curve")), 2);
+    json_t *stop = json_object_get(j, "stop_at_accuracy");
+    cr_expect(json_is_false(json_object_get(stop, "reached")));
+    cr_expect(json_is_null(json_object_get(stop, "epoch")));
+    cr_expect(json_is_null(json_object_get(stop, "train_time_s")));
+    json_decref(j);
+    free(dir);
+}
+
+Test(cli_train, evaluating_a_model_the_workers_do_not_share_is_a_usage_error) {
+    char *dir = data_dir(), args[2048];
+    snprintf(args, sizeof args, "train --data %s --sync epoch --eval-every 4", dir);
+    expect_failure(args, 2, "--eval-every with --sync epoch");
+    snprintf(args, sizeof args, "train --data %s --sync every:3 --eval-every 4", dir);
+    expect_failure(args, 2, "--eval-every 4 with --sync every:3: evaluate the averaged model, every multiple of 3 steps (e.g. --eval-every 6)");
+    snprintf(args, sizeof args, "train --data %s --eval-subset 100", dir);
+    expect_failure(args, 2, "--eval-subset goes with --eval-every");
+    free(dir);
+}
+
+Test(cli_train, a_target_accuracy_outside_0_1_is_a_usage_error) {
+    expect_failure("train --stop-at-accuracy 0", 2, "--stop-at-accuracy: expected a fraction in (0, 1], got '0'");
+    expect_failure("train --stop-at-accuracy 90", 2, "--stop-at-accuracy: expected a fraction in (0, 1], got '90'");
+    expect_failure("train --eval-every -1", 2, "--eval-every");
 }

@@ -8,6 +8,7 @@
  * `timeout` catches any hang). */
 #include "model/memory.h"
 #include "model/trace.h"
+#include "model/traceinfo.h"
 #include "tests/clirun.h"
 #include "train/checkpoint.h"
 
@@ -637,4 +638,95 @@ Test(train_mpi, trace_header_holds_every_ranks_peak_memory_and_the_events_the_me
     assert_memory_header(2, "--epochs 2 --batch 16 --topology allreduce", "2 ranks, all-reduce, batch");
     assert_memory_header(3, "--epochs 1 --batch 16 --topology ps --master dedicated", "dedicated ps master, batch");
     assert_memory_header(2, "--epochs 2 --batch 16 --topology ps --sync every:4", "2 ranks, ps, every:4");
+}
+
+// ---- accuracy on real ranks: the averaged model, every rank agrees, all stop together
+
+/* JSON of a run's stdout (the caller frees it). */
+static json_t *parse_summary(const char *out) {
+    json_error_t e;
+    json_t *j = json_loads(out, 0, &e);
+    cr_assert_not_null(j, "not JSON: %s", out);
+    return j;
+}
+
+/* Local SGD every:2 on 2 ranks: shards of 100, B = 16: 7 steps an epoch, averaged after
+ * local steps 2, 4, 6 and 7 (the epoch's end), i.e. after global steps 2, 4, 6, 7, 9, 11,
+ * 13, 14. --eval-every 4 evaluates the subset at the first averaging at or after 4, 8, 12:
+ * after steps 4, 9 and 13, having seen 4·32 = 128, 200 + 2·32 = 264 and 200 + 6·32 = 392
+ * examples; the test set after 7 and 14 (200 and 400). */
+Test(train_mpi, the_subset_waits_for_an_averaging_and_every_rank_records_the_same_accuracy) {
+    char *dir = data_dir(), args[4096], path[1024], *out = NULL, terr[512];
+    snprintf(path, sizeof path, "%s/acc.trace.jsonl", dir);
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16 --sync every:2 --eval-every 4 --eval-subset 30 --trace %s",
+             path);
+    int st = run_train(dir, 2, args, &out, NULL);
+    cr_assert_eq(st, 0, "%s", out);
+    trace *t = trace_read(path, terr, sizeof terr);
+    cr_assert_not_null(t, "%s", terr);
+    traceinfo_accuracy_point *p = NULL;
+    long n = 0;
+    cr_assert_eq(traceinfo_accuracy_curve(t, &p, &n, terr, sizeof terr), 0, "%s", terr);
+    const long steps[] = { 4, 7, 9, 13, 14 }, seen[] = { 128, 200, 264, 392, 400 }, evaluated[] = { 30, 64, 30, 30, 64 };
+    const bool subset[] = { true, false, true, true, false };
+    cr_assert_eq(n, 5);
+    for (int i = 0; i < 5; i++) {
+        cr_expect_eq(p[i].step, steps[i], "point %d", i);
+        cr_expect_eq(p[i].examples_seen, (double)seen[i], "point %d: %g", i, p[i].examples_seen);
+        cr_expect_eq(p[i].subset, subset[i], "point %d", i);
+        cr_expect_eq(p[i].epoch, (int)(seen[i] / 200), "point %d", i);
+    }
+    /* Rank 1 evaluated its half and holds the same totals: each of its points is rank 0's. */
+    int matched = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (e->rank != 1 || !e->has_accuracy)
+            continue;
+        int k = 0;
+        while (k < 5 && !(p[k].step == e->step && p[k].subset == (strcmp(e->name, "subset") == 0)))
+            k++;
+        cr_assert_lt(k, 5, "rank 1 has a point at step %ld that rank 0 lacks", e->step);
+        cr_expect_eq(e->accuracy, p[k].accuracy, "step %ld", e->step);
+        cr_expect_eq(e->loss, p[k].train_loss, "step %ld", e->step);
+        cr_expect_eq(e->examples, evaluated[k], "step %ld", e->step);
+        matched++;
+    }
+    cr_expect_eq(matched, 5);
+    json_t *j = parse_summary(out);
+    cr_expect_eq(json_array_size(json_object_get(j, "subset_curve")), 3);
+    cr_expect_eq(json_array_size(json_object_get(j, "accuracy_curve")), 2);
+    json_decref(j);
+    free(p);
+    trace_free(t);
+    free(out);
+    free(dir);
+}
+
+/* Every rank sees the same count of correct answers, so all stop after epoch 1 of 3 (a
+ * rank that went on would hang in its next exchange: the timeout would say so). */
+static void stops_together(int np, const char *extra, int workers) {
+    char *dir = data_dir(), args[4096], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, COMMON " --epochs 3 --batch 16 --stop-at-accuracy 0.05 %s", extra);
+    int st = run_train(dir, np, args, &out, &err);
+    cr_assert_neq(st, 124, "%s: a rank hung", extra);
+    cr_assert_eq(st, 0, "%s: exit %d: %s", extra, st, err);
+    json_t *j = parse_summary(out);
+    cr_expect_eq(json_integer_value(json_object_get(j, "workers")), workers);
+    cr_expect_eq(json_array_size(json_object_get(j, "accuracy_curve")), 1, "%s", extra);
+    json_t *stop = json_object_get(j, "stop_at_accuracy");
+    cr_expect(json_is_true(json_object_get(stop, "reached")), "%s", extra);
+    cr_expect_eq(json_integer_value(json_object_get(stop, "epoch")), 1, "%s", extra);
+    json_decref(j);
+    free(out);
+    free(err);
+    free(dir);
+}
+
+Test(train_mpi, stop_at_accuracy_stops_every_rank_in_batch_sync) { stops_together(2, "--sync batch", 2); }
+Test(train_mpi, stop_at_accuracy_stops_every_rank_with_a_dedicated_master) {
+    stops_together(3, "--sync epoch --topology ps --master dedicated", 2);
+}
+
+Test(train_mpi, evaluating_between_averagings_is_a_usage_error_on_every_rank) {
+    refuses(2, "--sync every:4 --eval-every 6", 2, "--eval-every 6 with --sync every:4");
 }

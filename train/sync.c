@@ -19,19 +19,23 @@ static double mono_s(void) {
 
 double sync_now(const sync_ctx *s) { return mono_s() - s->origin_s; }
 
-void sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name) {
+trace_event *sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name) {
+    trace_event *added = NULL;
     if (rec->tr) {
         trace_event e = { .rank = rec->rank, .ph = ph, .t0_s = rec->mark_s, .t1_s = t1_s, .epoch = rec->epoch,
                           .step = rec->step, .bytes = bytes, .examples = examples };
         snprintf(e.name, sizeof e.name, "%s", name ? name : "");
         if (trace_add(rec->tr, &e))
             rec->oom = 1;
+        else
+            added = &rec->tr->events[rec->tr->n_events - 1];
     }
     rec->mark_s = t1_s;
+    return added;
 }
 
-void sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name) {
-    sync_mark_until(rec, ph, sync_now(s), bytes, examples, name);
+trace_event *sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name) {
+    return sync_mark_until(rec, ph, sync_now(s), bytes, examples, name);
 }
 
 int sync_init(sync_ctx *s, int mpi, costmodel_topology topology, costmodel_master master, char *err,

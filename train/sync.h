@@ -91,10 +91,12 @@ double sync_sum(sync_ctx *s, double v);
 long sync_sum_long(sync_ctx *s, long v);
 
 /* Records phase ph from rec->mark_s to now (sync_now) and moves the mark there; the
- * event takes rec's epoch and step. */
-void sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name);
+ * event takes rec's epoch and step. Returns the recorded event, for fields the call does
+ * not set (an eval's accuracy), valid until the next event is recorded; NULL when nothing
+ * is recorded (no trace, or out of memory). */
+trace_event *sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name);
 /* The same up to t1_s instead of now (start-up phases timed before the trace existed). */
-void sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name);
+trace_event *sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name);
 
 /* This rank's own update (local SGD, or world 1): net_update, recorded as update "sgd". */
 void sync_local_update(const sync_ctx *s, sync_rec *rec, net *n, const sync_sgd *opt);

@@ -45,6 +45,30 @@ void trainer_config_default(trainer_config *c) {
     c->every_n = 1;
     c->topology = COSTMODEL_TOPO_ALLREDUCE;
     c->master = COSTMODEL_MASTER_WORKER;
+    c->eval_subset = 2000;
+}
+
+void trainer_result_release(trainer_result *r) {
+    if (!r)
+        return;
+    free(r->subset_curve);
+    r->subset_curve = NULL;
+    r->n_subset = 0;
+}
+
+int trainer_check_eval(const trainer_config *c, char *err, int errlen) {
+    if (c->eval_every <= 0)
+        return 0;
+    if (c->sync == COSTMODEL_SYNC_EPOCH)
+        return errmsg_set(err, errlen, "--eval-every with --sync epoch: the workers' models are equal only at the "
+                          "end of an epoch, where the whole test set is evaluated anyway; leave --eval-every out");
+    if (c->sync == COSTMODEL_SYNC_EVERY && c->eval_every % c->every_n != 0)
+        return errmsg_set(err, errlen, "--eval-every %ld with --sync every:%d: evaluate the averaged model, every "
+                          "multiple of %d steps (e.g. --eval-every %ld)", c->eval_every, c->every_n, c->every_n,
+                          (c->eval_every / c->every_n + 1) * (long)c->every_n);
+    if (c->eval_subset < 1)
+        return errmsg_set(err, errlen, "--eval-subset %ld: expected at least 1 example", c->eval_subset);
+    return 0;
 }
 
 double trainer_lr(const trainer_config *c, long t, long total, int epoch) {
@@ -74,13 +98,15 @@ float trainer_step(net *n, const dataset *d, const long *idx, int count, uint8_t
     return loss;
 }
 
-/* Correct predictions on examples [begin, end) of d, in batches of n->max_batch. */
-static long evaluate_range(net *n, const dataset *d, long begin, long end, long *idx_buf, uint8_t *labels_buf) {
+/* Correct predictions on examples [begin, end) of d — or, with pick, on the examples
+ * pick[begin..end) — in batches of n->max_batch. */
+static long evaluate_range(net *n, const dataset *d, const long *pick, long begin, long end, long *idx_buf,
+                           uint8_t *labels_buf) {
     long correct = 0;
     for (long s = begin; s < end; s += n->max_batch) {
         int count = (int)(end - s < n->max_batch ? end - s : n->max_batch);
         for (int i = 0; i < count; i++)
-            idx_buf[i] = s + i;
+            idx_buf[i] = pick ? pick[s + i] : s + i;
         dataset_batch(d, idx_buf, count, n->in_mean, n->in_std, net_input(n), labels_buf);
         net_forward(n, count, labels_buf, 0, 0.0f);
         correct += net_count_correct(n, count, labels_buf);
@@ -89,7 +115,7 @@ static long evaluate_range(net *n, const dataset *d, long begin, long end, long 
 }
 
 double trainer_evaluate(net *n, const dataset *d, long *idx_buf, uint8_t *labels_buf) {
-    long correct = evaluate_range(n, d, 0, d->n, idx_buf, labels_buf);
+    long correct = evaluate_range(n, d, NULL, 0, d->n, idx_buf, labels_buf);
     return d->n ? (double)correct / (double)d->n : 0.0;
 }
 
@@ -208,6 +234,15 @@ typedef struct {
     long step;                 /* the global step, counted from the first epoch */
     double step_time_s;        /* this rank's time in steps: compute through the update */
     long step_examples;        /* and the examples it trained on */
+    int synced;                /* the last step left every rank with the same weights */
+    double eval_time_s;        /* this rank's eval-phase time so far: evaluations, checkpoints */
+    long *subset;              /* (subset_n) --eval-every's test examples, ascending */
+    long subset_n;
+    long next_subset_step;     /* evaluate the subset once this many global steps are done */
+    double since_loss_sum;     /* this rank's step losses since the last subset point */
+    long since_loss_steps, since_steps; /* its steps with examples; global steps */
+    long subset_cap;           /* entries of r->subset_curve allocated */
+    int stop;                  /* the test accuracy reached stop_at_accuracy (the same on every rank) */
 } run;
 
 /* One epoch's tally on this rank. */
@@ -222,10 +257,12 @@ typedef struct {
 static int run_start(run *R) {
     const trainer_config *c = R->c;
     if (c->epochs < 1 || c->epochs > TRAINER_MAX_EPOCHS || c->batch < 1 || c->threads < 1 ||
-        (c->sync == COSTMODEL_SYNC_EVERY && c->every_n < 1)) {
-        snprintf(R->err, (size_t)R->errlen, "trainer: epochs, batch, threads or every:N out of range");
+        (c->sync == COSTMODEL_SYNC_EVERY && c->every_n < 1) || c->stop_at_accuracy > 1) {
+        snprintf(R->err, (size_t)R->errlen, "trainer: epochs, batch, threads, every:N or stop_at_accuracy out of range");
         return -1;
     }
+    if (trainer_check_eval(c, R->err, R->errlen))
+        return -1;
     // One thread pool: OpenMP splits every product over the threads, each calling
     // single-threaded OpenBLAS (two pools of spinning threads fight over the cores).
     openblas_set_num_threads(1);
@@ -513,6 +550,7 @@ static int run_step(run *R, int e, long s, float *loss) {
         memset(n->grads, 0, sizeof(float) * (size_t)n->n_params); // an empty slice adds nothing
     }
     sync_mark(&R->sc, &R->rec, TRACE_COMPUTE, 0, count, NULL);
+    R->synced = batch_sync;
     if (batch_sync) {
         sync_step(&R->sc, n, &opt, &R->rec);
         return count;
@@ -520,9 +558,108 @@ static int run_step(run *R, int e, long s, float *loss) {
     if (count > 0)
         sync_local_update(&R->sc, &R->rec, n, &opt);
     const int every = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n : 0;
-    if ((every && (s + 1) % every == 0) || s + 1 == R->steps_per_epoch)
+    if ((every && (s + 1) % every == 0) || s + 1 == R->steps_per_epoch) {
         sync_average(&R->sc, n, &R->rec);
+        R->synced = 1;
+    }
     return count;
+}
+
+// ---------------------------------------------------------------------------------------
+// Accuracy: the test set after every epoch, the fixed subset every N steps (trainer.h)
+
+/* The seed of --eval-every's subset: its own, so that runs of any --seed measure the same
+ * examples. */
+#define SUBSET_SEED 0x5eedUL
+
+static int by_long(const void *a, const void *b) {
+    const long p = *(const long *)a, q = *(const long *)b;
+    return (p > q) - (p < q);
+}
+
+/* --eval-every's subset: the first eval_subset positions of a fixed shuffle of the test
+ * set (all of it when smaller), ascending. Every rank draws the same. */
+static int run_prepare_subset(run *R) {
+    const trainer_config *c = R->c;
+    if (c->eval_every <= 0)
+        return 0;
+    R->subset_n = c->eval_subset < R->test.n ? c->eval_subset : R->test.n;
+    R->subset = malloc(sizeof *R->subset * (size_t)(R->test.n > 0 ? R->test.n : 1));
+    int failed = !R->subset || dataset_epoch_order(R->test.n, SUBSET_SEED, 0, R->subset) != 0;
+    if (failed)
+        snprintf(R->err, (size_t)R->errlen, "out of memory");
+    else
+        qsort(R->subset, (size_t)R->subset_n, sizeof *R->subset, by_long);
+    R->next_subset_step = (R->step / c->eval_every + 1) * c->eval_every;
+    return sync_agree(&R->sc, failed, R->err, R->errlen) ? -1 : 0;
+}
+
+/* Collective: the mean step loss over the ranks from this rank's sums. Batch sync sums the
+ * ranks' parts of each step's mean (steps: the global steps); local SGD averages the ranks'
+ * step means. */
+static double mean_loss(run *R, double loss_sum, long loss_steps, long steps) {
+    const double all = sync_sum(&R->sc, loss_sum);
+    const double n = R->c->sync == COSTMODEL_SYNC_BATCH ? (double)steps : sync_sum(&R->sc, (double)loss_steps);
+    return all / (n > 0 ? n : 1.0);
+}
+
+/* Collective: the training examples of every rank so far, the epochs before a resume
+ * included (each trained all D). */
+static double examples_seen(run *R) {
+    return (double)R->st.epochs_done * (double)R->train.n + (double)sync_sum_long(&R->sc, R->step_examples);
+}
+
+/* Records the eval event [tv, now) named name, during epoch e after `done` global steps,
+ * with its accuracy and loss (every rank knows both), counts its time as not training, and
+ * returns the measurement as this rank's clock has it. */
+static trainer_accuracy record_accuracy(run *R, const char *name, int e, long done, long evaluated, long correct,
+                                        double loss, double seen, double tv) {
+    const double acc = evaluated > 0 ? (double)correct / (double)evaluated : 0.0;
+    const trainer_accuracy p = { .epoch = (int)((long)seen / (R->train.n > 0 ? R->train.n : 1)), .step = done,
+                                 .train_time_s = tv - R->eval_time_s, .examples_seen = seen,
+                                 .evaluated = evaluated, .accuracy = acc, .train_loss = loss };
+    R->rec.epoch = e;
+    R->rec.step = done;
+    trace_event *ev = sync_mark(&R->sc, &R->rec, TRACE_EVAL, 0, evaluated, name);
+    if (ev) {
+        ev->has_accuracy = true;
+        ev->accuracy = acc;
+        ev->loss = loss;
+    }
+    R->rec.step = -1;
+    R->eval_time_s += R->rec.mark_s - tv;
+    R->r->eval_s += R->rec.mark_s - tv;
+    return p;
+}
+
+/* The fixed subset split over the ranks after `done` global steps (the ranks' models are
+ * equal here), with the loss of the steps since the last subset point. */
+static int run_evaluate_subset(run *R, int e, long done) {
+    trainer_result *r = R->r;
+    const double tv = R->rec.mark_s;
+    long begin, end;
+    dataset_shard(R->subset_n, R->sc.rank, R->sc.world, &begin, &end);
+    const long correct =
+        sync_sum_long(&R->sc, evaluate_range(R->n, &R->test, R->subset, begin, end, R->idx_buf, R->labels));
+    const double loss = mean_loss(R, R->since_loss_sum, R->since_loss_steps, R->since_steps);
+    const double seen = examples_seen(R);
+    if (!isfinite(loss))
+        return errmsg_set(R->err, R->errlen, "step %ld: loss is %g (lower --lr?)", done, loss);
+    if (r->n_subset == R->subset_cap) {
+        const long cap = R->subset_cap ? 2 * R->subset_cap : 64;
+        trainer_accuracy *v = realloc(r->subset_curve, sizeof *v * (size_t)cap);
+        if (!v) {
+            snprintf(R->err, (size_t)R->errlen, "out of memory");
+            return -2;
+        }
+        r->subset_curve = v;
+        R->subset_cap = cap;
+    }
+    r->subset_curve[r->n_subset++] = record_accuracy(R, "subset", e, done, R->subset_n, correct, loss, seen, tv);
+    R->next_subset_step = (done / R->c->eval_every + 1) * R->c->eval_every;
+    R->since_loss_sum = 0;
+    R->since_loss_steps = R->since_steps = 0;
+    return 0;
 }
 
 /* The steps of epoch e. */
@@ -543,9 +680,13 @@ static int run_epoch(run *R, int e, epoch_tally *t) {
         const int count = run_step(R, e, s, &loss);
         t->step_s += R->rec.mark_s - ts;
         t->examples += count;
+        R->step_examples += count;
+        R->since_steps++;
         if (count > 0) {
             t->loss_sum += loss;
             t->loss_steps++;
+            R->since_loss_sum += loss;
+            R->since_loss_steps++;
         }
         if (R->sc.world == 1 && !isfinite(loss)) {
             snprintf(R->err, (size_t)R->errlen, "epoch %d step %ld: loss is %g (lower --lr?)", e + 1, s + 1,
@@ -555,36 +696,39 @@ static int run_epoch(run *R, int e, epoch_tally *t) {
         if (c->progress && R->sc.rank == 0)
             c->progress(c->progress_ctx, e, c->epochs, s + 1, R->steps_per_epoch, t->examples / t->step_s,
                         t->loss_sum / (double)(t->loss_steps ? t->loss_steps : 1));
+        int rc;
+        if (R->subset && R->synced && R->step + 1 >= R->next_subset_step && (rc = run_evaluate_subset(R, e, R->step + 1)))
+            return rc;
     }
     R->step_time_s += t->step_s;
-    R->step_examples += t->examples;
     return 0;
 }
 
 /* The test set split over the ranks, and the epoch's loss over the ranks; te: the epoch's
- * start. */
-static int run_evaluate(run *R, int e, double te, const epoch_tally *t) {
+ * start, eval_at_start_s: R->eval_time_s then (the subset's evaluations are not the
+ * epoch's training time). Every rank sees the same accuracy, so all stop together. */
+static int run_evaluate(run *R, int e, double te, double eval_at_start_s, const epoch_tally *t) {
     trainer_result *r = R->r;
+    const trainer_config *c = R->c;
     const double tv = R->rec.mark_s;
     long test_begin, test_end;
     dataset_shard(R->test.n, R->sc.rank, R->sc.world, &test_begin, &test_end);
-    long correct = evaluate_range(R->n, &R->test, test_begin, test_end, R->idx_buf, R->labels);
-    correct = sync_sum_long(&R->sc, correct);
-    // The epoch's loss: batch sync sums the ranks' parts of each step's mean; local SGD
-    // averages the ranks' step means.
-    const double loss_all = sync_sum(&R->sc, t->loss_sum);
-    const double steps_all = R->c->sync == COSTMODEL_SYNC_BATCH ? (double)R->steps_per_epoch
-                                                                : sync_sum(&R->sc, (double)t->loss_steps);
-    r->test_accuracy = R->test.n ? (double)correct / (double)R->test.n : 0.0;
-    R->rec.step = -1;
-    sync_mark(&R->sc, &R->rec, TRACE_EVAL, 0, 0, "test");
-    r->eval_s += R->rec.mark_s - tv;
+    const long correct =
+        sync_sum_long(&R->sc, evaluate_range(R->n, &R->test, NULL, test_begin, test_end, R->idx_buf, R->labels));
+    const double loss = mean_loss(R, t->loss_sum, t->loss_steps, R->steps_per_epoch);
+    const double seen = examples_seen(R);
     const int i = r->epochs_run++;
-    r->train_loss[i] = loss_all / (steps_all > 0 ? steps_all : 1.0);
-    r->epoch_times_s[i] = tv - te;
-    if (!isfinite(r->train_loss[i])) {
-        snprintf(R->err, (size_t)R->errlen, "epoch %d: loss is %g (lower --lr?)", e + 1, r->train_loss[i]);
+    r->train_loss[i] = loss;
+    r->epoch_times_s[i] = tv - te - (R->eval_time_s - eval_at_start_s);
+    if (!isfinite(loss)) {
+        snprintf(R->err, (size_t)R->errlen, "epoch %d: loss is %g (lower --lr?)", e + 1, loss);
         return -1;
+    }
+    r->test_curve[i] = record_accuracy(R, "test", e, R->step, R->test.n, correct, loss, seen, tv);
+    r->test_accuracy = r->test_curve[i].accuracy;
+    if (c->stop_at_accuracy > 0 && r->reached < 0 && r->test_accuracy >= c->stop_at_accuracy) {
+        r->reached = i;
+        R->stop = 1;
     }
     return 0;
 }
@@ -609,7 +753,9 @@ static int run_checkpoint(run *R, int e) {
     int failed = R->sc.rank == 0 && checkpoint_commit(w, R->err, R->errlen) != 0;
     if (sync_agree(&R->sc, failed, R->err, R->errlen))
         return -1;
+    const double tc = R->rec.mark_s;
     sync_mark(&R->sc, &R->rec, TRACE_EVAL, 0, 0, "checkpoint");
+    R->eval_time_s += R->rec.mark_s - tc; // not training: the accuracy points' times leave it out
     return 0;
 }
 
@@ -651,6 +797,7 @@ static void run_free(run *R, int rc) {
     checkpoint_close(R->resume);
     trace_free(R->rec.tr);
     free(R->order);
+    free(R->subset);
     free(R->idx_buf);
     free(R->labels);
     net_free(R->n);
@@ -666,6 +813,7 @@ static void run_free(run *R, int rc) {
 
 int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errlen) {
     memset(r, 0, sizeof *r);
+    r->reached = -1;
     err[0] = '\0';
     run R = { .c = c, .r = r, .err = err, .errlen = errlen };
     int rc = run_start(&R);
@@ -690,12 +838,15 @@ int trainer_run(const trainer_config *c, trainer_result *r, char *err, int errle
     R.total_steps = R.steps_per_epoch * c->epochs;
     R.step = R.st.steps_done;
     r->first_epoch = R.st.epochs_done;
+    if ((rc = run_prepare_subset(&R)))
+        goto done;
     for (int e = R.st.epochs_done; e < c->epochs; e++) {
-        const double te = sync_now(&R.sc);
+        const double te = sync_now(&R.sc), eval_at_start_s = R.eval_time_s;
         epoch_tally t;
-        if ((rc = run_epoch(&R, e, &t)) || (rc = run_evaluate(&R, e, te, &t)) || (rc = run_checkpoint(&R, e)))
+        if ((rc = run_epoch(&R, e, &t)) || (rc = run_evaluate(&R, e, te, eval_at_start_s, &t)) ||
+            (rc = run_checkpoint(&R, e)))
             goto done;
-        if (c->stop_after > 0 && e + 1 >= c->stop_after)
+        if (R.stop || (c->stop_after > 0 && e + 1 >= c->stop_after))
             break;
     }
     rc = run_summary(&R);

@@ -19,6 +19,18 @@
  *             local steps (empty once its shard is done) and the weights are averaged every
  *             N steps (every:N) and at the end of every epoch. Momentum stays local to
  *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
+ * Accuracy (the time to accuracy): after every epoch the whole test set is evaluated, split
+ * over the ranks, and recorded as an eval event "test" with the accuracy and the epoch's
+ * training loss (model/trace.h). With eval_every = N the fixed subset (eval_subset test
+ * examples drawn once with a fixed seed, the same in every run) is evaluated, split over
+ * the ranks, as eval "subset" after every N global steps — where the ranks' models are
+ * equal: batch sync after step N, 2N, ...; every:k after the first averaging at or after
+ * each multiple of N (every:k restarts its count every epoch, so an epoch whose steps are
+ * not a multiple of k shifts the averagings); N must be a multiple of k, and epoch sync is
+ * refused (its models are equal only at the epoch's end, where the test set is evaluated).
+ * Evaluating changes no weight. stop_at_accuracy > 0 ends the run after the first epoch
+ * whose test accuracy reaches it; every rank holds the same count of correct answers, so
+ * all stop together; the learning-rate schedule still spans `epochs`.
  * The schedule is the cost model's (model/costmodel.h's costmodel_schedule_of): the same
  * steps per epoch and local batch; trainer_slice and trainer_steps_per_epoch state it.
  * Every step records compute (forward and backward; examples 0 for an empty slice), then
@@ -55,6 +67,9 @@ typedef struct {
     unsigned long seed;
     int threads;
     int stop_after;               /* > 0: stop after this epoch, as if interrupted */
+    long eval_every;              /* > 0: evaluate the fixed subset every N global steps (see above) */
+    long eval_subset;             /* its size (at most the test set's) */
+    double stop_at_accuracy;      /* > 0: stop after the first epoch whose test accuracy reaches it */
     const char *checkpoint_path;  /* NULL: none; else saved after every epoch */
     const char *resume_path;      /* NULL: fresh start */
     const char *trace_path;       /* NULL: no trace */
@@ -75,6 +90,18 @@ typedef struct {
     void *progress_ctx;
 } trainer_config;
 
+/* One accuracy measurement, as rank 0 recorded it (its trace event's, model/traceinfo.h's
+ * accuracy point). */
+typedef struct {
+    int epoch;                /* epochs completed */
+    long step;                /* global steps done */
+    double train_time_s;      /* rank 0's common-clock time less its evaluations and checkpoints so far */
+    double examples_seen;     /* training examples of every rank so far (resumed epochs included) */
+    long evaluated;           /* test examples evaluated */
+    double accuracy;          /* 0..1 */
+    double train_loss;        /* mean step loss since the previous measurement of its kind */
+} trainer_accuracy;
+
 typedef struct {
     int epochs_run;                               /* this run, after any resume */
     int first_epoch;                              /* 0, or the resumed checkpoint's epochs_done */
@@ -82,6 +109,11 @@ typedef struct {
     double train_loss[TRAINER_MAX_EPOCHS];        /* mean step loss of each epoch */
     double examples_per_s;                        /* training examples / training step time */
     double test_accuracy;
+    trainer_accuracy test_curve[TRAINER_MAX_EPOCHS]; /* the whole test set after each epoch run */
+    trainer_accuracy *subset_curve;               /* eval_every's points, owned: trainer_result_release */
+    long n_subset;
+    int reached;                                  /* index into test_curve of the first accuracy ≥
+                                                   * stop_at_accuracy; -1: none (or not asked) */
     long train_examples, test_examples;
     long n_params;
     double forward_flops;                         /* per example */
@@ -96,6 +128,10 @@ typedef struct {
 } trainer_result;
 
 void trainer_config_default(trainer_config *c);
+/* Frees what a result owns (subset_curve); the struct itself is the caller's. */
+void trainer_result_release(trainer_result *r);
+/* 0, or -1 with why in err: eval_every with epoch sync, or not a multiple of every:k. */
+int trainer_check_eval(const trainer_config *c, char *err, int errlen);
 
 /* ---- the schedule, for training rank train_rank of train_world (K) on D = examples */
 
