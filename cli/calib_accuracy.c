@@ -5,6 +5,7 @@
 #include "cli/spawn.h"
 
 #include <math.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
@@ -27,8 +28,17 @@ long calib_accuracy_limit(double budget_s, int epochs) {
     return d < 640 ? 640 : d > 60000 ? 60000 : (long)d;
 }
 
-long calib_accuracy_eval_every(long limit) {
-    const long n = limit / (10 * CALIB_ACCURACY_BATCH);
+long calib_accuracy_eval_every(const calib_accuracy_run *r, long limit) {
+    if (strcmp(r->sync, "epoch") == 0)
+        return 0;
+    const bool one_batch = strcmp(r->sync, "batch") == 0 && !r->batch_per_worker;
+    const double g = (double)CALIB_ACCURACY_BATCH * (one_batch ? 1 : r->workers);
+    const double steps = (double)limit / (10 * g);
+    if (strcmp(r->sync, "every:8") == 0) {
+        const long n = 8 * lround(steps / 8);
+        return n < 8 ? 8 : n;
+    }
+    const long n = lround(steps);
     return n < 1 ? 1 : n;
 }
 
@@ -41,18 +51,25 @@ void calib_accuracy_trace_name(const calib_accuracy_run *r, char *buf, size_t le
 /* Run r, the i-th of the plan; 0, or -1 with err. */
 static int run_one(const calib_accuracy_run *r, int i, const char *dir, long limit, int epochs, const char *hostfile,
                    char *err, int errlen) {
-    char path[4096], name[128], k[16], b[16], l[24], e[16], every[24], sub[512];
+    char path[4096], name[128], k[16], b[16], l[24], e[16], every[24], subset[24], sub[512];
     calib_accuracy_trace_name(r, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
     snprintf(k, sizeof k, "%d", r->workers);
     snprintf(b, sizeof b, "%d", CALIB_ACCURACY_BATCH);
     snprintf(l, sizeof l, "%ld", limit);
     snprintf(e, sizeof e, "%d", epochs);
-    snprintf(every, sizeof every, "%ld", calib_accuracy_eval_every(limit));
+    const long n_every = calib_accuracy_eval_every(r, limit);
+    snprintf(every, sizeof every, "%ld", n_every);
+    snprintf(subset, sizeof subset, "%ld", limit < 2000 ? limit : 2000);
     const char *av[32] = { "train", "--workers", k, "--threads", "1", "--sync", r->sync, "--topology", "allreduce",
-                           "--batch", b, "--limit", l, "--epochs", e, "--eval-every", every, "--quiet",
-                           "--trace", path };
-    int a = 20;
+                           "--batch", b, "--limit", l, "--epochs", e, "--quiet", "--trace", path };
+    int a = 18;
+    if (n_every > 0) {
+        av[a++] = "--eval-every";
+        av[a++] = every;
+        av[a++] = "--eval-subset";
+        av[a++] = subset;
+    }
     if (r->batch_per_worker)
         av[a++] = "--batch-per-worker";
     if (hostfile) {
@@ -82,8 +99,8 @@ int calib_accuracy_plan_run(const char *dir, double budget_s, int epochs, const 
                             int errlen) {
     const long limit = calib_accuracy_limit(budget_s, epochs);
     fprintf(stderr, "speedup calibrate: accuracy plan: %d runs of %ld examples x %d epochs (a test subset evaluated "
-            "every %ld steps), about %.0f s; traces in %s\n", CALIB_ACCURACY_RUNS, limit, epochs,
-            calib_accuracy_eval_every(limit), budget_s, dir);
+            "about ten times an epoch), about %.0f s; traces in %s\n", CALIB_ACCURACY_RUNS, limit, epochs, budget_s,
+            dir);
     const double t0 = now_s();
     for (int i = 0; i < CALIB_ACCURACY_RUNS; i++)
         if (run_one(&calib_accuracy_runs[i], i, dir, limit, epochs, hostfile, err, errlen))

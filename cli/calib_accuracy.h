@@ -16,8 +16,13 @@
  * example) plus the subsets; at CALIB_ACCURACY_RATE examples per second of budget (a
  * 2-core host shared with other work: this CNN trains ~1000 examples/s on an idle core)
  *   D = ⌊budget·rate / (runs·E·1.15) / 64⌋·64, clamped to [640, 60000];
- * N = max(1, ⌊D / (10·B)⌋): ten subset points per epoch of the reference. The fit is for
- * this D and E: predictions with --target-accuracy default to them.
+ * N global steps between subset points: about D/10 training examples (ten a reference
+ * epoch), a step being the run's global batch G (B; K·B with --batch-per-worker or local
+ * SGD): N = max(1, round(D / (10·G))); every:8 rounds it to a multiple of 8 (the trainer
+ * evaluates only the averaged model), epoch sync has none (its workers share a model only
+ * at the epoch's end, where the whole test set is evaluated anyway). The subset: min(2000,
+ * D) test examples. The fit is for this D and E: predictions with --target-accuracy
+ * default to them.
  */
 #ifndef SPEEDUP_CALIB_ACCURACY_H
 #define SPEEDUP_CALIB_ACCURACY_H
@@ -41,8 +46,9 @@ extern const calib_accuracy_run calib_accuracy_runs[CALIB_ACCURACY_RUNS];
 
 /* D, examples per epoch of every run, for a plan of budget_s seconds and E epochs. */
 long calib_accuracy_limit(double budget_s, int epochs);
-/* N, the global steps between two subset evaluations, for runs of `limit` examples. */
-long calib_accuracy_eval_every(long limit);
+/* N, the global steps between two subset evaluations of run r of `limit` examples; 0: none
+ * (epoch sync). */
+long calib_accuracy_eval_every(const calib_accuracy_run *r, long limit);
 /* The trace file name of run r. */
 void calib_accuracy_trace_name(const calib_accuracy_run *r, char *buf, size_t len);
 

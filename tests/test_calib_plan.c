@@ -88,9 +88,16 @@ Test(calib_accuracy, examples_per_run_follow_the_budget_in_whole_batches_of_64) 
 }
 
 Test(calib_accuracy, ten_subset_points_per_reference_epoch) {
-    cr_assert_eq(calib_accuracy_eval_every(12480), 39);     /* 390 steps of 32 an epoch */
-    cr_assert_eq(calib_accuracy_eval_every(640), 2);
-    cr_assert_eq(calib_accuracy_eval_every(100), 1);
+    const calib_accuracy_run ref = { 1, "batch", false }, bpw = { 2, "batch", true }, e8 = { 2, "every:8", false },
+                             e8k4 = { 4, "every:8", false }, ep = { 2, "epoch", false };
+    cr_assert_eq(calib_accuracy_eval_every(&ref, 12480), 39);  /* 1248 examples: 39 steps of 32 */
+    cr_assert_eq(calib_accuracy_eval_every(&bpw, 12480), 20);  /* 19.5 steps of 64, rounded */
+    cr_assert_eq(calib_accuracy_eval_every(&e8, 12480), 16);   /* 19.5 steps of 2·32 → the nearest multiple of 8 */
+    cr_assert_eq(calib_accuracy_eval_every(&e8k4, 12480), 8);  /* 9.75 steps of 4·32 → 8 */
+    cr_assert_eq(calib_accuracy_eval_every(&ep, 12480), 0);    /* none: the workers share a model at epoch ends */
+    cr_assert_eq(calib_accuracy_eval_every(&ref, 640), 2);
+    cr_assert_eq(calib_accuracy_eval_every(&e8k4, 640), 8);    /* 0.5 steps → at least 8 */
+    cr_assert_eq(calib_accuracy_eval_every(&ref, 100), 1);
 }
 
 Test(calib_accuracy, the_runs_tell_every_parameter_apart_and_name_their_traces) {
