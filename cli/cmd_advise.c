@@ -193,7 +193,8 @@ static void print_tta_reason(const prediction_row *winner, const prediction_row 
     const double per_w = w->epochs > 0 ? (w->time_s - winner->startup_s) / w->epochs : 0;
     const double per_l = l->epochs > 0 ? (l->time_s - r->startup_s) / l->epochs : 0;
     const double delta = l->time_s - w->time_s;
-    const bool tie = delta < w->time_hi_s - w->time_s;
+    /* An interval open above (some runs do not reach the target) cannot call it either. */
+    const bool tie = !w->hi_reached || delta < w->time_hi_s - w->time_s;
     printf("  %-18s %-34s %+8.1f s (%+.0f%%)%s: %+.1f s from %.2f epochs instead of %.2f, %+.1f s from %.1f s per "
            "epoch instead of %.1f, %+.1f s of start-up\n", kind, name, delta, 100 * delta / w->time_s,
            tie ? ", a tie within the 95% interval" : "", (l->epochs - w->epochs) * per_l, l->epochs, w->epochs,
