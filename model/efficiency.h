@@ -66,8 +66,9 @@
  * fitted only when some run's G differs from B_ref, γ only when some run has K > 1 and
  * H > 1; else each is held at 0 (fitted[] false) and a prediction that needs it is
  * refused. A w fitted below 0 (a larger batch needing fewer epochs) is held at its bound
- * 0 and the rest refitted (at_bound[w]: predictions for any batch then use w = 0). Points of one run are correlated over time (a run ahead stays ahead), so the
- * standard errors are those of independent points: somewhat optimistic.
+ * 0 and the rest refitted (at_bound[w]: predictions for any batch then use w = 0). Points
+ * of one run are correlated over time (a run ahead stays ahead), so the standard errors
+ * are those of independent points: somewhat optimistic.
  *
  * Predicting (efficiency_predict): epochs to reach A, e(A) = s·x0·((A − c0)/(a − A))^(1/α)
  * when A < a; "above the plateau" when A ≥ a; "beyond the schedule" when e(A) > E (the
