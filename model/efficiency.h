@@ -54,10 +54,10 @@
  *    The learning rate follows a cosine over --epochs (after a warm-up), so the curve is
  *    that schedule's: the fit stores E and predictions refuse another (efficiency_check).
  *    A stretched configuration ends its schedule with the rate annealed where the
- *    reference's is not: the form ignores that end boost, so for a configuration that
- *    barely reaches a target at its schedule's end it errs on the slow side (on the
- *    small runs, local SGD's last epochs left the stretched curve by up to 1.3 points,
- *    above it for 2 workers averaging each epoch, below for 4 every 8 steps).
+ *    reference's is not, which no stretch follows: on the small runs, local SGD's late
+ *    epochs left the stretched curve by up to 1.3 points of accuracy — above it for 2
+ *    workers averaging every epoch, below it for 4 workers at the schedule's end — so a
+ *    target that a configuration reaches only in its last epochs is the least certain.
  *
  * The fit (efficiency_fit; from traces, after the learning rate's warm-up:
  * efficiency_fit_traces): θ = (a, ln x0, α, w, γ) by nonlinear least squares
