@@ -39,7 +39,7 @@ static void usage(FILE *out) {
             "Trains a CNN with SGD on IDX images (Fashion-MNIST by default), evaluates it on\n"
             "the test set after every epoch and prints one JSON summary line on stdout:\n"
             "examples_per_s, epoch_times_s, train_loss, test_accuracy, accuracy_curve (each\n"
-            "epoch's test accuracy at its training time), peak_rss_mib, ...\n"
+            "epoch's test accuracy at its training time), peak_rss_mib, cpu_s_per_rank, ...\n"
             "\n"
             "Data:\n"
             "  --data DIR           directory with {train,t10k}-{images-idx3,labels-idx1}-ubyte[.gz]\n"
@@ -472,10 +472,11 @@ static json_t *stop_json(const trainer_config *c, const trainer_result *r) {
 
 /* The JSON line of a finished run (rank 0). */
 static json_t *summary_json(const trainer_config *c, const trainer_result *r) {
-    json_t *rss = json_array(), *rss_final = json_array();
+    json_t *rss = json_array(), *rss_final = json_array(), *cpu = json_array();
     for (int i = 0; i < r->world && i < TRAINER_MAX_RANKS; i++) {
         json_array_append_new(rss, json_real(r->peak_rss_mib[i]));
         json_array_append_new(rss_final, json_real(r->peak_rss_final_mib[i]));
+        json_array_append_new(cpu, json_real(r->cpu_s[i]));
     }
     json_t *times = json_array(), *losses = json_array(), *curve = json_array(), *subset = json_array();
     for (int i = 0; i < r->epochs_run; i++) {
@@ -532,6 +533,7 @@ static json_t *summary_json(const trainer_config *c, const trainer_result *r) {
     // Training's peak (before rank 0 gathers the trace) and the run's, per rank.
     json_object_set_new(o, "peak_rss_mib_per_rank", rss);
     json_object_set_new(o, "peak_rss_final_mib_per_rank", rss_final);
+    json_object_set_new(o, "cpu_s_per_rank", cpu);
     json_object_set_new(o, "params_crc32", json_string(crc));
     return o;
 }

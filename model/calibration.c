@@ -175,6 +175,9 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         if (fractions[i].v > 1)
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,
                               fractions[i].name, fractions[i].v);
+    if (p->host_cores > COSTMODEL_MAX_HOST_CORES) // the writer and the placement count cores in ints
+        return errmsg_set(err, errlen, "%s: params.host_cores.value: expected at most %d cores, got %g", path,
+                          COSTMODEL_MAX_HOST_CORES, p->host_cores);
     if (read_uncalibrated(path, root, out, err, errlen))
         return -1;
 

@@ -40,6 +40,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
     for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
         if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
             return fail(err, errlen, nonneg[i].what, nonneg[i].v);
+    if (p->host_cores > COSTMODEL_MAX_HOST_CORES)
+        return fail(err, errlen, "host cores must be at most 1048576", p->host_cores);
     if (!(p->sigma >= 0 && p->sigma <= 1))
         return fail(err, errlen, "sigma must be in [0, 1]", p->sigma);
     if (!(p->master_yield >= 0 && p->master_yield <= 1))

@@ -47,6 +47,9 @@
 
 #include <stdbool.h>
 
+/* The most cores a host (or a cluster's machine) may have: counts of cores are ints. */
+#define COSTMODEL_MAX_HOST_CORES 1048576
+
 typedef enum { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY } costmodel_sync;
 typedef enum { COSTMODEL_TOPO_PS, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_TOPO_COUNT } costmodel_topology;
 /* Parameter server only: does rank 0 train as well (worker) or only serve (dedicated)? */

@@ -202,6 +202,24 @@ Test(calibration, master_yield_above_one_is_refused_by_the_reader) {
     cr_assert(strstr(err, "params.master_yield.value: expected a fraction in [0, 1], got 5.4"), "%s", err);
 }
 
+Test(calibration, host_cores_beyond_an_int_are_refused_by_the_reader) {
+    // Found by tests/fuzz (corpus/calibration/crash-host-cores-1e20.json): the reader took
+    // 1.1e20 cores and calibration_write's (int) cast of it was undefined behaviour.
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"format\": \"speedup-calibration\", \"version\": 1, \"host\": {\"name\": \"h\", \"cores\": 2},\n"
+             " \"params\": {\n" PARAMS_BODY "}}\n");
+    // The same file with host cores replaced (the key once: duplicates are refused).
+    char *cores = strstr(text, "\"host_cores\": {\"value\": 2, ");
+    cr_assert_not_null(cores);
+    const char *big = "\"host_cores\": {\"value\": 1.1e20, \"unit\": \"core\"}}}\n";
+    memcpy(cores, big, strlen(big) + 1);
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(text, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "params.host_cores.value: expected at most 1048576 cores, got 1.1e+20"), "%s", err);
+}
+
 Test(calibration, a_long_multibyte_host_name_is_cut_whole_and_writes_back) {
     // 100 two-byte characters: 200 bytes do not fit host[128]; a byte-wise cut leaves half a
     // character, and json_pack then refused to write the calibration back.

@@ -730,3 +730,26 @@ Test(train_mpi, stop_at_accuracy_stops_every_rank_with_a_dedicated_master) {
 Test(train_mpi, evaluating_between_averagings_is_a_usage_error_on_every_rank) {
     refuses(2, "--sync every:4 --eval-every 6", 2, "--eval-every 6 with --sync every:4");
 }
+
+/* The summary lists every rank's CPU seconds: a rank that polls while it waits shows there
+ * and not in the wall time. Every rank at least loaded its data, and no rank of a
+ * one-thread run can have used more CPU than about its own wall time. */
+Test(train_mpi, summary_lists_every_ranks_cpu_seconds) {
+    char *dir = data_dir(), args[4096], *out = NULL, *err = NULL;
+    snprintf(args, sizeof args, COMMON " --epochs 1 --batch 16 --topology ps --master dedicated");
+    int st = run_train(dir, 3, args, &out, &err);
+    cr_assert_eq(st, 0, "exit %d: %s", st, err);
+    json_t *j = json_loads(out, 0, NULL);
+    cr_assert_not_null(j, "not JSON: %s", out);
+    json_t *cpu = json_object_get(j, "cpu_s_per_rank");
+    const double wall_s = json_real_value(json_object_get(j, "wall_s"));
+    cr_assert(json_is_array(cpu) && json_array_size(cpu) == 3, "cpu_s_per_rank: 3 entries: %s", out);
+    for (size_t r = 0; r < 3; r++) {
+        const double s = json_real_value(json_array_get(cpu, r));
+        cr_expect(s > 0 && s < 2.0 * wall_s + 1.0, "rank %zu: %g CPU s in a %g s run", r, s, wall_s);
+    }
+    json_decref(j);
+    free(out);
+    free(err);
+    free(dir);
+}

@@ -320,9 +320,9 @@ int sync_gather_trace(sync_ctx *s, trace *tr) {
     return 0;
 }
 
-void sync_gather_rss(sync_ctx *s, double mine_mib, double *out, int max) {
+void sync_gather_value(sync_ctx *s, double mine, double *out, int max) {
     if (out && max > 0 && s->rank == 0)
-        out[0] = mine_mib;
+        out[0] = mine;
     if (!s->mpi || s->world == 1)
         return;
     // Point to point: rank 0 needs no buffer beyond out.
@@ -333,7 +333,7 @@ void sync_gather_rss(sync_ctx *s, double mine_mib, double *out, int max) {
             if (out && r < max)
                 out[r] = v;
         } else if (s->rank == r) {
-            MPI_Send(&mine_mib, 1, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD);
+            MPI_Send(&mine, 1, MPI_DOUBLE, 0, 8, MPI_COMM_WORLD);
         }
     }
 }

@@ -123,8 +123,8 @@ void sync_scatter_floats(sync_ctx *s, float *mine, long n, float *scratch,
 /* Collective: appends every other rank's events to rank 0's tr (tr may be NULL on ranks
  * that record nothing; then they send none). 0, or -1 out of memory on rank 0. */
 int sync_gather_trace(sync_ctx *s, trace *tr);
-/* Collective: rank 0's out[0..world) = each rank's peak resident set in MiB (out may be
- * NULL elsewhere; only the first max entries are kept). */
-void sync_gather_rss(sync_ctx *s, double mine_mib, double *out, int max);
+/* Collective: rank 0's out[0..world) = each rank's `mine` (its peak resident set, its CPU
+ * time; out may be NULL elsewhere; only the first max entries are kept). */
+void sync_gather_value(sync_ctx *s, double mine, double *out, int max);
 
 #endif

@@ -212,6 +212,14 @@ static double peak_rss_mib(void) {
     return (double)ru.ru_maxrss / 1024.0;
 }
 
+/* User + system CPU seconds of this process so far (every thread). */
+static double cpu_s(void) {
+    struct rusage ru;
+    getrusage(RUSAGE_SELF, &ru);
+    return (double)ru.ru_utime.tv_sec + 1e-6 * (double)ru.ru_utime.tv_usec + (double)ru.ru_stime.tv_sec +
+           1e-6 * (double)ru.ru_stime.tv_usec;
+}
+
 // ---------------------------------------------------------------------------------------
 // One rank's run, phase by phase. Every phase returns 0, -1 (failed on every rank, agreed)
 // or -2 (failed here only), as trainer_run does.
@@ -767,7 +775,8 @@ static int run_summary(run *R) {
     r->examples_per_s = R->step_time_s > 0 ? (double)examples / R->step_time_s : 0.0;
     r->params_crc32 = net_params_crc32(R->n);
     r->wall_s = sync_now(&R->sc) - R->sc.init_t0_s;
-    sync_gather_rss(&R->sc, peak_rss_mib(), r->peak_rss_mib, TRAINER_MAX_RANKS);
+    sync_gather_value(&R->sc, peak_rss_mib(), r->peak_rss_mib, TRAINER_MAX_RANKS);
+    sync_gather_value(&R->sc, cpu_s(), r->cpu_s, TRAINER_MAX_RANKS);
     if (c->trace_path) {
         // Every rank knows whether its own trace is whole; one failure loses the file.
         int failed = R->rec.oom;
@@ -789,7 +798,7 @@ static int run_summary(run *R) {
     }
     trace_free(R->rec.tr);
     R->rec.tr = NULL;
-    sync_gather_rss(&R->sc, peak_rss_mib(), r->peak_rss_final_mib, TRAINER_MAX_RANKS);
+    sync_gather_value(&R->sc, peak_rss_mib(), r->peak_rss_final_mib, TRAINER_MAX_RANKS);
     return 0;
 }
 

@@ -125,6 +125,9 @@ typedef struct {
      * to rank 0: what training holds), and after the run (with rank 0's whole trace) */
     double peak_rss_mib[TRAINER_MAX_RANKS];
     double peak_rss_final_mib[TRAINER_MAX_RANKS];
+    /* rank 0: every rank's CPU seconds (user + system) after training: a rank that polls
+     * while it waits shows here, not in its wall time */
+    double cpu_s[TRAINER_MAX_RANKS];
 } trainer_result;
 
 void trainer_config_default(trainer_config *c);
