@@ -16,6 +16,7 @@
 #include "model/predictions.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,14 +31,19 @@ static void usage(FILE *out) {
             "the best wins: the term (compute, update, comm, wait, start-up) that costs each\n"
             "other kind of choice the most. Epoch and every:N sync average models instead of\n"
             "gradients: they train differently, so check accuracy before switching from batch\n"
-            "sync. Batch sync cannot split B examples over more than B workers: such splits\n"
-            "are skipped, with a note.\n"
+            "sync, or rank by the time to reach an accuracy (--target-accuracy). Batch sync\n"
+            "cannot split B examples over more than B workers: such splits are skipped, with\n"
+            "a note.\n"
             "\n"
             "  --cores N            total cores to use (K*T = N): on one machine of N\n"
             "                       cores, or on --cluster (N <= M*P)             [required]\n"
             "  --cluster SPEC       MxP@RATE[,LATENCY], e.g. 4x4@10gbit,50us: M machines of\n"
             "                       P cores on a network (workers fill machine 0 first)\n"
             "  --top N              show the N best alternatives                 [all]\n"
+            "  --target-accuracy A  rank by the time to reach test accuracy A (0..1) instead,\n"
+            "                       from --calib's accuracy fit: epochs to A (the sync mode's\n"
+            "                       and the global batch's slowdown) x time per epoch; the\n"
+            "                       splits that do not reach it last                 [none]\n"
             "  --csv                the predictions CSV instead of a table\n"
             "  --help               this text\n"
             "\n"
@@ -79,8 +85,16 @@ static int advise_rows(const grid *g, const memopt *mo, int total, prediction_ro
                     snprintf(skipped[(*n_skipped)++], sizeof *skipped, "%s: %s", name, err);
                     continue;
                 }
+                if (!isnan(g->target_accuracy) && efficiency_check(&g->efficiency, &c, err, sizeof err)) {
+                    grid_describe(&c, name, sizeof name);
+                    snprintf(skipped[(*n_skipped)++], sizeof *skipped, "%s: no time to accuracy: %s", name, err);
+                    continue;
+                }
                 rows[n] = predictions_from_model_interval(&g->params, &c, &g->unc);
-                memopt_fill(mo, g->params.model_bytes, &c, &rows[n++]);
+                memopt_fill(mo, g->params.model_bytes, &c, &rows[n]);
+                if (grid_fill_tta(g, &c, &rows[n]))
+                    return -1;
+                n++;
             }
     return n;
 }
@@ -88,6 +102,18 @@ static int advise_rows(const grid *g, const memopt *mo, int total, prediction_ro
 static int by_time(const void *a, const void *b) {
     const prediction_row *x = a, *y = b;
     return (x->time_s > y->time_s) - (x->time_s < y->time_s);
+}
+
+/* By time to the target: those that reach it first, fastest first; then the others, the
+ * highest accuracy at the schedule's end first. */
+static int by_time_to_accuracy(const void *a, const void *b) {
+    const efficiency_prediction *x = &((const prediction_row *)a)->tta, *y = &((const prediction_row *)b)->tta;
+    const bool rx = x->reach == EFFICIENCY_REACHED, ry = y->reach == EFFICIENCY_REACHED;
+    if (rx != ry)
+        return rx ? -1 : 1;
+    if (rx)
+        return (x->time_s > y->time_s) - (x->time_s < y->time_s);
+    return (x->accuracy_at_end < y->accuracy_at_end) - (x->accuracy_at_end > y->accuracy_at_end);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -152,20 +178,68 @@ static int runner_up(const prediction_row *rows, int n, int kind) {
     return -1;
 }
 
-static void print_reasons(const prediction_row *rows, int n) {
-    static const char *const kinds[] = { "another split:", "another sync:", "another topology:" };
-    printf("\nwhy: the best of each other choice, with the winner's other settings, and the term that "
-           "costs it most:\n");
-    for (int k = 0; k < 3; k++) {
-        int i = runner_up(rows, n, k);
-        if (i > 0)
+/* The same for time to accuracy, W + e·t_epoch: the loser's extra time splits into its
+ * extra epochs (at its own time per epoch), its slower epochs (over the winner's epochs)
+ * and its start-up. A loser that does not reach the target says why. */
+static void print_tta_reason(const prediction_row *winner, const prediction_row *r, const char *kind, int epochs) {
+    char name[96], miss[200];
+    describe_row(r, name, sizeof name);
+    const efficiency_prediction *w = &winner->tta, *l = &r->tta;
+    if (l->reach != EFFICIENCY_REACHED) {
+        efficiency_describe_miss(l, epochs, miss, sizeof miss);
+        printf("  %-18s %-34s %s\n", kind, name, miss);
+        return;
+    }
+    const double per_w = w->epochs > 0 ? (w->time_s - winner->startup_s) / w->epochs : 0;
+    const double per_l = l->epochs > 0 ? (l->time_s - r->startup_s) / l->epochs : 0;
+    const double delta = l->time_s - w->time_s;
+    /* An interval open above (some runs do not reach the target) cannot call it either. */
+    const bool tie = !w->hi_reached || delta < w->time_hi_s - w->time_s;
+    printf("  %-18s %-34s %+8.1f s (%+.0f%%)%s: %+.1f s from %.2f epochs instead of %.2f, %+.1f s from %.1f s per "
+           "epoch instead of %.1f, %+.1f s of start-up\n", kind, name, delta, 100 * delta / w->time_s,
+           tie ? ", a tie within the 95% interval" : "", (l->epochs - w->epochs) * per_l, l->epochs, w->epochs,
+           w->epochs * (per_l - per_w), per_l, per_w, r->startup_s - winner->startup_s);
+}
+
+/* tta_epochs > 0: the rows are ranked by time to accuracy, of a schedule of that many
+ * epochs. */
+static void print_reasons(const prediction_row *rows, int n, int tta_epochs) {
+    static const char *const kinds[] = { "another split:", "another sync:", "another topology:", "runner-up:" };
+    if (tta_epochs > 0)
+        printf("\nwhy: the best of each other choice, with the winner's other settings: its time to the target "
+               "split into more epochs and slower epochs:\n");
+    else
+        printf("\nwhy: the best of each other choice, with the winner's other settings, and the term that "
+               "costs it most:\n");
+    for (int k = 0; k < 4; k++) {
+        int i = k < 3 ? runner_up(rows, n, k) : n > 1 ? 1 : -1;
+        if (i > 0 && tta_epochs > 0)
+            print_tta_reason(&rows[0], &rows[i], kinds[k], tta_epochs);
+        else if (i > 0)
             print_reason(&rows[0], &rows[i], kinds[k]);
     }
-    if (n > 1)
-        print_reason(&rows[0], &rows[1], "runner-up:");
 }
 
 /* ---------------------------------------------------------------------------------- */
+
+/* The winner, by time (or by time to the target accuracy, when tta). */
+static void print_best(const prediction_row *r, bool tta, int epochs) {
+    const efficiency_prediction *t = &r->tta;
+    printf("best%s: %d workers x %d cores, %s sync, %s: ", tta ? " to the target" : "", r->workers, r->cores, r->sync,
+           costmodel_topology_name(r->topology));
+    if (!tta)
+        printf("%.1f s [95%% PI %.1f, %.1f], speedup %.2f over 1 core\n\n", r->time_s, r->time_lo, r->time_hi,
+               r->speedup);
+    else if (t->reach == EFFICIENCY_REACHED) {
+        printf("%.1f%% test accuracy after %.2f epochs, %.1f s [95%% PI %.1f, ", 100 * t->target, t->epochs, t->time_s,
+               t->time_lo_s);
+        t->hi_reached ? printf("%.1f]\n\n", t->time_hi_s) : printf("not reached]\n\n");
+    } else {
+        char miss[200];
+        efficiency_describe_miss(t, epochs, miss, sizeof miss);
+        printf("no configuration reaches %.1f%%; the closest: %s\n\n", 100 * t->target, miss);
+    }
+}
 
 /* N cores in all: on --cluster (N ≤ M·P), else one machine of N cores. 0, or 2 with the
  * reason printed. */
@@ -253,6 +327,11 @@ int cmd_advise(int argc, char **argv) {
         return 1;
     }
     n = advise_rows(&g, &mo, total, rows, skipped, &n_skipped);
+    if (n < 0) {
+        free(skipped);
+        free(rows);
+        return 1;
+    }
     if (n == 0) {
         for (int k = 0; k < n_skipped; k++)
             fprintf(stderr, "skipped %s\n", skipped[k]);
@@ -261,7 +340,8 @@ int cmd_advise(int argc, char **argv) {
         free(rows);
         return 2;
     }
-    qsort(rows, (size_t)n, sizeof *rows, by_time);
+    const bool tta = !isnan(g.target_accuracy);
+    qsort(rows, (size_t)n, sizeof *rows, tta ? by_time_to_accuracy : by_time);
     int shown = top > 0 && top < n ? top : n;
     if (csv) {
         predictions_write_csv(stdout, rows, shown);
@@ -271,12 +351,14 @@ int cmd_advise(int argc, char **argv) {
             printf(" (workers of at most %d cores: one machine's)", g.cluster.cores);
         printf("\n");
         grid_print_setting(&g, stdout);
-        printf("best: %d workers x %d cores, %s sync, %s: %.1f s [95%% PI %.1f, %.1f], speedup %.2f over 1 core\n\n",
-               rows[0].workers, rows[0].cores, rows[0].sync, costmodel_topology_name(rows[0].topology), rows[0].time_s,
-               rows[0].time_lo, rows[0].time_hi, rows[0].speedup);
+        print_best(&rows[0], tta, g.base.epochs);
         predictions_write_table(stdout, rows, shown);
         grid_print_interval_note(&g, stdout);
-        print_reasons(rows, n);
+        if (tta) {
+            printf("\n");
+            predictions_write_tta_table(stdout, rows, shown, g.base.epochs);
+        }
+        print_reasons(rows, n, tta ? g.base.epochs : 0);
         memopt_print_note(&mo, rows, shown, stdout);
     }
     /* Beside the CSV, not inside it. */

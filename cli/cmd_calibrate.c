@@ -4,10 +4,12 @@
  * the same --from-traces fit runs on them. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/args.h"
+#include "cli/calib_accuracy.h"
 #include "cli/calib_plan.h"
 #include "cli/commands.h"
 #include "cli/import_flags.h"
 #include "model/calibration.h"
+#include "model/efficiency.h"
 #include "model/ernest.h"
 #include "model/fit.h"
 #include "model/trace.h"
@@ -29,7 +31,8 @@ static const double MIB = 1048576.0;
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup calibrate [--budget SECONDS] [--out-dir DIR] [--hostfile F] [--out FILE]\n"
+            "usage: speedup calibrate [--budget SECONDS] [--accuracy-plan SECONDS [--accuracy-epochs E]]\n"
+            "                         [--out-dir DIR] [--hostfile F] [--out FILE]\n"
             "       speedup calibrate --from-traces DIR [--out FILE] [import flags]\n"
             "       speedup calibrate --ernest FILE.csv [--predict-machines LIST] [--fraction F]\n"
             "\n"
@@ -38,6 +41,9 @@ static void usage(FILE *out) {
             "epoch sync, three batch sizes at K = 1, the ps topology at 2x1), every\n"
             "configuration twice, interleaved (A B C ... A B C; traces ...-r1, ...-r2), and\n"
             "`mpirun -np 2 speedup commbench` once, then the fit below on their traces.\n"
+            "With --accuracy-plan, also the runs the accuracy fit needs (cli/calib_accuracy.h:\n"
+            "1x1 batch, 2x1 batch with --batch-per-worker, 2x1 every:8, 2x1 epoch, 4x1 every:8),\n"
+            "each to the end of its --accuracy-epochs schedule, sized to the stated seconds.\n"
             "\n"
             "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1, cv, the\n"
             "update u and the run-to-run spread run_cv (from configurations run more than once),\n"
@@ -50,8 +56,13 @@ static void usage(FILE *out) {
             "traces (RUN.rank0.json, RUN.rank1.json ...: one run) and Horovod timelines\n"
             "(*.json, *.json.gz; see the import flags below); communication that ran beside\n"
             "backward in them gives the overlap. A topology no trace synchronises through is\n"
-            "left uncalibrated (a PyTorch job: ps).\n"
-            "\n"
+            "left uncalibrated (a PyTorch job: ps). Traces with accuracy points (every run of\n"
+            "`speedup train` since it records them) also give the accuracy curve against epochs\n"
+            "and each configuration's slowdown of it (model/efficiency.h; calibration.json's\n"
+            "efficiency), fitted on the runs of the schedule (examples, epochs) with the most\n"
+            "points: what `--target-accuracy` predicts from.\n"
+            "\n");
+    fprintf(out,
             "From an Ernest CSV (lines machines,input_fraction,time_s; '#' comments): fits\n"
             "Ernest's time = t0 + t1*fraction/machines + t2*machines + t3*ln(machines) by\n"
             "non-negative least squares, as amplab/ernest does, and predicts.\n"
@@ -61,6 +72,10 @@ static void usage(FILE *out) {
             "  --out-dir DIR            measuring: keep every trace in DIR  [a temporary dir, removed]\n"
             "  --hostfile FILE          measuring: passed to mpirun                    [none]\n"
             "  --limit N                measuring: examples per run     [from --budget: 20/s]\n"
+            "  --accuracy-plan SECONDS  measuring: also run the accuracy plan in about this\n"
+            "                           long (examples per run from it: 400/s over 5 runs)  [off]\n"
+            "  --accuracy-epochs E      the accuracy plan's schedule: epochs per run; the fit\n"
+            "                           predicts for this schedule only                 [10]\n"
             "  --from-traces DIR        directory of traces: *.trace.jsonl, *.json, *.json.gz\n"
             "  --out FILE               where to write the calibration     [calibration.json]\n"
             "  --ernest FILE.csv        Ernest's training data instead of traces\n"
@@ -223,7 +238,56 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
            100 * r->fit.loo_ernest_worst, r->fit.loo_ernest_n);
 }
 
-static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts) {
+static void print_efficiency(const efficiency_model *m, const char *note) {
+    const double *t = m->theta;
+    double bn, bse;
+    bool infinite;
+    efficiency_noise_scale(m, &bn, &bse, &infinite);
+    printf("accuracy against epochs (model/efficiency.h), %d runs, %ld points: %ld examples, batch %ld, %d-epoch "
+           "schedule\n", m->runs, m->points, m->examples, m->batch, m->epochs);
+    printf("  acc(e) = plateau - (plateau - %.3g)/(1 + (e/(s*x0))^power),  s = (1 + w*(G/%ld - 1))*(1 + gamma*(1 - "
+           "1/K)*ln H)\n", m->chance, m->batch);
+    const char *names[EFFICIENCY_NP] = { "plateau", "log_x0", "power", "w", "gamma" };
+    for (int j = 0; j < EFFICIENCY_NP; j++) {
+        printf("  %-16s %-12.6g +- %-10.3g", names[j], t[j], sqrt(fmax(m->cov[j][j], 0)));
+        if (j == EFFICIENCY_LOG_X0)
+            printf(" (x0 = %.3g epochs)", exp(t[j]));
+        if (j == EFFICIENCY_W && m->fitted[j])
+            infinite ? printf(" (B_noise unbounded: a larger batch costs no epochs)")
+                     : printf(" (B_noise = %.3g +- %.2g examples)", bn, bse);
+        if (m->at_bound[j])
+            printf(" (fitted below 0, held at the bound 0: a larger batch cost no epochs)");
+        else if (!m->fitted[j])
+            printf(" (not fitted: no run varied it; held at 0)");
+        printf("\n");
+    }
+    printf("  residual sd      %.3g%% (whole test set), %.3g%% (subset); %d dof\n", 100 * m->sd_test,
+           100 * m->sd_subset, m->dof);
+    if (note[0])
+        printf("  note: %s\n", note);
+}
+
+/* The accuracy fit of the traces into cal (model/efficiency.h): 0 fitted or nothing to fit
+ * (said), -1 a fit that failed when need is set (else a note and no efficiency). */
+static int fit_efficiency(trace **tr, const char **names, int n, bool need, calibration *cal) {
+    char note[512];
+    int rc = efficiency_fit_traces(tr, names, n, &cal->efficiency, note, sizeof note);
+    if (rc == 0)
+        print_efficiency(&cal->efficiency, note);
+    else if (rc == 1 && !need)
+        printf("accuracy against epochs: not fitted: no trace has an accuracy curve (two points or more after the "
+               "first epoch's warm-up)\n");
+    else if (!need)
+        printf("accuracy against epochs: not fitted: %s\n", note);
+    else {
+        args_error("accuracy fit: %s", rc == 1 ? "no trace has an accuracy curve (two points or more after the first "
+                                                 "epoch's warm-up)" : note);
+        return -1;
+    }
+    return 0;
+}
+
+static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts, bool need_efficiency) {
     int n = 0, rc = 1;
     char **paths = NULL, err[1400];
     if (tracefile_list_dir(dir, &paths, &n, err, sizeof err)) {
@@ -258,11 +322,13 @@ static int run_from_traces(const char *dir, const char *out_path, const chrome_i
         goto done;
     }
     print_fit(&r, set.n, dir);
-    if (calibration_write(out_path, &r.cal, &r.fit, err, sizeof err))
-        args_error("%s", err);
-    else {
-        printf("wrote %s\n", out_path);
-        rc = 0;
+    if (fit_efficiency(tr, names, set.n, need_efficiency, &r.cal) == 0) {
+        if (calibration_write(out_path, &r.cal, &r.fit, err, sizeof err))
+            args_error("%s", err);
+        else {
+            printf("wrote %s\n", out_path);
+            rc = 0;
+        }
     }
     fit_result_release(&r);
 done:
@@ -288,7 +354,14 @@ static void remove_plan_dir(const char *dir) {
 }
 
 /* Measures (cli/calib_plan.h) into out_dir or a temporary directory, then fits. */
-static int run_plan(double budget_s, long limit, const char *out_dir, const char *hostfile, const char *out_path) {
+/* The accuracy plan's budget and schedule (accuracy_s 0: no accuracy plan). */
+typedef struct {
+    double accuracy_s;
+    int epochs;
+} accuracy_plan;
+
+static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const char *out_dir, const char *hostfile,
+                    const char *out_path) {
     char tmp[] = "/tmp/speedup-calibrate-XXXXXX", err[1400];
     const char *dir = out_dir;
     if (!dir) {
@@ -311,12 +384,13 @@ static int run_plan(double budget_s, long limit, const char *out_dir, const char
         return 1;
     }
     int rc;
-    if (calib_plan_run(dir, budget_s, limit, hostfile, err, sizeof err)) {
+    if (calib_plan_run(dir, budget_s, limit, hostfile, err, sizeof err) ||
+        (acc->accuracy_s > 0 && calib_accuracy_plan_run(dir, acc->accuracy_s, acc->epochs, hostfile, err, sizeof err))) {
         args_error("calibrate: %s", err);
         rc = 1;
     } else {
         chrome_import_opts none = { 0 };
-        rc = run_from_traces(dir, out_path, &none);
+        rc = run_from_traces(dir, out_path, &none, acc->accuracy_s > 0);
     }
     if (!out_dir)
         remove_plan_dir(dir);
@@ -324,7 +398,7 @@ static int run_plan(double budget_s, long limit, const char *out_dir, const char
 }
 
 enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_BUDGET, OPT_OUT_DIR, OPT_HOSTFILE,
-       OPT_LIMIT, OPT_HELP };
+       OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_HELP };
 
 int cmd_calibrate(int argc, char **argv) {
     static const struct option options[] = {
@@ -337,6 +411,8 @@ int cmd_calibrate(int argc, char **argv) {
         { "out-dir", required_argument, 0, OPT_OUT_DIR },
         { "hostfile", required_argument, 0, OPT_HOSTFILE },
         { "limit", required_argument, 0, OPT_LIMIT },
+        { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
+        { "accuracy-epochs", required_argument, 0, OPT_ACCURACY_EPOCHS },
         { "help", no_argument, 0, OPT_HELP },
         IMPORT_FLAGS_LONG_OPTIONS,
         { 0, 0, 0, 0 },
@@ -346,7 +422,8 @@ int cmd_calibrate(int argc, char **argv) {
     double fraction = 1.0, budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;
     const char *out_dir = NULL, *hostfile = NULL;
     long limit = 0;
-    int code, measuring_flags = 0, import_given = 0;
+    accuracy_plan acc = { 0, CALIB_ACCURACY_DEFAULT_EPOCHS };
+    int code, measuring_flags = 0, import_given = 0, epochs_given = 0;
     import_flags imp;
     import_flags_init(&imp);
     opterr = 0;
@@ -383,6 +460,16 @@ int cmd_calibrate(int argc, char **argv) {
                 return 2;
             measuring_flags = 1;
             break;
+        case OPT_ACCURACY_PLAN:
+            if (args_double("--accuracy-plan", optarg, 1, 1e7, &acc.accuracy_s))
+                return 2;
+            measuring_flags = 1;
+            break;
+        case OPT_ACCURACY_EPOCHS:
+            if (args_int("--accuracy-epochs", optarg, 1, 1000, &acc.epochs))
+                return 2;
+            epochs_given = 1;
+            break;
         case OPT_HELP: usage(stdout); return 0;
         default:
             return args_unknown_flag("calibrate", argv[optind - 1]);
@@ -395,8 +482,12 @@ int cmd_calibrate(int argc, char **argv) {
         return 2;
     }
     if ((dir || ernest) && measuring_flags) {
-        args_error("calibrate: --budget, --out-dir, --hostfile and --limit are for measuring; --%s fits what is given",
-                   dir ? "from-traces" : "ernest");
+        args_error("calibrate: --budget, --out-dir, --hostfile, --limit and --accuracy-plan are for measuring; --%s "
+                   "fits what is given", dir ? "from-traces" : "ernest");
+        return 2;
+    }
+    if (epochs_given && acc.accuracy_s <= 0) {
+        args_error("calibrate: --accuracy-epochs is the accuracy plan's schedule: it goes with --accuracy-plan SECONDS");
         return 2;
     }
     if (import_given && !dir) {
@@ -404,12 +495,12 @@ int cmd_calibrate(int argc, char **argv) {
         return 2;
     }
     if (!dir && !ernest && !imp.print_map)
-        return run_plan(budget_s, limit, out_dir, hostfile, out_path);
+        return run_plan(budget_s, limit, &acc, out_dir, hostfile, out_path);
     if (ernest)
         return run_ernest(ernest, machines, n_machines, fraction);
     int rc = import_flags_finish(&imp);
     if (rc == 0)
-        rc = run_from_traces(dir, out_path, &imp.opts);
+        rc = run_from_traces(dir, out_path, &imp.opts, false);
     import_flags_release(&imp);
     return rc == 3 ? 0 : rc;
 }

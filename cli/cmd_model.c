@@ -7,6 +7,7 @@
 #include "model/predictions.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -28,7 +29,10 @@ static void usage(FILE *out) {
             "                       ci_lo,ci_hi: 95%% prediction interval of ONE run's time /\n"
             "                       speedup; mean_lo,mean_hi: the speedup (no Monte-Carlo error);\n"
             "                       compute_s, update_s, comm_s, wait_s, startup_s: the breakdown;\n"
-            "                       rss_worker_mib, rss_master_mib, fits: memory per rank\n"
+            "                       rss_worker_mib, rss_master_mib, fits: memory per rank;\n"
+            "                       with --target-accuracy also target_accuracy, reach,\n"
+            "                       epochs_to_target, epochs_lo, epochs_hi, tta_s, tta_lo,\n"
+            "                       tta_hi, accuracy_at_end (empty where not reached)\n"
             "  --out FILE           also write the predictions CSV to FILE (atomically)\n"
             "  --help               this text\n");
 }
@@ -81,6 +85,10 @@ int cmd_model(int argc, char **argv) {
         costmodel_config c = grid_config(&g, i);
         rows[i] = predictions_from_model_interval(&g.params, &c, &g.unc);
         memopt_fill(&mo, g.params.model_bytes, &c, &rows[i]);
+        if (grid_fill_tta(&g, &c, &rows[i])) {
+            free(rows);
+            return 1;
+        }
     }
 
     if (out_path) {
@@ -98,6 +106,10 @@ int cmd_model(int argc, char **argv) {
         predictions_write_table(stdout, rows, n);
         grid_print_interval_note(&g, stdout);
         memopt_print_note(&mo, rows, n, stdout);
+        if (!isnan(g.target_accuracy)) {
+            printf("\n");
+            predictions_write_tta_table(stdout, rows, n, g.base.epochs);
+        }
     }
     free(rows);
     return 0;

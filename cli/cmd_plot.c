@@ -22,6 +22,9 @@ static void usage(FILE *out) {
             "  speedup, splits, breakdown   from --predictions (and --measurements)\n"
             "  timeline                     from --trace and/or --sim-trace\n"
             "  calibration                  from --calib with --traces\n"
+            "  accuracy                     from --calib with --traces, when some trace has\n"
+            "                               an accuracy curve (two points or more): measured,\n"
+            "                               and predicted from the calibration's accuracy fit\n"
             "\n"
             "Inputs:\n"
             "  --predictions FILE   predictions CSV (speedup model/simulate --out)\n"
@@ -97,14 +100,15 @@ static int wanted(const char *only, const char *name) {
 }
 
 static int check_only(const char *only) {
-    static const char *const known[] = { "speedup", "splits", "breakdown", "timeline", "calibration" };
+    static const char *const known[] = { "speedup", "splits", "breakdown", "timeline", "calibration", "accuracy" };
     for (const char *p = only; *p;) {
         size_t len = strcspn(p, ",");
         int ok = 0;
-        for (int i = 0; i < 5; i++)
+        for (int i = 0; i < 6; i++)
             ok |= len == strlen(known[i]) && strncmp(p, known[i], len) == 0;
         if (!ok) {
-            args_error("--only: unknown figure '%.*s' (expected speedup, splits, breakdown, timeline, calibration)", (int)len, p);
+            args_error("--only: unknown figure '%.*s' (expected speedup, splits, breakdown, timeline, calibration, "
+                       "accuracy)", (int)len, p);
             return -1;
         }
         p += len + (p[len] == ',');
@@ -246,6 +250,14 @@ static int draw(const plot_args *a, const plot_inputs *in, const char *title, ch
     if (in->n_traces && wanted(only, "calibration") &&
         figures_calibration(in->traces, in->n_traces, &in->cal.params, title, out, err, errlen))
         return -1;
+    /* Drawn when the traces hold accuracy curves; asked for by name, their absence is an error. */
+    if (in->n_traces && wanted(only, "accuracy") && (only || figures_accuracy_curves(in->traces, in->n_traces) > 0) &&
+        figures_accuracy(in->traces, in->n_traces, &in->cal, title, out, err, errlen))
+        return -1;
+    if (only && wanted(only, "accuracy") && !in->n_traces) {
+        snprintf(err, (size_t)errlen, "plot: the accuracy figure needs --calib and --traces");
+        return -1;
+    }
     return 0;
 }
 

@@ -20,6 +20,7 @@
  * A failing step stops the report with one line naming the step; exit 1. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/args.h"
+#include "cli/calib_accuracy.h"
 #include "cli/calib_plan.h"
 #include "cli/cluster_spec.h"
 #include "cli/commands.h"
@@ -69,6 +70,10 @@ static void usage(FILE *out) {
             "                     4 (default: 16 machines like this one, 1gbit and 10gbit, 50us)\n"
             "  --what-if D,E      the what-if's workload: D examples, E epochs    [60000,5]\n"
             "                     (Fashion-MNIST's training set, speedup train's epochs)\n"
+            "  --accuracy-plan SECONDS  also run speedup calibrate's accuracy plan    [off]\n"
+            "                     (10-epoch runs, cli/calib_accuracy.h) in about this long:\n"
+            "                     the report then shows accuracy against time, measured\n"
+            "                     and predicted, and the accuracy fit\n"
             "  --help             this text\n"
             "Needs gnuplot ($SPEEDUP_GNUPLOT overrides) and mpirun ($MPIEXEC overrides).\n");
 }
@@ -83,10 +88,11 @@ typedef struct {
 } ctx;
 
 enum { OPT_OUT = 1, OPT_BUDGET, OPT_LIMIT, OPT_MAXW, OPT_REPS, OPT_HOSTFILE, OPT_REPEATS, OPT_HELD_OUT, OPT_CLUSTER,
-       OPT_WHAT_IF, OPT_HELP };
+       OPT_WHAT_IF, OPT_ACCURACY_PLAN, OPT_HELP };
 
 typedef struct {
     double budget_s;
+    double accuracy_s;            /* --accuracy-plan: 0, none */
     int max_workers;
     const char *held_out;
     char cluster_text[REPORT_MAX_CLUSTERS][64];
@@ -311,8 +317,8 @@ static int run_held_out_round(void *arg, int rep, char *err, int errlen) {
  * over minutes then drifts under both, and the plan's repeats measure that drift (run_cv)
  * over the whole session rather than its first minute. Then the fit of the plan's traces
  * (`speedup calibrate --from-traces`), *cal read back. */
-static int measure_and_calibrate(ctx *c, double budget_s, const report_config *k, int n, report_measured *m,
-                                 const char *cal_out, calibration *cal) {
+static int measure_and_calibrate(ctx *c, double budget_s, double accuracy_s, const report_config *k, int n,
+                                 report_measured *m, const char *cal_out, calibration *cal) {
     char traces_dir[PATH_LEN], err[1400];
     snprintf(traces_dir, sizeof traces_dir, "%s/traces", c->out);
     held_out_round h = { c, k, n, m };
@@ -329,6 +335,16 @@ static int measure_and_calibrate(ctx *c, double budget_s, const report_config *k
     for (int rep = CALIB_PLAN_REPEATS + 1; rep <= c->repeats; rep++)
         if (run_held_out_round(&h, rep, err, sizeof err))
             return -1;
+    if (accuracy_s > 0) {
+        used = strlen(c->commands);
+        snprintf(c->commands + used, sizeof c->commands - used,
+                 "(speedup calibrate's accuracy plan, cli/calib_accuracy.h, %.0f s, into %s)\n", accuracy_s, traces_dir);
+        if (calib_accuracy_plan_run(traces_dir, accuracy_s, CALIB_ACCURACY_DEFAULT_EPOCHS, c->hostfile, err,
+                                    sizeof err)) {
+            args_error("report: accuracy plan: %s", err);
+            return -1;
+        }
+    }
     const char *av[] = { "calibrate", "--from-traces", traces_dir, "--out", c->cal_path, NULL };
     if (step(c, "calibrate (the fit)", 0, av, cal_out))
         return -1;
@@ -500,6 +516,7 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
         { "reps", required_argument, 0, OPT_REPS },       { "hostfile", required_argument, 0, OPT_HOSTFILE },
         { "repeats", required_argument, 0, OPT_REPEATS }, { "held-out", required_argument, 0, OPT_HELD_OUT },
         { "cluster", required_argument, 0, OPT_CLUSTER }, { "what-if", required_argument, 0, OPT_WHAT_IF },
+        { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
         { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
@@ -533,6 +550,10 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
         case OPT_HELD_OUT: o->held_out = optarg; break;
         case OPT_WHAT_IF:
             if (parse_what_if(optarg, o))
+                return 2;
+            break;
+        case OPT_ACCURACY_PLAN:
+            if (args_double("--accuracy-plan", optarg, 1, 1e7, &o->accuracy_s))
                 return 2;
             break;
         case OPT_CLUSTER:
@@ -690,7 +711,7 @@ int cmd_report(int argc, char **argv) {
     static report_measured meas[REPORT_MAX_CONFIGS];
     memset(meas, 0, sizeof meas);
     calibration cal;
-    if (measure_and_calibrate(&c, o.budget_s, configs, n_configs, meas, cal_out, &cal))
+    if (measure_and_calibrate(&c, o.budget_s, o.accuracy_s, configs, n_configs, meas, cal_out, &cal))
         return 1;
     fidelity_summary fid;
     prediction_row *pred = NULL;
@@ -726,7 +747,9 @@ int cmd_report(int argc, char **argv) {
              c.hostfile ? "on the hosts of the hostfile" : "on this one host (shared memory between ranks)");
     const char *memory_traces[REPORT_MAX_CONFIGS];
     first_runs(&c, configs, n_configs, memory_traces);
-    report_html_input in = { .host_desc = host_desc, .net_desc = net_desc, .commands = c.commands, .cal = &cal,
+    snprintf(path, sizeof path, "%s/figures/accuracy.png", c.out);
+    const bool accuracy_figure = access(path, R_OK) == 0; /* drawn when the traces hold accuracy curves */
+    report_html_input in = { .accuracy_figure = accuracy_figure, .host_desc = host_desc, .net_desc = net_desc, .commands = c.commands, .cal = &cal,
                              .pred = pred, .n_pred = n_pred, .meas = meas, .n_meas = n_configs, .fidelity = &fid,
                              .timeline_measured = tl_measured, .timeline_simulated = tl_sim,
                              .examples = c.limit, .epochs = 1, .grid_batch = B, .calibrate_log = cal_out,

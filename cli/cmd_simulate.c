@@ -15,6 +15,7 @@
 #include "sim/replicate.h"
 
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,9 @@ static void usage(FILE *out) {
             "                       time_lo,time_hi / ci_lo,ci_hi: 95%% prediction interval of\n"
             "                       ONE run's time / speedup; mean_lo,mean_hi: 95%% interval of\n"
             "                       the mean speedup (Monte-Carlo error, far narrower);\n"
-            "                       compute_s, update_s, comm_s, wait_s, startup_s: per worker\n"
+            "                       compute_s, update_s, comm_s, wait_s, startup_s: per worker;\n"
+            "                       with --target-accuracy the time-to-accuracy columns (as\n"
+            "                       speedup model --csv: empty where not reached)\n"
             "  --out FILE           also write the predictions CSV to FILE (atomically)\n"
             "  --timeline FILE      the first configuration's first replication, one track per\n"
             "                       worker: a trace if FILE ends in .jsonl (for speedup plot\n"
@@ -214,6 +217,8 @@ static int simulate_grid(const grid *g, const simulate_options *o, const job_rep
         }
         rows[i] = row_of(&spec.config, &s);
         memopt_fill(&o->memory, g->params.model_bytes, &spec.config, &rows[i]);
+        if (grid_fill_tta(g, &spec.config, &rows[i]))
+            return 1;
         if (i == 0 && o->timeline_path && write_timeline(&spec, g->host, (unsigned long)o->seed, o->timeline_path))
             return 1;
     }
@@ -228,6 +233,10 @@ static void print_table(const grid *g, const simulate_options *o, const predicti
     predictions_write_table(stdout, rows, n);
     grid_print_interval_note(g, stdout);
     memopt_print_note(&o->memory, rows, n, stdout);
+    if (!isnan(g->target_accuracy)) {
+        printf("\n");
+        predictions_write_tta_table(stdout, rows, n, g->base.epochs);
+    }
 }
 
 int cmd_simulate(int argc, char **argv) {

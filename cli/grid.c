@@ -25,6 +25,20 @@ void grid_init(grid *g) {
     g->w0 = g->w1 = g->cv = g->host_cores = g->update = g->run_cv = g->overlap = NAN;
     g->examples = g->batch = -1;
     g->epochs = -1;
+    g->target_accuracy = NAN;
+}
+
+/* --target-accuracy: a fraction strictly inside (0, 1). */
+static int parse_target(grid *g, const char *arg) {
+    double a;
+    if (args_double("--target-accuracy", arg, 0, 1, &a))
+        return -1;
+    if (a <= 0 || a >= 1) {
+        args_error("--target-accuracy: expected a test accuracy strictly between 0 and 1 (e.g. 0.90), got '%s'", arg);
+        return -1;
+    }
+    g->target_accuracy = a;
+    return 0;
 }
 
 /* Splits a comma-separated list and hands each item to one(g, item, index); one returns
@@ -132,6 +146,7 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     case GRID_OPT_UPDATE: return args_seconds("--update", arg, &g->update);
     case GRID_OPT_RUN_CV: return args_double("--run-cv", arg, 0, 10, &g->run_cv);
     case GRID_OPT_OVERLAP: return args_double("--overlap", arg, 0, 1, &g->overlap);
+    case GRID_OPT_TARGET_ACCURACY: return parse_target(g, arg);
     case GRID_OPT_CLUSTER:
         g->has_cluster = true;
         return cluster_spec_parse("--cluster", arg, &g->cluster);
@@ -180,6 +195,51 @@ static int load_params(grid *g) {
         g->base.batch = cal.batch;
         g->base.epochs = cal.epochs;
     }
+    g->efficiency = cal.efficiency;
+    if (!isnan(g->target_accuracy) && cal.efficiency.known) {
+        /* The time to accuracy is the accuracy fit's workload's: its data, batch, schedule. */
+        g->base.examples = cal.efficiency.examples;
+        g->base.batch = cal.efficiency.batch;
+        g->base.epochs = cal.efficiency.epochs;
+    }
+    return 0;
+}
+
+/* --target-accuracy's needs: an accuracy fit (grid_finish checks that it can predict every
+ * configuration). 0, or 2 with the reason printed. */
+static int check_target(const grid *g) {
+    if (isnan(g->target_accuracy))
+        return 0;
+    if (!g->calib_path) {
+        args_error("--target-accuracy needs --calib FILE with an accuracy fit (speedup calibrate --accuracy-plan "
+                   "SECONDS, or --from-traces on runs that recorded accuracy): the seed's example has none");
+        return 2;
+    }
+    if (!g->efficiency.known) {
+        args_error("--target-accuracy: %s has no accuracy fit (no \"efficiency\"): calibrate with --accuracy-plan "
+                   "SECONDS, or --from-traces on runs that recorded accuracy", g->calib_path);
+        return 2;
+    }
+    return 0;
+}
+
+int grid_fill_tta(const grid *g, const costmodel_config *c, prediction_row *r) {
+    if (isnan(g->target_accuracy))
+        return 0;
+    /* The run's time is W + E·t_epoch; its 95% PI is log-symmetric: sd = ln(hi/lo)/(2·1.96). */
+    const double z = 1.959963984540054;
+    efficiency_timing t = { .startup_s = r->startup_s, .epoch_s = (r->time_s - r->startup_s) / c->epochs,
+                            .sd_ln = r->time_lo > 0 && r->time_hi > r->time_lo ? log(r->time_hi / r->time_lo) / (2 * z)
+                                                                               : 0 };
+    if (t.epoch_s < 0)
+        t.epoch_s = 0;
+    char err[512], name[96];
+    if (efficiency_predict(&g->efficiency, c, g->target_accuracy, &t, &r->tta, err, sizeof err)) {
+        grid_describe(c, name, sizeof name);
+        args_error("--target-accuracy: %s: %s", name, err);
+        return 1;
+    }
+    r->has_tta = true;
     return 0;
 }
 
@@ -282,12 +342,16 @@ int grid_finish(grid *g) {
                        "--topology, or give its link with --latency and --bandwidth", g->calib_path, name, name);
             return 2;
         }
+    if (check_target(g))
+        return 2;
+    const bool target = !isnan(g->target_accuracy);
     for (int i = 0; i < grid_size(g); i++) {
         costmodel_config c = grid_config(g, i);
         char err[512], name[96];
-        if (costmodel_check(&g->params, &c, err, sizeof err)) {
+        const bool time_ok = costmodel_check(&g->params, &c, err, sizeof err) == 0;
+        if (!time_ok || (target && efficiency_check(&g->efficiency, &c, err, sizeof err))) {
             grid_describe(&c, name, sizeof name);
-            args_error("%s: %s", name, err);
+            args_error("%s%s: %s", time_ok ? "--target-accuracy: " : "", name, err);
             return 2;
         }
     }

@@ -16,12 +16,20 @@
  * the calibration holds no measurement of (calibrated from a PyTorch job: all-reduce
  * only) is left out of the default --topology, and refused when named, unless
  * --latency and --bandwidth give its link.
+ *
+ * Time to accuracy: --target-accuracy A needs --calib's accuracy fit (model/efficiency.h,
+ * calibration.json's "efficiency"; refused without one, naming what to run). The workload
+ * (--examples, --batch, --epochs) then defaults to the fit's, and every configuration
+ * must be one the fit can predict (efficiency_check: its schedule, its data, a global
+ * batch or local SGD only when the fit saw one): a usage error naming it otherwise.
  */
 #ifndef SPEEDUP_GRID_H
 #define SPEEDUP_GRID_H
 
 #include "cli/cluster_spec.h"
 #include "model/costmodel.h"
+#include "model/efficiency.h"
+#include "model/predictions.h"
 #include "model/uncertainty.h"
 
 #include <getopt.h>
@@ -38,7 +46,7 @@ enum {
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_C0, GRID_OPT_C1, GRID_OPT_SIGMA,
     GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_MODEL_BYTES, GRID_OPT_STARTUP,
     GRID_OPT_CV, GRID_OPT_HOST_CORES, GRID_OPT_UPDATE, GRID_OPT_RUN_CV, GRID_OPT_CLUSTER,
-    GRID_OPT_SCALING, GRID_OPT_OVERLAP,
+    GRID_OPT_SCALING, GRID_OPT_OVERLAP, GRID_OPT_TARGET_ACCURACY,
     GRID_OPT_LAST
 };
 
@@ -68,7 +76,8 @@ enum {
     { "run-cv", required_argument, 0, GRID_OPT_RUN_CV },                             \
     { "cluster", required_argument, 0, GRID_OPT_CLUSTER },                           \
     { "scaling", required_argument, 0, GRID_OPT_SCALING },                           \
-    { "overlap", required_argument, 0, GRID_OPT_OVERLAP }
+    { "overlap", required_argument, 0, GRID_OPT_OVERLAP },                           \
+    { "target-accuracy", required_argument, 0, GRID_OPT_TARGET_ACCURACY }
 
 /* For a command's --help. */
 #define GRID_USAGE                                                                          \
@@ -105,7 +114,13 @@ enum {
     "  --run-cv F           run-to-run spread of the host: log-sd of a run's speed factor\n" \
     "  --overlap F          share of a step its batch-sync all-reduce may run beside,\n"    \
     "                       0..1 (DDP's buckets during backward; 0: none)\n"                \
-    "  (a flag's value is taken as exact: its standard error from --calib is dropped)\n"
+    "  (a flag's value is taken as exact: its standard error from --calib is dropped)\n" \
+    "Time to accuracy (needs --calib with an accuracy fit: speedup calibrate\n"            \
+    "--accuracy-plan SECONDS, or --from-traces on runs that recorded accuracy):\n"          \
+    "  --target-accuracy A  also predict, per configuration, the epochs and training\n"    \
+    "                       time to reach test accuracy A (0..1, e.g. 0.90) with their\n"  \
+    "                       95% PI, or that it is not reached; the workload defaults\n"   \
+    "                       to the fit's (examples, batch, epochs)          [none]\n"
 
 typedef struct {
     int workers[GRID_MAX_VALUES], n_workers;
@@ -126,6 +141,8 @@ typedef struct {
     bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* the calibration measured no such synchronisation */
     long examples, batch;
     int epochs;
+    double target_accuracy;       /* --target-accuracy, NaN when not given */
+    efficiency_model efficiency;  /* --calib's accuracy fit (known false: none) */
 } grid;
 
 void grid_init(grid *g);
@@ -145,5 +162,10 @@ void grid_print_setting(const grid *g, FILE *out);
 int grid_describe(const costmodel_config *c, char *out, int outlen);
 /* The i-th configuration, i in [0, grid_size). Order: sync, topology, workers, cores. */
 costmodel_config grid_config(const grid *g, int i);
+/* With --target-accuracy: row r (predicted for config c, its time and interval set) gains
+ * the epochs and time to reach it (has_tta, tta), the time per epoch being r's
+ * (time − start-up)/E and its log-sd from r's 95% PI. Without: nothing. 0, or 1 after an
+ * error line. */
+int grid_fill_tta(const grid *g, const costmodel_config *c, prediction_row *r);
 
 #endif

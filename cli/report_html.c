@@ -326,6 +326,30 @@ static void write_calibration(FILE *f, const report_html_input *in) {
             e->w0_s, p->w1_s, e->w1_s, p->cv, e->cv);
 }
 
+/* Figure 6 and the accuracy fit (model/efficiency.h), when the traces held accuracy curves. */
+static void write_accuracy(FILE *f, const report_html_input *in) {
+    figure(f, "accuracy", "6. Test accuracy against training time per configuration: measured (dots: the whole test "
+                          "set at each epoch's end; circles: a fixed subset) and predicted (lines)");
+    const efficiency_model *m = &in->cal->efficiency;
+    if (!m->known) {
+        fputs("<p>No accuracy fit in calibration.json: the curves are measured only (see calibrate's output "
+              "below for why).</p>\n", f);
+        return;
+    }
+    fprintf(f, "<p>The fit (model/efficiency.h): acc(e) = plateau &minus; (plateau &minus; %.3g)/(1 + (e/(s&middot;x0))"
+               "<sup>power</sup>), s = (1 + w&middot;(G/%ld &minus; 1))&middot;(1 + gamma&middot;(1 &minus; 1/K)&middot;"
+               "ln H), G the global batch, H the local steps between averagings; %d runs, %ld points, %ld examples, "
+               "%d-epoch schedule. <code>speedup model --target-accuracy A</code> predicts from it.</p>\n",
+            m->chance, m->batch, m->runs, m->points, m->examples, m->epochs);
+    static const char *const names[EFFICIENCY_NP] = { "plateau", "log_x0", "power", "w", "gamma" };
+    fputs("<table>\n<tr><th>parameter</th><th>value</th><th>standard error</th><th></th></tr>\n", f);
+    for (int j = 0; j < EFFICIENCY_NP; j++)
+        fprintf(f, "<tr><td>%s</td><td>%.4g</td><td>%.2g</td><td>%s</td></tr>\n", names[j], m->theta[j],
+                sqrt(fmax(m->cov[j][j], 0)), m->fitted[j] ? "" : "not fitted: held at 0");
+    fprintf(f, "</table>\n<p>Residual sd %.2f%% (whole test set), %.2f%% (subset).</p>\n", 100 * m->sd_test,
+            100 * m->sd_subset);
+}
+
 int report_html_write(const char *path, const report_html_input *in, char *err, int errlen) {
     atomicfile *af = atomicfile_open(path, err, errlen);
     if (!af)
@@ -336,6 +360,8 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
     write_errors(f, in);
     write_figures(f, in);
     write_calibration(f, in);
+    if (in->accuracy_figure)
+        write_accuracy(f, in);
     if (in->n_memory_traces > 0 && report_memory_html(f, &in->cal->memory, in->memory_traces, in->n_memory_traces,
                                                       in->pred, in->n_pred, err, errlen)) {
         atomicfile_abort(af);

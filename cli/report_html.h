@@ -10,6 +10,8 @@
 #include "model/predictions.h"
 #include "model/trace.h"
 
+#include <stdbool.h>
+
 /* One measured configuration, its runs and what was predicted for it. */
 typedef struct {
     char name[96];              /* e.g. "2x1 every:8 allreduce b32" */
@@ -49,6 +51,8 @@ typedef struct {
     long what_if_examples; int what_if_epochs;      /* their workload */
     const char *const *memory_traces; int n_memory_traces; /* the memory section's runs
                                    (cli/report_memory.h); none: no section */
+    bool accuracy_figure;       /* figures/accuracy.png was drawn (the traces hold accuracy
+                                   curves): its section, with cal's accuracy fit */
 } report_html_input;
 
 int report_html_write(const char *path, const report_html_input *in, char *err, int errlen);

@@ -1,5 +1,6 @@
 #include "model/calibration.h"
 
+#include "model/calibration_efficiency.h"
 #include "model/jsonout.h"
 
 #include "util/errmsg.h"
@@ -182,6 +183,9 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
 
     json_t *memory = json_object_get(root, "memory");
     if (memory && read_memory(path, memory, &out->memory, err, errlen))
+        return -1;
+    json_t *efficiency = json_object_get(root, "efficiency");
+    if (efficiency && calibration_efficiency_read(path, efficiency, &out->efficiency, err, errlen))
         return -1;
 
     json_t *host = json_object_get(root, "host");
@@ -424,6 +428,8 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
                                                   "batch", (json_int_t)cal->batch, "epochs", cal->epochs));
     if (!bad && cal->memory.known)
         bad = set_new(root, "memory", memory_to_json(&cal->memory));
+    if (!bad && cal->efficiency.known)
+        bad = set_new(root, "efficiency", calibration_efficiency_to_json(&cal->efficiency));
     if (!bad && fit)
         bad = fit_to_json(root, fit);
     if (bad) {

@@ -19,6 +19,10 @@
  *                 "sharded_data": false,
  *                 "fit": {"points": n, "rms_bytes": r, "worst_rel_error": w} }
  *                           (optional: model/memory.h's parameters; absent: memory unknown)
+ *     "efficiency": { "workload": {...}, "chance": c, "params": {"plateau", "log_x0",
+ *                     "power", "w", "gamma"}, "cov": [[...]], "noise": {...}, ... }
+ *                           (optional: model/efficiency.h's accuracy-curve fit, in the format
+ *                           of model/calibration_efficiency.h; absent: no time to accuracy)
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
@@ -51,6 +55,7 @@
 #define SPEEDUP_CALIBRATION_H
 
 #include "model/costmodel.h"
+#include "model/efficiency.h"
 #include "model/memory.h"
 
 #include <stdbool.h>
@@ -75,6 +80,7 @@ typedef struct {
     char host[128];
     bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* no synchronisation of that topology measured */
     memory_params memory;         /* known = false when the file has no "memory" */
+    efficiency_model efficiency;  /* known = false when the file has no "efficiency" */
 } calibration;
 
 /* One training run a calibration was fitted from, and how well it was predicted with its

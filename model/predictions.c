@@ -62,8 +62,41 @@ void predictions_set_point(prediction_row *r) {
     r->time_lo = r->time_hi = r->time_s;
 }
 
+static const char *const REACH_NAMES[] = { [EFFICIENCY_REACHED] = "reached",
+                                           [EFFICIENCY_BEYOND_SCHEDULE] = "beyond_schedule",
+                                           [EFFICIENCY_ABOVE_PLATEAU] = "above_plateau" };
+
+/* ",x" when the value is known, "," when not (an end not reached). */
+static void put_optional(FILE *out, bool known, double x) {
+    if (known)
+        fprintf(out, ",%.9g", x);
+    else
+        fputc(',', out);
+}
+
+/* The nine time-to-accuracy columns of row r (all empty without a target). */
+static void write_tta(FILE *out, const prediction_row *r) {
+    const efficiency_prediction *t = &r->tta;
+    if (!r->has_tta) {
+        fputs(",,,,,,,,,", out);
+        return;
+    }
+    const bool reached = t->reach == EFFICIENCY_REACHED;
+    fprintf(out, ",%.9g,%s", t->target, REACH_NAMES[t->reach]);
+    put_optional(out, reached, t->epochs);
+    put_optional(out, t->lo_reached, t->epochs_lo);
+    put_optional(out, t->hi_reached, t->epochs_hi);
+    put_optional(out, reached, t->time_s);
+    put_optional(out, t->lo_reached, t->time_lo_s);
+    put_optional(out, t->hi_reached, t->time_hi_s);
+    fprintf(out, ",%.9g", t->accuracy_at_end);
+}
+
 void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
-    fprintf(out, "%s\n", PREDICTIONS_CSV_HEADER);
+    bool tta = false;
+    for (int i = 0; i < n; i++)
+        tta |= rows[i].has_tta;
+    fprintf(out, "%s\n", tta ? PREDICTIONS_CSV_HEADER_TTA : PREDICTIONS_CSV_HEADER);
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
         /* %.9g keeps every digit a double carries that a reader will care about. */
@@ -72,9 +105,12 @@ void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
                 r->compute_s, r->comm_s, r->wait_s, r->startup_s, r->update_s, r->time_lo, r->time_hi, r->mean_lo,
                 r->mean_hi);
         if (r->has_memory)
-            fprintf(out, ",%.6g,%.6g,%d\n", r->rss_worker_mib, r->rss_master_mib, r->fits ? 1 : 0);
+            fprintf(out, ",%.6g,%.6g,%d", r->rss_worker_mib, r->rss_master_mib, r->fits ? 1 : 0);
         else
-            fputs(",,,\n", out);
+            fputs(",,,", out);
+        if (tta)
+            write_tta(out, r);
+        fputc('\n', out);
     }
 }
 
@@ -114,6 +150,42 @@ void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
     }
 }
 
+void predictions_write_tta_table(FILE *out, const prediction_row *rows, int n, int epochs) {
+    double target = 0;
+    for (int i = 0; i < n; i++)
+        target = rows[i].has_tta ? rows[i].tta.target : target;
+    fprintf(out, "time to %.1f%% test accuracy (95%% PI of one run: the accuracy fit's and the time's uncertainty):\n",
+            100 * target);
+    fprintf(out, "%7s %5s %-10s %-9s %8s %20s %12s %26s\n", "workers", "cores", "sync", "topology", "epochs",
+            "95% PI", "time_s", "95% PI (one run)");
+    for (int i = 0; i < n; i++) {
+        const prediction_row *r = &rows[i];
+        const efficiency_prediction *t = &r->tta;
+        fprintf(out, "%7d %5d %-10s %-9s ", r->workers, r->cores, r->sync, costmodel_topology_name(r->topology));
+        if (!r->has_tta) {
+            fputs("-\n", out);
+            continue;
+        }
+        char lo[24], hi[24], tlo[24], thi[24], miss[200];
+        snprintf(lo, sizeof lo, t->lo_reached ? "%.2f" : "not reached", t->epochs_lo);
+        snprintf(hi, sizeof hi, t->hi_reached ? "%.2f" : "not reached", t->epochs_hi);
+        snprintf(tlo, sizeof tlo, t->lo_reached ? "%.1f" : "not reached", t->time_lo_s);
+        snprintf(thi, sizeof thi, t->hi_reached ? "%.1f" : "not reached", t->time_hi_s);
+        if (t->reach == EFFICIENCY_REACHED) {
+            char pe[64], pt[64];
+            snprintf(pe, sizeof pe, "[%s, %s]", lo, hi);
+            snprintf(pt, sizeof pt, "[%s, %s]", tlo, thi);
+            fprintf(out, "%8.2f %20s %12.1f %26s\n", t->epochs, pe, t->time_s, pt);
+        } else {
+            efficiency_describe_miss(t, epochs, miss, sizeof miss);
+            fprintf(out, "%s", miss);
+            if (t->lo_reached) /* a lucky run might still: say how early */
+                fprintf(out, "; 95%% PI from %s epochs (%s s)", lo, tlo);
+            fputc('\n', out);
+        }
+    }
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Reading */
 
@@ -140,10 +212,55 @@ static int parse_memory(char *const *field, prediction_row *r) {
     return 0;
 }
 
-/* One data line: `columns` comma-separated fields (12, 17 or 20), numbers finite, counts >= 1. */
+/* An optional number >= 0: empty (known false), or finite. -1 when neither. */
+static int parse_optional(const char *f, bool *known, double *x) {
+    *known = *f != '\0';
+    *x = 0;
+    if (!*known)
+        return 0;
+    char *end;
+    *x = strtod(f, &end);
+    return end == f || *end || !isfinite(*x) || *x < 0 ? -1 : 0;
+}
+
+/* The nine time-to-accuracy columns (see the header): all empty, or a target, its reach
+ * and what goes with it. */
+static int parse_tta(char *const *field, prediction_row *r) {
+    bool any = false;
+    for (int i = 0; i < 9; i++)
+        any |= *field[i] != '\0';
+    if (!any)
+        return 0;
+    efficiency_prediction *t = &r->tta;
+    bool known, reached_epochs, reached_time;
+    int reach = -1;
+    for (int i = 0; i < 3; i++)
+        if (strcmp(field[1], REACH_NAMES[i]) == 0)
+            reach = i;
+    if (parse_optional(field[0], &known, &t->target) || !known || !(t->target > 0 && t->target < 1) || reach < 0)
+        return -1;
+    t->reach = (efficiency_reach)reach;
+    if (parse_optional(field[2], &reached_epochs, &t->epochs) || parse_optional(field[3], &t->lo_reached, &t->epochs_lo) ||
+        parse_optional(field[4], &t->hi_reached, &t->epochs_hi) || parse_optional(field[5], &reached_time, &t->time_s) ||
+        parse_optional(field[8], &known, &t->accuracy_at_end) || !known || t->accuracy_at_end > 1)
+        return -1;
+    bool lo_time, hi_time;
+    if (parse_optional(field[6], &lo_time, &t->time_lo_s) || parse_optional(field[7], &hi_time, &t->time_hi_s) ||
+        lo_time != t->lo_reached || hi_time != t->hi_reached)
+        return -1;
+    const bool reached = t->reach == EFFICIENCY_REACHED;
+    if (reached_epochs != reached || reached_time != reached)
+        return -1;
+    t->has_time = true;
+    r->has_tta = true;
+    return 0;
+}
+
+/* One data line: `columns` comma-separated fields (12, 17, 20 or 29), numbers finite,
+ * counts >= 1. */
 static int parse_row(char *line, int columns, prediction_row *r) {
     memset(r, 0, sizeof *r);
-    char *field[20];
+    char *field[29];
     int n = 0;
     for (char *p = line; n < columns; n++) {
         field[n] = p;
@@ -186,7 +303,9 @@ static int parse_row(char *line, int columns, prediction_row *r) {
         r->mean_lo = r->ci_lo;
         r->mean_hi = r->ci_hi;
     }
-    return columns == 20 ? parse_memory(field + 17, r) : 0;
+    if (columns >= 20 && parse_memory(field + 17, r))
+        return -1;
+    return columns == 29 ? parse_tta(field + 20, r) : 0;
 }
 
 int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *err, int errlen) {
@@ -214,6 +333,8 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
                 columns = 12;
             else if (strcmp(line, PREDICTIONS_CSV_HEADER_V2) == 0)
                 columns = 17;
+            else if (strcmp(line, PREDICTIONS_CSV_HEADER_TTA) == 0)
+                columns = 29;
             else if (strcmp(line, PREDICTIONS_CSV_HEADER) != 0)
                 rc = read_fail(err, errlen, path, 1, "expected the header " PREDICTIONS_CSV_HEADER);
             continue;
@@ -233,9 +354,13 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
             rc = read_fail(err, errlen, path, lineno,
                            columns == 12 ? "expected workers,cores,sync,topology and 8 numbers >= 0 (time_s .. startup_s)"
                            : columns == 17 ? "expected workers,cores,sync,topology and 13 numbers >= 0 (time_s .. mean_hi)"
-                                           : "expected workers,cores,sync,topology, 13 numbers >= 0 (time_s .. mean_hi), "
+                           : columns == 20 ? "expected workers,cores,sync,topology, 13 numbers >= 0 (time_s .. mean_hi), "
                                              "then rss_worker_mib,rss_master_mib,fits: two sizes >= 0 and 0 or 1, or "
-                                             "all three empty");
+                                             "all three empty"
+                                           : "expected the 20 columns of " PREDICTIONS_CSV_HEADER ", then "
+                                             "target_accuracy in (0, 1), reach (reached, beyond_schedule or "
+                                             "above_plateau), epochs and times >= 0 (empty where not reached) and "
+                                             "accuracy_at_end in [0, 1], or all nine empty");
         else
             (*n)++;
     }

@@ -17,11 +17,24 @@
  * a trace without it). Files with only the first 12 columns (before update_s existed)
  * are read with update_s = 0 and every interval equal to the value; files with 17 (before
  * the memory columns) with memory unknown.
+ *
+ * With a target accuracy (`--target-accuracy A`, model/efficiency.h) every row carries
+ * nine columns more (PREDICTIONS_CSV_HEADER_TTA), written when some row has them:
+ *   target_accuracy   A
+ *   reach             reached | beyond_schedule (the curve gets there only after the
+ *                     schedule's epochs) | above_plateau (never)
+ *   epochs_to_target, epochs_lo, epochs_hi   epochs to reach A and its 95% PI of one run
+ *   tta_s, tta_lo, tta_hi                    the training time to reach A and its 95% PI
+ *   accuracy_at_end   the predicted test accuracy when the schedule ends
+ * A value that is not reached is empty (epochs_to_target and tta_s unless reached; an
+ * interval's end that is not reached within the schedule): never NaN or infinite. A row
+ * of such a file without a target has all nine empty.
  */
 #ifndef SPEEDUP_PREDICTIONS_H
 #define SPEEDUP_PREDICTIONS_H
 
 #include "model/costmodel.h"
+#include "model/efficiency.h"
 #include "model/trace.h"
 #include "model/uncertainty.h"
 
@@ -32,6 +45,9 @@
     "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s"
 #define PREDICTIONS_CSV_HEADER_V2 PREDICTIONS_CSV_HEADER_V1 ",update_s,time_lo,time_hi,mean_lo,mean_hi"
 #define PREDICTIONS_CSV_HEADER PREDICTIONS_CSV_HEADER_V2 ",rss_worker_mib,rss_master_mib,fits"
+#define PREDICTIONS_CSV_HEADER_TTA                                                                          \
+    PREDICTIONS_CSV_HEADER ",target_accuracy,reach,epochs_to_target,epochs_lo,epochs_hi,tta_s,tta_lo,tta_hi," \
+                           "accuracy_at_end"
 
 typedef struct {
     int workers, cores;
@@ -44,6 +60,8 @@ typedef struct {
     bool has_memory;          /* the three below are known (else written empty) */
     double rss_worker_mib, rss_master_mib; /* peak resident set: a worker, rank 0 */
     bool fits;                /* both within the memory limit (true without one) */
+    bool has_tta;             /* tta below was predicted (a target accuracy was given) */
+    efficiency_prediction tta; /* epochs and time to the target (has_time set) */
 } prediction_row;
 
 /* The measured row of a training trace: time_s = its training time, the phases = their
@@ -62,6 +80,8 @@ prediction_row predictions_from_model(const costmodel_params *p, const costmodel
 prediction_row predictions_from_model_interval(const costmodel_params *p, const costmodel_config *c,
                                                const uncertainty *u);
 
+/* The CSV: the header and columns of PREDICTIONS_CSV_HEADER, or of _TTA when some row
+ * has a target accuracy. */
 void predictions_write_csv(FILE *out, const prediction_row *rows, int n);
 /* Reads a predictions or measurements CSV (header line required). Returns 0 with *rows
  * malloc'd (caller frees) and *n set, or -1 with "PATH: line L: what was expected". */
@@ -72,5 +92,8 @@ int predictions_save_csv(const char *path, const prediction_row *rows, int n, ch
  * run)", "-" when it is the point), the speedup, and where the time goes; when some row
  * knows its memory, the peaks per rank in MiB and "OVER" beside a row that does not fit. */
 void predictions_write_table(FILE *out, const prediction_row *rows, int n);
+/* The rows' time to their target accuracy, aligned: epochs and time with their 95% PI of
+ * one run, or why it is not reached (efficiency_describe_miss; epochs: the schedule's). */
+void predictions_write_tta_table(FILE *out, const prediction_row *rows, int n, int epochs);
 
 #endif

@@ -50,6 +50,7 @@ static const char *question_of(const char *name) {
         { "breakdown", "Where does the time go: start-up, compute, communication or waiting?" },
         { "timeline", "What does each worker do over time, measured against simulated?" },
         { "calibration", "Does the fitted model match the measured steps and synchronisations?" },
+        { "accuracy", "How soon does each configuration reach an accuracy, measured against predicted?" },
     };
     for (size_t i = 0; i < sizeof q / sizeof q[0]; i++)
         if (strcmp(q[i].name, name) == 0)
@@ -516,4 +517,122 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
     snprintf(v_list, sizeof v_list, "coreslist='%s'", coreslist);
     const char *extra[] = { v_step, v_sync, v_n, v_list };
     return render("calibration", title, out_dir, extra, 4, err, errlen);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Figure 6 */
+
+enum { MAX_ACCURACY_SERIES = 16, CURVE_POINTS = 200 };
+
+/* The trace's accuracy points when it has a curve (two or more); *n = 0 otherwise. */
+static int accuracy_points(const trace *t, traceinfo_accuracy_point **pts, long *n, char *err, int errlen) {
+    if (traceinfo_accuracy_curve(t, pts, n, err, errlen))
+        return -1;
+    if (*n < 2) {
+        free(*pts);
+        *pts = NULL;
+        *n = 0;
+    }
+    return 0;
+}
+
+int figures_accuracy_curves(trace *const *traces, int n_traces) {
+    int curves = 0;
+    for (int i = 0; i < n_traces; i++) {
+        traceinfo_accuracy_point *pts = NULL;
+        long n = 0;
+        char err[256];
+        if (accuracy_points(traces[i], &pts, &n, err, sizeof err) == 0 && n > 0)
+            curves++;
+        free(pts);
+    }
+    return curves;
+}
+
+/* The predicted curve of config c: acc(W + e·t_epoch) for e in [0, E]; "NaN NaN" when the
+ * fit cannot say. */
+static void write_predicted(FILE *f, const calibration *cal, const costmodel_config *c) {
+    char why[256];
+    if (!cal->efficiency.known || efficiency_check(&cal->efficiency, c, why, sizeof why) ||
+        costmodel_check(&cal->params, c, why, sizeof why)) {
+        fprintf(f, "NaN NaN\n");
+        return;
+    }
+    const prediction_row r = predictions_from_model(&cal->params, c);
+    const double t_epoch = (r.time_s - r.startup_s) / c->epochs;
+    for (int i = 0; i <= CURVE_POINTS; i++) {
+        const double e = (double)c->epochs * i / CURVE_POINTS;
+        fprintf(f, "%.9g %.9g\n", r.startup_s + e * t_epoch, efficiency_accuracy(&cal->efficiency, c, e));
+    }
+}
+
+/* "KxT/sync[/bpw]" of a run. */
+static void run_name(const costmodel_config *c, char *buf, size_t len) {
+    char sync[24];
+    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    snprintf(buf, len, "%dx%d/%s%s", c->workers, c->cores, sync, c->batch_per_worker ? "/bpw" : "");
+}
+
+/* Both data files: per series, measured points (time, accuracy, subset 0/1) and the
+ * predicted curve. The series' names into names. Returns the series, or -1 with err. */
+static int write_accuracy_data(trace *const *traces, int n_traces, const calibration *cal, FILE *mf, FILE *pf,
+                               char *names, size_t names_len, char *err, int errlen) {
+    int ns = 0;
+    for (int i = 0; i < n_traces && ns < MAX_ACCURACY_SERIES; i++) {
+        traceinfo_accuracy_point *pts = NULL;
+        long n = 0;
+        if (accuracy_points(traces[i], &pts, &n, err, errlen))
+            return -1;
+        if (n == 0)
+            continue;
+        const costmodel_config *c = &traces[i]->run.config;
+        char name[64];
+        run_name(c, name, sizeof name);
+        fprintf(mf, "# %s measured: training time s, accuracy, subset\n", name);
+        for (long p = 0; p < n; p++)
+            fprintf(mf, "%.9g %.9g %d\n", pts[p].train_time_s, pts[p].accuracy, pts[p].subset ? 1 : 0);
+        fprintf(mf, "\n\n");
+        fprintf(pf, "# %s predicted: training time s, accuracy\n", name);
+        write_predicted(pf, cal, c);
+        fprintf(pf, "\n\n");
+        free(pts);
+        if (strlen(names) + strlen(name) + 2 < names_len) {
+            strcat(names, ns ? " " : "");
+            strcat(names, name);
+        }
+        ns++;
+    }
+    return ns;
+}
+
+int figures_accuracy(trace *const *traces, int n_traces, const calibration *cal, const char *title,
+                     const char *out_dir, char *err, int errlen) {
+    char mfile[PATH_LEN], pfile[PATH_LEN], names[MAX_ACCURACY_SERIES * 64] = "";
+    atomicfile *ma = NULL, *pa = NULL;
+    FILE *mf = NULL, *pf = NULL;
+    if (data_path(out_dir, "accuracy-measured.dat", mfile, err, errlen) ||
+        data_path(out_dir, "accuracy-predicted.dat", pfile, err, errlen) ||
+        !(mf = open_data(mfile, &ma, err, errlen)) || !(pf = open_data(pfile, &pa, err, errlen))) {
+        atomicfile_abort(ma);
+        return -1;
+    }
+    const int ns = write_accuracy_data(traces, n_traces, cal, mf, pf, names, sizeof names, err, errlen);
+    if (ns <= 0) {
+        atomicfile_abort(ma);
+        atomicfile_abort(pa);
+        return ns < 0 ? -1 : errmsg_set(err, errlen, "accuracy figure: no trace has an accuracy curve (two points "
+                                        "or more: speedup train records one per epoch, more with --eval-every)");
+    }
+    int closed_m = close_data(ma, err, errlen), closed_p = close_data(pa, err, errlen);
+    if (closed_m != closed_p) // one renamed into place, the other not: neither stays
+        remove(closed_m ? pfile : mfile);
+    if (closed_m || closed_p)
+        return -1;
+    char v_meas[VAR_LEN], v_pred[VAR_LEN], v_n[32], v_names[sizeof names + 16];
+    file_var(v_meas, "measfile", mfile);
+    file_var(v_pred, "predfile", pfile);
+    snprintf(v_n, sizeof v_n, "nseries=%d", ns);
+    snprintf(v_names, sizeof v_names, "names='%s'", names);
+    const char *extra[] = { v_meas, v_pred, v_n, v_names };
+    return render("accuracy", title, out_dir, extra, 4, err, errlen);
 }

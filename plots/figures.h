@@ -6,6 +6,9 @@
  *   breakdown    start-up / compute / comm / wait stacked per configuration
  *   timeline     one run per worker over time, measured above simulated
  *   calibration  measured step and sync times against the fitted model, with residuals
+ *   accuracy     test accuracy against training time per configuration: measured (the
+ *                traces' accuracy points) and predicted (the calibration's accuracy fit,
+ *                model/efficiency.h, at the cost model's time per epoch)
  *
  * Each returns 0 or -1 with a one-line reason in err. Measured rows may be NULL/0.
  * title names the host and the network.
@@ -13,6 +16,7 @@
 #ifndef SPEEDUP_FIGURES_H
 #define SPEEDUP_FIGURES_H
 
+#include "model/calibration.h"
 #include "model/costmodel.h"
 #include "model/predictions.h"
 #include "model/trace.h"
@@ -28,5 +32,12 @@ int figures_timeline(const trace *measured, const trace *simulated, const char *
                      const char *out_dir, char *err, int errlen);
 int figures_calibration(trace *const *traces, int n_traces, const costmodel_params *fitted,
                         const char *title, const char *out_dir, char *err, int errlen);
+
+/* One series per trace with two accuracy points or more (a curve); predicted where cal's
+ * accuracy fit can say (efficiency_check), measured only elsewhere. -1 when no trace has
+ * a curve. figures_accuracy_curves counts those traces. */
+int figures_accuracy(trace *const *traces, int n_traces, const calibration *cal, const char *title,
+                     const char *out_dir, char *err, int errlen);
+int figures_accuracy_curves(trace *const *traces, int n_traces);
 
 #endif

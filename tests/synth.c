@@ -161,3 +161,36 @@ trace *synth_commbench(const synth_truth *truth, int workers, const long *sizes,
         }
     return t;
 }
+
+/* The end of rank 0's compute event of global step `step` (the trace's time order). */
+static double step_end(const trace *t, long step) {
+    double end = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].rank == 0 && t->events[i].ph == TRACE_COMPUTE && t->events[i].step == step)
+            end = t->events[i].t1_s;
+    return end;
+}
+
+static void add_point(trace *t, double at, int epoch, long step, const char *name, double accuracy) {
+    trace_event e = { .rank = 0, .ph = TRACE_EVAL, .t0_s = at, .t1_s = at, .epoch = epoch, .step = step,
+                      .examples = 1000, .has_accuracy = true, .accuracy = accuracy, .loss = 0.5 };
+    snprintf(e.name, sizeof e.name, "%s", name);
+    trace_add(t, &e);
+}
+
+void synth_add_accuracy(trace *t, double (*acc)(double epochs, const void *ctx), const void *ctx,
+                        int subset_per_epoch, double noise_test, double noise_subset, gsl_rng *rng) {
+    const long s = costmodel_schedule_of(&t->run.config).steps_per_epoch;
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].epoch >= 0 && t->events[i].step >= 0)
+            t->events[i].step += (long)t->events[i].epoch * s;
+    for (int e = 0; e < t->run.config.epochs; e++) {
+        for (int j = 1; j <= subset_per_epoch; j++) {
+            const long done = (long)e * s + s * j / (subset_per_epoch + 1);
+            const double a = acc((double)done / (double)s, ctx) + gsl_ran_gaussian(rng, noise_subset);
+            add_point(t, step_end(t, done - 1), e, done, "subset", a < 0 ? 0 : a > 1 ? 1 : a);
+        }
+        const double a = acc(e + 1.0, ctx) + gsl_ran_gaussian(rng, noise_test);
+        add_point(t, step_end(t, (e + 1L) * s - 1), e, (e + 1L) * s, "test", a < 0 ? 0 : a > 1 ? 1 : a);
+    }
+}

@@ -31,6 +31,14 @@ typedef struct {
 
 trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const char *host, const char *net,
                  gsl_rng *rng);
+/* Accuracy points on a synth_run trace t, as the trainer records them (model/trace.h):
+ * its steps renumbered to global ones (epoch·s + i, as the trainer counts), then on rank 0
+ * a zero-length eval event "test" after every epoch's last step and `subset_per_epoch`
+ * "subset" ones spread over each epoch, each with accuracy acc(epochs seen, ctx) plus
+ * normal noise of sd noise_test / noise_subset, clamped to [0, 1]. Epochs seen are exact
+ * when D = s·K·b (no short last step). */
+void synth_add_accuracy(trace *t, double (*acc)(double epochs, const void *ctx), const void *ctx,
+                        int subset_per_epoch, double noise_test, double noise_subset, gsl_rng *rng);
 trace *synth_commbench(const synth_truth *truth, int workers, const long *sizes, int n_sizes, int reps,
                        const char *host, gsl_rng *rng);
 

@@ -324,3 +324,96 @@ Test(calibration, negative_memory_term_is_named) {
     cr_assert_eq(read_text(bad, &cal, err, sizeof err), -1);
     cr_assert(strstr(err, "memory.base.value: expected a finite number >= 0") != NULL, "%s", err);
 }
+
+/* A fitted efficiency model with every field distinct, so that a swapped one shows. */
+static efficiency_model example_efficiency(void) {
+    efficiency_model m = { .known = true, .examples = 60000, .batch = 32, .epochs = 10, .chance = 0.1,
+                           .theta = { 0.923, -1.25, 0.81, 0.37, 0.052 }, .sd_test = 0.0031, .sd_subset = 0.0094,
+                           .points = 123, .runs = 5, .dof = 118 };
+    for (int a = 0; a < EFFICIENCY_NP; a++) {
+        m.fitted[a] = a != EFFICIENCY_GAMMA;
+        for (int b = 0; b < EFFICIENCY_NP; b++)
+            m.cov[a][b] = a == EFFICIENCY_GAMMA || b == EFFICIENCY_GAMMA ? 0 : (a == b ? 1e-4 * (a + 1) : 1e-6 * (a + b));
+    }
+    return m;
+}
+
+Test(calibration, efficiency_round_trips_and_a_file_without_it_has_none) {
+    calibration cal = example_calibration(), back;
+    cal.efficiency = example_efficiency();
+    char *dir = clirun_tmpdir(), path[512], err[512] = "";
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(calibration_read(path, &back, err, sizeof err), 0, "%s", err);
+    const efficiency_model *a = &cal.efficiency, *b = &back.efficiency;
+    cr_assert(b->known);
+    cr_assert(b->examples == a->examples && b->batch == a->batch && b->epochs == a->epochs);
+    cr_assert(b->points == a->points && b->runs == a->runs && b->dof == a->dof);
+    cr_assert_eq(b->chance, a->chance);
+    cr_assert_eq(b->sd_test, a->sd_test);
+    cr_assert_eq(b->sd_subset, a->sd_subset);
+    for (int i = 0; i < EFFICIENCY_NP; i++) {
+        cr_assert_eq(b->theta[i], a->theta[i], "theta[%d]", i);
+        cr_assert_eq(b->fitted[i], a->fitted[i], "fitted[%d]", i);
+        for (int j = 0; j < EFFICIENCY_NP; j++)
+            cr_assert_eq(b->cov[i][j], a->cov[i][j], "cov[%d][%d]", i, j);
+    }
+    remove(path);
+    remove(dir);
+    free(dir);
+    calibration old;
+    cr_assert_eq(read_text(good, &old, err, sizeof err), 0, "%s", err);
+    cr_assert(!old.efficiency.known, "a calibration from before accuracy was fitted");
+}
+
+#define EFFICIENCY_HEAD                                                                              \
+    "{\"format\": \"speedup-calibration\", \"version\": 1, \"params\": {\n" PARAMS_BODY "},\n"      \
+    " \"efficiency\": {\"workload\": {\"examples\": 6000, \"batch\": 32, \"epochs\": 10}, \"chance\": 0.1,\n" \
+    "  \"noise\": {\"sd_test\": 0.003, \"sd_subset\": 0.01},\n"
+#define EFFICIENCY_COV                                                                         \
+    "  \"cov\": [[1e-4,0,0,0,0],[0,1e-4,0,0,0],[0,0,1e-4,0,0],[0,0,0,1e-4,0],[0,0,0,0,1e-4]]"
+
+/* A calibration whose efficiency object has these params and this cov. */
+static char *efficiency_file(const char *params, const char *cov) {
+    static char buf[4096];
+    snprintf(buf, sizeof buf, EFFICIENCY_HEAD "  \"params\": {%s},\n%s}}\n", params, cov);
+    return buf;
+}
+
+Test(calibration, bad_efficiency_values_are_refused_naming_the_field) {
+    static const char *ok_params = "\"plateau\": {\"value\": 0.92}, \"log_x0\": {\"value\": -0.7}, "
+                                   "\"power\": {\"value\": 1.2}, \"w\": {\"value\": 0.3}, \"gamma\": {\"value\": -0.01}";
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(efficiency_file(ok_params, EFFICIENCY_COV), &cal, err, sizeof err), 0, "%s", err);
+    cr_assert(cal.efficiency.known && cal.efficiency.fitted[EFFICIENCY_GAMMA]);
+    cr_assert_eq(cal.efficiency.theta[EFFICIENCY_GAMMA], -0.01);
+    const struct { const char *params, *cov, *expect; } bad[] = {
+        { "\"plateau\": {\"value\": 0.92}, \"log_x0\": {\"value\": -0.7}, \"power\": {\"value\": -1}, "
+          "\"w\": {\"value\": 0.3}, \"gamma\": {\"value\": 0}", EFFICIENCY_COV,
+          "efficiency.params.power.value: expected a finite number > 0, got -1" },
+        { "\"plateau\": {\"value\": 1.2}, \"log_x0\": {\"value\": -0.7}, \"power\": {\"value\": 1}, "
+          "\"w\": {\"value\": 0.3}, \"gamma\": {\"value\": 0}", EFFICIENCY_COV,
+          "efficiency.params.plateau.value: expected an accuracy in (chance, 1], got 1.2" },
+        { "\"plateau\": {\"value\": 0.9}, \"log_x0\": {\"value\": -0.7}, \"power\": {\"value\": 1}, "
+          "\"w\": {\"value\": -0.3}, \"gamma\": {\"value\": 0}", EFFICIENCY_COV,
+          "efficiency.params.w.value: expected a finite number >= 0, got -0.3" },
+        { "\"plateau\": {\"value\": 0.9}, \"log_x0\": {\"value\": -0.7}, \"power\": {\"value\": 1}, "
+          "\"w\": {\"value\": 0.3}", EFFICIENCY_COV, "efficiency.params.gamma: missing" },
+        { ok_params, "  \"cov\": [[1e-4,0,0,0,0],[0,1e-4,0,0,0],[0,0,1e-4,0,0],[0,0,0,1e-4,0]]",
+          "efficiency.cov: expected 5 rows of 5 numbers" },
+        { ok_params, "  \"cov\": [[1e-4,2e-5,0,0,0],[0,1e-4,0,0,0],[0,0,1e-4,0,0],[0,0,0,1e-4,0],[0,0,0,0,1e-4]]",
+          "efficiency.cov[1][0]: expected the symmetric entry's 2e-05, got 0" },
+        { ok_params, "  \"cov\": [[1e-4,0,0,0,0],[0,1e-4,0,0,0],[0,0,-1e-4,0,0],[0,0,0,1e-4,0],[0,0,0,0,1e-4]]",
+          "efficiency.cov[2][2]: a variance, expected >= 0, got -0.0001" },
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        cr_assert_eq(read_text(efficiency_file(bad[i].params, bad[i].cov), &cal, err, sizeof err), -1, "case %zu", i);
+        cr_assert(strstr(err, bad[i].expect) != NULL, "case %zu: %s", i, err);
+    }
+    static const char *no_workload =
+        "{\"format\": \"speedup-calibration\", \"version\": 1, \"params\": {\n" PARAMS_BODY "},\n"
+        " \"efficiency\": {\"chance\": 0.1, \"noise\": {\"sd_test\": 0, \"sd_subset\": 0}}}\n";
+    cr_assert_eq(read_text(no_workload, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "efficiency.workload: missing or not an object") != NULL, "%s", err);
+}

@@ -127,3 +127,8 @@ Test(calibrate_plan, unwritable_out_dir_fails_before_measuring) {
     cr_assert(strstr(r.err, "/proc/speedup-no/traces: cannot create directory") != NULL, "stderr: %s", r.err);
     clirun_free(&r);
 }
+
+Test(cli_report, accuracy_plan_needs_a_positive_budget) {
+    clirun_assert_refused("report --accuracy-plan 0", 2, "--accuracy-plan: expected a number in [1,");
+    clirun_assert_refused("report --accuracy-plan soon", 2, "--accuracy-plan: expected a number");
+}

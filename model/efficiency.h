@@ -1,0 +1,212 @@
+/* efficiency — statistical efficiency: how many epochs a configuration needs to reach a
+ * test accuracy, fitted from the accuracy points of training traces (model/traceinfo.h's
+ * traceinfo_accuracy_curve), so that `speedup model|simulate|advise --target-accuracy A`
+ * can predict the time to reach A, not only the time per epoch (DESIGN.md, "Time to
+ * accuracy").
+ *
+ * The form. Accuracy against epochs e (examples seen by all workers together / D) is a
+ * reference learning curve, stretched along e by a slowdown s of the configuration:
+ *
+ *   acc_c(e) = f(e / s(c))
+ *   f(x)     = a − (a − c0) / (1 + (x/x0)^α)       c0 = 1/classes (chance), a the plateau
+ *   s(c)     = (1 + w·(G/B_ref − 1)) · (1 + γ·(1 − 1/K)·ln H)
+ *
+ *   G       the global batch: the examples of one averaged update. Batch sync: B (the
+ *           batch split over the K workers: the trajectory of one worker), K·B with
+ *           --batch-per-worker; local SGD (epoch, every:N): K·B, K workers of B each.
+ *   H       local steps between averagings: batch sync 1, every:N min(N, s), epoch s
+ *           (s = steps per epoch per worker, model/costmodel.h's schedule).
+ *   B_ref   the reference global batch: the smallest G among the runs with H = 1 (one
+ *           worker, or batch sync), whose curve is f itself.
+ *
+ * Why this form:
+ *  - f is the Morgan-Mercer-Flodin curve, one of the parametric learning-curve families
+ *    of Domhan et al. (IJCAI 2015): it starts at chance (an untrained network), saturates
+ *    at a plateau a, and for x ≫ x0 its error a − f ≈ (a − c0)(x0/x)^α is the power law
+ *    that learning curves follow (Hestness et al. 2017), the "pow3" family, without pow3's
+ *    −∞ at x → 0 where --eval-every's first points lie.
+ *  - The global-batch factor is McCandlish et al. 2018 ("An empirical model of large-batch
+ *    training"): examples needed E = E_min·(1 + G/B_noise), so relative to B_ref
+ *    s = (1 + G/B_noise)/(1 + B_ref/B_noise) = 1 + w·(G/B_ref − 1) with
+ *    w = B_ref/(B_ref + B_noise) ∈ [0, 1]: w = 0, a batch far below the noise scale, more
+ *    examples per update cost no epochs; w = 1, only the number of updates counts (the
+ *    epochs grow as G). Linear in w, bounded, and B_noise = B_ref·(1 − w)/w is reported.
+ *    The trainer does not scale the learning rate with G, so the fitted B_noise is that
+ *    of this fixed rate, not McCandlish's tuned one: the smaller it is, the more "K times
+ *    the batch is K times fewer steps" holds.
+ *  - Local SGD: averaging K models after one local step each is one step of their mean
+ *    gradient — a global batch of K·B (to first order in the rate, as long as the models
+ *    stay close); after H steps they drift apart and the average makes less progress
+ *    than H large steps would (Stich 2019, "Local SGD converges fast and communicates
+ *    little": the drift term grows with H; Lin et al. 2020, "Don't use large mini-batches,
+ *    use local SGD": accuracy falls as H grows at fixed K). The penalty is 0 at K = 1 or
+ *    H = 1, grows with the share 1 − 1/K of the average that comes from other workers and
+ *    with ln H (H ranges from 8 to ~10³ steps: the drift saturates as models settle, so
+ *    the penalty of one averaging per epoch is not 100× that of every:8's). Shaped on
+ *    small runs (K = 1..4 × every:8 / epoch / --batch-per-worker, accuracy per epoch),
+ *    each configuration left out in turn and predicted from the others (rms error of its
+ *    accuracy points): on 12000 examples × 4 epochs (epoch sync's H = 94..188) ln H 1.14
+ *    points, √(H − 1) 1.18, H − 1 1.44; on 6000 × 10 (H = 47..94) ln H 0.93, √(H − 1) and
+ *    H − 1 0.84. The longer the epoch, the better the saturating ln H: full
+ *    Fashion-MNIST's epoch sync has H = 469..938.
+ *  - A stretch in e keeps the curve's shape: the plateau is the same for every
+ *    configuration, and within the schedule's E epochs a slowed one reaches f(E/s) only.
+ *    The learning rate follows a cosine over --epochs (after a warm-up), so the curve is
+ *    that schedule's: the fit stores E and predictions refuse another (efficiency_check).
+ *    A stretched configuration ends its schedule with the rate annealed where the
+ *    reference's is not, which no stretch follows: on the small runs, local SGD's late
+ *    epochs left the stretched curve by up to 1.3 points of accuracy — above it for 2
+ *    workers averaging every epoch, below it for 4 workers at the schedule's end — so a
+ *    target that a configuration reaches only in its last epochs is the least certain.
+ *
+ * The fit (efficiency_fit; from traces, after the learning rate's warm-up:
+ * efficiency_fit_traces): θ = (a, ln x0, α, w, γ) by nonlinear least squares
+ * (gsl_multifit_nlinear, trust region Levenberg-Marquardt, finite-difference Jacobian) over
+ * every accuracy point of every run, in two passes: unweighted, then each point weighted
+ * by 1/σ² of its group (points on the whole test set; points on --eval-every's fixed
+ * subset, noisier), σ of a group = its residuals' rms. Covariance (JᵀJ)⁻¹·χ²/dof. w is
+ * fitted only when some run's G differs from B_ref, γ only when some run has K > 1 and
+ * H > 1; else each is held at 0 (fitted[] false) and a prediction that needs it is
+ * refused. A w fitted below 0 (a larger batch needing fewer epochs) is held at its bound
+ * 0 and the rest refitted (at_bound[w]: predictions for any batch then use w = 0). Points
+ * of one run are correlated over time (a run ahead stays ahead), so the standard errors
+ * are those of independent points: somewhat optimistic.
+ *
+ * Predicting (efficiency_predict): epochs to reach A, e(A) = s·x0·((A − c0)/(a − A))^(1/α)
+ * when A < a; "above the plateau" when A ≥ a; "beyond the schedule" when e(A) > E (the
+ * prediction says what accuracy the schedule's end reaches instead). The 95% prediction
+ * interval of one run: 4000 draws (a fixed-seed GSL RNG: the same answer every time) of θ
+ * from N(θ̂, cov) (w held ≥ 0, α > 0) and of the run's own deviation from the mean curve,
+ * ε ~ N(0, σ²) on the whole-test-set points' σ: the run reaches A when f = A − ε. A draw
+ * that does not reach A within E epochs is "not reached"; when more than 2.5% do, the
+ * interval's upper end is not reached. The time to A adds the time per epoch's own
+ * uncertainty: time = W + e·t_epoch, times a log-normal factor of the cost model's log-sd,
+ * drawn with the same draws.
+ *
+ * Pure functions on plain structs; nothing prints. Errors: -1 with a one-line reason.
+ */
+#ifndef SPEEDUP_EFFICIENCY_H
+#define SPEEDUP_EFFICIENCY_H
+
+#include "model/costmodel.h"
+#include "model/trace.h"
+
+#include <stdbool.h>
+
+/* θ, in this order everywhere (calibration.json's "efficiency.params" and "cov"). */
+typedef enum {
+    EFFICIENCY_PLATEAU,      /* a: accuracy the curve saturates at, (c0, 1] */
+    EFFICIENCY_LOG_X0,       /* ln x0: x0 the epochs at which f is half-way from c0 to a */
+    EFFICIENCY_POWER,        /* α > 0: the power law's exponent */
+    EFFICIENCY_W,            /* w ≥ 0: the global batch's share of the slowdown */
+    EFFICIENCY_GAMMA,        /* γ: local SGD's penalty per unit of (1 − 1/K)·ln H */
+    EFFICIENCY_NP
+} efficiency_param;
+
+/* The fitted model, as calibration.json stores it. */
+typedef struct {
+    bool known;                        /* false: no efficiency fit (the calibration has none) */
+    long examples;                     /* D the curve was measured on */
+    long batch;                        /* B_ref */
+    int epochs;                        /* E: the schedule's length (cosine over E epochs) */
+    double chance;                     /* c0 = 1/classes */
+    double theta[EFFICIENCY_NP];
+    double cov[EFFICIENCY_NP][EFFICIENCY_NP];  /* of θ; rows and columns of unfitted ones 0 */
+    bool fitted[EFFICIENCY_NP];        /* w, γ: false when the runs did not vary them */
+    bool at_bound[EFFICIENCY_NP];      /* w: fitted below 0 and held there (fitted false) */
+    double sd_test, sd_subset;         /* residual σ: whole-test-set points, subset points */
+    long points;                       /* accuracy points fitted */
+    int runs, dof;
+} efficiency_model;
+
+/* One training run's accuracy points, for the fit. */
+typedef struct {
+    const char *name;                  /* for messages (the trace's path) */
+    costmodel_config config;           /* workers, sync, every_n, batch, batch_per_worker, D, E */
+    const double *epochs;              /* (n) epochs seen: examples seen by all workers / D */
+    const double *accuracy;            /* (n) in [0, 1] */
+    const bool *subset;                /* (n) measured on a fixed subset of the test set */
+    long n;
+} efficiency_run;
+
+/* Why a target is not reached. */
+typedef enum { EFFICIENCY_REACHED, EFFICIENCY_ABOVE_PLATEAU, EFFICIENCY_BEYOND_SCHEDULE } efficiency_reach;
+
+/* The time one epoch costs a configuration (from the cost model or the simulator). */
+typedef struct {
+    double startup_s;                  /* W: before the first epoch */
+    double epoch_s;                    /* one epoch's training time */
+    double sd_ln;                      /* log-sd of the run's time (its 95% PI's half-width / 1.96) */
+} efficiency_timing;
+
+typedef struct {
+    double target;                     /* A */
+    efficiency_reach reach;            /* of the point prediction */
+    double slowdown;                   /* s(c) */
+    double plateau;                    /* a */
+    double accuracy_at_end;            /* f(E/s): what the schedule's end reaches */
+    double epochs;                     /* REACHED: e(A); BEYOND_SCHEDULE: what the curve would
+                                          need (> E); ABOVE_PLATEAU: 0, meaningless */
+    double epochs_lo, epochs_hi;       /* 95% PI of one run; valid when lo_reached / hi_reached */
+    bool lo_reached, hi_reached;       /* that end of the interval reaches A within E epochs */
+    bool has_time;                     /* the times below were computed (a timing was given) */
+    double time_s, time_lo_s, time_hi_s; /* W + e·t_epoch: point (REACHED) and 95% PI ends */
+} efficiency_prediction;
+
+/* Fits *out from runs (see above): 0, or -1 with why ("no reference run ...", "runs of
+ * different schedules: 4 epochs in A, 10 in B", a fit that does not converge). chance is
+ * the accuracy of an untrained network, 1/classes. */
+int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, efficiency_model *out, char *why,
+                   int whylen);
+
+/* The fit from traces (model/efficiency_traces.c): every trace with accuracy points
+ * (traceinfo_accuracy_curve: rank 0's, at the epochs seen) is a run. Runs of one schedule
+ * are fitted together: the traces are grouped by (examples, epochs, network) and the
+ * group with the most accuracy points is fitted; the others are left out, and `note`
+ * says how many (runs of a calibration plan's one short epoch record accuracy too). chance
+ * = 1/N for the network's last fcN layer (0.1 without one). Points inside the learning
+ * rate's warm-up (epochs seen < EFFICIENCY_WARMUP_EPOCHS) are left out: while the rate
+ * ramps up over an epoch's steps, a configuration with fewer, larger steps (a larger
+ * global batch, K workers) gets ahead of the reference — the opposite of what it does for
+ * the rest of the schedule, which no stretch of one curve can follow (on the runs this
+ * form was shaped on, leaving the warm-up out halved the residual sd: 1.3 → 0.7 points of
+ * accuracy). The trace header does not record --warmup-epochs: the trainer's default, 1,
+ * is assumed. A trace with fewer than two points after it (a calibration plan's run of
+ * one epoch) is no curve and is left out too. Returns 0 fitted (note may name what was
+ * left out, else ""); 1 no trace has an accuracy curve (out->known false); -1 the runs
+ * cannot be fitted, why in note. */
+#define EFFICIENCY_WARMUP_EPOCHS 1.0
+int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, efficiency_model *out, char *note,
+                          int notelen);
+
+/* G, H and s of config c under m (see above). */
+double efficiency_global_batch(const costmodel_config *c);
+double efficiency_averaging_period(const costmodel_config *c);
+double efficiency_slowdown(const efficiency_model *m, const costmodel_config *c);
+
+/* f(x) of θ (the reference curve at x reference epochs); x ≥ 0. */
+double efficiency_curve(const efficiency_model *m, const double theta[EFFICIENCY_NP], double x);
+/* The predicted accuracy of c after e epochs: f(e / s(c)). */
+double efficiency_accuracy(const efficiency_model *m, const costmodel_config *c, double epochs);
+
+/* Can m predict for c? 0, or -1 with why naming what differs: another schedule length
+ * (E), another number of examples (D), a global batch ≠ B_ref when w was not fitted, local
+ * SGD when γ was not fitted, a slowdown that is not positive. */
+int efficiency_check(const efficiency_model *m, const costmodel_config *c, char *why, int whylen);
+
+/* Epochs (and, with timing non-NULL, time) for c to reach target A in (0, 1), with the
+ * 95% prediction interval of one run: 0, or -1 with why (efficiency_check's, a target out
+ * of (0, 1)). Never NaN or infinite: what is not reached says so in reach / *_reached. */
+int efficiency_predict(const efficiency_model *m, const costmodel_config *c, double target,
+                       const efficiency_timing *timing, efficiency_prediction *out, char *why, int whylen);
+
+/* One line for a prediction that does not reach its target (reach != REACHED), e.g. "not
+ * reached: 93.1% is above the plateau 92.4%" or "not reached within the 10-epoch schedule:
+ * 88.7% at its end (the curve needs 13.2 epochs)". snprintf's return. */
+int efficiency_describe_miss(const efficiency_prediction *p, int epochs, char *buf, int len);
+
+/* B_noise = B_ref·(1 − w)/w and its standard error (delta method); both 0 when w is 0
+ * (then B_noise is unbounded: *infinite set). */
+void efficiency_noise_scale(const efficiency_model *m, double *b_noise, double *se, bool *infinite);
+
+#endif

@@ -1,0 +1,268 @@
+/* Time to accuracy end to end through the real binary: `speedup calibrate --from-traces`
+ * on synthetic traces whose accuracy follows a known curve (written out here by hand,
+ * noise from a fixed GSL RNG) fits model/efficiency.h's parameters back; `speedup
+ * model|simulate|advise --target-accuracy` predict from it; `speedup plot` draws the
+ * accuracy figure; and every way of asking for what cannot be answered is refused with
+ * one clear line. */
+#define _POSIX_C_SOURCE 200809L
+#include "model/calibration.h"
+#include "tests/clirun.h"
+#include "tests/synth.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The truth: plateau 0.9, x0 0.4 epochs, power 1.3, w 0.35, gamma 0.08; chance 0.1 (the
+ * synthetic network "cnn" has no fcN layer). */
+static const double A = 0.9, X0 = 0.4, ALPHA = 1.3, W = 0.35, GAMMA = 0.08;
+enum { D = 1024, B = 16, E = 6 };
+
+static double truth_curve(double epochs, const void *ctx) {
+    const double s = *(const double *)ctx;
+    return A - (A - 0.1) / (1 + pow(epochs / (s * X0), ALPHA));
+}
+
+static synth_truth timing_truth(void) {
+    synth_truth t = { .startup_noise_s = 0.01, .comm_noise = 0.03 };
+    t.p = (costmodel_params){ .c0_s = 0.003, .c1_s = 0.0005, .sigma = 0.15, .model_bytes = 1819688, .w0_s = 0.4,
+                              .w1_s = 0.12, .cv = 0.05, .host_cores = 2 };
+    t.p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
+    t.p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
+    return t;
+}
+
+static void put(const char *dir, const char *name, trace *t) {
+    char path[512], err[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace_free(t);
+}
+
+static costmodel_config cfg(int k, int t, const char *sync, long d, long b, int e) {
+    costmodel_config c = { .workers = k, .cores = t, .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = d, .batch = b,
+                           .epochs = e };
+    costmodel_sync_parse(sync, &c.sync, &c.every_n);
+    return c;
+}
+
+/* A calibration plan's traces (one epoch, no accuracy): 1x1, 1x2, 2x1 batch and epoch, a
+ * communication benchmark. */
+static void timing_traces(const char *dir, gsl_rng *rng) {
+    synth_truth truth = timing_truth();
+    const char *syncs[] = { "batch", "epoch" };
+    const int shapes[3][2] = { { 1, 1 }, { 1, 2 }, { 2, 1 } };
+    for (int s = 0; s < 2; s++)
+        for (int k = 0; k < 3; k++) {
+            costmodel_config c = cfg(shapes[k][0], shapes[k][1], syncs[s], 512, 64, 1);
+            char name[64];
+            snprintf(name, sizeof name, "%dx%d-%s.trace.jsonl", shapes[k][0], shapes[k][1], syncs[s]);
+            put(dir, name, synth_run(&truth, &c, "h", "cnn", rng));
+        }
+    static const long sizes[] = { 8, 65536, 1819688 };
+    put(dir, "commbench-2.trace.jsonl", synth_commbench(&truth, 2, sizes, 3, 4, "h", rng));
+}
+
+/* The accuracy runs (D = 1024, B = 16, 6 epochs), each slowed as the form says, worked out
+ * by hand: s = (1 + w·(G/16 − 1))·(1 + γ·(1 − 1/K)·ln H)
+ *   1x1 batch        G 16, H 1                        1
+ *   2x1 every:2      G 32, H 2                        1.35·(1 + 0.04·ln 2)  = 1.3874302
+ *   2x1 batch, bpw   G 32, H 1                        1.35
+ *   2x1 epoch        G 32, H 1024/32 = 32             1.35·(1 + 0.04·ln 32) = 1.5371493
+ *   4x1 every:2      G 64, H 2                        2.05·(1 + 0.06·ln 2)  = 2.1352576 */
+static void accuracy_traces(const char *dir, gsl_rng *rng) {
+    synth_truth truth = timing_truth();
+    const struct { const char *name, *sync; int k; bool bpw; double s; } runs[] = {
+        { "acc-1x1-batch", "batch", 1, false, 1 },
+        { "acc-2x1-every2", "every:2", 2, false, 1.35 * (1 + 0.04 * log(2)) },
+        { "acc-2x1-batch-bpw", "batch", 2, true, 1.35 },
+        { "acc-2x1-epoch", "epoch", 2, false, 1.35 * (1 + 0.04 * log(32)) },
+        { "acc-4x1-every2", "every:2", 4, false, 2.05 * (1 + 0.06 * log(2)) },
+    };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        costmodel_config c = cfg(runs[i].k, 1, runs[i].sync, D, B, E);
+        c.batch_per_worker = runs[i].bpw;
+        trace *t = synth_run(&truth, &c, "h", "cnn", rng);
+        synth_add_accuracy(t, truth_curve, &runs[i].s, 8, 0.004, 0.012, rng);
+        char name[64];
+        snprintf(name, sizeof name, "%s.trace.jsonl", runs[i].name);
+        put(dir, name, t);
+    }
+}
+
+static char *dir_with(bool accuracy) {
+    char *dir = clirun_tmpdir();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 23);
+    timing_traces(dir, rng);
+    if (accuracy)
+        accuracy_traces(dir, rng);
+    gsl_rng_free(rng);
+    return dir;
+}
+
+static void rm_dir(char *dir) {
+    char cmd[600];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    cr_assert_eq(system(cmd), 0);
+    free(dir);
+}
+
+/* DIR/calibration.json from DIR's traces; the calibrate output is checked to succeed. */
+static void calibrate(const char *dir) {
+    char args[1200];
+    snprintf(args, sizeof args, "calibrate --from-traces '%s' --out '%s/calibration.json'", dir, dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "calibrate failed: %s", r.err);
+    cr_assert(strstr(r.out, "accuracy against epochs (model/efficiency.h), 5 runs"), "%s", r.out);
+    clirun_free(&r);
+}
+
+Test(cli_accuracy, calibrate_fits_the_curve_the_traces_follow) {
+    char *dir = dir_with(true);
+    calibrate(dir);
+    char path[600], err[512];
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    calibration cal;
+    cr_assert_eq(calibration_read(path, &cal, err, sizeof err), 0, "%s", err);
+    const efficiency_model *m = &cal.efficiency;
+    cr_assert(m->known);
+    cr_assert(m->examples == D && m->batch == B && m->epochs == E, "workload %ld %ld %d", m->examples, m->batch,
+              m->epochs);
+    /* every point after the first epoch (the warm-up, left out): 6 test + 5·8 subset a run */
+    cr_assert_eq(m->points, 5 * (E + (E - 1) * 8), "points %ld", m->points);
+    const double truth[EFFICIENCY_NP] = { A, log(X0), ALPHA, W, GAMMA };
+    for (int j = 0; j < EFFICIENCY_NP; j++) {
+        const double se = sqrt(m->cov[j][j]);
+        cr_assert(m->fitted[j] && se > 0, "parameter %d", j);
+        cr_assert(fabs(m->theta[j] - truth[j]) < 3 * se, "parameter %d: %g, truth %g, se %g", j, m->theta[j],
+                  truth[j], se);
+    }
+    rm_dir(dir);
+}
+
+/* `speedup ARGS` succeeds and prints needle (and, with finite, no "nan" and no "inf"). */
+static void assert_prints(const char *args, const char *needle, bool finite) {
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "speedup %s: %s", args, r.err);
+    cr_assert(strstr(r.out, needle), "speedup %s printed no '%s':\n%s", args, needle, r.out);
+    cr_assert(!finite || (!strstr(r.out, "nan") && !strstr(r.out, "inf")), "%s", r.out);
+    clirun_free(&r);
+}
+
+/* The rows `speedup ARGS --csv` printed (read back by the predictions CSV reader). */
+static prediction_row *csv_rows(const char *args, int *n) {
+    char with_csv[1500], err[512];
+    snprintf(with_csv, sizeof with_csv, "%s --csv", args);
+    clirun_result r = clirun(with_csv);
+    cr_assert_eq(r.status, 0, "speedup %s: %s", with_csv, r.err);
+    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "rows.csv", r.out);
+    prediction_row *rows = NULL;
+    cr_assert_eq(predictions_read_csv(path, &rows, n, err, sizeof err), 0, "%s", err);
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+    clirun_free(&r);
+    return rows;
+}
+
+Test(cli_accuracy, model_predicts_epochs_and_time_to_the_target_with_intervals) {
+    char *dir = dir_with(true), args[1400];
+    calibrate(dir);
+    /* 1x1 batch to 80%: x0·((0.8 − 0.1)/(0.9 − 0.8))^(1/1.3) = 0.4·7^0.7692 = 1.7856 epochs;
+     * 2x1 every:2: 1.3874302 times that = 2.4774. Each inside its 95% interval of one run. */
+    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.8 --workers 1,2 --cores 1 "
+             "--sync batch,every:2 --topology allreduce", dir);
+    int n = 0;
+    prediction_row *rows = csv_rows(args, &n);
+    cr_assert_eq(n, 4);
+    const double truth_1 = 0.4 * pow(7, 1 / 1.3), truth_2 = 1.3874302 * truth_1;
+    for (int i = 0; i < n; i++) {
+        const efficiency_prediction *t = &rows[i].tta;
+        cr_assert(rows[i].has_tta && t->reach == EFFICIENCY_REACHED && t->lo_reached && t->hi_reached);
+        const double want = strcmp(rows[i].sync, "every:2") == 0 && rows[i].workers == 2 ? truth_2 : truth_1;
+        cr_assert(t->epochs_lo <= want && want <= t->epochs_hi, "%dx1 %s: truth %g outside [%g, %g]", rows[i].workers,
+                  rows[i].sync, want, t->epochs_lo, t->epochs_hi);
+        /* time = W + e·(T − W)/E, from the same row's cost-model time */
+        cr_assert_float_eq(t->time_s, rows[i].startup_s + t->epochs * (rows[i].time_s - rows[i].startup_s) / E, 1e-6);
+        cr_assert(t->time_lo_s < t->time_s && t->time_s < t->time_hi_s);
+    }
+    free(rows);
+    assert_prints(args, "time to 80.0% test accuracy", true);
+    rm_dir(dir);
+}
+
+Test(cli_accuracy, a_target_above_the_plateau_is_not_reached_and_says_so) {
+    char *dir = dir_with(true), args[1400];
+    calibrate(dir);
+    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.97 --workers 1 --cores 1 "
+             "--sync batch --topology allreduce", dir);
+    assert_prints(args, "not reached: 97.0% is above the fitted plateau", true);
+    /* target, reach, then epochs and times empty, and the accuracy at the schedule's end */
+    strcat(args, " --csv");
+    assert_prints(args, ",0.97,above_plateau,,,,,,,0.8", true);
+    rm_dir(dir);
+}
+
+Test(cli_accuracy, advise_ranks_by_time_to_accuracy_and_simulate_carries_it) {
+    char *dir = dir_with(true), args[1400];
+    calibrate(dir);
+    snprintf(args, sizeof args, "advise --calib '%s/calibration.json' --target-accuracy 0.8 --cores 4 --sync "
+             "batch,every:2 --topology allreduce", dir);
+    int n = 0;
+    prediction_row *rows = csv_rows(args, &n);
+    cr_assert(n >= 4);
+    for (int i = 1; i < n; i++)
+        if (rows[i].tta.reach == EFFICIENCY_REACHED)
+            cr_assert(rows[i - 1].tta.time_s <= rows[i].tta.time_s, "row %d ranked before a faster one", i);
+    free(rows);
+    snprintf(args, sizeof args, "simulate --calib '%s/calibration.json' --target-accuracy 0.8 --workers 2 --cores 1 "
+             "--sync every:2 --topology allreduce --reps 5", dir);
+    rows = csv_rows(args, &n);
+    cr_assert(n == 1 && rows[0].has_tta && rows[0].tta.reach == EFFICIENCY_REACHED);
+    free(rows);
+    rm_dir(dir);
+}
+
+Test(cli_accuracy, plot_draws_accuracy_against_time) {
+    char *dir = dir_with(true), args[1400];
+    calibrate(dir);
+    snprintf(args, sizeof args, "plot --calib '%s/calibration.json' --traces '%s' --out '%s/fig' --only accuracy", dir,
+             dir, dir);
+    assert_prints(args, "figures written to", false);
+    char fig[600];
+    snprintf(fig, sizeof fig, "%s/fig", dir);
+    clirun_assert_png(fig, "accuracy", 1000, 640);
+    rm_dir(dir);
+}
+
+Test(cli_accuracy, what_cannot_be_answered_is_refused_naming_why) {
+    char *dir = dir_with(false), args[1400];
+    char cmd[1200];
+    snprintf(cmd, sizeof cmd, "calibrate --from-traces '%s' --out '%s/calibration.json'", dir, dir);
+    assert_prints(cmd, "accuracy against epochs: not fitted: no trace has an accuracy curve", false);
+    clirun_assert_refused("model --target-accuracy 0.9", 2, "--target-accuracy needs --calib FILE with an accuracy fit");
+    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.9", dir);
+    clirun_assert_refused(args, 2, "has no accuracy fit");
+    clirun_assert_refused("model --target-accuracy 1.5", 2, "--target-accuracy: expected a number in [0, 1]");
+    clirun_assert_refused("model --target-accuracy 0", 2, "strictly between 0 and 1");
+    clirun_assert_refused("simulate --target-accuracy ninety", 2, "--target-accuracy: expected a number");
+    clirun_assert_refused("calibrate --accuracy-epochs 5", 2, "it goes with --accuracy-plan SECONDS");
+    snprintf(args, sizeof args, "calibrate --from-traces '%s' --accuracy-plan 60", dir);
+    clirun_assert_refused(args, 2, "are for measuring");
+    rm_dir(dir);
+    dir = dir_with(true);
+    calibrate(dir);
+    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.9 --epochs 3", dir);
+    clirun_assert_refused(args, 2, "the efficiency fit is for a 6-epoch schedule");
+    snprintf(args, sizeof args, "advise --calib '%s/calibration.json' --target-accuracy 0.9 --cores 2 --examples 60000",
+             dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 2, "%s", r.out);
+    cr_assert(strstr(r.err, "measured on 1024 examples, not 60000"), "%s", r.err);
+    clirun_free(&r);
+    rm_dir(dir);
+}

@@ -1,0 +1,279 @@
+/* efficiency — the accuracy-curve fit against synthetic curves whose parameters are
+ * known (generated here by the form written out by hand, noise from a fixed GSL RNG),
+ * epochs to an accuracy worked out by hand, and the targets that are never reached. */
+#include "model/efficiency.h"
+
+#include <criterion/criterion.h>
+#include <gsl/gsl_randist.h>
+#include <gsl/gsl_rng.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+/* The truth of the synthetic runs: plateau, x0, power, w, gamma; chance 0.1. */
+static const double A_TRUE = 0.92, X0_TRUE = 0.5, ALPHA_TRUE = 1.2, W_TRUE = 0.3, GAMMA_TRUE = 0.05, CHANCE = 0.1;
+enum { D = 6000, B = 32, E = 10, MAX_POINTS = 64, N_RUNS = 6 };
+
+static costmodel_config cfg(int k, costmodel_sync sync, int every, bool per_worker) {
+    return (costmodel_config){ .workers = k, .cores = 1, .sync = sync, .every_n = every,
+                               .topology = COSTMODEL_TOPO_ALLREDUCE, .batch_per_worker = per_worker,
+                               .examples = D, .batch = B, .epochs = E };
+}
+
+/* The runs, each with its slowdown worked out by hand from the form (D = 6000, B = 32):
+ *   s = (1 + w·(G/32 − 1))·(1 + γ·(1 − 1/K)·ln H)
+ *   1 worker:           G 32,  H 1                    s = 1
+ *   2 every:8:          G 64,  H 8                    (1 + w)(1 + γ·ln 8 / 2)
+ *   4 every:8:          G 128, H 8                    (1 + 3w)(1 + γ·0.75·ln 8)
+ *   2 epoch:            G 64,  H ⌈6000/64⌉ = 94       (1 + w)(1 + γ·ln 94 / 2)
+ *   4 epoch:            G 128, H ⌈6000/128⌉ = 47      (1 + 3w)(1 + γ·0.75·ln 47)
+ *   2 batch per worker: G 64,  H 1                    1 + w */
+typedef struct {
+    costmodel_config c;
+    double s;
+} synth_run;
+
+static void synth_runs(synth_run r[N_RUNS]) {
+    const double w = W_TRUE, g = GAMMA_TRUE;
+    r[0] = (synth_run){ cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1 };
+    r[1] = (synth_run){ cfg(2, COSTMODEL_SYNC_EVERY, 8, false), (1 + w) * (1 + g * 0.5 * log(8)) };
+    r[2] = (synth_run){ cfg(4, COSTMODEL_SYNC_EVERY, 8, false), (1 + 3 * w) * (1 + g * 0.75 * log(8)) };
+    r[3] = (synth_run){ cfg(2, COSTMODEL_SYNC_EPOCH, 1, false), (1 + w) * (1 + g * 0.5 * log(94)) };
+    r[4] = (synth_run){ cfg(4, COSTMODEL_SYNC_EPOCH, 1, false), (1 + 3 * w) * (1 + g * 0.75 * log(47)) };
+    r[5] = (synth_run){ cfg(2, COSTMODEL_SYNC_BATCH, 1, true), 1 + w };
+}
+
+/* The truth's accuracy after e epochs of a run slowed s times. */
+static double truth(double e, double s) {
+    return A_TRUE - (A_TRUE - CHANCE) / (1 + pow(e / (s * X0_TRUE), ALPHA_TRUE));
+}
+
+typedef struct {
+    double epochs[N_RUNS][MAX_POINTS], acc[N_RUNS][MAX_POINTS];
+    bool subset[N_RUNS][MAX_POINTS];
+    efficiency_run runs[N_RUNS];
+} synth_data;
+
+/* Every run measured at every quarter epoch on the whole test set (σ = 0.004) and, from
+ * 0.05 to 1 epoch, every 0.05 on a subset (σ = 0.012). */
+static void synth_fill(synth_data *d, unsigned long seed, int n_runs) {
+    synth_run r[N_RUNS];
+    synth_runs(r);
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    for (int i = 0; i < n_runs; i++) {
+        long n = 0;
+        for (int q = 1; q <= 4 * E; q++, n++) {
+            d->epochs[i][n] = 0.25 * q;
+            d->subset[i][n] = false;
+            d->acc[i][n] = truth(d->epochs[i][n], r[i].s) + gsl_ran_gaussian(rng, 0.004);
+        }
+        for (int q = 1; q <= 20; q++, n++) {
+            d->epochs[i][n] = 0.05 * q;
+            d->subset[i][n] = true;
+            d->acc[i][n] = truth(d->epochs[i][n], r[i].s) + gsl_ran_gaussian(rng, 0.012);
+        }
+        d->runs[i] = (efficiency_run){ "synthetic", r[i].c, d->epochs[i], d->acc[i], d->subset[i], n };
+    }
+    gsl_rng_free(rng);
+}
+
+static double se(const efficiency_model *m, int j) {
+    return sqrt(m->cov[j][j]);
+}
+
+Test(efficiency, fit_recovers_the_generating_parameters_within_three_standard_errors) {
+    static synth_data d;
+    synth_fill(&d, 11, N_RUNS);
+    efficiency_model m;
+    char why[256] = "";
+    cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), 0, "%s", why);
+    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE };
+    for (int j = 0; j < EFFICIENCY_NP; j++) {
+        cr_assert(m.fitted[j], "parameter %d not fitted", j);
+        cr_assert(se(&m, j) > 0, "parameter %d: standard error %g", j, se(&m, j));
+        cr_assert(fabs(m.theta[j] - truth_theta[j]) < 3 * se(&m, j), "parameter %d: %g, truth %g, se %g", j,
+                  m.theta[j], truth_theta[j], se(&m, j));
+    }
+    /* The two groups' noise, recovered from the residuals. */
+    cr_assert(fabs(m.sd_test - 0.004) < 0.001, "sd_test %g", m.sd_test);
+    cr_assert(fabs(m.sd_subset - 0.012) < 0.003, "sd_subset %g", m.sd_subset);
+    cr_assert_eq(m.batch, B);
+    cr_assert_eq(m.epochs, E);
+    cr_assert_eq(m.examples, D);
+    cr_assert_eq(m.points, N_RUNS * (4 * E + 20));
+}
+
+/* The standard errors mean what they say: over 40 noise seeds the interval ±1.96 se holds
+ * the truth about 95% of the time (≥ 85% and ≤ 100% allowed: 40 draws of a binomial). */
+Test(efficiency, standard_errors_cover_the_truth_at_their_rate) {
+    static synth_data d;
+    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE };
+    int inside[EFFICIENCY_NP] = { 0 }, seeds = 40;
+    for (int s = 0; s < seeds; s++) {
+        synth_fill(&d, 100 + (unsigned long)s, N_RUNS);
+        efficiency_model m;
+        char why[256] = "";
+        cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), 0, "%s", why);
+        for (int j = 0; j < EFFICIENCY_NP; j++)
+            inside[j] += fabs(m.theta[j] - truth_theta[j]) < 1.96 * se(&m, j);
+    }
+    for (int j = 0; j < EFFICIENCY_NP; j++)
+        cr_assert(inside[j] >= 34, "parameter %d: truth inside its 95%% interval in %d of %d fits", j, inside[j],
+                  seeds);
+}
+
+Test(efficiency, reference_runs_alone_fit_the_curve_and_hold_w_and_gamma) {
+    static synth_data d;
+    synth_fill(&d, 5, 1);
+    efficiency_model m;
+    char why[256] = "";
+    cr_assert_eq(efficiency_fit(d.runs, 1, CHANCE, &m, why, sizeof why), 0, "%s", why);
+    cr_assert(!m.fitted[EFFICIENCY_W] && !m.fitted[EFFICIENCY_GAMMA]);
+    cr_assert_eq(m.theta[EFFICIENCY_W], 0);
+    cr_assert_eq(m.cov[EFFICIENCY_W][EFFICIENCY_W], 0);
+    cr_assert(fabs(m.theta[EFFICIENCY_PLATEAU] - A_TRUE) < 3 * se(&m, EFFICIENCY_PLATEAU));
+    /* Local SGD or a larger batch needs what was not fitted: refused, naming it. */
+    costmodel_config local = cfg(2, COSTMODEL_SYNC_EVERY, 8, false);
+    efficiency_prediction p;
+    cr_assert_eq(efficiency_predict(&m, &local, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert(strstr(why, "global batch of 64") != NULL, "%s", why);
+    m.fitted[EFFICIENCY_W] = true; /* as if w were known: then gamma is what is missing */
+    cr_assert_eq(efficiency_predict(&m, &local, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert(strstr(why, "local SGD (2 workers averaging every 8 steps)") != NULL, "%s", why);
+    /* Batch sync splitting the reference batch over 4 workers is the reference itself. */
+    costmodel_config split = cfg(4, COSTMODEL_SYNC_BATCH, 1, false);
+    cr_assert_eq(efficiency_predict(&m, &split, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_float_eq(p.slowdown, 1.0, 1e-15);
+}
+
+/* A model with the synthetic truth as its parameters and no uncertainty. */
+static efficiency_model hand_model(void) {
+    efficiency_model m = { .known = true, .examples = D, .batch = B, .epochs = E, .chance = CHANCE,
+                           .theta = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE } };
+    for (int j = 0; j < EFFICIENCY_NP; j++)
+        m.fitted[j] = true;
+    return m;
+}
+
+Test(efficiency, epochs_to_an_accuracy_match_the_hand_computation) {
+    /* 4 workers every:8, B = 32: G = 128, H = 8:
+     *   s = (1 + 0.3·3)·(1 + 0.05·0.75·ln 8) = 1.9 · 1.0779791 = 2.0481602;
+     *   to 85%: x = 0.5·((0.85 − 0.1)/(0.92 − 0.85))^(1/1.2) = 0.5·10.714286^0.833333 = 3.6080512,
+     *   e = s·x = 7.3898669 epochs (within the 10-epoch schedule). */
+    efficiency_model m = hand_model();
+    costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
+    cr_assert_float_eq(efficiency_slowdown(&m, &c), 2.0481602098, 1e-9);
+    efficiency_prediction p;
+    char why[256] = "";
+    const efficiency_timing t = { .startup_s = 5, .epoch_s = 100, .sd_ln = 0 };
+    cr_assert_eq(efficiency_predict(&m, &c, 0.85, &t, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(p.reach, EFFICIENCY_REACHED);
+    cr_assert_float_eq(p.epochs, 7.3898668812, 1e-8);
+    cr_assert_float_eq(p.time_s, 5 + 738.98668812, 1e-6);
+    /* No parameter uncertainty, no run noise, no time spread: the interval is the point. */
+    cr_assert_float_eq(p.epochs_lo, p.epochs, 1e-9);
+    cr_assert_float_eq(p.epochs_hi, p.epochs, 1e-9);
+    cr_assert_float_eq(p.time_hi_s, p.time_s, 1e-6);
+    /* The curve there is the target, and e/s is the reference's epochs. */
+    cr_assert_float_eq(efficiency_accuracy(&m, &c, p.epochs), 0.85, 1e-12);
+}
+
+Test(efficiency, run_noise_widens_the_interval_around_the_point) {
+    efficiency_model m = hand_model();
+    m.sd_test = 0.004;
+    costmodel_config c = cfg(1, COSTMODEL_SYNC_BATCH, 1, false);
+    efficiency_prediction p;
+    char why[256] = "";
+    cr_assert_eq(efficiency_predict(&m, &c, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+    /* 85% ± 1.96·0.004: the run reaches it between f⁻¹(0.84216) and f⁻¹(0.85784). */
+    const double lo = 0.5 * pow((0.85 - 1.959964 * 0.004 - 0.1) / (0.92 - 0.85 + 1.959964 * 0.004), 1 / 1.2);
+    const double hi = 0.5 * pow((0.85 + 1.959964 * 0.004 - 0.1) / (0.92 - 0.85 - 1.959964 * 0.004), 1 / 1.2);
+    cr_assert(p.lo_reached && p.hi_reached);
+    cr_assert(fabs(p.epochs_lo - lo) < 0.03 * lo, "lo %g, expected %g", p.epochs_lo, lo);
+    cr_assert(fabs(p.epochs_hi - hi) < 0.03 * hi, "hi %g, expected %g", p.epochs_hi, hi);
+}
+
+Test(efficiency, a_target_above_the_plateau_is_not_reached_with_a_message) {
+    efficiency_model m = hand_model();
+    costmodel_config c = cfg(1, COSTMODEL_SYNC_BATCH, 1, false);
+    efficiency_prediction p;
+    char why[256] = "", line[256];
+    cr_assert_eq(efficiency_predict(&m, &c, 0.95, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(p.reach, EFFICIENCY_ABOVE_PLATEAU);
+    cr_assert(!p.lo_reached && !p.hi_reached);
+    cr_assert(isfinite(p.epochs) && isfinite(p.epochs_lo) && isfinite(p.epochs_hi));
+    efficiency_describe_miss(&p, E, line, sizeof line);
+    cr_assert_str_eq(line, "not reached: 95.0% is above the fitted plateau 92.0%");
+}
+
+Test(efficiency, a_target_beyond_the_schedule_says_what_its_end_reaches) {
+    /* 4 workers every:8 to 90%: e = s·x = 2.0481602·10.8148375 = 22.15 > 10 epochs; at
+     * the end, x = 10/s = 4.8824 reference epochs: 0.92 − 0.82/(1 + (4.8824/0.5)^1.2) = 0.87001. */
+    efficiency_model m = hand_model();
+    costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
+    efficiency_prediction p;
+    char why[256] = "", line[256];
+    const efficiency_timing t = { .startup_s = 5, .epoch_s = 100, .sd_ln = 0.05 };
+    cr_assert_eq(efficiency_predict(&m, &c, 0.90, &t, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(p.reach, EFFICIENCY_BEYOND_SCHEDULE);
+    cr_assert_float_eq(p.epochs, 22.1505197845, 1e-8);
+    cr_assert_float_eq(p.accuracy_at_end, 0.8700084928, 1e-9);
+    cr_assert(!p.hi_reached);
+    cr_assert(isfinite(p.time_s) && isfinite(p.time_lo_s) && isfinite(p.time_hi_s));
+    efficiency_describe_miss(&p, E, line, sizeof line);
+    cr_assert_str_eq(line, "not reached within the 10-epoch schedule: 87.0% at its end (the curve would need 22.2 "
+                           "epochs)");
+}
+
+Test(efficiency, another_schedule_or_data_size_is_refused) {
+    efficiency_model m = hand_model();
+    costmodel_config c = cfg(1, COSTMODEL_SYNC_BATCH, 1, false);
+    efficiency_prediction p;
+    char why[256] = "";
+    c.epochs = 5;
+    cr_assert_eq(efficiency_predict(&m, &c, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert(strstr(why, "10-epoch schedule") && strstr(why, "not 5"), "%s", why);
+    c.epochs = E;
+    c.examples = 60000;
+    cr_assert_eq(efficiency_predict(&m, &c, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert(strstr(why, "6000 examples, not 60000"), "%s", why);
+    c.examples = D;
+    cr_assert_eq(efficiency_predict(&m, &c, 1.5, NULL, &p, why, sizeof why), -1);
+    cr_assert(strstr(why, "expected a fraction in (0, 1)"), "%s", why);
+}
+
+Test(efficiency, the_fit_refuses_runs_it_cannot_use) {
+    static synth_data d;
+    synth_fill(&d, 3, N_RUNS);
+    efficiency_model m;
+    char why[256] = "";
+    /* Without a reference run (one worker or batch sync), s and x0 trade off. */
+    cr_assert_eq(efficiency_fit(d.runs + 1, 4, CHANCE, &m, why, sizeof why), -1);
+    cr_assert(strstr(why, "no reference run"), "%s", why);
+    cr_assert(!m.known);
+    d.runs[2].config.epochs = 4;
+    cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), -1);
+    cr_assert(strstr(why, "different schedules: 10 epochs"), "%s", why);
+    d.runs[2].config.epochs = E;
+    /* The reference at two progresses only: the curve's three shape parameters are not all told. */
+    d.runs[0].n = 2;
+    cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), -1);
+    cr_assert(strstr(why, "measured at 2 progresses"), "%s", why);
+    d.runs[0].n = 4 * E + 20;
+    d.acc[1][3] = 1.5;
+    cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), -1);
+    cr_assert(strstr(why, "accuracy point 4"), "%s", why);
+}
+
+Test(efficiency, noise_scale_is_the_batch_where_w_is_one_half) {
+    /* w = B_ref/(B_ref + B_noise): w = 0.3 at B_ref 32 gives B_noise = 32·0.7/0.3 = 74.67. */
+    efficiency_model m = hand_model();
+    m.cov[EFFICIENCY_W][EFFICIENCY_W] = 0.01;
+    double bn, bse;
+    bool inf;
+    efficiency_noise_scale(&m, &bn, &bse, &inf);
+    cr_assert(!inf);
+    cr_assert_float_eq(bn, 32 * 0.7 / 0.3, 1e-9);
+    cr_assert_float_eq(bse, 32 / 0.09 * 0.1, 1e-9);
+}
