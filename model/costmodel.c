@@ -70,8 +70,20 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "every:N needs N >= 1", c->every_n);
     if (c->topology != COSTMODEL_TOPO_PS && c->topology != COSTMODEL_TOPO_ALLREDUCE)
         return fail(err, errlen, "unknown topology", c->topology);
-    if (c->sync != COSTMODEL_SYNC_BATCH && c->sync != COSTMODEL_SYNC_EPOCH && c->sync != COSTMODEL_SYNC_EVERY)
+    if (c->sync != COSTMODEL_SYNC_BATCH && c->sync != COSTMODEL_SYNC_EPOCH && c->sync != COSTMODEL_SYNC_EVERY &&
+        !costmodel_sync_is_async(c->sync))
         return fail(err, errlen, "unknown sync mode", c->sync);
+    if (costmodel_sync_is_async(c->sync) && c->every_n < 1)
+        return fail(err, errlen, "async and hogwild need a pull period N >= 1", c->every_n);
+    if (costmodel_sync_is_async(c->sync) &&
+        (c->topology != COSTMODEL_TOPO_PS || c->master != COSTMODEL_MASTER_DEDICATED)) {
+        /* The server applies pushes as they arrive: a rank that trains cannot also serve. */
+        if (err && errlen > 0)
+            snprintf(err, (size_t)errlen, "%s sync runs through a parameter server on a dedicated master "
+                     "(topology ps, master dedicated; got %s, %s)", c->sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild",
+                     costmodel_topology_name(c->topology), costmodel_master_name(c->master));
+        return -1;
+    }
     if (c->master != COSTMODEL_MASTER_WORKER && c->master != COSTMODEL_MASTER_DEDICATED)
         return fail(err, errlen, "unknown master", c->master);
     if (c->master == COSTMODEL_MASTER_DEDICATED && c->topology != COSTMODEL_TOPO_PS)
@@ -107,7 +119,9 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
     }
     switch (c->sync) {
     case COSTMODEL_SYNC_BATCH: s.steps_per_round = 1; break;
-    case COSTMODEL_SYNC_EPOCH: s.steps_per_round = s.steps_per_epoch; break;
+    case COSTMODEL_SYNC_EPOCH:
+    case COSTMODEL_SYNC_ASYNC: /* no round: each worker's epoch is its own, ended by a barrier */
+    case COSTMODEL_SYNC_HOGWILD: s.steps_per_round = s.steps_per_epoch; break;
     case COSTMODEL_SYNC_EVERY:
         s.steps_per_round = c->every_n < s.steps_per_epoch ? c->every_n : s.steps_per_epoch;
         break;
@@ -249,7 +263,70 @@ static double round_wait(const costmodel_params *p, const costmodel_config *c, d
     return p->cv * step * sqrt((double)n) * gmax_expected(c->workers);
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* Async and hogwild: a master that serves each request as it comes */
+
+/* One worker's step alone (τ) and the master's busy time for it (D), for a message time m. */
+static void async_worker(const costmodel_params *p, const costmodel_config *c, double m, double *tau, double *d) {
+    const double n = c->every_n > 0 ? c->every_n : 1;
+    const double step = costmodel_step_time(p, c), o = costmodel_oversub_sync_time(p, c);
+    if (c->sync == COSTMODEL_SYNC_ASYNC) {
+        const double u = costmodel_update_time(p, c);
+        *tau = step + m + (m + u) / n + o;
+        *d = m + u + m / n;
+    } else {
+        *tau = step + m + m / n + o;
+        *d = m + m / n;
+    }
+}
+
+costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_config *c) {
+    costmodel_async a = { 0 };
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    const costmodel_placement pl = costmodel_placement_of(p, c);
+    const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
+    const int remote = c->workers - local;
+    double tau_l = 0, d_l = 0, tau_r = 0, d_r = 0;
+    async_worker(p, c, costmodel_message_time(p, c, false), &tau_l, &d_l);
+    async_worker(p, c, costmodel_message_time(p, c, true), &tau_r, &d_r);
+    a.worker_cycle_s = remote > 0 ? fmax(local > 0 ? tau_l : 0, tau_r) : tau_l;
+    a.master_s = local * d_l + remote * d_r;
+    if (c->sync == COSTMODEL_SYNC_HOGWILD) {
+        /* T updaters, each applying a gradient on one core: u·(σ + (1 − σ)/1)·ρ = u·ρ. */
+        const double u1 = p->update_s * costmodel_rho(p, c);
+        a.master_s = fmax(a.master_s, c->workers * u1 / c->cores);
+    }
+    a.master_bound = a.master_s > a.worker_cycle_s;
+    const double busy = fmax(a.worker_cycle_s, a.master_s);
+    a.steps_per_s = busy > 0 ? c->workers / busy : INFINITY;
+    const double step = costmodel_step_time(p, c);
+    a.epoch_s = s.steps_per_epoch * busy + p->cv * step * sqrt((double)s.steps_per_epoch) * gmax_expected(c->workers);
+    a.staleness = c->workers * ((c->every_n > 0 ? c->every_n : 1) + 1.0) / 2.0 - 1.0;
+    return a;
+}
+
+/* The async breakdown (see the header): the epoch's time less compute and the requests
+ * is waiting. */
+static costmodel_breakdown async_breakdown(const costmodel_params *p, const costmodel_config *c) {
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    const costmodel_async a = costmodel_async_of(p, c);
+    const costmodel_placement pl = costmodel_placement_of(p, c);
+    const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
+    const double m = (local * costmodel_message_time(p, c, false) +
+                      (c->workers - local) * costmodel_message_time(p, c, true)) / c->workers;
+    const double n = c->every_n > 0 ? c->every_n : 1;
+    costmodel_breakdown b = { 0 };
+    b.startup_s = costmodel_startup_time(p, c);
+    b.compute_s = c->epochs * (s.steps_per_epoch * costmodel_step_time(p, c));
+    b.comm_s = c->epochs * (s.steps_per_epoch * (m * (1.0 + 1.0 / n) + costmodel_oversub_sync_time(p, c)));
+    b.wait_s = fmax(0.0, c->epochs * a.epoch_s - b.compute_s - b.comm_s);
+    b.total_s = b.startup_s + b.compute_s + b.comm_s + b.wait_s;
+    return b;
+}
+
 double costmodel_round_time(const costmodel_params *p, const costmodel_config *c) {
+    if (costmodel_sync_is_async(c->sync))
+        return costmodel_async_of(p, c).epoch_s;
     costmodel_schedule s = costmodel_schedule_of(c);
     double step = costmodel_step_time(p, c);
     return s.steps_per_round * (step + costmodel_update_time(p, c)) + round_wait(p, c, step, s.steps_per_round) +
@@ -257,6 +334,8 @@ double costmodel_round_time(const costmodel_params *p, const costmodel_config *c
 }
 
 costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c) {
+    if (costmodel_sync_is_async(c->sync))
+        return async_breakdown(p, c);
     costmodel_schedule s = costmodel_schedule_of(c);
     double step = costmodel_step_time(p, c);
     long full_rounds = s.steps_per_epoch / s.steps_per_round;
@@ -281,8 +360,13 @@ costmodel_config costmodel_baseline(const costmodel_config *c) {
     costmodel_config one = *c;
     one.workers = 1;
     one.cores = 1;
-    /* One core alone trains plainly: no server to talk to. */
+    /* One core alone trains plainly: no server to talk to (async: plain SGD, as local
+     * SGD on one worker is). */
     one.master = COSTMODEL_MASTER_WORKER;
+    if (costmodel_sync_is_async(one.sync)) {
+        one.sync = COSTMODEL_SYNC_EPOCH;
+        one.every_n = 0;
+    }
     return one;
 }
 
@@ -309,7 +393,36 @@ int costmodel_topology_parse(const char *s, costmodel_topology *out) {
     return -1;
 }
 
+bool costmodel_sync_is_async(costmodel_sync s) { return s == COSTMODEL_SYNC_ASYNC || s == COSTMODEL_SYNC_HOGWILD; }
+
+/* "NAME" (pull period 1) or "NAME:N", N in [1, 1e9]: 0, else -1. */
+static int parse_async(const char *s, const char *name, int *every_n) {
+    size_t len = strlen(name);
+    if (strncmp(s, name, len) != 0)
+        return -1;
+    if (s[len] == '\0') {
+        *every_n = 1;
+        return 0;
+    }
+    if (s[len] != ':')
+        return -1;
+    char *end = NULL;
+    long n = strtol(s + len + 1, &end, 10);
+    if (end == s + len + 1 || *end != '\0' || n < 1 || n > 1000000000L)
+        return -1;
+    *every_n = (int)n;
+    return 0;
+}
+
 int costmodel_sync_parse(const char *s, costmodel_sync *out, int *every_n) {
+    if (parse_async(s, "async", every_n) == 0) {
+        *out = COSTMODEL_SYNC_ASYNC;
+        return 0;
+    }
+    if (parse_async(s, "hogwild", every_n) == 0) {
+        *out = COSTMODEL_SYNC_HOGWILD;
+        return 0;
+    }
     if (strcmp(s, "batch") == 0) {
         *out = COSTMODEL_SYNC_BATCH;
         *every_n = 1;
@@ -337,6 +450,13 @@ void costmodel_sync_format(costmodel_sync s, int every_n, char *buf, int buflen)
     case COSTMODEL_SYNC_BATCH: snprintf(buf, (size_t)buflen, "batch"); break;
     case COSTMODEL_SYNC_EPOCH: snprintf(buf, (size_t)buflen, "epoch"); break;
     case COSTMODEL_SYNC_EVERY: snprintf(buf, (size_t)buflen, "every:%d", every_n); break;
+    case COSTMODEL_SYNC_ASYNC:
+    case COSTMODEL_SYNC_HOGWILD:
+        if (every_n > 1)
+            snprintf(buf, (size_t)buflen, "%s:%d", s == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild", every_n);
+        else
+            snprintf(buf, (size_t)buflen, "%s", s == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild");
+        break;
     }
 }
 

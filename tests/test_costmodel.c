@@ -269,8 +269,8 @@ Test(costmodel, check_rejects_sync_topology_and_master_values_outside_their_enum
 }
 
 Test(costmodel, sync_names_round_trip) {
-    const char *names[] = { "batch", "epoch", "every:8" };
-    for (int i = 0; i < 3; i++) {
+    const char *names[] = { "batch", "epoch", "every:8", "async", "hogwild", "async:4", "hogwild:2" };
+    for (int i = 0; i < 7; i++) {
         costmodel_sync s;
         int n;
         char buf[24];
@@ -278,12 +278,46 @@ Test(costmodel, sync_names_round_trip) {
         costmodel_sync_format(s, n, buf, sizeof buf);
         cr_assert_str_eq(buf, names[i]);
     }
-    const char *bad[] = { "every:0", "every:", "every:x", "every:3x", "Batch", "" };
-    for (int i = 0; i < 6; i++) {
+    const char *bad[] = { "every:0", "every:", "every:x", "every:3x", "Batch", "", "async:0", "async:", "asyncx",
+                          "hogwild:-1" };
+    for (int i = 0; i < 10; i++) {
         costmodel_sync s;
         int n;
         cr_assert_eq(costmodel_sync_parse(bad[i], &s, &n), -1, "'%s' accepted", bad[i]);
     }
+}
+
+Test(costmodel, sync_names_give_the_pull_period) {
+    costmodel_sync s;
+    int n = 0;
+    cr_assert_eq(costmodel_sync_parse("async", &s, &n), 0);
+    cr_assert_eq(s, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(n, 1, "async pulls every step");
+    cr_assert_eq(costmodel_sync_parse("hogwild:6", &s, &n), 0);
+    cr_assert_eq(s, COSTMODEL_SYNC_HOGWILD);
+    cr_assert_eq(n, 6);
+    char buf[24];
+    costmodel_sync_format(COSTMODEL_SYNC_ASYNC, 1, buf, sizeof buf);
+    cr_assert_str_eq(buf, "async", "a pull period of 1 is not written");
+}
+
+Test(costmodel, async_needs_a_dedicated_parameter_server) {
+    const costmodel_params p = costmodel_params_seed_example();
+    char err[256];
+    costmodel_config c = costmodel_config_seed_example();
+    c.sync = COSTMODEL_SYNC_ASYNC;
+    c.every_n = 1;
+    c.master = COSTMODEL_MASTER_WORKER;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "async sync runs through a parameter server on a dedicated master") != NULL, "%s", err);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    c.topology = COSTMODEL_TOPO_ALLREDUCE;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    c.topology = COSTMODEL_TOPO_PS;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0, "%s", err);
+    c.every_n = 0;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "pull period") != NULL, "%s", err);
 }
 
 /* ---------------------------------------------------------------------------------- */

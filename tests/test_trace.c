@@ -305,3 +305,45 @@ Test(trace, blank_lines_before_the_run_line_are_skipped) {
     free(path);
     free(dir);
 }
+
+/* An async master's updates carry their staleness: 0 is a value (computed on the current
+ * weights), absent is none; a hogwild updater's update is background. */
+Test(trace, staleness_round_trips_on_updates_and_is_refused_elsewhere) {
+    trace_run run = sample_run();
+    run.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = COSTMODEL_SYNC_ASYNC, .every_n = 3,
+                                     .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+                                     .examples = 6000, .batch = 32, .epochs = 2 };
+    trace *t = trace_new(&run);
+    const trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 0.1, .t1_s = 0.2, .step = 4, .name = "sgd", .has_staleness = true,
+          .staleness = 0 },
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 0.2, .t1_s = 0.3, .step = 5, .name = "sgd", .has_staleness = true,
+          .staleness = 7, .background = true },
+        { .rank = 1, .ph = TRACE_UPDATE, .t0_s = 0.3, .t1_s = 0.4, .step = 5, .name = "sgd" },
+    };
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(trace_add(t, &ev[i]), 0);
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/stale.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace *back = trace_read(path, err, sizeof err);
+    cr_assert_not_null(back, "%s", err);
+    cr_assert_eq(back->run.config.sync, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(back->run.config.every_n, 3, "the header's sync is async:3");
+    cr_assert_eq(back->n_events, 3);
+    cr_assert(back->events[0].has_staleness);
+    cr_assert_eq(back->events[0].staleness, 0);
+    cr_assert(back->events[1].has_staleness);
+    cr_assert_eq(back->events[1].staleness, 7);
+    cr_assert(back->events[1].background);
+    cr_assert(!back->events[2].has_staleness, "an update without staleness stays without");
+    trace_free(back);
+    trace_free(t);
+    remove(path);
+    remove(dir);
+    free(dir);
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"comm\",\"t0\":0,\"t1\":1,\"staleness\":2}\n", "\"staleness\"");
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"update\",\"t0\":0,\"t1\":1,\"staleness\":-1}\n", "\"staleness\"");
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"update\",\"t0\":0,\"t1\":1,\"staleness\":1.5}\n", "\"staleness\"");
+}

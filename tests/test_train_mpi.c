@@ -418,11 +418,15 @@ static const trace_event **rank_events(const trace *t, int r, long *n) {
 }
 
 /* Each event of a rank starts where its previous one ended, and no update overlaps one of
- * its compute or comm events. */
+ * its compute or comm events (background events, beside the rank's timeline, aside). */
 static void assert_phases_tile(const trace *t, int ranks) {
     for (int r = 0; r < ranks; r++) {
-        long n;
+        long n, kept = 0;
         const trace_event **v = rank_events(t, r, &n);
+        for (long i = 0; i < n; i++)
+            if (!v[i]->background)
+                v[kept++] = v[i];
+        n = kept;
         cr_assert_gt(n, 0, "rank %d recorded nothing", r);
         for (long i = 1; i < n; i++)
             cr_assert_eq(v[i]->t0_s, v[i - 1]->t1_s, "rank %d: %s at %.9f starts after %s ended at %.9f", r,
@@ -637,4 +641,142 @@ Test(train_mpi, trace_header_holds_every_ranks_peak_memory_and_the_events_the_me
     assert_memory_header(2, "--epochs 2 --batch 16 --topology allreduce", "2 ranks, all-reduce, batch");
     assert_memory_header(3, "--epochs 1 --batch 16 --topology ps --master dedicated", "dedicated ps master, batch");
     assert_memory_header(2, "--epochs 2 --batch 16 --topology ps --sync every:4", "2 ranks, ps, every:4");
+}
+
+// ---- async and hogwild: a parameter server that applies each gradient as it arrives
+
+/* Rank r's events of phase ph named name (any rank: r < 0). */
+static long count_events(const trace *t, int r, trace_phase ph, const char *name) {
+    long n = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        n += (r < 0 || e->rank == r) && e->ph == ph && (!name || strcmp(e->name, name) == 0);
+    }
+    return n;
+}
+
+Test(train_mpi, async_with_one_worker_is_plain_training_bit_for_bit) {
+    // The server applies the worker's gradient with the same net_update plain SGD runs, on
+    // the weights the worker pulled: the same floats in the same order.
+    char *dir = data_dir(), args[4096];
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16");
+    char *plain = trained_crc(dir, 0, args);
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16 --sync async");
+    char *async = trained_crc(dir, 2, args); // rank 0 serves, rank 1 trains: K = 1
+    cr_expect_str_eq(async, plain, "async with one worker: params_crc32 %s, plain training %s", async, plain);
+    free(plain);
+    free(async);
+    free(dir);
+}
+
+/* 200 examples over 3 workers: shards of 66, 67, 67; B = 16: 5 steps each (the last of 2
+ * or 3 examples), 15 pushes an epoch. Pulling every 2 steps: steps 0, 2, 4, 9 pulls an
+ * epoch; the push of step 1 and of step 3 follows the worker's own push of the step before
+ * it, applied after its pull, so at least 2 pushes per worker and epoch have staleness >= 1. */
+Test(train_mpi, async_three_workers_apply_every_push_and_record_staleness) {
+    trace *t = traced(4, "--epochs 2 --batch 16 --sync async --pull-every 2");
+    cr_assert_eq(t->run.config.sync, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(t->run.config.every_n, 2);
+    cr_assert_eq(t->run.config.workers, 3);
+    long updates = 0, stale = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (!e->has_staleness)
+            continue;
+        cr_assert_eq(e->rank, 0, "only the master applies gradients");
+        cr_assert(e->ph == TRACE_UPDATE && !e->background);
+        cr_assert_geq(e->staleness, 0);
+        updates++;
+        stale += e->staleness >= 1;
+    }
+    cr_expect_eq(updates, 30, "the master applied %ld gradients", updates);
+    cr_expect_eq(count_events(t, 0, TRACE_UPDATE, NULL), updates, "every master update is a pushed gradient");
+    long pushes = 0, pulls = 0;
+    for (int r = 1; r <= 3; r++) {
+        cr_expect_eq(steps_of(t, r), 10, "rank %d", r);
+        pushes += count_events(t, r, TRACE_COMM, "push");
+        pulls += count_events(t, r, TRACE_COMM, "pull");
+        cr_expect_eq(count_events(t, r, TRACE_UPDATE, NULL), 0, "rank %d: a worker applies nothing itself", r);
+    }
+    cr_expect_eq(pushes, updates, "the workers pushed %ld, the master applied %ld", pushes, updates);
+    cr_expect_eq(pulls, 18);
+    cr_expect_eq(count_events(t, 0, TRACE_COMM, "push"), 30);
+    cr_expect_eq(count_events(t, 0, TRACE_COMM, "pull"), 18);
+    cr_expect_geq(stale, 12, "%ld gradients with staleness >= 1", stale);
+    // Every rank recorded the events the memory model counts for it.
+    for (int r = 0; r < 4; r++) {
+        long n;
+        free(rank_events(t, r, &n));
+        const costmodel_config *c = &t->run.config;
+        cr_expect_eq(n, memory_trace_events(c, memory_role_of(c, r), false), "rank %d recorded %ld events", r, n);
+    }
+    trace_free(t);
+}
+
+Test(train_mpi, async_learns_and_reports_the_servers_updates) {
+    char *dir = data_dir(), *out = NULL, *err = NULL;
+    int st = run_train(dir, 3, COMMON " --epochs 4 --batch 8 --sync async", &out, &err);
+    cr_assert_eq(st, 0, "exit %d: %s", st, err);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "%s", out);
+    // 2 workers: shards of 100, 13 steps of 8 (the last of 4), 4 epochs.
+    cr_expect_eq(json_integer_value(json_object_get(j, "server_updates")), 2 * 13 * 4);
+    cr_expect_eq(json_integer_value(json_object_get(j, "workers")), 2);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "master")), "dedicated");
+    // 4 classes: chance is 0.25; the quadrant pattern is easy.
+    const double acc = json_real_value(json_object_get(j, "test_accuracy"));
+    cr_expect(acc > 0.6, "async: accuracy %g", acc);
+    json_decref(j);
+    free(out);
+    free(err);
+    free(dir);
+}
+
+Test(train_mpi, hogwild_applies_every_push_on_its_updater_threads) {
+    trace *t = traced(4, "--epochs 1 --batch 16 --sync hogwild");
+    long updates = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].has_staleness) {
+            cr_assert(t->events[i].background, "a hogwild update runs beside the master's timeline");
+            updates++;
+        }
+    long pushes = 0;
+    for (int r = 1; r <= 3; r++)
+        pushes += count_events(t, r, TRACE_COMM, "push");
+    cr_expect_eq(updates, 15);
+    cr_expect_eq(pushes, 15);
+    trace_free(t);
+}
+
+Test(train_mpi, killed_async_worker_is_named) {
+    char *dir = data_dir(), args[4096], *err = NULL;
+    // 2 workers, 7 steps of 16 each per epoch: step 9 is in the second epoch.
+    snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --sync async "
+             "--checkpoint %s/a.ckpt", dir);
+    setenv("SPEEDUP_TEST_KILL", "2:9", 1);
+    int st = run_train(dir, 0, args, NULL, &err);
+    unsetenv("SPEEDUP_TEST_KILL");
+    cr_assert_neq(st, 0);
+    cr_assert_neq(st, 124, "the server or a worker hung after a worker died");
+    cr_assert_not_null(strstr(err, "speedup: rank 2 died"), "%s", err);
+    cr_assert_not_null(strstr(err, "after epoch 1"), "%s", err);
+    free(err);
+    free(dir);
+}
+
+Test(train_mpi, async_with_allreduce_is_a_usage_error) {
+    refuses(3, "--sync async --topology allreduce", 2, "--topology allreduce cannot go with it");
+}
+Test(train_mpi, async_with_a_training_master_is_a_usage_error) {
+    refuses(3, "--sync hogwild --master worker", 2, "--master worker cannot go with it");
+}
+Test(train_mpi, pull_every_zero_is_a_usage_error) {
+    refuses(3, "--sync async --pull-every 0", 2, "--pull-every: expected an integer in [1,");
+}
+Test(train_mpi, pull_every_without_async_is_a_usage_error) {
+    refuses(2, "--sync every:2 --pull-every 2", 2, "--pull-every goes with --sync async or hogwild");
+}
+Test(train_mpi, async_without_mpirun_or_workers_is_a_usage_error) {
+    refuses(0, "--sync async", 2, "--sync async needs a parameter server and workers");
 }

@@ -19,6 +19,14 @@
  *             local steps (empty once its shard is done) and the weights are averaged every
  *             N steps (every:N) and at the end of every epoch. Momentum stays local to
  *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
+ *   async, hogwild: Elephas' asynchronous modes (train/asyncps.h): rank 0 is a dedicated
+ *             parameter server; the training ranks take the shards of local SGD, pull the
+ *             server's weights every N steps (every_n, --pull-every) and push every
+ *             step's gradient (divisor: the slice's count), never updating themselves.
+ *             No barrier but at each epoch's end, where every rank evaluates the server's
+ *             weights (broadcast from rank 0) and rank 0 checkpoints them with its
+ *             momentum. The learning rate follows each worker's own steps. One worker
+ *             pulling every step trains exactly as one plain rank does.
  * The schedule is the cost model's (model/costmodel.h's costmodel_schedule_of): the same
  * steps per epoch and local batch; trainer_slice and trainer_steps_per_epoch state it.
  * Every step records compute (forward and backward; examples 0 for an empty slice), then
@@ -87,6 +95,7 @@ typedef struct {
     double forward_flops;                         /* per example */
     double data_load_s, model_build_s, eval_s, wall_s;
     unsigned long params_crc32;                   /* of the final parameter block */
+    long server_updates;                          /* async master: gradients it applied */
     int rank, world, workers;                     /* this rank; ranks; training ranks (K) */
     long steps_per_epoch;
     /* rank 0: every rank's peak resident set after training (before the trace is gathered
