@@ -266,17 +266,34 @@ static double round_wait(const costmodel_params *p, const costmodel_config *c, d
 /* ---------------------------------------------------------------------------------- */
 /* Async and hogwild: a master that serves each request as it comes */
 
-/* One worker's step alone (τ) and the master's busy time for it (D), for a message time m. */
-static void async_worker(const costmodel_params *p, const costmodel_config *c, double m, double *tau, double *d) {
-    const double n = c->every_n > 0 ? c->every_n : 1;
+/* Pulls per epoch of a worker: at its steps 0, N, 2N, … */
+static double async_pulls(const costmodel_config *c, long steps) {
+    const long n = c->every_n > 0 ? c->every_n : 1;
+    return (double)((steps + n - 1) / n);
+}
+
+/* One hogwild updater's update: costmodel_update_time on one core, u·ρ. */
+static double hogwild_update_time(const costmodel_params *p, const costmodel_config *c) {
+    return p->update_s * costmodel_rho(p, c);
+}
+
+/* One worker's epoch alone at the master (s·τ) and the master's busy time for it (s·D),
+ * for a message time m: see the header. */
+static void async_worker(const costmodel_params *p, const costmodel_config *c, double m, double *alone,
+                         double *busy) {
+    const long s = costmodel_schedule_of(c).steps_per_epoch;
+    const double pulls = async_pulls(c, s);
     const double step = costmodel_step_time(p, c), o = costmodel_oversub_sync_time(p, c);
     if (c->sync == COSTMODEL_SYNC_ASYNC) {
+        /* Every pull (and the epoch's barrier instead of the first) waits for the update
+         * of the push before it. */
         const double u = costmodel_update_time(p, c);
-        *tau = step + m + (m + u) / n + o;
-        *d = m + u + m / n;
+        *alone = s * (step + m + o) + pulls * (m + u);
+        *busy = s * (m + u) + pulls * m;
     } else {
-        *tau = step + m + m / n + o;
-        *d = m + m / n;
+        /* A pull never waits for an update; the barrier waits for the last one. */
+        *alone = s * (step + m + o) + pulls * m + hogwild_update_time(p, c);
+        *busy = s * m + pulls * m;
     }
 }
 
@@ -286,22 +303,25 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_co
     const costmodel_placement pl = costmodel_placement_of(p, c);
     const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
     const int remote = c->workers - local;
-    double tau_l = 0, d_l = 0, tau_r = 0, d_r = 0;
-    async_worker(p, c, costmodel_message_time(p, c, false), &tau_l, &d_l);
-    async_worker(p, c, costmodel_message_time(p, c, true), &tau_r, &d_r);
-    a.worker_cycle_s = remote > 0 ? fmax(local > 0 ? tau_l : 0, tau_r) : tau_l;
-    a.master_s = local * d_l + remote * d_r;
-    if (c->sync == COSTMODEL_SYNC_HOGWILD) {
-        /* T updaters, each applying a gradient on one core: u·(σ + (1 − σ)/1)·ρ = u·ρ. */
-        const double u1 = p->update_s * costmodel_rho(p, c);
-        a.master_s = fmax(a.master_s, c->workers * u1 / c->cores);
-    }
+    const double steps = (double)s.steps_per_epoch;
+    double alone_l = 0, busy_l = 0, alone_r = 0, busy_r = 0;
+    async_worker(p, c, costmodel_message_time(p, c, false), &alone_l, &busy_l);
+    async_worker(p, c, costmodel_message_time(p, c, true), &alone_r, &busy_r);
+    a.worker_cycle_s = (remote > 0 ? fmax(local > 0 ? alone_l : 0, alone_r) : alone_l) / steps;
+    a.master_s = (local * busy_l + remote * busy_r) / steps;
+    if (c->sync == COSTMODEL_SYNC_HOGWILD) /* T updaters, each applying a gradient on one core */
+        a.master_s = fmax(a.master_s, c->workers * hogwild_update_time(p, c) / c->cores);
     a.master_bound = a.master_s > a.worker_cycle_s;
     const double busy = fmax(a.worker_cycle_s, a.master_s);
     a.steps_per_s = busy > 0 ? c->workers / busy : INFINITY;
     const double step = costmodel_step_time(p, c);
-    a.epoch_s = s.steps_per_epoch * busy + p->cv * step * sqrt((double)s.steps_per_epoch) * gmax_expected(c->workers);
-    a.staleness = c->workers * ((c->every_n > 0 ? c->every_n : 1) + 1.0) / 2.0 - 1.0;
+    a.epoch_s = steps * busy + p->cv * step * sqrt(steps) * gmax_expected(c->workers);
+    const double n = c->every_n > 0 ? c->every_n : 1;
+    /* Async: a pull waits for the update of its worker's push before it; hogwild's does
+     * not, so that push lands after the pull too. */
+    const double own = c->sync == COSTMODEL_SYNC_ASYNC ? 1.0 : 0.0;
+    a.staleness = c->workers * (n + 1.0) / 2.0 - own;
+    a.staleness_p90 = c->workers * ceil(0.9 * n) - own;
     return a;
 }
 
@@ -314,11 +334,11 @@ static costmodel_breakdown async_breakdown(const costmodel_params *p, const cost
     const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
     const double m = (local * costmodel_message_time(p, c, false) +
                       (c->workers - local) * costmodel_message_time(p, c, true)) / c->workers;
-    const double n = c->every_n > 0 ? c->every_n : 1;
     costmodel_breakdown b = { 0 };
     b.startup_s = costmodel_startup_time(p, c);
     b.compute_s = c->epochs * (s.steps_per_epoch * costmodel_step_time(p, c));
-    b.comm_s = c->epochs * (s.steps_per_epoch * (m * (1.0 + 1.0 / n) + costmodel_oversub_sync_time(p, c)));
+    b.comm_s = c->epochs * (s.steps_per_epoch * (m + costmodel_oversub_sync_time(p, c)) +
+                            async_pulls(c, s.steps_per_epoch) * m);
     b.wait_s = fmax(0.0, c->epochs * a.epoch_s - b.compute_s - b.comm_s);
     b.total_s = b.startup_s + b.compute_s + b.comm_s + b.wait_s;
     return b;

@@ -45,23 +45,28 @@
  * gradient to a dedicated master and pulls the weights every N steps (every_n); the master
  * serves one request at a time, in arrival order; the epoch ends with a barrier. With
  * m_w = costmodel_message_time for worker w (local to the master's machine or across the
- * network), u_T = costmodel_update_time, u_1 the same on one core, o = q·(ρ − 1) the
- * scheduler's delay once per step:
- *   async    a worker alone at the master:  τ_w = step + m_w + (m_w + u_T)/N + o
- *            (a pull waits for the update of the push before it); the master's busy time
- *            per step of worker w:          D_w = m_w + u_T + m_w/N
- *   hogwild  τ_w = step + m_w + m_w/N + o: the master's main thread only receives and
- *            sends, D_w = m_w + m_w/N, while T updater threads apply each gradient in u_1:
- *            at most T/u_1 gradients a second
+ * network), u_T = costmodel_update_time, u_1 = u·ρ the same on one core, o = q·(ρ − 1)
+ * the scheduler's delay once per step, P = ⌈s/N⌉ pulls an epoch, a worker's epoch alone
+ * at the master (s·τ_w) and the master's busy time for it (s·D_w) are
+ *   async    s·τ_w = s·(step + m_w + o) + P·(m_w + u_T)   (each pull, and the barrier for
+ *                    the last, waits for the update of the push before it)
+ *            s·D_w = s·(m_w + u_T) + P·m_w
+ *   hogwild  s·τ_w = s·(step + m_w + o) + P·m_w + u_1      (no pull waits for an update;
+ *                    the barrier waits for the last)
+ *            s·D_w = s·m_w + P·m_w on the main thread, while T updater threads apply each
+ *                    gradient in u_1: at most T/u_1 gradients a second
  *   epoch    = max(s·max_w τ_w, s·Σ_w D_w, hogwild: s·K·u_1/T) + CV·step·√s·G(K)
  * that is, the throughput bound X = min(Σ_w 1/τ_w, 1/mean_w D_w) worker steps a second
  * (the workers' pace, or the master's service rate: queueing at the master as K grows),
- * and the barrier's straggler wait. It is a bound: the simulator (sim/job.h) plays the
- * queue, where requests that collide wait for each other and the time can be longer. The
+ * and the barrier's straggler wait. With one worker (nothing to collide with) and CV = 0
+ * it is exact; for more it is a bound: the simulator (sim/job.h) plays the queue, where
+ * requests that collide wait for each other and the time can be longer. The
  * staleness of a gradient, the updates applied between its pull and its own, is about
  * K·j − 1 for the j-th step after a pull (the K − 1 others push once a step, and the
- * worker's own j − 1 pushes land too): K·(N + 1)/2 − 1 on average, K − 1 for N = 1.
- * Breakdown per worker: compute E·s·step, comm E·s·(mean m_w·(1 + 1/N) + o), update 0 (the
+ * worker's own j − 1 pushes land too): K·(N + 1)/2 − 1 on average, K − 1 for N = 1; its
+ * 90th percentile K·⌈0.9·N⌉ − 1. Hogwild's pull does not wait for the update of the push
+ * just before it, which then lands after the pull as well: K·j, K·(N + 1)/2, K·⌈0.9·N⌉.
+ * Breakdown per worker: compute E·s·step, comm E·((s + P)·mean m_w + s·o), update 0 (the
  * master's), wait the rest (queueing at the master, the pulls' wait for the update, the
  * barrier). T(K,T) = W(K) + E·epoch. The baseline of a speedup is plain training: one
  * worker, one core, no master (costmodel_baseline).
@@ -213,13 +218,16 @@ double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_co
 
 /* Async and hogwild: the terms of the header's closed form for c (sync async or hogwild). */
 typedef struct {
-    double worker_cycle_s;   /* max_w τ_w: a worker's step with its requests, alone at the master */
+    double worker_cycle_s;   /* max_w τ_w: a worker's step with its requests, alone at the
+                                master (its epoch over s) */
     double master_s;         /* the master's busy seconds for one step of every worker (Σ_w D_w;
                                 hogwild: the larger of its main thread's and K·u_1/T) */
     double steps_per_s;      /* X: the bound on the workers' steps per second, all workers */
     bool master_bound;       /* the master's service rate sets X (not the workers' pace) */
     double epoch_s;          /* one epoch: s·max(τ, master_s) + the barrier's straggler wait */
-    double staleness;        /* K·(N + 1)/2 − 1: the mean staleness of a gradient */
+    double staleness;        /* K·(N + 1)/2 − 1 (hogwild: K·(N + 1)/2): the mean (and median)
+                                staleness of a gradient */
+    double staleness_p90;    /* K·⌈0.9·N⌉ − 1 (hogwild: K·⌈0.9·N⌉): its 90th percentile */
 } costmodel_async;
 costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_config *c);
 

@@ -127,3 +127,8 @@ Test(calibrate_plan, unwritable_out_dir_fails_before_measuring) {
     cr_assert(strstr(r.err, "/proc/speedup-no/traces: cannot create directory") != NULL, "stderr: %s", r.err);
     clirun_free(&r);
 }
+
+Test(cli_report, an_unknown_sync_mode_is_a_usage_error_before_anything_runs) {
+    clirun_assert_refused("report --sync batch,weekly", 2, "report: --sync: unknown sync mode 'weekly'");
+    clirun_assert_refused("report --sync async:0", 2, "unknown sync mode 'async:0'");
+}
