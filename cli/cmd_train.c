@@ -561,9 +561,13 @@ int cmd_train(int argc, char **argv) {
         dup2(saved_stderr, STDERR_FILENO);
         close(saved_stderr);
     }
+    // mpirun ends the whole job at the first non-zero exit: were the other ranks to exit
+    // 2 too, rank 0 could be killed before it said why. They end quietly; rank 0's 2 is
+    // mpirun's status.
+    const int usage_status = o.mpi_rank > 0 ? 0 : 2;
     if (rc) {
         free(o.skip);
-        return rc == TRAIN_HELP_SHOWN ? 0 : 2;
+        return rc == TRAIN_HELP_SHOWN ? 0 : usage_status;
     }
     c.seed = (unsigned long)o.seed;
     char err[1024];
@@ -572,7 +576,7 @@ int cmd_train(int argc, char **argv) {
         if (o.mpi_rank <= 0)
             args_error("--net: %s", err);
         free(o.skip);
-        return 2;
+        return usage_status;
     }
     if (o.workers) {
         const int master = c.master == COSTMODEL_MASTER_DEDICATED;

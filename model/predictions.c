@@ -144,17 +144,24 @@ static int read_fail(char *err, int errlen, const char *path, long line, const c
     return -1;
 }
 
+/* field[0], field[1]: finite numbers >= 0 into *a, *b; 0, or -1. */
+static int parse_two(char *const *field, double *a, double *b) {
+    char *end;
+    double *v[2] = { a, b };
+    for (int i = 0; i < 2; i++) {
+        *v[i] = strtod(field[i], &end);
+        if (end == field[i] || *end || !isfinite(*v[i]) || *v[i] < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The memory columns: all three empty (unknown), or two sizes >= 0 and fits 0 or 1. */
 static int parse_memory(char *const *field, prediction_row *r) {
     if (!*field[0] && !*field[1] && !*field[2])
         return 0;
-    char *end;
-    double *mib[2] = { &r->rss_worker_mib, &r->rss_master_mib };
-    for (int i = 0; i < 2; i++) {
-        *mib[i] = strtod(field[i], &end);
-        if (end == field[i] || *end || !isfinite(*mib[i]) || *mib[i] < 0)
-            return -1;
-    }
+    if (parse_two(field, &r->rss_worker_mib, &r->rss_master_mib))
+        return -1;
     if (strcmp(field[2], "0") != 0 && strcmp(field[2], "1") != 0)
         return -1;
     r->fits = field[2][0] == '1';
@@ -166,13 +173,8 @@ static int parse_memory(char *const *field, prediction_row *r) {
 static int parse_staleness(char *const *field, prediction_row *r) {
     if (!*field[0] && !*field[1])
         return 0;
-    char *end;
-    double *v[2] = { &r->staleness_median, &r->staleness_p90 };
-    for (int i = 0; i < 2; i++) {
-        *v[i] = strtod(field[i], &end);
-        if (end == field[i] || *end || !isfinite(*v[i]) || *v[i] < 0)
-            return -1;
-    }
+    if (parse_two(field, &r->staleness_median, &r->staleness_p90))
+        return -1;
     r->has_staleness = true;
     return 0;
 }

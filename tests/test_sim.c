@@ -791,23 +791,35 @@ static job_spec async_by_hand(costmodel_sync sync) {
  * Staleness 0, 1, 1, 1: median 1, 90th percentile 1 (0.9·3 = 2.7 between two 1s), mean
  * 0.75. A: compute 2, comm 4 × 0.1, wait 0.25 (its second pull) + 1.30 (barrier); B:
  * compute 2, comm 4 × 0.3, wait 0.1 + 0.15 + 0.25 (queued) + 0.25 (barrier). */
-Test(sim, async_master_queues_requests_as_worked_out_by_hand) {
-    job_spec spec = async_by_hand(COSTMODEL_SYNC_ASYNC);
+/* What a hand-worked case must give: the makespan, the four gradients' staleness
+ * (median, 90th percentile, mean) and each worker's wait (its comm is 4 messages: 0.4 s
+ * for A, 1.2 s for B; its compute 2 s; no update of its own). */
+typedef struct {
+    double makespan, median, p90, mean, wait_a, wait_b;
+} by_hand;
+
+static void assert_by_hand(costmodel_sync sync, by_hand want) {
+    job_spec spec = async_by_hand(sync);
     job *j = NULL;
     job_result r = run_once(&spec, 1, &j);
-    cr_assert_float_eq(r.makespan_s, 3.95, 1e-9);
+    cr_assert_float_eq(r.makespan_s, want.makespan, 1e-9);
     cr_assert_eq(r.updates, 4);
-    cr_assert_float_eq(r.staleness_median, 1.0, 1e-12);
-    cr_assert_float_eq(r.staleness_p90, 1.0, 1e-12);
-    cr_assert_float_eq(r.staleness_mean, 0.75, 1e-12);
+    cr_assert_float_eq(r.staleness_median, want.median, 1e-12);
+    cr_assert_float_eq(r.staleness_p90, want.p90, 1e-12);
+    cr_assert_float_eq(r.staleness_mean, want.mean, 1e-12);
     const job_worker *w = job_workers(j);
-    cr_assert_float_eq(w[0].compute_s, 2.0, 1e-9);
-    cr_assert_float_eq(w[0].comm_s, 0.4, 1e-9);
-    cr_assert_float_eq(w[0].wait_s, 1.55, 1e-9);
-    cr_assert_float_eq(w[1].comm_s, 1.2, 1e-9);
-    cr_assert_float_eq(w[1].wait_s, 0.75, 1e-9);
-    cr_assert_float_eq(w[1].update_s, 0.0, 1e-12, "the update is the master's");
+    for (int k = 0; k < 2; k++) {
+        cr_assert_float_eq(w[k].compute_s, 2.0, 1e-9);
+        cr_assert_float_eq(w[k].comm_s, k ? 1.2 : 0.4, 1e-9);
+        cr_assert_float_eq(w[k].wait_s, k ? want.wait_b : want.wait_a, 1e-9);
+        cr_assert_float_eq(w[k].update_s, 0.0, 1e-12, "the update is the master's");
+    }
     job_free(j);
+}
+
+Test(sim, async_master_queues_requests_as_worked_out_by_hand) {
+    assert_by_hand(COSTMODEL_SYNC_ASYNC, (by_hand){ .makespan = 3.95, .median = 1, .p90 = 1, .mean = 0.75,
+                                                    .wait_a = 1.55, .wait_b = 0.75 });
 }
 
 /* Hogwild by hand, one updater thread (T = 1): a push goes to the updater and the master
@@ -825,20 +837,8 @@ Test(sim, async_master_queues_requests_as_worked_out_by_hand) {
  * Staleness 0, 1, 2, 2: median 1.5, 90th percentile 2, mean 1.25. A waits only at the
  * barrier (1.2); B 0.1 + 0.05 + 0.25. */
 Test(sim, hogwild_master_hands_updates_to_its_thread_as_worked_out_by_hand) {
-    job_spec spec = async_by_hand(COSTMODEL_SYNC_HOGWILD);
-    job *j = NULL;
-    job_result r = run_once(&spec, 1, &j);
-    cr_assert_float_eq(r.makespan_s, 3.6, 1e-9);
-    cr_assert_eq(r.updates, 4);
-    cr_assert_float_eq(r.staleness_median, 1.5, 1e-12);
-    cr_assert_float_eq(r.staleness_p90, 2.0, 1e-12);
-    cr_assert_float_eq(r.staleness_mean, 1.25, 1e-12);
-    const job_worker *w = job_workers(j);
-    cr_assert_float_eq(w[0].wait_s, 1.2, 1e-9);
-    cr_assert_float_eq(w[0].comm_s, 0.4, 1e-9);
-    cr_assert_float_eq(w[1].wait_s, 0.4, 1e-9);
-    cr_assert_float_eq(w[1].comm_s, 1.2, 1e-9);
-    job_free(j);
+    assert_by_hand(COSTMODEL_SYNC_HOGWILD, (by_hand){ .makespan = 3.6, .median = 1.5, .p90 = 2, .mean = 1.25,
+                                                      .wait_a = 1.2, .wait_b = 0.4 });
 }
 
 /* One worker has no one to collide with: with zero variance the simulated run is the

@@ -183,8 +183,25 @@ Test(train_mpi, epoch_and_every_n_sync_learn_on_two_ranks) {
     free(dir);
 }
 
+/* Runs `speedup train ARGS` (with --workers: mpirun launched by the CLI) with the test hook
+ * killing `rank` at global step `step` (SPEEDUP_TEST_KILL, read by the CLI): the job must
+ * end, nobody hanging, with the rank named and the checkpoint of epoch 1 offered. */
+static void assert_killed_and_named(const char *dir, const char *args, int rank, int step) {
+    char kill[64], want[64], *err = NULL;
+    snprintf(kill, sizeof kill, "%d:%d", rank, step);
+    snprintf(want, sizeof want, "speedup: rank %d died", rank);
+    setenv("SPEEDUP_TEST_KILL", kill, 1);
+    int st = run_train(dir, 0, args, NULL, &err);
+    unsetenv("SPEEDUP_TEST_KILL");
+    cr_assert_neq(st, 0);
+    cr_assert_neq(st, 124, "a rank hung after its peer died");
+    cr_assert_not_null(strstr(err, want), "%s", err);
+    cr_assert_not_null(strstr(err, "after epoch 1"), "%s", err);
+    free(err);
+}
+
 Test(train_mpi, killed_rank_is_named_and_resume_matches_uninterrupted) {
-    char *dir = data_dir(), args[4096], a[1024], b[1024], *err = NULL;
+    char *dir = data_dir(), args[4096], a[1024], b[1024];
     snprintf(a, sizeof a, "%s/full", dir);
     snprintf(b, sizeof b, "%s/crash", dir);
     snprintf(args, sizeof args, COMMON " --epochs 3 --batch 16 --checkpoint %s", a);
@@ -192,14 +209,7 @@ Test(train_mpi, killed_rank_is_named_and_resume_matches_uninterrupted) {
     // 13 steps per epoch: step 20 is in the middle of the second epoch. --workers 2
     // launches mpirun itself (its MPIEXEC) and reads the failure from it.
     snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --checkpoint %s", b);
-    setenv("SPEEDUP_TEST_KILL", "1:20", 1); // the CLI's test hook: rank 1 dies at step 20
-    int st = run_train(dir, 0, args, NULL, &err);
-    unsetenv("SPEEDUP_TEST_KILL");
-    cr_assert_neq(st, 0);
-    cr_assert_neq(st, 124, "a rank hung after its peer died");
-    cr_assert_not_null(strstr(err, "speedup: rank 1 died"), "%s", err);
-    cr_assert_not_null(strstr(err, "after epoch 1"), "%s", err);
-    free(err);
+    assert_killed_and_named(dir, args, 1, 20);
     snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --checkpoint %s "
              "--resume %s", b, b);
     must_train(dir, 0, args);
@@ -750,18 +760,12 @@ Test(train_mpi, hogwild_applies_every_push_on_its_updater_threads) {
 }
 
 Test(train_mpi, killed_async_worker_is_named) {
-    char *dir = data_dir(), args[4096], *err = NULL;
-    // 2 workers, 7 steps of 16 each per epoch: step 9 is in the second epoch.
+    char *dir = data_dir(), args[4096];
+    // 2 workers, 7 steps of 16 each per epoch: step 9 is in the second epoch; the server
+    // waits in MPI_Recv from any rank and must not hang.
     snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --sync async "
              "--checkpoint %s/a.ckpt", dir);
-    setenv("SPEEDUP_TEST_KILL", "2:9", 1);
-    int st = run_train(dir, 0, args, NULL, &err);
-    unsetenv("SPEEDUP_TEST_KILL");
-    cr_assert_neq(st, 0);
-    cr_assert_neq(st, 124, "the server or a worker hung after a worker died");
-    cr_assert_not_null(strstr(err, "speedup: rank 2 died"), "%s", err);
-    cr_assert_not_null(strstr(err, "after epoch 1"), "%s", err);
-    free(err);
+    assert_killed_and_named(dir, args, 2, 9);
     free(dir);
 }
 

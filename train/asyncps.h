@@ -24,7 +24,14 @@
  *            the main thread goes on with the next request; up to T updates run at once,
  *            none waits for another, and a pull sends a copy of the weights taken while
  *            updates may be half-way through them. Those races are the algorithm
- *            (Hogwild!, Niu et al. 2011), not a bug. Only the main thread calls MPI.
+ *            (Hogwild!, Niu et al. 2011), not a bug. Only the main thread calls MPI
+ *            (MPI_THREAD_FUNNELED), not one receiving thread per worker under
+ *            MPI_THREAD_MULTIPLE, as Elephas' threaded HTTP server has: Open MPI's
+ *            blocking receives busy-poll its progress engine in every calling thread
+ *            (open-mpi/ompi-release#97), so K receiving threads would keep K cores
+ *            busy on the master's host, and Open MPI 4.1 has reports of multithreaded
+ *            hangs (open-mpi/ompi#10324). What hogwild changes, the lock on the
+ *            weights, is the same either way.
  *            When every buffer is in an update, the next push waits for one (recorded as a
  *            wait named "updaters"). At the epoch's end the master waits for the last
  *            updates before the barrier.
