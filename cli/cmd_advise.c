@@ -33,7 +33,9 @@ static void usage(FILE *out) {
             "gradients: they train differently, so check accuracy before switching from batch\n"
             "sync, or rank by the time to reach an accuracy (--target-accuracy). Batch sync\n"
             "cannot split B examples over more than B workers: such splits are skipped, with\n"
-            "a note.\n"
+            "a note. Elephas' asynchronous modes are ranked only when asked (--sync\n"
+            "batch,epoch,async,hogwild): through ps, with a dedicated master; their staleness\n"
+            "(updates between a gradient's pull and its own) costs accuracy.\n"
             "\n"
             "  --cores N            total cores to use (K*T = N): on one machine of N\n"
             "                       cores, or on --cluster (N <= M*P)             [required]\n"
@@ -49,7 +51,8 @@ static void usage(FILE *out) {
             "\n"
             "Sync modes, topologies, workload and parameters as for speedup model\n"
             "(--workers is not used: advise tries every divisor of N):\n"
-            "  --sync LIST  [batch,epoch]   --topology LIST  [ps,allreduce]   --master MODE\n"
+            "  --sync LIST  [batch,epoch; also every:N, async[:N], hogwild[:N]]\n"
+            "  --topology LIST  [ps,allreduce]   --master MODE\n"
             "  --calib FILE, --c0, --c1, --sigma, --latency, --bandwidth, --model-bytes,\n"
             "  --startup, --cv, --update, --run-cv, --examples, --batch, --epochs,\n"
             "  --scaling strong|weak (--batch-per-worker)\n");
@@ -73,12 +76,17 @@ static int advise_rows(const grid *g, const memopt *mo, int total, prediction_ro
                  * split of these cores at all (the header says so once). */
                 if (total % k || (g->has_cluster && total / k > g->cluster.cores))
                     continue;
+                /* Async runs through a parameter server on a dedicated master only. */
+                if (costmodel_sync_is_async(g->sync[s]) && g->topology[t] != COSTMODEL_TOPO_PS)
+                    continue;
                 costmodel_config c = g->base;
                 c.workers = k;
                 c.cores = total / k;
                 c.sync = g->sync[s];
                 c.every_n = g->every_n[s];
                 c.topology = g->topology[t];
+                if (costmodel_sync_is_async(c.sync))
+                    c.master = COSTMODEL_MASTER_DEDICATED;
                 char err[256], name[64];
                 if (costmodel_check(&g->params, &c, err, sizeof err)) {
                     grid_describe(&c, name, sizeof name);

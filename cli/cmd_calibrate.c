@@ -60,7 +60,8 @@ static void usage(FILE *out) {
             "`speedup train` since it records them) also give the accuracy curve against epochs\n"
             "and each configuration's slowdown of it (model/efficiency.h; calibration.json's\n"
             "efficiency), fitted on the runs of the schedule (examples, epochs) with the most\n"
-            "points: what `--target-accuracy` predicts from.\n"
+            "points (async and hogwild runs left out: stale gradients are not in the form):\n"
+            "what `--target-accuracy` predicts from.\n"
             "\n");
     fprintf(out,
             "From an Ernest CSV (lines machines,input_fraction,time_s; '#' comments): fits\n"
@@ -276,12 +277,15 @@ static int fit_efficiency(trace **tr, const char **names, int n, bool need, cali
         print_efficiency(&cal->efficiency, note);
     else if (rc == 1 && !need)
         printf("accuracy against epochs: not fitted: no trace has an accuracy curve (two points or more after the "
-               "first epoch's warm-up)\n");
+               "first epoch's warm-up)%s%s\n", *note ? "; " : "", note);
     else if (!need)
         printf("accuracy against epochs: not fitted: %s\n", note);
-    else {
-        args_error("accuracy fit: %s", rc == 1 ? "no trace has an accuracy curve (two points or more after the first "
-                                                 "epoch's warm-up)" : note);
+    else if (rc == 1) {
+        args_error("accuracy fit: no trace has an accuracy curve (two points or more after the first epoch's "
+                   "warm-up)%s%s", *note ? "; " : "", note);
+        return -1;
+    } else {
+        args_error("accuracy fit: %s", note);
         return -1;
     }
     return 0;

@@ -70,6 +70,10 @@ static void usage(FILE *out) {
             "                     4 (default: 16 machines like this one, 1gbit and 10gbit, 50us)\n"
             "  --what-if D,E      the what-if's workload: D examples, E epochs    [60000,5]\n"
             "                     (Fashion-MNIST's training set, speedup train's epochs)\n"
+            "  --sync LIST        sync modes of the grid and the what-ifs        [batch,epoch]\n"
+            "                     (batch, epoch, every:N, async[:N], hogwild[:N]: Elephas'\n"
+            "                     asynchronous modes are in the report only when asked;\n"
+            "                     they run through ps on a dedicated master)\n"
             "  --accuracy-plan SECONDS  also run speedup calibrate's accuracy plan    [off]\n"
             "                     (10-epoch runs, cli/calib_accuracy.h) in about this long:\n"
             "                     the report then shows accuracy against time, measured\n"
@@ -83,12 +87,13 @@ typedef struct {
     long limit;
     int reps, repeats;
     const char *hostfile;
+    const char *sync;             /* the grid's and the what-ifs' sync modes, a list */
     char cal_path[PATH_LEN];
     char commands[8192];
 } ctx;
 
 enum { OPT_OUT = 1, OPT_BUDGET, OPT_LIMIT, OPT_MAXW, OPT_REPS, OPT_HOSTFILE, OPT_REPEATS, OPT_HELD_OUT, OPT_CLUSTER,
-       OPT_WHAT_IF, OPT_ACCURACY_PLAN, OPT_HELP };
+       OPT_WHAT_IF, OPT_SYNC, OPT_ACCURACY_PLAN, OPT_HELP };
 
 typedef struct {
     double budget_s;
@@ -412,7 +417,8 @@ static void describe_host(char *out, size_t size) {
 }
 
 /* 3. The grid: workers 1, 2, 4, … up to max_workers and never beyond the batch (batch
- * sync splits it over the workers), cores 1, 2, 4, batch and epoch, ps and all-reduce. */
+ * sync splits it over the workers), cores 1, 2, 4, the --sync modes (batch and epoch),
+ * ps and all-reduce (async and hogwild: ps only). */
 static int simulate_grid(ctx *c, int max_workers, long batch, const char *path) {
     char workers[256] = "1", reps[16], b[24], limit[24];
     for (int k = 2; k <= max_workers && k <= batch; k *= 2) {
@@ -423,10 +429,10 @@ static int simulate_grid(ctx *c, int max_workers, long batch, const char *path) 
     int_text(batch, b, sizeof b);
     int_text(c->limit, limit, sizeof limit);
     const char *av[] = { "simulate", "--calib", c->cal_path, "--workers", workers, "--cores", "1,2,4",
-                         "--sync", "batch,epoch", "--topology", "ps,allreduce", "--examples", limit, "--batch", b,
+                         "--sync", c->sync, "--topology", "ps,allreduce", "--examples", limit, "--batch", b,
                          "--epochs", "1", "--reps", reps, "--csv", "--out", path, NULL };
-    fprintf(stderr, "speedup report: simulating workers %s x cores 1,2,4 x batch,epoch x ps,allreduce, %s reps\n",
-            workers, reps);
+    fprintf(stderr, "speedup report: simulating workers %s x cores 1,2,4 x %s x ps,allreduce, %s reps\n", workers,
+            c->sync, reps);
     return step(c, "simulate (the grid)", 0, av, "/dev/null");
 }
 
@@ -456,7 +462,7 @@ static int cluster_what_if(ctx *c, const report_options *o, int i, long batch) {
     snprintf(fig, sizeof fig, "%s/figures/cluster-%d", c->out, i + 1);
     snprintf(meas, sizeof meas, "%s/measurements.csv", c->out);
     const char *av[] = { "simulate", "--calib", c->cal_path, "--cluster", o->cluster_text[i], "--cores", "1",
-                         "--sync", "batch,epoch", "--topology", "ps,allreduce", "--examples", limit, "--batch", b,
+                         "--sync", c->sync, "--topology", "ps,allreduce", "--examples", limit, "--batch", b,
                          "--epochs", epochs, "--reps", reps, "--csv", "--out", csv, NULL };
     fprintf(stderr, "speedup report: simulating the cluster %s\n", o->cluster_text[i]);
     if (step(c, "simulate (a cluster what-if)", 0, av, "/dev/null"))
@@ -508,6 +514,30 @@ static int parse_what_if(const char *arg, report_options *o) {
                : 0;
 }
 
+/* --sync's list: every item a sync mode (said on stderr when not). 0 or -1. */
+static int check_sync_list(const char *list) {
+    char buf[512];
+    if (snprintf(buf, sizeof buf, "%s", list) >= (int)sizeof buf) {
+        args_error("report: --sync: list too long");
+        return -1;
+    }
+    int n = 0;
+    for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
+        costmodel_sync s;
+        int every;
+        if (costmodel_sync_parse(tok, &s, &every)) {
+            args_error("report: --sync: unknown sync mode '%s' (expected batch, epoch, every:N, async[:N] or "
+                       "hogwild[:N] with N >= 1)", tok);
+            return -1;
+        }
+    }
+    if (n == 0) {
+        args_error("report: --sync: expected a list of sync modes, got '%s'", list);
+        return -1;
+    }
+    return 0;
+}
+
 /* 0 to go on, else the exit status (2 usage, 0 after --help). */
 static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
     static const struct option options[] = {
@@ -516,7 +546,7 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
         { "reps", required_argument, 0, OPT_REPS },       { "hostfile", required_argument, 0, OPT_HOSTFILE },
         { "repeats", required_argument, 0, OPT_REPEATS }, { "held-out", required_argument, 0, OPT_HELD_OUT },
         { "cluster", required_argument, 0, OPT_CLUSTER }, { "what-if", required_argument, 0, OPT_WHAT_IF },
-        { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
+        { "sync", required_argument, 0, OPT_SYNC },       { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
         { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
@@ -526,6 +556,11 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
         switch (code) {
         case OPT_OUT: c->out = optarg; break;
+        case OPT_SYNC:
+            if (check_sync_list(optarg))
+                return 2;
+            c->sync = optarg;
+            break;
         case OPT_BUDGET:
             if (args_double("--budget", optarg, 1, 1e6, &o->budget_s))
                 return 2;
@@ -679,6 +714,7 @@ int cmd_report(int argc, char **argv) {
     c.out = "out";
     c.reps = 30;
     c.repeats = 2;
+    c.sync = "batch,epoch";
     static report_options o;
     memset(&o, 0, sizeof o);
     o.budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;

@@ -34,7 +34,10 @@ static void usage(FILE *out) {
             "              the rank's wall time (first start to last end) and the share of it\n"
             "              the phases account for; with communication beside the rank's own\n"
             "              timeline (DDP's all-reduce during backward), its seconds too\n"
-            "              (beside_s, not in the sum)\n"
+            "              (beside_s, not in the sum); for an async or hogwild run, the\n"
+            "              gradients the master applied, the workers' pushes and pulls, the\n"
+            "              staleness (median, 90th percentile, mean: updates applied between\n"
+            "              a gradient's pull and its update) and the master's time per request\n"
             "  --chrome    Chrome trace-event JSON, one thread per rank (open in Perfetto)\n"
             "  --jsonl     the run as a speedup trace (model/trace.h): a profiler trace read\n"
             "              with this run's own --cores, --batch ... once, for a directory of\n"
@@ -51,6 +54,22 @@ static void usage(FILE *out) {
             "  --out FILE  write the CSV to FILE (atomically) instead of stdout\n"
             "  --help      this text\n"
             "\n" IMPORT_FLAGS_USAGE);
+}
+
+/* An async run's requests and staleness (model/traceinfo.h), under the table. */
+static int async_summary(const trace *t) {
+    traceinfo_async a;
+    if (traceinfo_async_of(t, &a)) {
+        args_error("trace: out of memory");
+        return 1;
+    }
+    if (!costmodel_sync_is_async(t->run.config.sync))
+        return 0;
+    printf("async: the master applied %ld gradients (workers' pushes %ld, pulls %ld); staleness median %g, "
+           "p90 %g, mean %.2f; the master's median push %.3f ms, update %.3f ms, pull %.3f ms\n",
+           a.updates, a.pushes, a.pulls, a.staleness_median, a.staleness_p90, a.staleness_mean, 1e3 * a.push_s,
+           1e3 * a.update_s, 1e3 * a.pull_s);
+    return 0;
 }
 
 static int summary(const trace *t) {
@@ -94,7 +113,7 @@ static int summary(const trace *t) {
             printf(" %10.3f", bg);
         printf("\n");
     }
-    return 0;
+    return async_summary(t);
 }
 
 static int same_workload(const trace *a, const trace *b) {

@@ -75,7 +75,7 @@ static void usage(FILE *out) {
             "                       steps (summary: subset_curve). The workers' models must be\n"
             "                       equal: every:k needs N a multiple of k and evaluates at the\n"
             "                       first averaging at or after each multiple of N; refused with\n"
-            "                       --sync epoch (default 0: never)\n"
+            "                       --sync epoch, async and hogwild (default 0: never)\n"
             "  --eval-subset M      the subset's size: M test examples drawn once with a fixed\n"
             "                       seed, the same in every run (default 2000; at most the test set)\n"
             "  --stop-at-accuracy A stop after the first epoch whose test accuracy is >= A (0 < A <= 1);\n"
@@ -92,9 +92,17 @@ static void usage(FILE *out) {
             "                       only when K x --threads, plus 1 for a dedicated master, exceeds\n"
             "                       this machine's cores)\n"
             "  --sync S             batch (synchronous SGD, the global batch split over the K\n"
-            "                       workers: K <= B), epoch (average the weights after every epoch)\n"
-            "                       or every:N (average every N local steps and after every epoch)\n"
-            "                       (default batch)\n"
+            "                       workers: K <= B), epoch (average the weights after every epoch),\n"
+            "                       every:N (average every N local steps and after every epoch),\n"
+            "                       async (Elephas' asynchronous mode: rank 0 is a parameter server\n"
+            "                       that applies each worker's gradient as it arrives, one request\n"
+            "                       at a time; no barrier but at the epoch's end) or hogwild (the\n"
+            "                       same without the server's lock: updates applied at once on\n"
+            "                       --threads updater threads). async and hogwild imply --topology\n"
+            "                       ps and --master dedicated (K + 1 ranks) (default batch)\n"
+            "  --pull-every N       async, hogwild: a worker pulls the server's weights every N of\n"
+            "                       its steps (Elephas' frequency: 1 = every batch) and pushes its\n"
+            "                       gradient after every step (default 1)\n"
             "  --topology T         ps (a parameter server on rank 0: every worker sends it the\n"
             "                       gradients, it updates and sends the weights back to each) or\n"
             "                       allreduce (MPI_Allreduce, every rank updates) (default allreduce)\n"
@@ -110,7 +118,7 @@ enum {
     OPT_DATA = 1, OPT_LIMIT, OPT_EPOCHS, OPT_BATCH, OPT_LR, OPT_MOMENTUM, OPT_WD, OPT_SCHEDULE, OPT_WARMUP, OPT_NET,
     OPT_SEED, OPT_THREADS, OPT_CHECKPOINT, OPT_RESUME, OPT_TRACE, OPT_QUIET, OPT_HELP, OPT_STOP,
     OPT_WORKERS, OPT_HOSTFILE, OPT_OVERSUB, OPT_SYNC, OPT_TOPOLOGY, OPT_MASTER, OPT_BPW, OPT_EVAL_EVERY,
-    OPT_EVAL_SUBSET, OPT_STOP_ACC
+    OPT_EVAL_SUBSET, OPT_STOP_ACC, OPT_PULL_EVERY
 };
 
 /* This process's rank when mpirun started it, else -1. */
@@ -312,6 +320,7 @@ static void progress_bar(void *ctx, int epoch, int epochs, long done, long total
 typedef struct {
     int quiet, workers, oversubscribe, mpi_rank;
     int eval_subset_given;        /* --eval-subset was on the command line */
+    int topology_given, master_given, pull_every;  /* pull_every: 0 when not given */
     const char *hostfile;
     long seed;
     char *skip;                   /* argv entries --workers does not pass on (argc + 1) */
@@ -321,7 +330,7 @@ enum { TRAIN_HELP_SHOWN = -100 };
 
 /* The flags into c and o: 0, TRAIN_HELP_SHOWN, or another non-zero after a usage error
  * (said on stderr). */
-static int check_train_options(const trainer_config *c, const train_options *o);
+static int check_train_options(trainer_config *c, const train_options *o);
 
 static int parse_train_options(int argc, char **argv, trainer_config *c, train_options *o) {
     static const struct option options[] = {
@@ -340,6 +349,7 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
         { "batch-per-worker", no_argument, 0, OPT_BPW }, { "help", no_argument, 0, OPT_HELP },
         { "eval-every", required_argument, 0, OPT_EVAL_EVERY }, { "eval-subset", required_argument, 0, OPT_EVAL_SUBSET },
         { "stop-at-accuracy", required_argument, 0, OPT_STOP_ACC },
+        { "pull-every", required_argument, 0, OPT_PULL_EVERY },
         { 0, 0, 0, 0 },
     };
     int code, rc = 0;
@@ -384,17 +394,20 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
         case OPT_OVERSUB: o->oversubscribe = 1; break;
         case OPT_SYNC:
             if (costmodel_sync_parse(optarg, &c->sync, &c->every_n)) {
-                args_error("--sync: expected batch, epoch or every:N with N >= 1, got '%s'", optarg);
+                args_error("--sync: expected batch, epoch, every:N with N >= 1, async or hogwild, got '%s'", optarg);
                 rc = -1;
             }
             break;
+        case OPT_PULL_EVERY: rc = args_int("--pull-every", optarg, 1, 1000000000, &o->pull_every); break;
         case OPT_TOPOLOGY:
+            o->topology_given = 1;
             if (costmodel_topology_parse(optarg, &c->topology)) {
                 args_error("--topology: expected ps or allreduce, got '%s'", optarg);
                 rc = -1;
             }
             break;
         case OPT_MASTER:
+            o->master_given = 1;
             if (costmodel_master_parse(optarg, &c->master)) {
                 args_error("--master: expected worker or dedicated, got '%s'", optarg);
                 rc = -1;
@@ -426,10 +439,49 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
     return rc ? rc : check_train_options(c, o);
 }
 
+/* async and hogwild: a parameter server on a dedicated master, implied; a flag that says
+ * otherwise is a usage error, and so is a pull period for a synchronous mode. 0, or -1
+ * after saying why. */
+static int check_async_options(trainer_config *c, const train_options *o) {
+    if (!costmodel_sync_is_async(c->sync)) {
+        if (o->pull_every) {
+            args_error("--pull-every goes with --sync async or hogwild");
+            return -1;
+        }
+        return 0;
+    }
+    const char *mode = c->sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild";
+    if (o->topology_given && c->topology != COSTMODEL_TOPO_PS) {
+        args_error("--sync %s runs through a parameter server: --topology %s cannot go with it (leave it out: "
+                   "async implies ps)", mode, costmodel_topology_name(c->topology));
+        return -1;
+    }
+    if (o->master_given && c->master != COSTMODEL_MASTER_DEDICATED) {
+        args_error("--sync %s needs rank 0 to serve only: --master %s cannot go with it (leave it out: async "
+                   "implies dedicated)", mode, costmodel_master_name(c->master));
+        return -1;
+    }
+    if (o->pull_every && c->every_n > 1 && o->pull_every != c->every_n) {
+        args_error("--sync %s:%d and --pull-every %d disagree: give the pull period once", mode, c->every_n,
+                   o->pull_every);
+        return -1;
+    }
+    if (!o->workers && o->mpi_rank < 0) {
+        args_error("--sync %s needs a parameter server and workers: give --workers K (K + 1 ranks), or run under "
+                   "mpirun -np K+1", mode);
+        return -1;
+    }
+    c->topology = COSTMODEL_TOPO_PS;
+    c->master = COSTMODEL_MASTER_DEDICATED;
+    if (o->pull_every)
+        c->every_n = o->pull_every;
+    return 0;
+}
+
 /* Flags that are fine alone but not together: 0, or -1 after saying why. */
-static int check_train_options(const trainer_config *c, const train_options *o) {
-    int rc = 0;
-    if (c->master == COSTMODEL_MASTER_DEDICATED && c->topology != COSTMODEL_TOPO_PS) {
+static int check_train_options(trainer_config *c, const train_options *o) {
+    int rc = check_async_options(c, o);
+    if (!rc && c->master == COSTMODEL_MASTER_DEDICATED && c->topology != COSTMODEL_TOPO_PS) {
         args_error("--master dedicated needs --topology ps");
         rc = -1;
     }
@@ -501,6 +553,10 @@ static json_t *summary_json(const trainer_config *c, const trainer_result *r) {
     char sync[32];
     costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
     json_object_set_new(o, "sync", json_string(sync));
+    if (costmodel_sync_is_async(c->sync)) {
+        json_object_set_new(o, "pull_every", json_integer(c->every_n));
+        json_object_set_new(o, "server_updates", json_integer(r->server_updates));
+    }
     json_object_set_new(o, "topology", json_string(costmodel_topology_name(c->topology)));
     json_object_set_new(o, "master", json_string(costmodel_master_name(c->master)));
     json_object_set_new(o, "batch_per_worker", json_boolean(c->batch_per_worker));
@@ -571,9 +627,13 @@ int cmd_train(int argc, char **argv) {
         dup2(saved_stderr, STDERR_FILENO);
         close(saved_stderr);
     }
+    // mpirun ends the whole job at the first non-zero exit: were the other ranks to exit
+    // 2 too, rank 0 could be killed before it said why. They end quietly; rank 0's 2 is
+    // mpirun's status.
+    const int usage_status = o.mpi_rank > 0 ? 0 : 2;
     if (rc) {
         free(o.skip);
-        return rc == TRAIN_HELP_SHOWN ? 0 : 2;
+        return rc == TRAIN_HELP_SHOWN ? 0 : usage_status;
     }
     c.seed = (unsigned long)o.seed;
     char err[1024];
@@ -582,7 +642,7 @@ int cmd_train(int argc, char **argv) {
         if (o.mpi_rank <= 0)
             args_error("--net: %s", err);
         free(o.skip);
-        return 2;
+        return usage_status;
     }
     if (o.workers) {
         const int master = c.master == COSTMODEL_MASTER_DEDICATED;

@@ -70,7 +70,8 @@ static int parse_list(grid *g, const char *flag, const char *arg, const char *ex
 static int sync_item(grid *g, const char *item, int i) {
     if (costmodel_sync_parse(item, &g->sync[i], &g->every_n[i]) == 0)
         return 0;
-    args_error("--sync: unknown sync mode '%s' (expected batch, epoch or every:N with N >= 1)", item);
+    args_error("--sync: unknown sync mode '%s' (expected batch, epoch, every:N, async[:N] or hogwild[:N] with "
+               "N >= 1)", item);
     return -1;
 }
 
@@ -82,7 +83,7 @@ static int topology_item(grid *g, const char *item, int i) {
 }
 
 static int parse_sync_list(grid *g, const char *arg) {
-    int n = parse_list(g, "--sync", arg, "batch, epoch or every:N", sync_item);
+    int n = parse_list(g, "--sync", arg, "batch, epoch, every:N, async[:N] or hogwild[:N]", sync_item);
     if (n < 0)
         return -1;
     g->n_sync = n;
@@ -342,6 +343,17 @@ int grid_finish(grid *g) {
                        "--topology, or give its link with --latency and --bandwidth", g->calib_path, name, name);
             return 2;
         }
+    for (int s = 0; s < g->n_sync; s++) {
+        bool ps = false;
+        for (int t = 0; t < g->n_topology; t++)
+            ps |= g->topology[t] == COSTMODEL_TOPO_PS;
+        if (costmodel_sync_is_async(g->sync[s]) && !ps) {
+            char name[24];
+            costmodel_sync_format(g->sync[s], g->every_n[s], name, sizeof name);
+            args_error("--sync %s runs through a parameter server: add ps to --topology", name);
+            return 2;
+        }
+    }
     if (check_target(g))
         return 2;
     const bool target = !isnan(g->target_accuracy);
@@ -358,8 +370,22 @@ int grid_finish(grid *g) {
     return 0;
 }
 
+/* Does (sync s, topology t) make a row? Async and hogwild run through a parameter server
+ * only: with the ps topology, never with allreduce. */
+static bool pair_runs(const grid *g, int s, int t) {
+    return !costmodel_sync_is_async(g->sync[s]) || g->topology[t] == COSTMODEL_TOPO_PS;
+}
+
+static int pairs(const grid *g) {
+    int n = 0;
+    for (int s = 0; s < g->n_sync; s++)
+        for (int t = 0; t < g->n_topology; t++)
+            n += pair_runs(g, s, t);
+    return n;
+}
+
 int grid_size(const grid *g) {
-    return g->n_sync * g->n_topology * g->n_workers * g->n_cores;
+    return pairs(g) * g->n_workers * g->n_cores;
 }
 
 costmodel_config grid_config(const grid *g, int i) {
@@ -368,9 +394,16 @@ costmodel_config grid_config(const grid *g, int i) {
     i /= g->n_cores;
     c.workers = g->workers[i % g->n_workers];
     i /= g->n_workers;
-    c.topology = g->topology[i % g->n_topology];
-    i /= g->n_topology;
-    c.sync = g->sync[i];
-    c.every_n = g->every_n[i];
+    for (int s = 0; s < g->n_sync; s++)
+        for (int t = 0; t < g->n_topology; t++)
+            if (pair_runs(g, s, t) && i-- == 0) {
+                c.sync = g->sync[s];
+                c.every_n = g->every_n[s];
+                c.topology = g->topology[t];
+                /* The server applies pushes as they come: it trains nothing (--master aside). */
+                if (costmodel_sync_is_async(c.sync))
+                    c.master = COSTMODEL_MASTER_DEDICATED;
+                return c;
+            }
     return c;
 }

@@ -11,6 +11,10 @@
  * value to predict at, not an estimate, so the interval keeps only what is still unknown
  * (the other parameters, the step noise, the run-to-run factor).
  *
+ * Async and hogwild (--sync async[:N], hogwild[:N]) run through a parameter server on a
+ * dedicated master: they make rows with the ps topology only (none with allreduce, and a
+ * usage error when --topology has no ps), whatever --master says.
+ *
  * Every configuration must pass costmodel_check: one it refuses (e.g. batch sync split
  * over more workers than the batch has examples) is a usage error naming it. A topology
  * the calibration holds no measurement of (calibrated from a PyTorch job: all-reduce
@@ -84,7 +88,9 @@ enum {
     "Configurations (each a comma-separated list; every combination is a row):\n"          \
     "  --workers LIST       K, workers                                  [1,2,4,8,16]\n"     \
     "  --cores LIST         T, cores per worker                         [1,2,4]\n"          \
-    "  --sync LIST          batch | epoch | every:N                      [batch,epoch]\n"   \
+    "  --sync LIST          batch | epoch | every:N | async[:N] |        [batch,epoch]\n"   \
+    "                       hogwild[:N] (Elephas' asynchronous modes: a dedicated\n"   \
+    "                       ps master applies pushes as they come; N: pull period)\n" \
     "  --topology LIST      ps (parameter server on rank 0) | allreduce [ps]\n"            \
     "  --master MODE        ps master: worker (trains too) | dedicated   [worker]\n"        \
     "  --scaling MODE       strong: the global batch B is split over the K    [strong]\n"   \
@@ -160,7 +166,8 @@ void grid_print_interval_note(const grid *g, FILE *out);
 void grid_print_setting(const grid *g, FILE *out);
 /* "K workers x T cores, SYNC sync, TOPOLOGY" into out (snprintf's return). */
 int grid_describe(const costmodel_config *c, char *out, int outlen);
-/* The i-th configuration, i in [0, grid_size). Order: sync, topology, workers, cores. */
+/* The i-th configuration, i in [0, grid_size). Order: sync, topology, workers, cores
+ * (the (sync, topology) pairs that run: not async with allreduce). */
 costmodel_config grid_config(const grid *g, int i);
 /* With --target-accuracy: row r (predicted for config c, its time and interval set) gains
  * the epochs and time to reach it (has_tta, tta), the time per epoch being r's

@@ -53,7 +53,7 @@ static int parse_line(char *line, report_config *c, char *why, int whylen) {
         return errmsg_set(why, whylen, "expected 7 fields: WORKERS CORES SYNC TOPOLOGY BATCH MASTER EPOCHS");
     costmodel_config cc = { .workers = k, .cores = t, .batch = b, .epochs = e, .examples = b };
     if (costmodel_sync_parse(sync, &cc.sync, &cc.every_n))
-        return errmsg_set(why, whylen, "sync '%s': expected batch, epoch or every:N", sync);
+        return errmsg_set(why, whylen, "sync '%s': expected batch, epoch, every:N, async[:N] or hogwild[:N]", sync);
     if (costmodel_topology_parse(topo, &cc.topology))
         return errmsg_set(why, whylen, "topology '%s': expected ps or allreduce", topo);
     if (costmodel_master_parse(master, &cc.master))

@@ -72,8 +72,20 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "every:N needs N >= 1", c->every_n);
     if (c->topology != COSTMODEL_TOPO_PS && c->topology != COSTMODEL_TOPO_ALLREDUCE)
         return fail(err, errlen, "unknown topology", c->topology);
-    if (c->sync != COSTMODEL_SYNC_BATCH && c->sync != COSTMODEL_SYNC_EPOCH && c->sync != COSTMODEL_SYNC_EVERY)
+    if (c->sync != COSTMODEL_SYNC_BATCH && c->sync != COSTMODEL_SYNC_EPOCH && c->sync != COSTMODEL_SYNC_EVERY &&
+        !costmodel_sync_is_async(c->sync))
         return fail(err, errlen, "unknown sync mode", c->sync);
+    if (costmodel_sync_is_async(c->sync) && c->every_n < 1)
+        return fail(err, errlen, "async and hogwild need a pull period N >= 1", c->every_n);
+    if (costmodel_sync_is_async(c->sync) &&
+        (c->topology != COSTMODEL_TOPO_PS || c->master != COSTMODEL_MASTER_DEDICATED)) {
+        /* The server applies pushes as they arrive: a rank that trains cannot also serve. */
+        if (err && errlen > 0)
+            snprintf(err, (size_t)errlen, "%s sync runs through a parameter server on a dedicated master "
+                     "(topology ps, master dedicated; got %s, %s)", c->sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild",
+                     costmodel_topology_name(c->topology), costmodel_master_name(c->master));
+        return -1;
+    }
     if (c->master != COSTMODEL_MASTER_WORKER && c->master != COSTMODEL_MASTER_DEDICATED)
         return fail(err, errlen, "unknown master", c->master);
     if (c->master == COSTMODEL_MASTER_DEDICATED && c->topology != COSTMODEL_TOPO_PS)
@@ -109,7 +121,9 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
     }
     switch (c->sync) {
     case COSTMODEL_SYNC_BATCH: s.steps_per_round = 1; break;
-    case COSTMODEL_SYNC_EPOCH: s.steps_per_round = s.steps_per_epoch; break;
+    case COSTMODEL_SYNC_EPOCH:
+    case COSTMODEL_SYNC_ASYNC: /* no round: each worker's epoch is its own, ended by a barrier */
+    case COSTMODEL_SYNC_HOGWILD: s.steps_per_round = s.steps_per_epoch; break;
     case COSTMODEL_SYNC_EVERY:
         s.steps_per_round = c->every_n < s.steps_per_epoch ? c->every_n : s.steps_per_epoch;
         break;
@@ -251,7 +265,90 @@ static double round_wait(const costmodel_params *p, const costmodel_config *c, d
     return p->cv * step * sqrt((double)n) * gmax_expected(c->workers);
 }
 
+/* ---------------------------------------------------------------------------------- */
+/* Async and hogwild: a master that serves each request as it comes */
+
+/* Pulls per epoch of a worker: at its steps 0, N, 2N, … */
+static double async_pulls(const costmodel_config *c, long steps) {
+    const long n = c->every_n > 0 ? c->every_n : 1;
+    return (double)((steps + n - 1) / n);
+}
+
+/* One hogwild updater's update: costmodel_update_time on one core, u·ρ. */
+static double hogwild_update_time(const costmodel_params *p, const costmodel_config *c) {
+    return p->update_s * costmodel_rho(p, c);
+}
+
+/* One worker's epoch alone at the master (s·τ) and the master's busy time for it (s·D),
+ * for a message time m: see the header. */
+static void async_worker(const costmodel_params *p, const costmodel_config *c, double m, double *alone,
+                         double *busy) {
+    const long s = costmodel_schedule_of(c).steps_per_epoch;
+    const double pulls = async_pulls(c, s);
+    const double step = costmodel_step_time(p, c), o = costmodel_oversub_sync_time(p, c);
+    if (c->sync == COSTMODEL_SYNC_ASYNC) {
+        /* Every pull (and the epoch's barrier instead of the first) waits for the update
+         * of the push before it. */
+        const double u = costmodel_update_time(p, c);
+        *alone = s * (step + m + o) + pulls * (m + u);
+        *busy = s * (m + u) + pulls * m;
+    } else {
+        /* A pull never waits for an update; the barrier waits for the last one. */
+        *alone = s * (step + m + o) + pulls * m + hogwild_update_time(p, c);
+        *busy = s * m + pulls * m;
+    }
+}
+
+costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_config *c) {
+    costmodel_async a = { 0 };
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    const costmodel_placement pl = costmodel_placement_of(p, c);
+    const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
+    const int remote = c->workers - local;
+    const double steps = (double)s.steps_per_epoch;
+    double alone_l = 0, busy_l = 0, alone_r = 0, busy_r = 0;
+    async_worker(p, c, costmodel_message_time(p, c, false), &alone_l, &busy_l);
+    async_worker(p, c, costmodel_message_time(p, c, true), &alone_r, &busy_r);
+    a.worker_cycle_s = (remote > 0 ? fmax(local > 0 ? alone_l : 0, alone_r) : alone_l) / steps;
+    a.master_s = (local * busy_l + remote * busy_r) / steps;
+    if (c->sync == COSTMODEL_SYNC_HOGWILD) /* T updaters, each applying a gradient on one core */
+        a.master_s = fmax(a.master_s, c->workers * hogwild_update_time(p, c) / c->cores);
+    a.master_bound = a.master_s > a.worker_cycle_s;
+    const double busy = fmax(a.worker_cycle_s, a.master_s);
+    a.steps_per_s = busy > 0 ? c->workers / busy : INFINITY;
+    const double step = costmodel_step_time(p, c);
+    a.epoch_s = steps * busy + p->cv * step * sqrt(steps) * gmax_expected(c->workers);
+    const double n = c->every_n > 0 ? c->every_n : 1;
+    /* Async: a pull waits for the update of its worker's push before it; hogwild's does
+     * not, so that push lands after the pull too. */
+    const double own = c->sync == COSTMODEL_SYNC_ASYNC ? 1.0 : 0.0;
+    a.staleness = c->workers * (n + 1.0) / 2.0 - own;
+    a.staleness_p90 = c->workers * ceil(0.9 * n) - own;
+    return a;
+}
+
+/* The async breakdown (see the header): the epoch's time less compute and the requests
+ * is waiting. */
+static costmodel_breakdown async_breakdown(const costmodel_params *p, const costmodel_config *c) {
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    const costmodel_async a = costmodel_async_of(p, c);
+    const costmodel_placement pl = costmodel_placement_of(p, c);
+    const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
+    const double m = (local * costmodel_message_time(p, c, false) +
+                      (c->workers - local) * costmodel_message_time(p, c, true)) / c->workers;
+    costmodel_breakdown b = { 0 };
+    b.startup_s = costmodel_startup_time(p, c);
+    b.compute_s = c->epochs * (s.steps_per_epoch * costmodel_step_time(p, c));
+    b.comm_s = c->epochs * (s.steps_per_epoch * (m + costmodel_oversub_sync_time(p, c)) +
+                            async_pulls(c, s.steps_per_epoch) * m);
+    b.wait_s = fmax(0.0, c->epochs * a.epoch_s - b.compute_s - b.comm_s);
+    b.total_s = b.startup_s + b.compute_s + b.comm_s + b.wait_s;
+    return b;
+}
+
 double costmodel_round_time(const costmodel_params *p, const costmodel_config *c) {
+    if (costmodel_sync_is_async(c->sync))
+        return costmodel_async_of(p, c).epoch_s;
     costmodel_schedule s = costmodel_schedule_of(c);
     double step = costmodel_step_time(p, c);
     return s.steps_per_round * (step + costmodel_update_time(p, c)) + round_wait(p, c, step, s.steps_per_round) +
@@ -259,6 +356,8 @@ double costmodel_round_time(const costmodel_params *p, const costmodel_config *c
 }
 
 costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c) {
+    if (costmodel_sync_is_async(c->sync))
+        return async_breakdown(p, c);
     costmodel_schedule s = costmodel_schedule_of(c);
     double step = costmodel_step_time(p, c);
     long full_rounds = s.steps_per_epoch / s.steps_per_round;
@@ -283,8 +382,13 @@ costmodel_config costmodel_baseline(const costmodel_config *c) {
     costmodel_config one = *c;
     one.workers = 1;
     one.cores = 1;
-    /* One core alone trains plainly: no server to talk to. */
+    /* One core alone trains plainly: no server to talk to (async: plain SGD, as local
+     * SGD on one worker is). */
     one.master = COSTMODEL_MASTER_WORKER;
+    if (costmodel_sync_is_async(one.sync)) {
+        one.sync = COSTMODEL_SYNC_EPOCH;
+        one.every_n = 0;
+    }
     return one;
 }
 
@@ -311,7 +415,36 @@ int costmodel_topology_parse(const char *s, costmodel_topology *out) {
     return -1;
 }
 
+bool costmodel_sync_is_async(costmodel_sync s) { return s == COSTMODEL_SYNC_ASYNC || s == COSTMODEL_SYNC_HOGWILD; }
+
+/* "NAME" (pull period 1) or "NAME:N", N in [1, 1e9]: 0, else -1. */
+static int parse_async(const char *s, const char *name, int *every_n) {
+    size_t len = strlen(name);
+    if (strncmp(s, name, len) != 0)
+        return -1;
+    if (s[len] == '\0') {
+        *every_n = 1;
+        return 0;
+    }
+    if (s[len] != ':')
+        return -1;
+    char *end = NULL;
+    long n = strtol(s + len + 1, &end, 10);
+    if (end == s + len + 1 || *end != '\0' || n < 1 || n > 1000000000L)
+        return -1;
+    *every_n = (int)n;
+    return 0;
+}
+
 int costmodel_sync_parse(const char *s, costmodel_sync *out, int *every_n) {
+    if (parse_async(s, "async", every_n) == 0) {
+        *out = COSTMODEL_SYNC_ASYNC;
+        return 0;
+    }
+    if (parse_async(s, "hogwild", every_n) == 0) {
+        *out = COSTMODEL_SYNC_HOGWILD;
+        return 0;
+    }
     if (strcmp(s, "batch") == 0) {
         *out = COSTMODEL_SYNC_BATCH;
         *every_n = 1;
@@ -339,6 +472,13 @@ void costmodel_sync_format(costmodel_sync s, int every_n, char *buf, int buflen)
     case COSTMODEL_SYNC_BATCH: snprintf(buf, (size_t)buflen, "batch"); break;
     case COSTMODEL_SYNC_EPOCH: snprintf(buf, (size_t)buflen, "epoch"); break;
     case COSTMODEL_SYNC_EVERY: snprintf(buf, (size_t)buflen, "every:%d", every_n); break;
+    case COSTMODEL_SYNC_ASYNC:
+    case COSTMODEL_SYNC_HOGWILD:
+        if (every_n > 1)
+            snprintf(buf, (size_t)buflen, "%s:%d", s == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild", every_n);
+        else
+            snprintf(buf, (size_t)buflen, "%s", s == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild");
+        break;
     }
 }
 

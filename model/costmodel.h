@@ -40,6 +40,37 @@
  * charged r·step and its own √r straggler term (exact, where DESIGN.md's E·⌈s/p⌉·round
  * would over-count).
  *
+ * Async and hogwild (Elephas' asynchronous modes, train/asyncps.h) have no rounds: each of
+ * the K workers takes its s = ⌈D/(K·B)⌉ steps of b = B examples, pushes every step's
+ * gradient to a dedicated master and pulls the weights every N steps (every_n); the master
+ * serves one request at a time, in arrival order; the epoch ends with a barrier. With
+ * m_w = costmodel_message_time for worker w (local to the master's machine or across the
+ * network), u_T = costmodel_update_time, u_1 = u·ρ the same on one core, o = q·(ρ − 1)
+ * the scheduler's delay once per step, P = ⌈s/N⌉ pulls an epoch, a worker's epoch alone
+ * at the master (s·τ_w) and the master's busy time for it (s·D_w) are
+ *   async    s·τ_w = s·(step + m_w + o) + P·(m_w + u_T)   (each pull, and the barrier for
+ *                    the last, waits for the update of the push before it)
+ *            s·D_w = s·(m_w + u_T) + P·m_w
+ *   hogwild  s·τ_w = s·(step + m_w + o) + P·m_w + u_1      (no pull waits for an update;
+ *                    the barrier waits for the last)
+ *            s·D_w = s·m_w + P·m_w on the main thread, while T updater threads apply each
+ *                    gradient in u_1: at most T/u_1 gradients a second
+ *   epoch    = max(s·max_w τ_w, s·Σ_w D_w, hogwild: s·K·u_1/T) + CV·step·√s·G(K)
+ * that is, the throughput bound X = min(Σ_w 1/τ_w, 1/mean_w D_w) worker steps a second
+ * (the workers' pace, or the master's service rate: queueing at the master as K grows),
+ * and the barrier's straggler wait. With one worker (nothing to collide with) and CV = 0
+ * it is exact; for more it is a bound: the simulator (sim/job.h) plays the queue, where
+ * requests that collide wait for each other and the time can be longer. The
+ * staleness of a gradient, the updates applied between its pull and its own, is about
+ * K·j − 1 for the j-th step after a pull (the K − 1 others push once a step, and the
+ * worker's own j − 1 pushes land too): K·(N + 1)/2 − 1 on average, K − 1 for N = 1; its
+ * 90th percentile K·⌈0.9·N⌉ − 1. Hogwild's pull does not wait for the update of the push
+ * just before it, which then lands after the pull as well: K·j, K·(N + 1)/2, K·⌈0.9·N⌉.
+ * Breakdown per worker: compute E·s·step, comm E·((s + P)·mean m_w + s·o), update 0 (the
+ * master's), wait the rest (queueing at the master, the pulls' wait for the update, the
+ * barrier). T(K,T) = W(K) + E·epoch. The baseline of a speedup is plain training: one
+ * worker, one core, no master (costmodel_baseline).
+ *
  * Pure functions on plain structs; nothing allocates, nothing prints.
  */
 #ifndef SPEEDUP_COSTMODEL_H
@@ -50,7 +81,11 @@
 /* The most cores a host (or a cluster's machine) may have: counts of cores are ints. */
 #define COSTMODEL_MAX_HOST_CORES 1048576
 
-typedef enum { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY } costmodel_sync;
+/* async, hogwild: Elephas' asynchronous modes (see the section below); every_n is then
+ * the pull period N (--pull-every: a worker pulls the weights every N of its steps). */
+typedef enum {
+    COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY, COSTMODEL_SYNC_ASYNC, COSTMODEL_SYNC_HOGWILD
+} costmodel_sync;
 typedef enum { COSTMODEL_TOPO_PS, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_TOPO_COUNT } costmodel_topology;
 /* Parameter server only: does rank 0 train as well (worker) or only serve (dedicated)? */
 typedef enum { COSTMODEL_MASTER_WORKER, COSTMODEL_MASTER_DEDICATED } costmodel_master;
@@ -98,7 +133,8 @@ typedef struct {
     int workers;             /* K ≥ 1 training workers (a dedicated master is not one) */
     int cores;               /* T ≥ 1 per worker */
     costmodel_sync sync;
-    int every_n;             /* steps between synchronisations for COSTMODEL_SYNC_EVERY */
+    int every_n;             /* steps between synchronisations for COSTMODEL_SYNC_EVERY; the
+                                pull period N for async and hogwild */
     costmodel_topology topology;
     costmodel_master master;
     bool batch_per_worker;   /* batch sync: every worker takes B (true) or B/K (false) */
@@ -183,7 +219,22 @@ bool costmodel_overlaps(const costmodel_config *c);
  * costmodel_overlaps, else S(K) (costmodel_sync_time). */
 double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_config *c);
 
-/* Time of one full round of p steps, straggler wait and X(K). */
+/* Async and hogwild: the terms of the header's closed form for c (sync async or hogwild). */
+typedef struct {
+    double worker_cycle_s;   /* max_w τ_w: a worker's step with its requests, alone at the
+                                master (its epoch over s) */
+    double master_s;         /* the master's busy seconds for one step of every worker (Σ_w D_w;
+                                hogwild: the larger of its main thread's and K·u_1/T) */
+    double steps_per_s;      /* X: the bound on the workers' steps per second, all workers */
+    bool master_bound;       /* the master's service rate sets X (not the workers' pace) */
+    double epoch_s;          /* one epoch: s·max(τ, master_s) + the barrier's straggler wait */
+    double staleness;        /* K·(N + 1)/2 − 1 (hogwild: K·(N + 1)/2): the mean (and median)
+                                staleness of a gradient */
+    double staleness_p90;    /* K·⌈0.9·N⌉ − 1 (hogwild: K·⌈0.9·N⌉): its 90th percentile */
+} costmodel_async;
+costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_config *c);
+
+/* Time of one full round of p steps, straggler wait and X(K) (async: one epoch). */
 double costmodel_round_time(const costmodel_params *p, const costmodel_config *c);
 
 costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c);
@@ -193,14 +244,17 @@ double costmodel_total_time(const costmodel_params *p, const costmodel_config *c
 costmodel_config costmodel_baseline(const costmodel_config *c);
 double costmodel_speedup(const costmodel_params *p, const costmodel_config *c);
 
-/* Names used in flags, CSV and JSON: "batch", "epoch", "every:N"; "ps", "allreduce";
- * "worker", "dedicated". Parsers return 0 or -1. */
+/* Names used in flags, CSV and JSON: "batch", "epoch", "every:N", "async", "hogwild"
+ * ("async:N", "hogwild:N" with a pull period N > 1); "ps", "allreduce"; "worker",
+ * "dedicated". Parsers return 0 or -1. */
 const char *costmodel_topology_name(costmodel_topology t);
 int costmodel_topology_parse(const char *s, costmodel_topology *out);
 int costmodel_sync_parse(const char *s, costmodel_sync *out, int *every_n);
-/* Writes "batch", "epoch" or "every:N" into buf. */
+/* Writes "batch", "epoch", "every:N", "async[:N]" or "hogwild[:N]" into buf. */
 void costmodel_sync_format(costmodel_sync s, int every_n, char *buf, int buflen);
 const char *costmodel_master_name(costmodel_master m);
+/* Is s one of Elephas' asynchronous modes (async, hogwild)? */
+bool costmodel_sync_is_async(costmodel_sync s);
 int costmodel_master_parse(const char *s, costmodel_master *out);
 
 /* The seed-like example: Fashion-MNIST cut to 10% (6000 images), batch 32, 5 epochs,

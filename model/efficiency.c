@@ -15,20 +15,29 @@
 #include <string.h>
 
 enum { DRAWS = 4000 };
+#define STALE_WHY                                                                                                 \
+    "async and hogwild train on stale gradients, whose cost in epochs the efficiency fit has no term for (only " \
+    "async with one worker pulling every step, plain SGD, is predicted)"
 static const unsigned long DRAW_SEED = 20181214; /* fixed: the same interval every time */
 
 /* ---------------------------------------------------------------------------------- */
 /* The form */
 
+bool efficiency_stale(const costmodel_config *c) {
+    return c->sync == COSTMODEL_SYNC_HOGWILD || (c->sync == COSTMODEL_SYNC_ASYNC && (c->workers > 1 || c->every_n > 1));
+}
+
 double efficiency_global_batch(const costmodel_config *c) {
     const double k = c->workers > 1 ? c->workers : 1;
     if (c->sync == COSTMODEL_SYNC_BATCH)
         return c->batch_per_worker ? k * (double)c->batch : (double)c->batch;
+    if (costmodel_sync_is_async(c->sync)) /* the server applies each worker's gradient of B alone */
+        return (double)c->batch;
     return k * (double)c->batch;
 }
 
 double efficiency_averaging_period(const costmodel_config *c) {
-    if (c->sync == COSTMODEL_SYNC_BATCH || c->workers <= 1)
+    if (c->sync == COSTMODEL_SYNC_BATCH || costmodel_sync_is_async(c->sync) || c->workers <= 1)
         return 1;
     const double s = (double)costmodel_schedule_of(c).steps_per_epoch;
     if (c->sync == COSTMODEL_SYNC_EVERY && c->every_n < s)
@@ -128,6 +137,8 @@ static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, 
                               runs[0].name, c->examples, run->name);
         if (c->batch < 1 || c->workers < 1 || c->epochs < 1 || c->examples < 1)
             return errmsg_set(why, whylen, "%s: workers, batch, epochs and examples must be >= 1", run->name);
+        if (efficiency_stale(c))
+            return errmsg_set(why, whylen, "%s: %s", run->name, STALE_WHY);
         for (long p = 0; p < run->n; p++)
             if (!isfinite(run->epochs[p]) || run->epochs[p] < 0 || !isfinite(run->accuracy[p]) ||
                 run->accuracy[p] < 0 || run->accuracy[p] > 1)
@@ -345,6 +356,8 @@ int efficiency_check(const efficiency_model *m, const costmodel_config *c, char 
         return errmsg_set(why, whylen, "the efficiency fit was measured on %ld examples, not %ld (an epoch of "
                           "other data is other progress): predict with --examples %ld, or fit traces of such runs",
                           m->examples, c->examples, m->examples);
+    if (efficiency_stale(c))
+        return errmsg_set(why, whylen, "%s", STALE_WHY);
     const double g = efficiency_global_batch(c), h = efficiency_averaging_period(c);
     if (!m->fitted[EFFICIENCY_W] && !m->at_bound[EFFICIENCY_W] && fabs(g / (double)m->batch - 1) > 1e-12)
         return errmsg_set(why, whylen, "a global batch of %g: the efficiency fit's runs all had %ld, so what a "

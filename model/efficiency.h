@@ -18,6 +18,12 @@
  *           (s = steps per epoch per worker, model/costmodel.h's schedule).
  *   B_ref   the reference global batch: the smallest G among the runs with H = 1 (one
  *           worker, or batch sync), whose curve is f itself.
+ *   Async and hogwild (train/asyncps.h: a parameter server applying each worker's
+ *           gradient as it comes): G = B and H = 1 — each gradient is one update, none is
+ *           averaged — but a gradient computed on weights the other workers have since
+ *           moved (its staleness, model/trace.h) does less than a fresh one, and nothing
+ *           here measures how much less: such configurations are refused (efficiency_stale),
+ *           all but async with one worker pulling every step, which is plain SGD bit for bit.
  *
  * Why this form:
  *  - f is the Morgan-Mercer-Flodin curve, one of the parametric learning-curve families
@@ -154,7 +160,8 @@ typedef struct {
 } efficiency_prediction;
 
 /* Fits *out from runs (see above): 0, or -1 with why ("no reference run ...", "runs of
- * different schedules: 4 epochs in A, 10 in B", a fit that does not converge). chance is
+ * different schedules: 4 epochs in A, 10 in B", a run on stale gradients, a fit that does
+ * not converge). chance is
  * the accuracy of an untrained network, 1/classes. */
 int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, efficiency_model *out, char *why,
                    int whylen);
@@ -172,13 +179,18 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
  * form was shaped on, leaving the warm-up out halved the residual sd: 1.3 → 0.7 points of
  * accuracy). The trace header does not record --warmup-epochs: the trainer's default, 1,
  * is assumed. A trace with fewer than two points after it (a calibration plan's run of
- * one epoch) is no curve and is left out too. Returns 0 fitted (note may name what was
- * left out, else ""); 1 no trace has an accuracy curve (out->known false); -1 the runs
- * cannot be fitted, why in note. */
+ * one epoch) is no curve and is left out too, as is an async or hogwild run's
+ * (efficiency_stale). Returns 0 fitted (note may name what was left out, else ""); 1 no
+ * trace has an accuracy curve (out->known false; note may name the stale runs left out);
+ * -1 the runs cannot be fitted, why in note. */
 #define EFFICIENCY_WARMUP_EPOCHS 1.0
 int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, efficiency_model *out, char *note,
                           int notelen);
 
+/* Does c train on stale gradients (see above: async and hogwild but one async worker
+ * pulling every step)? The form has no term for them: efficiency_check refuses c,
+ * efficiency_fit refuses such a run and efficiency_fit_traces leaves its trace out. */
+bool efficiency_stale(const costmodel_config *c);
 /* G, H and s of config c under m (see above). */
 double efficiency_global_batch(const costmodel_config *c);
 double efficiency_averaging_period(const costmodel_config *c);
@@ -190,8 +202,9 @@ double efficiency_curve(const efficiency_model *m, const double theta[EFFICIENCY
 double efficiency_accuracy(const efficiency_model *m, const costmodel_config *c, double epochs);
 
 /* Can m predict for c? 0, or -1 with why naming what differs: another schedule length
- * (E), another number of examples (D), a global batch ≠ B_ref when w was not fitted, local
- * SGD when γ was not fitted, a slowdown that is not positive. */
+ * (E), another number of examples (D), stale gradients (efficiency_stale), a global batch
+ * ≠ B_ref when w was not fitted, local SGD when γ was not fitted, a slowdown that is not
+ * positive. */
 int efficiency_check(const efficiency_model *m, const costmodel_config *c, char *why, int whylen);
 
 /* Epochs (and, with timing non-NULL, time) for c to reach target A in (0, 1), with the

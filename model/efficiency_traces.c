@@ -28,12 +28,14 @@ typedef struct {
     traceinfo_accuracy_point **pts;
     long *n;
     int best;
+    int stale;    /* traces with a curve left out: their gradients were stale (efficiency_stale) */
 } curves;
 
 static int read_curves(trace *const *traces, const char *const *names, int n, curves *c, char *why, int whylen) {
     c->pts = calloc((size_t)n, sizeof *c->pts);
     c->n = calloc((size_t)n, sizeof *c->n);
     c->best = -1;
+    c->stale = 0;
     if (!c->pts || !c->n)
         return errmsg_set(why, whylen, "out of memory");
     for (int i = 0; i < n; i++) {
@@ -45,6 +47,10 @@ static int read_curves(trace *const *traces, const char *const *names, int n, cu
             if (c->pts[i][p].epochs_seen >= EFFICIENCY_WARMUP_EPOCHS - 1e-9)
                 c->pts[i][kept++] = c->pts[i][p];
         c->n[i] = kept >= 2 ? kept : 0; /* one point is no curve (a plan's one short epoch) */
+        if (c->n[i] > 0 && efficiency_stale(&traces[i]->run.config)) {
+            c->n[i] = 0;
+            c->stale++;
+        }
     }
     long best_points = 0;
     for (int i = 0; i < n; i++) {
@@ -120,6 +126,11 @@ int efficiency_fit_traces(trace *const *traces, const char *const *names, int n,
         rc = 1;
     else if (rc == 0)
         rc = fit_group(traces, names, n, &c, out, note, notelen);
+    if (rc >= 0 && c.stale > 0 && notelen > 0) {
+        const size_t used = strlen(note);
+        snprintf(note + used, (size_t)notelen - used, "%s%d async or hogwild run%s left out (stale gradients: "
+                 "not in the form)", used ? "; " : "", c.stale, c.stale == 1 ? "" : "s");
+    }
     curves_free(&c, n);
     return rc;
 }

@@ -321,7 +321,9 @@ int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
         const trace *t = s->tr[i];
         const costmodel_config *c = &t->run.config;
         double P = t->run.host_cores, KT = (double)c->workers * c->cores;
-        if (!fit_used(s, i, true) || c->master != COSTMODEL_MASTER_DEDICATED || !(P > 0) || KT < P)
+        /* An async master works (receives, updates, sends) besides polling: not its yield. */
+        if (!fit_used(s, i, true) || c->master != COSTMODEL_MASTER_DEDICATED || !(P > 0) || KT < P ||
+            costmodel_sync_is_async(c->sync))
             continue;
         double per_example = f->p.c1_s * (f->p.sigma + (1.0 - f->p.sigma) / c->cores), cap = 3 * (KT + 1) / P;
         double run_y = 0, run_idle = 0;

@@ -29,6 +29,14 @@ memory_role memory_role_of(const costmodel_config *c, int rank) {
 
 int memory_model_copies(const costmodel_config *c, memory_role role) {
     const bool batch = c->sync == COSTMODEL_SYNC_BATCH;
+    if (c->sync == COSTMODEL_SYNC_ASYNC)
+        /* The server receives into its gradients and updates (3); a worker sends gradients
+         * and receives weights (2: its momentum stays untouched). */
+        return role == MEMORY_MASTER ? 3 : 2;
+    if (c->sync == COSTMODEL_SYNC_HOGWILD)
+        /* The server: weights, momentum, one gradient buffer per updater thread (T) and the
+         * copy a pull sends (train/asyncps.h). */
+        return role == MEMORY_MASTER ? 3 + c->cores : 2;
     switch (role) {
     case MEMORY_MASTER_WORKER:
         return 4; /* weights, gradients, momentum and the receive buffer */
@@ -48,7 +56,16 @@ long memory_trace_events(const costmodel_config *c, memory_role role, bool check
     const bool single = memory_ranks(c) == 1, ps = c->topology == COSTMODEL_TOPO_PS;
     const bool master = role != MEMORY_WORKER;
     long per_epoch;
-    if (c->sync == COSTMODEL_SYNC_BATCH) {
+    if (costmodel_sync_is_async(c->sync)) {
+        /* Every step has examples (a shard's short last batch included): a worker records
+         * compute and push every step, a pull every N, and the epoch's barrier; the master
+         * per push a wait, the receive and the update, per pull a wait and the send, per
+         * worker's end of epoch a wait, and its barrier. Hogwild's waits for a free buffer
+         * are not counted. */
+        const long pulls = (s.steps_per_epoch + c->every_n - 1) / c->every_n;
+        per_epoch = master ? c->workers * (3 * s.steps_per_epoch + 2 * pulls + 1) + 1
+                           : 2 * s.steps_per_epoch + pulls + 1;
+    } else if (c->sync == COSTMODEL_SYNC_BATCH) {
         /* compute, then: the update alone (one rank); wait, comm, update (all-reduce); wait
          * and comm (ps worker); wait, pushes, update, pulls (ps master). */
         const long per_step = single ? 2 : !ps ? 4 : master ? 5 : 3;

@@ -20,6 +20,9 @@
  *            momentum stays untouched (2); ps rank 0 with R ≥ 2 adds the ONE receive
  *            buffer it takes every push into (train/psx.h), however many workers (4); a
  *            dedicated master averaging (local SGD) holds the weights and that buffer (2).
+ *            Async (train/asyncps.h): the master receives into its gradients (3), a worker
+ *            never updates (2); a hogwild master holds weights, momentum, one gradient
+ *            buffer per updater thread (T of them) and the copy a pull sends (3 + T).
  *   F, G     per example of the local batch: what every forward writes (evaluation too)
  *            and what only training writes (train/net.h's net_memory). A dedicated master
  *            never trains: it writes F only, evaluating its share of the test set.

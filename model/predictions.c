@@ -18,6 +18,12 @@ prediction_row predictions_from_model(const costmodel_params *p, const costmodel
     };
     predictions_set_point(&r);
     costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
+    if (costmodel_sync_is_async(c->sync)) {
+        const costmodel_async a = costmodel_async_of(p, c);
+        r.has_staleness = true;
+        r.staleness_median = a.staleness;
+        r.staleness_p90 = a.staleness_p90;
+    }
     return r;
 }
 
@@ -42,6 +48,12 @@ prediction_row predictions_from_trace(const trace *t) {
         r.has_memory = r.fits = true;
         r.rss_master_mib = (double)m->peak_rss_kib[0] / 1024.0;
         r.rss_worker_mib = (double)others / 1024.0;
+    }
+    traceinfo_async a;
+    if (costmodel_sync_is_async(k->sync) && traceinfo_async_of(t, &a) == 0 && a.updates > 0) {
+        r.has_staleness = true;
+        r.staleness_median = a.staleness_median;
+        r.staleness_p90 = a.staleness_p90;
     }
     return r;
 }
@@ -108,6 +120,10 @@ void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
             fprintf(out, ",%.6g,%.6g,%d", r->rss_worker_mib, r->rss_master_mib, r->fits ? 1 : 0);
         else
             fputs(",,,", out);
+        if (r->has_staleness)
+            fprintf(out, ",%.6g,%.6g", r->staleness_median, r->staleness_p90);
+        else
+            fputs(",,", out);
         if (tta)
             write_tta(out, r);
         fputc('\n', out);
@@ -123,13 +139,16 @@ int predictions_save_csv(const char *path, const prediction_row *rows, int n, ch
 }
 
 void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
-    bool memory = false;
-    for (int i = 0; i < n; i++)
+    bool memory = false, stale = false;
+    for (int i = 0; i < n; i++) {
         memory |= rows[i].has_memory;
+        stale |= rows[i].has_staleness;
+    }
     fprintf(out, "%7s %5s %-10s %-9s %12s %22s %8s %12s %12s %12s %12s %12s", "workers", "cores", "sync",
             "topology", "time_s", "95% PI (one run)", "speedup", "compute_s", "update_s", "comm_s", "wait_s",
             "startup_s");
-    fputs(memory ? "  worker_MiB  rank0_MiB\n" : "\n", out);
+    fputs(memory ? "  worker_MiB  rank0_MiB" : "", out);
+    fputs(stale ? "  stale_med  stale_p90\n" : "\n", out);
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
         char pi[48];
@@ -142,11 +161,14 @@ void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
                 r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, pi, r->speedup, r->compute_s,
                 r->update_s, r->comm_s, r->wait_s, r->startup_s);
         if (memory && r->has_memory)
-            fprintf(out, "  %10.1f %10.1f%s\n", r->rss_worker_mib, r->rss_master_mib, r->fits ? "" : "  OVER");
+            fprintf(out, "  %10.1f %10.1f%s", r->rss_worker_mib, r->rss_master_mib, r->fits ? "" : "  OVER");
         else if (memory)
-            fprintf(out, "  %10s %10s\n", "-", "-");
-        else
-            fputs("\n", out);
+            fprintf(out, "  %10s %10s", "-", "-");
+        if (stale && r->has_staleness)
+            fprintf(out, "  %9.1f  %9.1f", r->staleness_median, r->staleness_p90);
+        else if (stale)
+            fprintf(out, "  %9s  %9s", "-", "-");
+        fputs("\n", out);
     }
 }
 
@@ -194,17 +216,24 @@ static int read_fail(char *err, int errlen, const char *path, long line, const c
     return -1;
 }
 
+/* field[0], field[1]: finite numbers >= 0 into *a, *b; 0, or -1. */
+static int parse_two(char *const *field, double *a, double *b) {
+    char *end;
+    double *v[2] = { a, b };
+    for (int i = 0; i < 2; i++) {
+        *v[i] = strtod(field[i], &end);
+        if (end == field[i] || *end || !isfinite(*v[i]) || *v[i] < 0)
+            return -1;
+    }
+    return 0;
+}
+
 /* The memory columns: all three empty (unknown), or two sizes >= 0 and fits 0 or 1. */
 static int parse_memory(char *const *field, prediction_row *r) {
     if (!*field[0] && !*field[1] && !*field[2])
         return 0;
-    char *end;
-    double *mib[2] = { &r->rss_worker_mib, &r->rss_master_mib };
-    for (int i = 0; i < 2; i++) {
-        *mib[i] = strtod(field[i], &end);
-        if (end == field[i] || *end || !isfinite(*mib[i]) || *mib[i] < 0)
-            return -1;
-    }
+    if (parse_two(field, &r->rss_worker_mib, &r->rss_master_mib))
+        return -1;
     if (strcmp(field[2], "0") != 0 && strcmp(field[2], "1") != 0)
         return -1;
     r->fits = field[2][0] == '1';
@@ -256,11 +285,21 @@ static int parse_tta(char *const *field, prediction_row *r) {
     return 0;
 }
 
-/* One data line: `columns` comma-separated fields (12, 17, 20 or 29), numbers finite,
+/* The staleness columns: both empty (not async), or two numbers >= 0. */
+static int parse_staleness(char *const *field, prediction_row *r) {
+    if (!*field[0] && !*field[1])
+        return 0;
+    if (parse_two(field, &r->staleness_median, &r->staleness_p90))
+        return -1;
+    r->has_staleness = true;
+    return 0;
+}
+
+/* One data line: `columns` comma-separated fields (12, 17, 20, 22, 29 or 31), numbers finite,
  * counts >= 1. */
 static int parse_row(char *line, int columns, prediction_row *r) {
     memset(r, 0, sizeof *r);
-    char *field[29];
+    char *field[31];
     int n = 0;
     for (char *p = line; n < columns; n++) {
         field[n] = p;
@@ -305,7 +344,28 @@ static int parse_row(char *line, int columns, prediction_row *r) {
     }
     if (columns >= 20 && parse_memory(field + 17, r))
         return -1;
-    return columns == 29 ? parse_tta(field + 20, r) : 0;
+    if ((columns == 22 || columns == 31) && parse_staleness(field + 20, r))
+        return -1;
+    return columns == 29 ? parse_tta(field + 20, r) : columns == 31 ? parse_tta(field + 22, r) : 0;
+}
+
+#define EXPECT_NUMBERS "expected workers,cores,sync,topology, 13 numbers >= 0 (time_s .. mean_hi)"
+#define EXPECT_MEMORY ", then rss_worker_mib,rss_master_mib,fits: two sizes >= 0 and 0 or 1, or all three empty"
+#define EXPECT_STALENESS ", then staleness_median,staleness_p90: two numbers >= 0 or both empty"
+#define EXPECT_TTA                                                                                              \
+    ", then target_accuracy in (0, 1), reach (reached, beyond_schedule or above_plateau), epochs and times >= 0 " \
+    "(empty where not reached) and accuracy_at_end in [0, 1], or all nine empty"
+
+/* What a data line of `columns` fields should have been. */
+static const char *row_expected(int columns) {
+    switch (columns) {
+    case 12: return "expected workers,cores,sync,topology and 8 numbers >= 0 (time_s .. startup_s)";
+    case 17: return EXPECT_NUMBERS;
+    case 20: return EXPECT_NUMBERS EXPECT_MEMORY;
+    case 22: return EXPECT_NUMBERS EXPECT_MEMORY EXPECT_STALENESS;
+    case 29: return EXPECT_NUMBERS EXPECT_MEMORY EXPECT_TTA;
+    default: return EXPECT_NUMBERS EXPECT_MEMORY EXPECT_STALENESS EXPECT_TTA;
+    }
 }
 
 int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *err, int errlen) {
@@ -318,7 +378,7 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
     }
     char line[1024];
     long lineno = 0;
-    int cap = 0, rc = 0, columns = 20;
+    int cap = 0, rc = 0, columns = 22;
     while (rc == 0 && fgets(line, sizeof line, f)) {
         lineno++;
         size_t len = strlen(line);
@@ -333,8 +393,12 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
                 columns = 12;
             else if (strcmp(line, PREDICTIONS_CSV_HEADER_V2) == 0)
                 columns = 17;
-            else if (strcmp(line, PREDICTIONS_CSV_HEADER_TTA) == 0)
+            else if (strcmp(line, PREDICTIONS_CSV_HEADER_V3) == 0)
+                columns = 20;
+            else if (strcmp(line, PREDICTIONS_CSV_HEADER_V3_TTA) == 0)
                 columns = 29;
+            else if (strcmp(line, PREDICTIONS_CSV_HEADER_TTA) == 0)
+                columns = 31;
             else if (strcmp(line, PREDICTIONS_CSV_HEADER) != 0)
                 rc = read_fail(err, errlen, path, 1, "expected the header " PREDICTIONS_CSV_HEADER);
             continue;
@@ -351,16 +415,7 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
             *rows = grown;
         }
         if (parse_row(line, columns, &(*rows)[*n]))
-            rc = read_fail(err, errlen, path, lineno,
-                           columns == 12 ? "expected workers,cores,sync,topology and 8 numbers >= 0 (time_s .. startup_s)"
-                           : columns == 17 ? "expected workers,cores,sync,topology and 13 numbers >= 0 (time_s .. mean_hi)"
-                           : columns == 20 ? "expected workers,cores,sync,topology, 13 numbers >= 0 (time_s .. mean_hi), "
-                                             "then rss_worker_mib,rss_master_mib,fits: two sizes >= 0 and 0 or 1, or "
-                                             "all three empty"
-                                           : "expected the 20 columns of " PREDICTIONS_CSV_HEADER ", then "
-                                             "target_accuracy in (0, 1), reach (reached, beyond_schedule or "
-                                             "above_plateau), epochs and times >= 0 (empty where not reached) and "
-                                             "accuracy_at_end in [0, 1], or all nine empty");
+            rc = read_fail(err, errlen, path, lineno, row_expected(columns));
         else
             (*n)++;
     }

@@ -2,7 +2,8 @@
  * aligned text table for a terminal.
  *
  *   workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s,
- *   update_s,time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits
+ *   update_s,time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits,
+ *   staleness_median,staleness_p90
  *
  * ci_lo/ci_hi: the 95% prediction interval of the speedup of ONE run (DESIGN.md: step
  * noise, the host's run-to-run factor, the parameters' uncertainty); time_lo/time_hi: the
@@ -14,12 +15,19 @@
  * MiB: predicted (model/memory.h) or measured (the trace's peaks: the largest of the
  * other ranks, and rank 0's); fits: 1 when both are within --memory-limit (or no limit
  * was given), 0 when not. The three are empty when memory is unknown (a calibration or
- * a trace without it). Files with only the first 12 columns (before update_s existed)
- * are read with update_s = 0 and every interval equal to the value; files with 17 (before
- * the memory columns) with memory unknown.
+ * a trace without it). staleness_median, staleness_p90: async and hogwild only (empty for
+ * every other sync mode): the median and 90th percentile of the staleness of the
+ * gradients the master applied — the updates applied between a gradient's pull and its own
+ * (model/trace.h) — measured (model/traceinfo.h), simulated (the mean over the
+ * replications of each run's) or from the closed form (model/costmodel.h's
+ * costmodel_async_of: K·(N + 1)/2 − 1 and K·⌈0.9·N⌉ − 1 for async). Files with only the
+ * first 12 columns (before update_s existed) are read with update_s = 0 and every interval
+ * equal to the value; files with 17 (before the memory columns) with memory unknown;
+ * files with 20 (before staleness) without it.
  *
  * With a target accuracy (`--target-accuracy A`, model/efficiency.h) every row carries
- * nine columns more (PREDICTIONS_CSV_HEADER_TTA), written when some row has them:
+ * nine columns more after the staleness (PREDICTIONS_CSV_HEADER_TTA, 31 columns), written
+ * when some row has them:
  *   target_accuracy   A
  *   reach             reached | beyond_schedule (the curve gets there only after the
  *                     schedule's epochs) | above_plateau (never)
@@ -28,7 +36,8 @@
  *   accuracy_at_end   the predicted test accuracy when the schedule ends
  * A value that is not reached is empty (epochs_to_target and tta_s unless reached; an
  * interval's end that is not reached within the schedule): never NaN or infinite. A row
- * of such a file without a target has all nine empty.
+ * of such a file without a target has all nine empty. Files with the nine right after
+ * fits (29 columns: before staleness) are read without staleness.
  */
 #ifndef SPEEDUP_PREDICTIONS_H
 #define SPEEDUP_PREDICTIONS_H
@@ -44,14 +53,16 @@
 #define PREDICTIONS_CSV_HEADER_V1 \
     "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s"
 #define PREDICTIONS_CSV_HEADER_V2 PREDICTIONS_CSV_HEADER_V1 ",update_s,time_lo,time_hi,mean_lo,mean_hi"
-#define PREDICTIONS_CSV_HEADER PREDICTIONS_CSV_HEADER_V2 ",rss_worker_mib,rss_master_mib,fits"
-#define PREDICTIONS_CSV_HEADER_TTA                                                                          \
-    PREDICTIONS_CSV_HEADER ",target_accuracy,reach,epochs_to_target,epochs_lo,epochs_hi,tta_s,tta_lo,tta_hi," \
-                           "accuracy_at_end"
+#define PREDICTIONS_CSV_HEADER_V3 PREDICTIONS_CSV_HEADER_V2 ",rss_worker_mib,rss_master_mib,fits"
+#define PREDICTIONS_CSV_HEADER PREDICTIONS_CSV_HEADER_V3 ",staleness_median,staleness_p90"
+#define PREDICTIONS_CSV_TTA_COLUMNS \
+    ",target_accuracy,reach,epochs_to_target,epochs_lo,epochs_hi,tta_s,tta_lo,tta_hi,accuracy_at_end"
+#define PREDICTIONS_CSV_HEADER_V3_TTA PREDICTIONS_CSV_HEADER_V3 PREDICTIONS_CSV_TTA_COLUMNS
+#define PREDICTIONS_CSV_HEADER_TTA PREDICTIONS_CSV_HEADER PREDICTIONS_CSV_TTA_COLUMNS
 
 typedef struct {
     int workers, cores;
-    char sync[24];           /* "batch", "epoch", "every:N" */
+    char sync[24];           /* "batch", "epoch", "every:N", "async[:N]", "hogwild[:N]" */
     costmodel_topology topology;
     double time_s, speedup, ci_lo, ci_hi;
     double compute_s, comm_s, wait_s, startup_s, update_s;
@@ -60,6 +71,8 @@ typedef struct {
     bool has_memory;          /* the three below are known (else written empty) */
     double rss_worker_mib, rss_master_mib; /* peak resident set: a worker, rank 0 */
     bool fits;                /* both within the memory limit (true without one) */
+    bool has_staleness;       /* async, hogwild: the two below are known (else written empty) */
+    double staleness_median, staleness_p90;
     bool has_tta;             /* tta below was predicted (a target accuracy was given) */
     efficiency_prediction tta; /* epochs and time to the target (has_time set) */
 } prediction_row;

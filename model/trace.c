@@ -124,6 +124,8 @@ static const char *write_event(FILE *out, const trace_event *e) {
     /* %.17g: the double read back is the one written. */
     if (e->has_accuracy)
         fprintf(out, ",\"accuracy\":%.17g,\"loss\":%.17g", e->accuracy, e->loss);
+    if (e->has_staleness)
+        fprintf(out, ",\"staleness\":%ld", e->staleness);
     fputs("}\n", out);
     return NULL;
 }
@@ -241,7 +243,8 @@ static int parse_run(json_t *root, trace_run *r, const char *path, long line, ch
 
     const char *sync = json_string_value(json_object_get(run, "sync"));
     if (!sync || costmodel_sync_parse(sync, &c->sync, &c->every_n))
-        return errmsg_set(err, errlen, "%s: line %ld: run.sync: expected batch, epoch or every:N", path, line);
+        return errmsg_set(err, errlen, "%s: line %ld: run.sync: expected batch, epoch, every:N, async[:N] or hogwild[:N]",
+                          path, line);
     const char *topo = json_string_value(json_object_get(run, "topology"));
     if (!topo || costmodel_topology_parse(topo, &c->topology))
         return errmsg_set(err, errlen, "%s: line %ld: run.topology: expected ps or allreduce", path, line);
@@ -286,8 +289,8 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
     if (name && !json_is_string(name))
         return -1;
     json_t *bg = json_object_get(o, "background");
-    *what = "\"background\": true or false, and true only on a comm event";
-    if (bg && (!json_is_boolean(bg) || (json_is_true(bg) && e->ph != TRACE_COMM)))
+    *what = "\"background\": true or false, and true only on a comm or update event";
+    if (bg && (!json_is_boolean(bg) || (json_is_true(bg) && e->ph != TRACE_COMM && e->ph != TRACE_UPDATE)))
         return -1;
     e->background = json_is_true(bg);
     json_t *acc = json_object_get(o, "accuracy"), *loss = json_object_get(o, "loss");
@@ -301,6 +304,12 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
             return -1;
         e->has_accuracy = true;
     }
+    long staleness = 0;
+    *what = "\"staleness\": an integer >= 0, on an update event only";
+    if (json_object_get(o, "staleness") && (e->ph != TRACE_UPDATE || get_int(o, "staleness", 0, &staleness)))
+        return -1;
+    e->has_staleness = json_object_get(o, "staleness") != NULL;
+    e->staleness = staleness;
     e->rank = (int)rank;
     e->epoch = (int)epoch;
     e->step = step;

@@ -5,7 +5,7 @@
  * describes the run,
  *   {"run": {"format": "speedup-trace", "version": 1, "host": "...", "host_cores": 2,
  *            "git": "...", "net": "...", "model_bytes": M, "workers": K, "cores": T,
- *            "sync": "batch|epoch|every:N", "topology": "ps|allreduce",
+ *            "sync": "batch|epoch|every:N|async[:N]|hogwild[:N]", "topology": "ps|allreduce",
  *            "master": "worker|dedicated", "examples": D, "batch": B, "epochs": E,
  *            "batch_per_worker": false, "seed": S,
  *            "memory": {"fwd_bytes_per_example": F, "train_bytes_per_example": G,
@@ -30,12 +30,17 @@
  * from the run's first epoch); "name" "test" (the whole test set, at the end of epoch e)
  * or "subset" (--eval-every's fixed subset of the test set, during epoch e). The two are
  * optional but go together and only on an eval event. "background": true (optional,
- * comm only) marks communication that ran beside the rank's own timeline on another
- * thread — DDP's bucketed all-reduce on gloo's threads while backward goes on, imported
+ * comm or update only) marks communication that ran beside the rank's own timeline on
+ * another thread — DDP's bucketed all-reduce on gloo's threads while backward goes on, imported
  * from a profiler trace (model/chrome_import.h) — rather than in it: a rank's foreground
- * events tile its time, its background events overlap them. What the events mean (training
- * time, which spans are steps, one synchronisation's span, the overlap) is
- * model/traceinfo.h's.
+ * events tile its time, its background events overlap them. On an update event it marks
+ * one that a hogwild master's updater thread applied beside its main thread's receives
+ * and sends (train/asyncps.h). "staleness": n (optional, update events only) is written
+ * by the master of an async or hogwild run on every pushed gradient it applies: how many
+ * updates the server applied between the worker's pull of the weights the gradient was
+ * computed on and the start of this one (0: computed on the current weights). What the
+ * events mean (training time, which spans are steps, one synchronisation's span, the
+ * overlap, the accuracy curve, the staleness) is model/traceinfo.h's.
  *
  * trace_read reports the first bad line as "PATH: line L: what was expected".
  */
@@ -63,10 +68,12 @@ typedef struct {
     long bytes;              /* comm: bytes moved; 0 otherwise */
     long examples;           /* compute: examples in the step (0: an empty slice); 0 otherwise */
     char name[32];           /* sub-phase, "" when none */
-    bool background;         /* comm beside the rank's timeline, not in it (see above) */
+    bool background;         /* comm (or a hogwild update) beside the rank's timeline (see above) */
     bool has_accuracy;       /* eval: accuracy and loss below were measured (see above) */
     double accuracy;         /* eval: fraction of `examples` classified correctly, 0..1 */
     double loss;             /* eval: mean training loss since the previous point of this name */
+    bool has_staleness;      /* an async master's update of a pushed gradient: */
+    long staleness;          /*   updates applied since its weights were pulled (see above) */
 } trace_event;
 
 enum { TRACE_MAX_RANKS = 1024 }; /* ranks whose peak memory a header lists */

@@ -3,6 +3,8 @@
 
 #include "util/errmsg.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <limits.h>
 #include <math.h>
 #include <stdlib.h>
@@ -18,7 +20,14 @@ int traceinfo_ranks(const trace *t) {
 
 bool traceinfo_is_step(const trace_event *e) { return e->ph == TRACE_COMPUTE && e->examples > 0; }
 
-bool traceinfo_is_background(const trace_event *e) { return e->ph == TRACE_COMM && e->background; }
+bool traceinfo_is_background(const trace_event *e) {
+    return (e->ph == TRACE_COMM || e->ph == TRACE_UPDATE) && e->background;
+}
+
+bool traceinfo_is_async_request(const trace *t, const trace_event *e) {
+    return costmodel_sync_is_async(t->run.config.sync) && e->ph == TRACE_COMM &&
+           (strcmp(e->name, "push") == 0 || strcmp(e->name, "pull") == 0);
+}
 
 bool traceinfo_is_optimizer_update(const trace_event *e) {
     return e->ph == TRACE_UPDATE && strcmp(e->name, "average") != 0;
@@ -152,7 +161,7 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
     *out = NULL;
     long n = 0, n_upd = 0;
     for (long i = 0; i < t->n_events; i++) {
-        n += t->events[i].ph == TRACE_COMM;
+        n += t->events[i].ph == TRACE_COMM && !traceinfo_is_async_request(t, &t->events[i]);
         n_upd += traceinfo_is_optimizer_update(&t->events[i]);
     }
     if (n == 0)
@@ -174,7 +183,7 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
     n = 0;
     for (long i = 0; i < t->n_events; i++) {
         const trace_event *e = &t->events[i];
-        if (e->ph != TRACE_COMM)
+        if (e->ph != TRACE_COMM || traceinfo_is_async_request(t, e))
             continue;
         rank_part *r = &v[n++];
         memset(r, 0, sizeof *r);
@@ -381,5 +390,56 @@ int traceinfo_accuracy_curve(const trace *t, traceinfo_accuracy_point **out, lon
     free(pts);
     *out = res;
     *n = n_points;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Async requests and staleness */
+
+/* The median of v[0..n) (sorted here); 0 when n is 0. */
+static double median_of(double *v, long n) {
+    if (n == 0)
+        return 0;
+    gsl_sort(v, 1, (size_t)n);
+    return gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
+}
+
+/* Spans of the master's (rank 0's) events of phase ph named name into v; their count. */
+static long master_spans(const trace *t, trace_phase ph, const char *name, double *v) {
+    long n = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (e->rank == 0 && e->ph == ph && strcmp(e->name, name) == 0)
+            v[n++] = e->t1_s - e->t0_s;
+    }
+    return n;
+}
+
+int traceinfo_async_of(const trace *t, traceinfo_async *out) {
+    memset(out, 0, sizeof *out);
+    if (!costmodel_sync_is_async(t->run.config.sync))
+        return 0;
+    double *v = malloc(sizeof *v * (size_t)(t->n_events + 1));
+    if (!v)
+        return -1;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (e->has_staleness)
+            v[out->updates++] = (double)e->staleness;
+        if (e->rank > 0 && traceinfo_is_async_request(t, e)) {
+            out->pushes += strcmp(e->name, "push") == 0;
+            out->pulls += strcmp(e->name, "pull") == 0;
+        }
+    }
+    if (out->updates > 0) {
+        gsl_sort(v, 1, (size_t)out->updates);
+        out->staleness_median = gsl_stats_median_from_sorted_data(v, 1, (size_t)out->updates);
+        out->staleness_p90 = gsl_stats_quantile_from_sorted_data(v, 1, (size_t)out->updates, 0.9);
+        out->staleness_mean = gsl_stats_mean(v, 1, (size_t)out->updates);
+    }
+    out->push_s = median_of(v, master_spans(t, TRACE_COMM, "push", v));
+    out->update_s = median_of(v, master_spans(t, TRACE_UPDATE, "sgd", v));
+    out->pull_s = median_of(v, master_spans(t, TRACE_COMM, "pull", v));
+    free(v);
     return 0;
 }

@@ -49,6 +49,15 @@
  *                  of the global steps before the event's step, plus E0·D when the trace
  *                  begins at epoch E0 (a resumed run: every epoch before it trained D);
  *                  its epochs completed are ⌊examples seen / D⌋.
+ *   async requests  in an async or hogwild run (train/asyncps.h) the comm events named
+ *                  "push" and "pull" are one worker's request to the master, not a
+ *                  synchronisation: traceinfo_syncs leaves them out. The master's update
+ *                  events with a staleness are the gradients it applied; a hogwild
+ *                  master's ("background": true, on its updater threads) overlap its
+ *                  timeline and, like background comm, are not in its foreground.
+ *   staleness      of an async run: over the master's applied gradients, the median, the
+ *                  90th percentile (GSL's linear interpolation of the sorted values) and
+ *                  the mean of their staleness (model/trace.h).
  *
  * Pure functions; nothing prints. Allocating ones return -1 when out of memory.
  */
@@ -71,10 +80,23 @@ typedef struct {
     int ranks;               /* how many ranks recorded it */
 } traceinfo_sync;
 
+/* An async run's requests and staleness (see above); zeros when the run is not async. */
+typedef struct {
+    long updates;            /* the master's applied gradients (update events with a staleness) */
+    long pushes, pulls;      /* the workers' requests (their comm "push", "pull") */
+    double staleness_median, staleness_p90, staleness_mean;
+    double push_s, update_s, pull_s; /* the master's median span of each: receiving a gradient,
+                                        applying it, sending the weights */
+} traceinfo_async;
+
 int traceinfo_ranks(const trace *t);
 bool traceinfo_is_step(const trace_event *e);
 bool traceinfo_is_background(const trace_event *e);
 bool traceinfo_is_optimizer_update(const trace_event *e);
+/* A comm event of an async or hogwild run that is a worker's request ("push", "pull"). */
+bool traceinfo_is_async_request(const trace *t, const trace_event *e);
+/* The async summary of t: 0, or -1 out of memory. */
+int traceinfo_async_of(const trace *t, traceinfo_async *out);
 double traceinfo_rho(const trace_run *r);
 double traceinfo_training_time(const trace *t);
 traceinfo_phases traceinfo_phase_means(const trace *t);

@@ -5,6 +5,7 @@
 #include "model/traceinfo.h"
 
 #include "sim/engine.h"
+#include "sim/job_parts.h"
 
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
@@ -64,93 +65,23 @@ void job_replay_free(job_replay *r) {
     free(r);
 }
 
-/* ---------------------------------------------------------------------------------- */
-/* The job's state */
-
-typedef enum { PHASE_STARTUP, PHASE_TRAIN } phase;
-
-/* Where the optimizer update runs (model/costmodel.h: once per step, on the critical path). */
-typedef enum {
-    UPDATE_AFTER_STEP,            /* local SGD (epoch, every:N): every worker after each step */
-    UPDATE_AFTER_RING,            /* batch sync, all-reduce: every rank after the exchange */
-    UPDATE_ON_MASTER,             /* batch sync, ps: the master, between pushes and pulls */
-} update_place;
-
-struct job {
-    job_spec spec;
-    int k;                        /* K */
-    costmodel_schedule sched;
-    double step_s;                /* mean step: costmodel_step_time */
-    double update_s;              /* one update: costmodel_update_time */
-    update_place update_at;
-    double zeta, sigma_ln;        /* log-normal parameters of a step; sigma_ln = 0: constant */
-    double *pool_s;               /* (pool_n) replayed steps scaled to this config; NULL: none */
-    long pool_n;
-    int remote;                   /* ps: workers that message the master */
-    int workers_on_master;        /* workers 0..this−1 share the master's machine */
-    double msg_local_s, msg_remote_s; /* ps: one message over shared memory / the network */
-    double ring_step_s;           /* all-reduce: one of the ring's 2(K−1) steps */
-
-    engine *e;
-    int k_startup, k_step, k_push, k_update, k_pull, k_ring, k_transfer;
-    int link;                     /* the master's link (ps) */
-    gsl_rng *rng;
-
-    /* Per worker (K each). */
-    double *arrive_s;             /* arrival at the current barrier */
-    double *step_start_s;         /* start of the step in progress */
-    double *compute_end_s;        /* end of its compute; its update follows (UPDATE_AFTER_STEP) */
-    long *steps_left;             /* in the current round */
-    job_worker *acc;
-
-    /* The round in progress. */
-    phase ph;
-    int epoch;
-    long round;                   /* within the epoch */
-    long rounds_done;
-    int arrived, msgs_done;
-    long ring_left;
-    double credit_s;              /* head start of the exchange before the barrier (overlap) */
-    double comm_t0_s;             /* start of the exchange's current comm part */
-    double update_t0_s;           /* start of the synchronisation's update */
-    double comm_total_s, sync_update_total_s, barrier_wait_total_s, finish_s;
-
-    job_span_fn span;
-    void *span_ctx;
-};
-
 static void start_round(job *j);
 static void end_round(job *j);
 static void start_sync_update(job *j);
 static void continue_exchange(job *j);
 static void start_transfer(job *j);
 
-static inline void emit(job *j, int rank, trace_phase ph, double t0, double t1) {
-    if (j->span && t1 > t0)
-        j->span(j->span_ctx, rank, ph, t0, t1);
-}
-
 /* Every worker spent [t0, t1] in ph together (comm, a synchronisation's update). */
 static void emit_all(job *j, trace_phase ph, double t0, double t1) {
     if (j->span)
         for (int w = 0; w < j->k; w++)
-            emit(j, w, ph, t0, t1);
-}
-
-/* One step's compute span. */
-static inline double draw_step(job *j) {
-    if (j->pool_s)
-        return j->pool_s[gsl_rng_uniform_int(j->rng, (unsigned long)j->pool_n)];
-    if (j->sigma_ln == 0)
-        return j->step_s;
-    /* exp(ζ + σ·Z) is gsl_ran_lognormal's variate; the ziggurat normal is the fast one. */
-    return exp(j->zeta + j->sigma_ln * gsl_ran_gaussian_ziggurat(j->rng, 1.0));
+            job_emit(j, w, ph, t0, t1);
 }
 
 /* A step, and its update when the worker applies it itself: one event at the end of both
  * (the update is constant: no event of its own is needed). */
 static inline void start_step(job *j, int w) {
-    double d = draw_step(j);
+    double d = job_draw_step(j);
     double u = j->update_at == UPDATE_AFTER_STEP ? j->update_s : 0.0;
     double now = engine_now(j->e);
     j->step_start_s[w] = now;
@@ -235,12 +166,15 @@ static void release(job *j) {
         double wait = now - j->arrive_s[w];
         j->acc[w].wait_s += wait;
         total += wait;
-        emit(j, w, TRACE_WAIT, j->arrive_s[w], now);
+        job_emit(j, w, TRACE_WAIT, j->arrive_s[w], now);
     }
     j->arrived = 0;
     if (j->ph == PHASE_STARTUP) {
         j->ph = PHASE_TRAIN;
-        start_round(j);
+        if (j->async)
+            job_async_start(j);
+        else
+            start_round(j);
         return;
     }
     j->barrier_wait_total_s += total;
@@ -296,8 +230,8 @@ static void on_startup(void *ctx, int w) {
 static void on_step(void *ctx, int w) {
     job *j = ctx;
     double now = engine_now(j->e);
-    emit(j, w, TRACE_COMPUTE, j->step_start_s[w], j->compute_end_s[w]);
-    emit(j, w, TRACE_UPDATE, j->compute_end_s[w], now);
+    job_emit(j, w, TRACE_COMPUTE, j->step_start_s[w], j->compute_end_s[w]);
+    job_emit(j, w, TRACE_UPDATE, j->compute_end_s[w], now);
     if (--j->steps_left[w] > 0)
         start_step(j, w);
     else
@@ -450,6 +384,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->msg_local_s = costmodel_message_time(&spec->params, c, false);
     j->msg_remote_s = costmodel_message_time(&spec->params, c, true);
     j->ring_step_s = costmodel_ring_step_time(&spec->params, c);
+    j->async = c->sync == COSTMODEL_SYNC_ASYNC ? JOB_ASYNC : c->sync == COSTMODEL_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
 
     size_t k = (size_t)j->k;
     j->arrive_s = malloc(sizeof *j->arrive_s * k);
@@ -460,7 +395,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->e = engine_new((long)k + 16);
     j->rng = job_rng_new();
     if (!j->arrive_s || !j->step_start_s || !j->compute_end_s || !j->steps_left || !j->acc || !j->e || !j->rng ||
-        scale_replay(j) || job_register(j)) {
+        scale_replay(j) || job_register(j) || (j->async && job_async_new(j))) {
         job_free(j);
         errmsg_set(err, errlen, "out of memory for %d workers", c->workers);
         return NULL;
@@ -471,6 +406,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
 void job_free(job *j) {
     if (!j)
         return;
+    job_async_free(j);
     engine_free(j->e);
     gsl_rng_free(j->rng);
     free(j->arrive_s);
@@ -519,10 +455,10 @@ static int schedule_startup(job *j) {
             t0 = p->w1_s * w;
             t1 = p->w1_s * (w + 1) + p->w0_s + cpu;
             j->acc[w].wait_s += t0;
-            emit(j, w, TRACE_WAIT, 0, t0);
+            job_emit(j, w, TRACE_WAIT, 0, t0);
         }
         j->acc[w].startup_s = t1 - t0;
-        emit(j, w, TRACE_STARTUP, t0, t1);
+        job_emit(j, w, TRACE_STARTUP, t0, t1);
         if (!engine_at(j->e, t1, j->k_startup, w))
             return -1;
     }
@@ -539,6 +475,8 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
     j->round = j->rounds_done = 0;
     j->arrived = j->msgs_done = 0;
     j->comm_total_s = j->sync_update_total_s = j->barrier_wait_total_s = j->finish_s = 0;
+    if (j->async)
+        job_async_reset(j);
 
     if (schedule_startup(j))
         return errmsg_set(err, errlen, "out of memory");
@@ -549,6 +487,11 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
 
     job_result r = { .makespan_s = j->finish_s, .rounds = j->rounds_done, .events = engine_events(j->e),
                      .peak_pending = engine_peak_pending(j->e) };
+    if (j->async) {
+        job_async_result(j, &r);
+        *out = r;
+        return 0;
+    }
     for (int w = 0; w < j->k; w++) {
         j->acc[w].comm_s = j->comm_total_s;
         j->acc[w].update_s += j->sync_update_total_s;

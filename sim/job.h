@@ -36,6 +36,16 @@
  * schedule. With CV = 0 every span is the closed form's, so the simulated time equals
  * costmodel_total_time and the breakdown costmodel_breakdown_of, to rounding.
  *
+ * Async and hogwild (sim/job_async.c) have no rounds: every worker takes its s steps,
+ * pulling the weights every N (every_n) and pushing each step's gradient, each request
+ * served by the master one at a time in arrival order (async: a push is its transfer and
+ * then the update, before the next request; hogwild: the transfer, the update on one of T
+ * updaters while the master goes on); the epoch ends with a barrier once every worker is
+ * done and the master idle. The staleness of every gradient (updates applied between its
+ * worker's pull and its own) is counted: job_result's median, 90th percentile and mean.
+ * With one worker and CV = 0 the time is the closed form's (costmodel_async_of); with
+ * more it is at least the closed form's bound, more where requests collide.
+ *
  * Oversubscription (ρ = (K·T + m)/P, m = 1 for a dedicated master's polling core) slows
  * every step and update by the constant ρ, not by a sharing that changes as workers reach
  * a barrier: MPI waits by polling, so a waiting worker keeps its cores busy. Each
@@ -64,10 +74,12 @@
  * idle), every worker, every run. The master's peak memory is an estimate: a parameter
  * server keeps the model, the momentum (its running sum takes each averaged push) and one
  * receive buffer for the push it is serving (served one at a time): 3·M; a ring's rank 0
- * keeps model, gradient, momentum and one incoming chunk: 3·M + M/K.
+ * keeps model, gradient, momentum and one incoming chunk: 3·M + M/K; a hogwild master
+ * (3 + T)·M (model/memory.h).
  *
  * Memory is O(K) plus the replayed steps: at most one event per worker and one for the
- * link or ring is pending. Nothing prints; errors come back as a status and a one-line
+ * link or ring is pending (hogwild: one per updater); async counts staleness in a table
+ * as long as the largest staleness, not per gradient. Nothing prints; errors come back as a status and a one-line
  * message.
  */
 #ifndef SPEEDUP_JOB_H
@@ -113,8 +125,13 @@ typedef struct {
     double barrier_wait_s;       /* mean wait of a worker at one training barrier */
     long rounds;                 /* training barriers passed */
     double master_peak_bytes;
+    /* async, hogwild: the gradients the master applied and their staleness (the updates
+     * applied between the pull of the weights a gradient was computed on and its own):
+     * median and 90th percentile (as model/traceinfo.h computes them) and mean; 0 otherwise */
+    long updates;
+    double staleness_median, staleness_p90, staleness_mean;
     uint64_t events;             /* engine events run */
-    long peak_pending;           /* most events pending at once: at most K + 1 */
+    long peak_pending;           /* most events pending at once: at most K + 1 (hogwild K + T) */
 } job_result;
 
 /* Called once per span of the schedule, in time order per worker (a timeline). */

@@ -112,6 +112,8 @@ int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsign
         s.wait_s += w * jr.wait_s;
         s.barrier_wait_s += w * jr.barrier_wait_s;
         s.master_peak_bytes = jr.master_peak_bytes;
+        s.staleness_median += jr.staleness_median / reps;
+        s.staleness_p90 += jr.staleness_p90 / reps;
         s.events += jr.events + br.events;
     }
     if (summarise(&s, times, speedups, reps)) {

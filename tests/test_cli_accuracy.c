@@ -266,3 +266,96 @@ Test(cli_accuracy, what_cannot_be_answered_is_refused_naming_why) {
     clirun_free(&r);
     rm_dir(dir);
 }
+
+/* Async rows with a target. One async worker pulling every step is plain SGD: the
+ * reference's epochs to 80% (the 1x1 batch row's, worked out above: 1.7856), the closed
+ * form's staleness K·(N + 1)/2 − 1 = 0; its row carries both the staleness and the nine
+ * time-to-accuracy columns, and the CSV reads back as written. Two async workers train on
+ * stale gradients, which the accuracy fit has no term for: model refuses them, advise
+ * skips them with a note. (ps was never measured here: its link is given.) */
+Test(cli_accuracy, async_rows_carry_staleness_and_time_to_accuracy_or_are_refused) {
+    char *dir = dir_with(true), args[1400];
+    calibrate(dir);
+    const char *link = "--latency 3e-4 --bandwidth 1e8";
+    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.8 --workers 1 --cores 1 "
+             "--sync batch,async --topology ps %s", dir, link);
+    int n = 0;
+    prediction_row *rows = csv_rows(args, &n);
+    cr_assert_eq(n, 2);
+    const double truth_1 = 0.4 * pow(7, 1 / 1.3);
+    for (int i = 0; i < n; i++) {
+        const bool async = strcmp(rows[i].sync, "async") == 0;
+        cr_assert(rows[i].has_tta && rows[i].tta.reach == EFFICIENCY_REACHED, "%s", rows[i].sync);
+        cr_assert(rows[i].tta.epochs_lo <= truth_1 && truth_1 <= rows[i].tta.epochs_hi, "%s: [%g, %g]", rows[i].sync,
+                  rows[i].tta.epochs_lo, rows[i].tta.epochs_hi);
+        cr_assert_eq(rows[i].has_staleness, async, "%s", rows[i].sync);
+        cr_assert_eq(rows[i].staleness_median, 0.0);
+    }
+    cr_assert_float_eq(rows[0].tta.epochs, rows[1].tta.epochs, 1e-9);
+    free(rows);
+    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.8 --workers 2 --cores 1 "
+             "--sync async --topology ps %s", dir, link);
+    clirun_assert_refused(args, 2, "stale gradients");
+    snprintf(args, sizeof args, "advise --calib '%s/calibration.json' --target-accuracy 0.8 --cores 2 --sync "
+             "batch,async --topology ps,allreduce %s", dir, link);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "skipped 2 workers x 1 cores, async sync, ps: no time to accuracy: async and hogwild "
+                            "train on stale gradients"), "%s", r.out);
+    clirun_free(&r);
+    rm_dir(dir);
+}
+
+/* Reads `text` as a predictions CSV: 0 with *rows, or -1 with err. */
+static int read_csv_text(const char *text, prediction_row **rows, int *n, char *err, int errlen) {
+    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "p.csv", text);
+    const int rc = predictions_read_csv(path, rows, n, err, errlen);
+    remove(path);
+    remove(dir);
+    free(path);
+    free(dir);
+    return rc;
+}
+
+#define TTA_NAMES ",target_accuracy,reach,epochs_to_target,epochs_lo,epochs_hi,tta_s,tta_lo,tta_hi,accuracy_at_end"
+#define V3_NAMES                                                                                                \
+    "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s,update_s,time_lo," \
+    "time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits"
+
+/* The time-to-accuracy columns follow the staleness (31 columns); a file written before
+ * the staleness columns (29: the nine right after fits) reads to the same row, without
+ * staleness. A bad staleness in a 31-column file names its line and the columns. */
+Test(cli_accuracy, predictions_with_time_to_accuracy_read_with_or_without_staleness) {
+    const char *v31 = V3_NAMES ",staleness_median,staleness_p90" TTA_NAMES "\n"
+                      "2,1,async,ps,6,1.6,1.5,1.7,5,1,0,0,0,5.5,6.5,1.6,1.6,,,,1,1.5,"
+                      "0.8,reached,2.5,2,3,15,12,18,0.88\n";
+    const char *v29 = V3_NAMES TTA_NAMES "\n"
+                      "2,1,async,ps,6,1.6,1.5,1.7,5,1,0,0,0,5.5,6.5,1.6,1.6,,,,0.8,reached,2.5,2,3,15,12,18,0.88\n";
+    prediction_row *rows[2] = { NULL, NULL };
+    int n[2];
+    char err[1024];
+    cr_assert_eq(read_csv_text(v31, &rows[0], &n[0], err, sizeof err), 0, "%s", err);
+    cr_assert_eq(read_csv_text(v29, &rows[1], &n[1], err, sizeof err), 0, "%s", err);
+    for (int i = 0; i < 2; i++) {
+        const prediction_row *r = rows[i];
+        cr_assert_eq(n[i], 1);
+        cr_assert(r->has_tta && r->tta.reach == EFFICIENCY_REACHED);
+        cr_assert_eq(r->tta.target, 0.8);
+        cr_assert_eq(r->tta.epochs, 2.5);
+        cr_assert_eq(r->tta.time_hi_s, 18.0);
+        cr_assert_eq(r->tta.accuracy_at_end, 0.88);
+        cr_assert(!r->has_memory);
+    }
+    cr_assert(rows[0]->has_staleness && rows[0]->staleness_median == 1.0 && rows[0]->staleness_p90 == 1.5);
+    cr_assert(!rows[1]->has_staleness);
+    free(rows[0]);
+    free(rows[1]);
+    prediction_row *bad = NULL;
+    int nb;
+    const char *v31_bad = V3_NAMES ",staleness_median,staleness_p90" TTA_NAMES "\n"
+                          "2,1,async,ps,6,1.6,1.5,1.7,5,1,0,0,0,5.5,6.5,1.6,1.6,,,,one,1.5,,,,,,,,,\n";
+    cr_assert_eq(read_csv_text(v31_bad, &bad, &nb, err, sizeof err), -1);
+    cr_assert(strstr(err, "p.csv: line 2: ") && strstr(err, "staleness_median,staleness_p90") &&
+              strstr(err, "target_accuracy"), "%s", err);
+    cr_assert_null(bad);
+}

@@ -29,7 +29,8 @@ Test(cli_model, csv_has_the_predictions_header_and_one_row_per_config) {
     clirun_result r = clirun("model --csv --workers 1,2,4,8 --cores 1,2,4 --sync batch,epoch,every:4 --topology ps,allreduce");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     const char *header = "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s,"
-                         "update_s,time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits\n";
+                         "update_s,time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits,"
+                         "staleness_median,staleness_p90\n";
     cr_assert(strncmp(r.out, header, strlen(header)) == 0, "%s", r.out);
     cr_assert_eq(count_lines(r.out), 1 + 4 * 3 * 3 * 2);
     cr_assert(strstr(r.out, "\n1,1,batch,ps,") != NULL);
@@ -269,9 +270,9 @@ static void seed_master(long examples, double want_mib, int want_fits) {
     double worker, master;
     int fits;
     const char *row = strchr(r.out, '\n') + 1;
-    /* the last three columns */
+    /* the memory columns: the last three before the two staleness columns */
     const char *p = row + strlen(row);
-    for (int commas = 0; p > row && commas < 3; p--)
+    for (int commas = 0; p > row && commas < 5; p--)
         commas += p[-1] == ',';
     cr_assert_eq(sscanf(p + 1, "%lf,%lf,%d", &worker, &master, &fits), 3, "%s", row);
     cr_assert(fabs(master - want_mib) < 0.01, "D = %ld: rank 0 %.3f MiB, by hand %.2f", examples, master, want_mib);
@@ -318,4 +319,28 @@ Test(cli_model, memory_limit_needs_a_calibration_that_measured_memory) {
     remove(dir);
     free(cal);
     free(dir);
+}
+
+/* Async rows: the ps topology only, a dedicated master, and the closed form's staleness
+ * (K·(N + 1)/2 − 1, K·⌈0.9·N⌉ − 1: K = 4, N = 1: 3 and 3; N = 3: 7 and 11); other rows
+ * leave the staleness columns empty. */
+Test(cli_model, async_rows_run_through_ps_and_carry_the_staleness) {
+    clirun_result r = clirun("model --csv --workers 4 --cores 1 --sync batch,async,async:3 --topology ps,allreduce");
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert_eq(count_lines(r.out), 1 + 2 + 1 + 1, "batch twice, each async once: %s", r.out);
+    cr_assert(strstr(r.out, "async,allreduce") == NULL, "%s", r.out);
+    cr_assert(strstr(r.out, ",3,3\n") != NULL, "async: %s", r.out);
+    cr_assert(strstr(r.out, ",7,11\n") != NULL, "async:3: %s", r.out);
+    const char *batch = strstr(r.out, "\n4,1,batch,ps,");
+    cr_assert_not_null(batch);
+    const char *end = strchr(batch + 1, '\n');
+    cr_assert(end && end[-1] == ',' && end[-2] == ',', "batch leaves the staleness empty: %.*s", (int)(end - batch),
+              batch);
+    clirun_free(&r);
+}
+
+Test(cli_model, async_without_ps_in_the_topologies_is_a_usage_error) {
+    clirun_assert_refused("model --sync async --topology allreduce", 2,
+                          "--sync async runs through a parameter server: add ps to --topology");
+    clirun_assert_refused("model --sync async:0", 2, "--sync: unknown sync mode 'async:0'");
 }

@@ -150,6 +150,16 @@ Test(plot, usage_errors_exit_two) {
     clirun_assert_refused("plot --out /tmp/x --calib c.json", 2, "--calib and --traces go together");
 }
 
+Test(plot, a_staleness_that_is_not_a_number_names_the_line) {
+    assert_predictions_refused(
+        "workers,cores,sync,topology,time_s,speedup,ci_lo,ci_hi,compute_s,comm_s,wait_s,startup_s,update_s,"
+        "time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits,staleness_median,staleness_p90\n"
+        "1,1,batch,ps,10,1,1,1,10,0,0,0,0,10,10,1,1,,,,,\n"
+        "2,1,async,ps,6,1.6,1.6,1.6,5,1,0,0,0,6,6,1.6,1.6,,,,1,1.5\n"
+        "4,1,async,ps,4,2.5,2.5,2.5,3,1,0,0,0,4,4,2.5,2.5,,,,three,4\n",
+        "bad.csv: line 4");
+}
+
 Test(plot, a_memory_column_that_is_not_a_size_or_fits_that_is_not_0_or_1_names_the_line) {
     /* Unknown memory (empty) and a known one read; fits = 2 does not. */
     assert_predictions_refused(

@@ -132,3 +132,8 @@ Test(cli_report, accuracy_plan_needs_a_positive_budget) {
     clirun_assert_refused("report --accuracy-plan 0", 2, "--accuracy-plan: expected a number in [1,");
     clirun_assert_refused("report --accuracy-plan soon", 2, "--accuracy-plan: expected a number");
 }
+
+Test(cli_report, an_unknown_sync_mode_is_a_usage_error_before_anything_runs) {
+    clirun_assert_refused("report --sync batch,weekly", 2, "report: --sync: unknown sync mode 'weekly'");
+    clirun_assert_refused("report --sync async:0", 2, "unknown sync mode 'async:0'");
+}

@@ -292,3 +292,29 @@ Test(cli_simulate, help_lists_the_simulation_flags) {
         cr_assert(strstr(r.out, flags[i]) != NULL, "help lacks %s", flags[i]);
     clirun_free(&r);
 }
+
+/* `simulate --sync async` writes the staleness its replications counted, and the file
+ * reads back with it: K = 1 pulling every step computes every gradient on the current
+ * weights (staleness 0 throughout); K = 4 about K − 1 = 3. Batch rows have none. */
+Test(cli_simulate, async_rows_carry_the_simulated_staleness_through_the_csv) {
+    int n;
+    prediction_row *rows = clirun_predictions("simulate --workers 1,4 --cores 1 --sync batch,async --reps 3 --host-cores 8 "
+                                              "--update 0.5", &n);
+    cr_assert_eq(n, 4);
+    int async = 0;
+    for (int i = 0; i < n; i++) {
+        if (strcmp(rows[i].sync, "async") != 0) {
+            cr_assert(!rows[i].has_staleness, "row %d (%s)", i, rows[i].sync);
+            continue;
+        }
+        async++;
+        cr_assert(rows[i].has_staleness);
+        if (rows[i].workers == 1)
+            cr_assert_eq(rows[i].staleness_median, 0.0);
+        else
+            cr_assert(rows[i].staleness_median >= 2.0 && rows[i].staleness_median <= 4.0, "K=4: median %g",
+                      rows[i].staleness_median);
+    }
+    cr_assert_eq(async, 2);
+    free(rows);
+}

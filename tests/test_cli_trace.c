@@ -267,3 +267,43 @@ Test(cli_trace, measurements_carry_each_ranks_measured_peak_memory) {
     free(k2);
     free(dir);
 }
+
+/* An async run of one worker: the master applied three gradients (staleness 0, 2, 4;
+ * receives of 0.1 s, updates of 0.05 s), the worker pushed three times and pulled twice.
+ * The summary says so under the table: median 2, p90 0.9·2 = 1.8 → 2 + 0.8·2 = 3.6, mean 2. */
+Test(cli_trace, summary_of_an_async_run_shows_the_staleness) {
+    trace_run run = { .host_cores = 2 };
+    run.config = (costmodel_config){ .workers = 1, .cores = 1, .sync = COSTMODEL_SYNC_ASYNC, .every_n = 2,
+                                     .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+                                     .examples = 96, .batch = 32, .epochs = 1 };
+    trace *t = trace_new(&run);
+    double now = 0;
+    for (int s = 0; s < 3; s++) {
+        trace_event recv = { .rank = 0, .ph = TRACE_COMM, .t0_s = now, .t1_s = now + 0.1, .step = s, .name = "push" };
+        trace_event upd = { .rank = 0, .ph = TRACE_UPDATE, .t0_s = now + 0.1, .t1_s = now + 0.15, .step = s,
+                            .name = "sgd", .has_staleness = true, .staleness = 2 * s };
+        trace_event push = { .rank = 1, .ph = TRACE_COMM, .t0_s = now, .t1_s = now + 0.1, .step = s, .name = "push" };
+        trace_add(t, &recv);
+        trace_add(t, &upd);
+        trace_add(t, &push);
+        if (s % 2 == 0) {
+            trace_event pull = { .rank = 1, .ph = TRACE_COMM, .t0_s = now + 0.2, .t1_s = now + 0.3, .step = s,
+                                 .name = "pull" };
+            trace_add(t, &pull);
+        }
+        now += 1;
+    }
+    char *dir = clirun_tmpdir(), path[512], err[512], args[1024];
+    snprintf(path, sizeof path, "%s/async.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace_free(t);
+    snprintf(args, sizeof args, "trace --summary %s", path);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "sync async:2") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "async: the master applied 3 gradients (workers' pushes 3, pulls 2); staleness median 2, "
+                            "p90 3.6, mean 2.00; the master's median push 100.000 ms, update 50.000 ms") != NULL,
+              "%s", r.out);
+    clirun_free(&r);
+    free(dir);
+}

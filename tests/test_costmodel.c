@@ -269,8 +269,8 @@ Test(costmodel, check_rejects_sync_topology_and_master_values_outside_their_enum
 }
 
 Test(costmodel, sync_names_round_trip) {
-    const char *names[] = { "batch", "epoch", "every:8" };
-    for (int i = 0; i < 3; i++) {
+    const char *names[] = { "batch", "epoch", "every:8", "async", "hogwild", "async:4", "hogwild:2" };
+    for (int i = 0; i < 7; i++) {
         costmodel_sync s;
         int n;
         char buf[24];
@@ -278,12 +278,46 @@ Test(costmodel, sync_names_round_trip) {
         costmodel_sync_format(s, n, buf, sizeof buf);
         cr_assert_str_eq(buf, names[i]);
     }
-    const char *bad[] = { "every:0", "every:", "every:x", "every:3x", "Batch", "" };
-    for (int i = 0; i < 6; i++) {
+    const char *bad[] = { "every:0", "every:", "every:x", "every:3x", "Batch", "", "async:0", "async:", "asyncx",
+                          "hogwild:-1" };
+    for (int i = 0; i < 10; i++) {
         costmodel_sync s;
         int n;
         cr_assert_eq(costmodel_sync_parse(bad[i], &s, &n), -1, "'%s' accepted", bad[i]);
     }
+}
+
+Test(costmodel, sync_names_give_the_pull_period) {
+    costmodel_sync s;
+    int n = 0;
+    cr_assert_eq(costmodel_sync_parse("async", &s, &n), 0);
+    cr_assert_eq(s, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(n, 1, "async pulls every step");
+    cr_assert_eq(costmodel_sync_parse("hogwild:6", &s, &n), 0);
+    cr_assert_eq(s, COSTMODEL_SYNC_HOGWILD);
+    cr_assert_eq(n, 6);
+    char buf[24];
+    costmodel_sync_format(COSTMODEL_SYNC_ASYNC, 1, buf, sizeof buf);
+    cr_assert_str_eq(buf, "async", "a pull period of 1 is not written");
+}
+
+Test(costmodel, async_needs_a_dedicated_parameter_server) {
+    const costmodel_params p = costmodel_params_seed_example();
+    char err[256];
+    costmodel_config c = costmodel_config_seed_example();
+    c.sync = COSTMODEL_SYNC_ASYNC;
+    c.every_n = 1;
+    c.master = COSTMODEL_MASTER_WORKER;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "async sync runs through a parameter server on a dedicated master") != NULL, "%s", err);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    c.topology = COSTMODEL_TOPO_ALLREDUCE;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    c.topology = COSTMODEL_TOPO_PS;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0, "%s", err);
+    c.every_n = 0;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "pull period") != NULL, "%s", err);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -399,4 +433,100 @@ Test(costmodel, overlap_hides_a_batch_all_reduce_behind_its_own_step) {
     p.overlap = 1.5;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "overlap must be in [0, 1]") != NULL, "%s", err);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Async and hogwild: the throughput bound */
+
+/* Steps of 1 s (c0 = 1), messages of 0.1 s (α; no bandwidth term), an update of 0.05 s, on
+ * one host with cores to spare; D = 32·10·K examples of B = 32: s = 10 steps a worker. */
+static costmodel_config async_config(int k, costmodel_sync sync, int n) {
+    return (costmodel_config){ .workers = k, .cores = 1, .sync = sync, .every_n = n, .topology = COSTMODEL_TOPO_PS,
+                               .master = COSTMODEL_MASTER_DEDICATED, .examples = 32L * 10 * k,
+                               .batch = 32, .epochs = 1 };
+}
+
+static costmodel_params async_params(void) {
+    costmodel_params p = { .c0_s = 1.0, .update_s = 0.05 };
+    p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
+    return p;
+}
+
+Test(costmodel, async_bound_is_the_workers_pace_or_the_masters_service_rate_by_hand) {
+    const costmodel_params p = async_params();
+    /* K = 4, N = 1, s = 10 steps, P = 10 pulls: a worker alone takes
+     * 10·(1 + 0.1) + 10·(0.1 + 0.05) = 12.5 s an epoch, τ = 1.25 s a step; the master is busy
+     * 10·(0.1 + 0.05) + 10·0.1 = 2.5 s for each worker's epoch, 4·2.5/10 = 1.0 s per step of
+     * all four: the workers set the pace, X = 4/1.25 = 3.2 steps a second, an epoch 12.5 s. */
+    costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 1);
+    costmodel_async a = costmodel_async_of(&p, &c);
+    cr_assert_float_eq(a.worker_cycle_s, 1.25, 1e-12);
+    cr_assert_float_eq(a.master_s, 1.0, 1e-12);
+    cr_assert(!a.master_bound);
+    cr_assert_float_eq(a.steps_per_s, 3.2, 1e-12);
+    cr_assert_float_eq(a.epoch_s, 12.5, 1e-12);
+    cr_assert_float_eq(costmodel_total_time(&p, &c), 12.5, 1e-12);
+    cr_assert_float_eq(a.staleness, 3.0, 1e-12, "K - 1 pulling every step");
+    cr_assert_float_eq(a.staleness_p90, 3.0, 1e-12);
+    /* K = 8 on the same shards' length: the master's 8·0.25 = 2.0 s per step of all eight
+     * exceeds τ = 1.25: X = 8/2 = 4 steps a second = 1/D, its service rate; an epoch 20 s. */
+    c = async_config(8, COSTMODEL_SYNC_ASYNC, 1);
+    a = costmodel_async_of(&p, &c);
+    cr_assert(a.master_bound);
+    cr_assert_float_eq(a.master_s, 2.0, 1e-12);
+    cr_assert_float_eq(a.steps_per_s, 4.0, 1e-12);
+    cr_assert_float_eq(a.epoch_s, 20.0, 1e-12);
+    cr_assert_float_eq(a.staleness, 7.0, 1e-12);
+    const costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
+    /* compute 10 s; comm (10 + 10)·0.1 = 2 s; the rest is waiting for the master */
+    cr_assert_float_eq(b.compute_s, 10.0, 1e-12);
+    cr_assert_float_eq(b.comm_s, 2.0, 1e-12);
+    cr_assert_float_eq(b.wait_s, 8.0, 1e-12);
+    cr_assert_float_eq(b.update_s, 0.0, 1e-12);
+}
+
+Test(costmodel, async_pulling_every_n_steps_by_hand) {
+    const costmodel_params p = async_params();
+    /* K = 4, N = 3, s = 10: pulls at steps 0, 3, 6, 9: P = 4. Alone: 10·1.1 + 4·0.15 =
+     * 11.6 s; the master 10·0.15 + 4·0.1 = 1.9 s a worker. Staleness K·(N + 1)/2 − 1 = 7,
+     * its 90th percentile K·⌈2.7⌉ − 1 = 11. */
+    costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 3);
+    const costmodel_async a = costmodel_async_of(&p, &c);
+    cr_assert_float_eq(a.epoch_s, 11.6, 1e-12);
+    cr_assert_float_eq(a.master_s, 4 * 1.9 / 10, 1e-12);
+    cr_assert_float_eq(a.staleness, 7.0, 1e-12);
+    cr_assert_float_eq(a.staleness_p90, 11.0, 1e-12);
+}
+
+Test(costmodel, hogwild_pulls_without_waiting_and_its_updaters_can_bind_by_hand) {
+    costmodel_params p = async_params();
+    /* K = 4, N = 1, s = 10, T = 1: alone 10·1.1 + 10·0.1 + 0.05 (the last update) = 12.05 s;
+     * the main thread 10·0.1 + 10·0.1 = 2 s a worker (8/10 per step of all); the updater
+     * 4·0.05 = 0.2. Staleness K = 4: the push before a pull lands after it. */
+    costmodel_config c = async_config(4, COSTMODEL_SYNC_HOGWILD, 1);
+    costmodel_async a = costmodel_async_of(&p, &c);
+    cr_assert_float_eq(a.epoch_s, 12.05, 1e-12);
+    cr_assert_float_eq(a.master_s, 0.8, 1e-12);
+    cr_assert_float_eq(a.staleness, 4.0, 1e-12);
+    /* An update of 1 s on one updater: 4 gradients a step of all need 4 s: the updater
+     * binds (40 s an epoch); two updaters halve it. */
+    p.update_s = 1.0;
+    a = costmodel_async_of(&p, &c);
+    cr_assert(a.master_bound);
+    cr_assert_float_eq(a.epoch_s, 40.0, 1e-12);
+    c.cores = 2;
+    a = costmodel_async_of(&p, &c);
+    cr_assert_float_eq(a.master_s, 2.0, 1e-12);
+}
+
+Test(costmodel, async_speedup_is_against_plain_training_on_one_core) {
+    const costmodel_params p = async_params();
+    costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 1);
+    const costmodel_config one = costmodel_baseline(&c);
+    cr_assert_eq(one.workers, 1);
+    cr_assert_eq(one.master, COSTMODEL_MASTER_WORKER);
+    cr_assert(!costmodel_sync_is_async(one.sync), "the baseline has no server");
+    /* One worker, 40 steps of 1 s, each followed by its update of 0.05 s: 42 s. */
+    cr_assert_float_eq(costmodel_total_time(&p, &one), 40 * 1.05, 1e-12);
+    cr_assert_float_eq(costmodel_speedup(&p, &c), 42.0 / 12.5, 1e-12);
 }

@@ -277,3 +277,74 @@ Test(efficiency, noise_scale_is_the_batch_where_w_is_one_half) {
     cr_assert_float_eq(bn, 32 * 0.7 / 0.3, 1e-9);
     cr_assert_float_eq(bse, 32 / 0.09 * 0.1, 1e-9);
 }
+
+/* Stale gradients are not in the form. Async with one worker pulling every step is plain
+ * SGD (train/asyncps.h): G = 32, H = 1, s = 1, so 85% takes the reference's x = 3.6080512
+ * epochs (worked out above). Two async workers, one pulling every 4 steps, and hogwild
+ * even alone train on stale gradients: refused by the check and by the fit, naming why. */
+Test(efficiency, stale_gradients_are_refused_but_one_async_worker_is_plain_sgd) {
+    efficiency_model m = hand_model();
+    efficiency_prediction p;
+    char why[256] = "";
+    costmodel_config c = cfg(1, COSTMODEL_SYNC_ASYNC, 1, false);
+    cr_assert_eq(efficiency_predict(&m, &c, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_float_eq(p.slowdown, 1.0, 1e-12);
+    cr_assert_float_eq(p.epochs, 3.6080512, 1e-6);
+    const costmodel_config stale[] = { cfg(2, COSTMODEL_SYNC_ASYNC, 1, false), cfg(1, COSTMODEL_SYNC_ASYNC, 4, false),
+                                       cfg(1, COSTMODEL_SYNC_HOGWILD, 1, false) };
+    for (int i = 0; i < 3; i++) {
+        why[0] = '\0';
+        cr_assert_eq(efficiency_predict(&m, &stale[i], 0.85, NULL, &p, why, sizeof why), -1, "config %d", i);
+        cr_assert(strstr(why, "stale gradients"), "config %d: %s", i, why);
+    }
+    static synth_data d;
+    synth_fill(&d, 5, N_RUNS);
+    d.runs[1].config = stale[0];
+    d.runs[1].name = "async-2";
+    efficiency_model fit;
+    cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &fit, why, sizeof why), -1);
+    cr_assert(strstr(why, "async-2: async and hogwild train on stale gradients"), "%s", why);
+}
+
+/* A one-rank trace of config c whose test accuracy is the truth slowed s times, ± 0.002 in
+ * turn (the fit weighs points by their residuals' spread: it needs one), measured after
+ * every quarter epoch: compute events of D/4 examples, each followed by eval "test". */
+static trace *curve_trace(costmodel_config c, double s) {
+    trace_run run = { .config = c };
+    snprintf(run.net, sizeof run.net, "conv5x5x8,relu,pool2,fc10");
+    trace *t = trace_new(&run);
+    cr_assert_not_null(t);
+    for (int q = 0; q < 4 * E; q++) {
+        const double t0 = 1.5 * q;
+        const trace_event step = { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = t0, .t1_s = t0 + 1, .epoch = q / 4,
+                                   .step = q, .examples = D / 4 };
+        const trace_event eval = { .rank = 0, .ph = TRACE_EVAL, .t0_s = t0 + 1, .t1_s = t0 + 1.5, .epoch = q / 4,
+                                   .step = q + 1, .examples = 1000, .name = "test", .has_accuracy = true,
+                                   .accuracy = truth(0.25 * (q + 1), s) + (q % 2 ? 0.002 : -0.002), .loss = 1 };
+        cr_assert_eq(trace_add(t, &step), 0);
+        cr_assert_eq(trace_add(t, &eval), 0);
+    }
+    return t;
+}
+
+/* The fit from traces leaves an async run's curve out, says so, and fits the rest; with
+ * only stale runs there is nothing to fit, and the note says why. */
+Test(efficiency, traces_of_stale_runs_are_left_out_of_the_fit_with_a_note) {
+    trace *tr[2] = { curve_trace(cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1),
+                     curve_trace(cfg(2, COSTMODEL_SYNC_ASYNC, 1, false), 1.4) };
+    const char *names[2] = { "ref.trace.jsonl", "async.trace.jsonl" };
+    efficiency_model m;
+    char note[512];
+    cr_assert_eq(efficiency_fit_traces(tr, names, 2, &m, note, sizeof note), 0, "%s", note);
+    cr_assert(m.known);
+    cr_assert_eq(m.runs, 1, "the async run was fitted");
+    cr_assert(strstr(note, "1 async or hogwild run left out"), "%s", note);
+    /* 37 points (the first epoch's 3 are the warm-up), little noise: the truth comes back */
+    cr_assert_eq(m.points, 4 * E - 3);
+    cr_assert_float_eq(m.theta[EFFICIENCY_PLATEAU], A_TRUE, 0.01);
+    cr_assert_eq(efficiency_fit_traces(tr + 1, names + 1, 1, &m, note, sizeof note), 1);
+    cr_assert(!m.known);
+    cr_assert(strstr(note, "1 async or hogwild run left out"), "%s", note);
+    trace_free(tr[0]);
+    trace_free(tr[1]);
+}

@@ -753,3 +753,139 @@ Test(sim, gsl_error_handler_of_the_caller_is_left_in_place) {
     cr_assert_eq(replicate_run(&spec, NULL, 3, 1, &s, err, sizeof err), 0, "%s", err);
     cr_assert(gsl_set_error_handler(NULL) == caller_handler, "the caller's GSL error handler was replaced");
 }
+
+/* ---------------------------------------------------------------------------------- */
+/* Async and hogwild: a master that serves requests one at a time */
+
+/* Two workers on a cluster of two 2-core machines, the dedicated master on machine 0 with
+ * worker 0 (messages by shared memory: α = 0.1 s) and worker 1 on machine 1 (α plus the
+ * network's 0.2 s: 0.3 s); no bandwidth term; steps of exactly 1 s (c0 = 1, c1 = 0); an
+ * update of 0.25 s; no start-up; one epoch of 2 steps each (D = 4, B = 1); pull every step. */
+static job_spec async_by_hand(costmodel_sync sync) {
+    job_spec spec = { 0 };
+    costmodel_params *p = &spec.params;
+    p->c0_s = 1.0;
+    p->model_bytes = 1000;
+    p->update_s = 0.25;
+    p->host_cores = 2;
+    p->machines = 2;
+    p->link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
+    p->net = (costmodel_link){ .alpha_s = 0.2 };
+    spec.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = sync, .every_n = 1,
+                                      .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+                                      .examples = 4, .batch = 1, .epochs = 1 };
+    return spec;
+}
+
+/* Async by hand (A = worker 0, m = 0.1; B = worker 1, m = 0.3; "v" = updates applied):
+ *   0     queue [A.pull, B.pull]; A.pull 0–0.1 (v 0), A steps 0.1–1.1; B.pull 0.1–0.4 (v 0),
+ *         B steps 0.4–1.4
+ *   1.1   A.push 1.1–1.2; update 1.2–1.45 (staleness 0 − 0 = 0); A asks to pull at 1.2
+ *   1.4   B asks to push: queued behind A.pull (the master is updating)
+ *   1.45  v 1; A.pull 1.45–1.55 (v 1), A steps 1.55–2.55; B.push 1.55–1.85, update
+ *         1.85–2.10 (staleness 1 − 0 = 1); B asks to pull at 1.85
+ *   2.10  v 2; B.pull 2.10–2.40 (v 2), B steps 2.40–3.40
+ *   2.55  A.push 2.55–2.65, update 2.65–2.90 (staleness 2 − 1 = 1); A done: barrier at 2.65
+ *   3.40  B.push 3.40–3.70, update 3.70–3.95 (staleness 3 − 2 = 1); B at the barrier at 3.70
+ *   3.95  v 4, the master idle: the epoch (and the job) ends.
+ * Staleness 0, 1, 1, 1: median 1, 90th percentile 1 (0.9·3 = 2.7 between two 1s), mean
+ * 0.75. A: compute 2, comm 4 × 0.1, wait 0.25 (its second pull) + 1.30 (barrier); B:
+ * compute 2, comm 4 × 0.3, wait 0.1 + 0.15 + 0.25 (queued) + 0.25 (barrier). */
+/* What a hand-worked case must give: the makespan, the four gradients' staleness
+ * (median, 90th percentile, mean) and each worker's wait (its comm is 4 messages: 0.4 s
+ * for A, 1.2 s for B; its compute 2 s; no update of its own). */
+typedef struct {
+    double makespan, median, p90, mean, wait_a, wait_b;
+} by_hand;
+
+static void assert_by_hand(costmodel_sync sync, by_hand want) {
+    job_spec spec = async_by_hand(sync);
+    job *j = NULL;
+    job_result r = run_once(&spec, 1, &j);
+    cr_assert_float_eq(r.makespan_s, want.makespan, 1e-9);
+    cr_assert_eq(r.updates, 4);
+    cr_assert_float_eq(r.staleness_median, want.median, 1e-12);
+    cr_assert_float_eq(r.staleness_p90, want.p90, 1e-12);
+    cr_assert_float_eq(r.staleness_mean, want.mean, 1e-12);
+    const job_worker *w = job_workers(j);
+    for (int k = 0; k < 2; k++) {
+        cr_assert_float_eq(w[k].compute_s, 2.0, 1e-9);
+        cr_assert_float_eq(w[k].comm_s, k ? 1.2 : 0.4, 1e-9);
+        cr_assert_float_eq(w[k].wait_s, k ? want.wait_b : want.wait_a, 1e-9);
+        cr_assert_float_eq(w[k].update_s, 0.0, 1e-12, "the update is the master's");
+    }
+    job_free(j);
+}
+
+Test(sim, async_master_queues_requests_as_worked_out_by_hand) {
+    assert_by_hand(COSTMODEL_SYNC_ASYNC, (by_hand){ .makespan = 3.95, .median = 1, .p90 = 1, .mean = 0.75,
+                                                    .wait_a = 1.55, .wait_b = 0.75 });
+}
+
+/* Hogwild by hand, one updater thread (T = 1): a push goes to the updater and the master
+ * takes the next request at once; a pull never waits for an update:
+ *   0     A.pull 0–0.1 (v 0), A steps 0.1–1.1; B.pull 0.1–0.4 (v 0), B steps 0.4–1.4
+ *   1.1   A.push 1.1–1.2; the updater 1.2–1.45 (staleness 0); A.pull 1.2–1.3 (v 0: the
+ *         update is not done), A steps 1.3–2.3
+ *   1.4   B.push waits for the updater: at 1.45 v 1, B.push 1.45–1.75; updater 1.75–2.00
+ *         (staleness 1 − 0 = 1); B.pull 1.75–2.05 (v 1), B steps 2.05–3.05
+ *   2.00  v 2
+ *   2.3   A.push 2.3–2.4, updater 2.4–2.65 (staleness 2 − 0 = 2); A at the barrier at 2.4
+ *   2.65  v 3
+ *   3.05  B.push 3.05–3.35, updater 3.35–3.60 (staleness 3 − 1 = 2); B at the barrier
+ *   3.60  v 4, no update left: the job ends.
+ * Staleness 0, 1, 2, 2: median 1.5, 90th percentile 2, mean 1.25. A waits only at the
+ * barrier (1.2); B 0.1 + 0.05 + 0.25. */
+Test(sim, hogwild_master_hands_updates_to_its_thread_as_worked_out_by_hand) {
+    assert_by_hand(COSTMODEL_SYNC_HOGWILD, (by_hand){ .makespan = 3.6, .median = 1.5, .p90 = 2, .mean = 1.25,
+                                                      .wait_a = 1.2, .wait_b = 0.4 });
+}
+
+/* One worker has no one to collide with: with zero variance the simulated run is the
+ * closed form's, async and hogwild, pulling every step or every 3 of 7 (the last pull
+ * period cut short), on a host where the master's polling core oversubscribes (ρ > 1: the
+ * scheduler's delay before each push). */
+Test(sim, async_with_one_worker_matches_the_closed_form_exactly) {
+    static const costmodel_sync modes[] = { COSTMODEL_SYNC_ASYNC, COSTMODEL_SYNC_HOGWILD };
+    static const int pulls[] = { 1, 3 };
+    static const double host[] = { 0, 1 };
+    for (int m = 0; m < 2; m++)
+        for (int n = 0; n < 2; n++)
+            for (int h = 0; h < 2; h++) {
+                job_spec spec = { .params = test_params() };
+                spec.params.host_cores = host[h];
+                spec.config = (costmodel_config){ .workers = 1, .cores = 1, .sync = modes[m], .every_n = pulls[n],
+                                                  .topology = COSTMODEL_TOPO_PS,
+                                                  .master = COSTMODEL_MASTER_DEDICATED, .examples = 7 * 48 - 5,
+                                                  .batch = 48, .epochs = 2 };
+                const job_result r = run_once(&spec, 1, NULL);
+                const costmodel_breakdown b = costmodel_breakdown_of(&spec.params, &spec.config);
+                cr_assert(close_rel(r.makespan_s, b.total_s, 1e-12), "%s N=%d P=%g: simulated %.12g, closed form %.12g",
+                          m ? "hogwild" : "async", pulls[n], host[h], r.makespan_s, b.total_s);
+                cr_assert(close_rel(r.comm_s, b.comm_s, 1e-12), "comm %.12g vs %.12g", r.comm_s, b.comm_s);
+                cr_assert(close_rel(r.compute_s, b.compute_s, 1e-12));
+            }
+}
+
+/* The closed form is a bound: requests that collide at the master wait for each other,
+ * so no simulated run is faster than it, and at a busy master (K = 16 on one host) it is
+ * the master's service time that sets the pace. */
+Test(sim, async_is_never_faster_than_the_closed_form_bound) {
+    static const int ks[] = { 2, 3, 4, 8, 16 };
+    for (int m = 0; m < 2; m++)
+        for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
+            job_spec spec = { .params = test_params() };
+            spec.config = (costmodel_config){ .workers = ks[i], .cores = 1,
+                                              .sync = m ? COSTMODEL_SYNC_HOGWILD : COSTMODEL_SYNC_ASYNC,
+                                              .every_n = 1, .topology = COSTMODEL_TOPO_PS,
+                                              .master = COSTMODEL_MASTER_DEDICATED, .examples = 4000, .batch = 16,
+                                              .epochs = 2 };
+            const job_result r = run_once(&spec, 1, NULL);
+            const double bound = costmodel_total_time(&spec.params, &spec.config);
+            cr_assert_geq(r.makespan_s, bound * (1 - 1e-12), "K=%d: %g below the bound %g", ks[i], r.makespan_s, bound);
+            const costmodel_async a = costmodel_async_of(&spec.params, &spec.config);
+            if (ks[i] == 16 && !m)
+                cr_assert(a.master_bound, "K=16 is master-bound: step %g, master %g per step of all",
+                          a.worker_cycle_s, a.master_s);
+        }
+}

@@ -22,6 +22,20 @@ static trace_run sample_run(void) {
     return r;
 }
 
+/* t written to a file and read back (the file removed); the caller frees both. */
+static trace *written_and_read(const trace *t) {
+    char *dir = clirun_tmpdir();
+    char path[256], err[512] = "";
+    snprintf(path, sizeof path, "%s/back.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace *back = trace_read(path, err, sizeof err);
+    cr_assert_not_null(back, "%s", err);
+    remove(path);
+    remove(dir);
+    free(dir);
+    return back;
+}
+
 Test(trace, round_trips_run_and_events) {
     trace_run run = sample_run();
     trace *t = trace_new(&run);
@@ -32,12 +46,7 @@ Test(trace, round_trips_run_and_events) {
     };
     for (int i = 0; i < 3; i++)
         cr_assert_eq(trace_add(t, &events[i]), 0);
-    char *dir = clirun_tmpdir();
-    char path[256], err[512] = "";
-    snprintf(path, sizeof path, "%s/run.trace.jsonl", dir);
-    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
-    trace *back = trace_read(path, err, sizeof err);
-    cr_assert_not_null(back, "%s", err);
+    trace *back = written_and_read(t);
     cr_assert_str_eq(back->run.host, "testhost");
     cr_assert_eq(back->run.config.sync, COSTMODEL_SYNC_EVERY);
     cr_assert_eq(back->run.config.every_n, 8);
@@ -54,9 +63,6 @@ Test(trace, round_trips_run_and_events) {
     }
     trace_free(back);
     trace_free(t);
-    remove(path);
-    remove(dir);
-    free(dir);
 }
 
 static void assert_bad(const char *text, const char *needle) {
@@ -94,18 +100,10 @@ Test(trace, background_comm_round_trips_and_is_refused_on_other_phases) {
     trace_event e = { .rank = 1, .ph = TRACE_COMM, .t0_s = 0.1, .t1_s = 0.3, .epoch = 0, .step = 2, .bytes = 64,
                       .name = "allreduce", .background = true };
     cr_assert_eq(trace_add(t, &e), 0);
-    char *dir = clirun_tmpdir();
-    char path[256], err[512] = "";
-    snprintf(path, sizeof path, "%s/bg.trace.jsonl", dir);
-    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
-    trace *back = trace_read(path, err, sizeof err);
-    cr_assert_not_null(back, "%s", err);
+    trace *back = written_and_read(t);
     cr_assert(back->events[0].background);
     trace_free(back);
     trace_free(t);
-    remove(path);
-    remove(dir);
-    free(dir);
     assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"compute\",\"t0\":0,\"t1\":1,\"background\":true}\n", "\"background\"");
     assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"comm\",\"t0\":0,\"t1\":1,\"background\":1}\n", "\"background\"");
 }
@@ -394,4 +392,38 @@ Test(trace, an_accuracy_that_json_cannot_hold_is_not_written) {
     trace_free(t);
     remove(dir);
     free(dir);
+}
+
+/* An async master's updates carry their staleness: 0 is a value (computed on the current
+ * weights), absent is none; a hogwild updater's update is background. */
+Test(trace, staleness_round_trips_on_updates_and_is_refused_elsewhere) {
+    trace_run run = sample_run();
+    run.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = COSTMODEL_SYNC_ASYNC, .every_n = 3,
+                                     .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+                                     .examples = 6000, .batch = 32, .epochs = 2 };
+    trace *t = trace_new(&run);
+    const trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 0.1, .t1_s = 0.2, .step = 4, .name = "sgd", .has_staleness = true,
+          .staleness = 0 },
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 0.2, .t1_s = 0.3, .step = 5, .name = "sgd", .has_staleness = true,
+          .staleness = 7, .background = true },
+        { .rank = 1, .ph = TRACE_UPDATE, .t0_s = 0.3, .t1_s = 0.4, .step = 5, .name = "sgd" },
+    };
+    for (int i = 0; i < 3; i++)
+        cr_assert_eq(trace_add(t, &ev[i]), 0);
+    trace *back = written_and_read(t);
+    cr_assert_eq(back->run.config.sync, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(back->run.config.every_n, 3, "the header's sync is async:3");
+    cr_assert_eq(back->n_events, 3);
+    cr_assert(back->events[0].has_staleness);
+    cr_assert_eq(back->events[0].staleness, 0);
+    cr_assert(back->events[1].has_staleness);
+    cr_assert_eq(back->events[1].staleness, 7);
+    cr_assert(back->events[1].background);
+    cr_assert(!back->events[2].has_staleness, "an update without staleness stays without");
+    trace_free(back);
+    trace_free(t);
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"comm\",\"t0\":0,\"t1\":1,\"staleness\":2}\n", "\"staleness\"");
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"update\",\"t0\":0,\"t1\":1,\"staleness\":-1}\n", "\"staleness\"");
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"update\",\"t0\":0,\"t1\":1,\"staleness\":1.5}\n", "\"staleness\"");
 }

@@ -286,3 +286,53 @@ Test(traceinfo, a_resumed_trace_counts_the_epochs_before_it_and_no_points_is_an_
     cr_assert_null(p);
     trace_free(t);
 }
+
+/* An async run: the workers' "push" and "pull" are requests, not synchronisations; the
+ * master's applied gradients carry the staleness, summarised by hand below. */
+Test(traceinfo, async_requests_are_no_synchronisation_and_staleness_is_summarised) {
+    const trace_event ev[] = {
+        /* rank 1: pull, push; rank 2: pull, push, push (steps 0, 1) */
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1, .step = 0, .bytes = 1000, .name = "pull" },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 2, .t1_s = 3, .step = 0, .bytes = 1000, .name = "push" },
+        { .rank = 2, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1, .step = 0, .bytes = 1000, .name = "pull" },
+        { .rank = 2, .ph = TRACE_COMM, .t0_s = 2, .t1_s = 3, .step = 0, .bytes = 1000, .name = "push" },
+        { .rank = 2, .ph = TRACE_COMM, .t0_s = 4, .t1_s = 5, .step = 1, .bytes = 1000, .name = "push" },
+        /* the master: receives of 0.2, 0.4, 0.6 s, updates of 0.1, 0.3, 0.5 s with
+         * staleness 0, 1, 5; pulls of 0.7 and 0.9 s */
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 0.7, .name = "pull" },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 1, .t1_s = 1.9, .name = "pull" },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 2, .t1_s = 2.2, .name = "push" },
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 2.2, .t1_s = 2.3, .name = "sgd", .has_staleness = true },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 3, .t1_s = 3.4, .name = "push" },
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 3.4, .t1_s = 3.7, .name = "sgd", .has_staleness = true,
+          .staleness = 1 },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 4, .t1_s = 4.6, .name = "push" },
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 4.6, .t1_s = 5.1, .name = "sgd", .has_staleness = true,
+          .staleness = 5, .background = true },
+    };
+    trace *t = make(2, COSTMODEL_MASTER_DEDICATED, COSTMODEL_TOPO_PS, ev, (int)(sizeof ev / sizeof ev[0]));
+    t->run.config.sync = COSTMODEL_SYNC_ASYNC;
+    traceinfo_sync *sy = NULL;
+    cr_assert_eq(traceinfo_syncs(t, &sy), 0, "a request is no synchronisation");
+    free(sy);
+    traceinfo_async a;
+    cr_assert_eq(traceinfo_async_of(t, &a), 0);
+    cr_assert_eq(a.updates, 3);
+    cr_assert_eq(a.pushes, 3);
+    cr_assert_eq(a.pulls, 2);
+    cr_assert_float_eq(a.staleness_median, 1.0, 1e-12);
+    /* 90th percentile of 0, 1, 5: position 0.9·2 = 1.8, 1 + 0.8·(5 − 1) = 4.2 */
+    cr_assert_float_eq(a.staleness_p90, 4.2, 1e-12);
+    cr_assert_float_eq(a.staleness_mean, 2.0, 1e-12);
+    cr_assert_float_eq(a.push_s, 0.4, 1e-12);
+    cr_assert_float_eq(a.update_s, 0.3, 1e-12);
+    cr_assert_float_eq(a.pull_s, 0.8, 1e-12);
+    cr_assert(traceinfo_is_background(&t->events[12]), "a hogwild updater's update is beside the timeline");
+    /* The same events in a batch-sync run are synchronisations, and nothing is async. */
+    t->run.config.sync = COSTMODEL_SYNC_BATCH;
+    cr_assert_gt(traceinfo_syncs(t, &sy), 0);
+    free(sy);
+    cr_assert_eq(traceinfo_async_of(t, &a), 0);
+    cr_assert_eq(a.updates, 0);
+    trace_free(t);
+}

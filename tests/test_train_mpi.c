@@ -184,8 +184,25 @@ Test(train_mpi, epoch_and_every_n_sync_learn_on_two_ranks) {
     free(dir);
 }
 
+/* Runs `speedup train ARGS` (with --workers: mpirun launched by the CLI) with the test hook
+ * killing `rank` at global step `step` (SPEEDUP_TEST_KILL, read by the CLI): the job must
+ * end, nobody hanging, with the rank named and the checkpoint of epoch 1 offered. */
+static void assert_killed_and_named(const char *dir, const char *args, int rank, int step) {
+    char kill[64], want[64], *err = NULL;
+    snprintf(kill, sizeof kill, "%d:%d", rank, step);
+    snprintf(want, sizeof want, "speedup: rank %d died", rank);
+    setenv("SPEEDUP_TEST_KILL", kill, 1);
+    int st = run_train(dir, 0, args, NULL, &err);
+    unsetenv("SPEEDUP_TEST_KILL");
+    cr_assert_neq(st, 0);
+    cr_assert_neq(st, 124, "a rank hung after its peer died");
+    cr_assert_not_null(strstr(err, want), "%s", err);
+    cr_assert_not_null(strstr(err, "after epoch 1"), "%s", err);
+    free(err);
+}
+
 Test(train_mpi, killed_rank_is_named_and_resume_matches_uninterrupted) {
-    char *dir = data_dir(), args[4096], a[1024], b[1024], *err = NULL;
+    char *dir = data_dir(), args[4096], a[1024], b[1024];
     snprintf(a, sizeof a, "%s/full", dir);
     snprintf(b, sizeof b, "%s/crash", dir);
     snprintf(args, sizeof args, COMMON " --epochs 3 --batch 16 --checkpoint %s", a);
@@ -193,14 +210,7 @@ Test(train_mpi, killed_rank_is_named_and_resume_matches_uninterrupted) {
     // 13 steps per epoch: step 20 is in the middle of the second epoch. --workers 2
     // launches mpirun itself (its MPIEXEC) and reads the failure from it.
     snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --checkpoint %s", b);
-    setenv("SPEEDUP_TEST_KILL", "1:20", 1); // the CLI's test hook: rank 1 dies at step 20
-    int st = run_train(dir, 0, args, NULL, &err);
-    unsetenv("SPEEDUP_TEST_KILL");
-    cr_assert_neq(st, 0);
-    cr_assert_neq(st, 124, "a rank hung after its peer died");
-    cr_assert_not_null(strstr(err, "speedup: rank 1 died"), "%s", err);
-    cr_assert_not_null(strstr(err, "after epoch 1"), "%s", err);
-    free(err);
+    assert_killed_and_named(dir, args, 1, 20);
     snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --checkpoint %s "
              "--resume %s", b, b);
     must_train(dir, 0, args);
@@ -419,11 +429,15 @@ static const trace_event **rank_events(const trace *t, int r, long *n) {
 }
 
 /* Each event of a rank starts where its previous one ended, and no update overlaps one of
- * its compute or comm events. */
+ * its compute or comm events (background events, beside the rank's timeline, aside). */
 static void assert_phases_tile(const trace *t, int ranks) {
     for (int r = 0; r < ranks; r++) {
-        long n;
+        long n, kept = 0;
         const trace_event **v = rank_events(t, r, &n);
+        for (long i = 0; i < n; i++)
+            if (!v[i]->background)
+                v[kept++] = v[i];
+        n = kept;
         cr_assert_gt(n, 0, "rank %d recorded nothing", r);
         for (long i = 1; i < n; i++)
             cr_assert_eq(v[i]->t0_s, v[i - 1]->t1_s, "rank %d: %s at %.9f starts after %s ended at %.9f", r,
@@ -752,4 +766,180 @@ Test(train_mpi, summary_lists_every_ranks_cpu_seconds) {
     free(out);
     free(err);
     free(dir);
+}
+
+// ---- async and hogwild: a parameter server that applies each gradient as it arrives
+
+/* Rank r's events of phase ph named name (any rank: r < 0). */
+static long count_events(const trace *t, int r, trace_phase ph, const char *name) {
+    long n = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        n += (r < 0 || e->rank == r) && e->ph == ph && (!name || strcmp(e->name, name) == 0);
+    }
+    return n;
+}
+
+Test(train_mpi, async_with_one_worker_is_plain_training_bit_for_bit) {
+    // The server applies the worker's gradient with the same net_update plain SGD runs, on
+    // the weights the worker pulled: the same floats in the same order.
+    char *dir = data_dir(), args[4096];
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16");
+    char *plain = trained_crc(dir, 0, args);
+    snprintf(args, sizeof args, COMMON " --epochs 2 --batch 16 --sync async");
+    char *async = trained_crc(dir, 2, args); // rank 0 serves, rank 1 trains: K = 1
+    cr_expect_str_eq(async, plain, "async with one worker: params_crc32 %s, plain training %s", async, plain);
+    free(plain);
+    free(async);
+    free(dir);
+}
+
+/* 200 examples over 3 workers: shards of 66, 67, 67; B = 16: 5 steps each (the last of 2
+ * or 3 examples), 15 pushes an epoch. Pulling every 2 steps: steps 0, 2, 4, 9 pulls an
+ * epoch; the push of step 1 and of step 3 follows the worker's own push of the step before
+ * it, applied after its pull, so at least 2 pushes per worker and epoch have staleness >= 1. */
+Test(train_mpi, async_three_workers_apply_every_push_and_record_staleness) {
+    trace *t = traced(4, "--epochs 2 --batch 16 --sync async --pull-every 2");
+    cr_assert_eq(t->run.config.sync, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(t->run.config.every_n, 2);
+    cr_assert_eq(t->run.config.workers, 3);
+    long updates = 0, stale = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (!e->has_staleness)
+            continue;
+        cr_assert_eq(e->rank, 0, "only the master applies gradients");
+        cr_assert(e->ph == TRACE_UPDATE && !e->background);
+        cr_assert_geq(e->staleness, 0);
+        updates++;
+        stale += e->staleness >= 1;
+    }
+    cr_expect_eq(updates, 30, "the master applied %ld gradients", updates);
+    cr_expect_eq(count_events(t, 0, TRACE_UPDATE, NULL), updates, "every master update is a pushed gradient");
+    long pushes = 0, pulls = 0;
+    for (int r = 1; r <= 3; r++) {
+        cr_expect_eq(steps_of(t, r), 10, "rank %d", r);
+        pushes += count_events(t, r, TRACE_COMM, "push");
+        pulls += count_events(t, r, TRACE_COMM, "pull");
+        cr_expect_eq(count_events(t, r, TRACE_UPDATE, NULL), 0, "rank %d: a worker applies nothing itself", r);
+    }
+    cr_expect_eq(pushes, updates, "the workers pushed %ld, the master applied %ld", pushes, updates);
+    cr_expect_eq(pulls, 18);
+    cr_expect_eq(count_events(t, 0, TRACE_COMM, "push"), 30);
+    cr_expect_eq(count_events(t, 0, TRACE_COMM, "pull"), 18);
+    cr_expect_geq(stale, 12, "%ld gradients with staleness >= 1", stale);
+    // Every rank recorded the events the memory model counts for it.
+    for (int r = 0; r < 4; r++) {
+        long n;
+        free(rank_events(t, r, &n));
+        const costmodel_config *c = &t->run.config;
+        cr_expect_eq(n, memory_trace_events(c, memory_role_of(c, r), false), "rank %d recorded %ld events", r, n);
+    }
+    trace_free(t);
+}
+
+Test(train_mpi, async_learns_and_reports_the_servers_updates) {
+    char *dir = data_dir(), *out = NULL, *err = NULL;
+    int st = run_train(dir, 3, COMMON " --epochs 4 --batch 8 --sync async", &out, &err);
+    cr_assert_eq(st, 0, "exit %d: %s", st, err);
+    json_error_t je;
+    json_t *j = json_loads(out, 0, &je);
+    cr_assert_not_null(j, "%s", out);
+    // 2 workers: shards of 100, 13 steps of 8 (the last of 4), 4 epochs.
+    cr_expect_eq(json_integer_value(json_object_get(j, "server_updates")), 2 * 13 * 4);
+    cr_expect_eq(json_integer_value(json_object_get(j, "workers")), 2);
+    cr_expect_str_eq(json_string_value(json_object_get(j, "master")), "dedicated");
+    // 4 classes: chance is 0.25; the quadrant pattern is easy.
+    const double acc = json_real_value(json_object_get(j, "test_accuracy"));
+    cr_expect(acc > 0.6, "async: accuracy %g", acc);
+    json_decref(j);
+    free(out);
+    free(err);
+    free(dir);
+}
+
+Test(train_mpi, hogwild_applies_every_push_on_its_updater_threads) {
+    trace *t = traced(4, "--epochs 1 --batch 16 --sync hogwild");
+    long updates = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (t->events[i].has_staleness) {
+            cr_assert(t->events[i].background, "a hogwild update runs beside the master's timeline");
+            updates++;
+        }
+    long pushes = 0;
+    for (int r = 1; r <= 3; r++)
+        pushes += count_events(t, r, TRACE_COMM, "push");
+    cr_expect_eq(updates, 15);
+    cr_expect_eq(pushes, 15);
+    trace_free(t);
+}
+
+Test(train_mpi, killed_async_worker_is_named) {
+    char *dir = data_dir(), args[4096];
+    // 2 workers, 7 steps of 16 each per epoch: step 9 is in the second epoch; the server
+    // waits in MPI_Recv from any rank and must not hang.
+    snprintf(args, sizeof args, COMMON " --workers 2 --oversubscribe --epochs 3 --batch 16 --sync async "
+             "--checkpoint %s/a.ckpt", dir);
+    assert_killed_and_named(dir, args, 2, 9);
+    free(dir);
+}
+
+Test(train_mpi, async_with_allreduce_is_a_usage_error) {
+    refuses(3, "--sync async --topology allreduce", 2, "--topology allreduce cannot go with it");
+}
+Test(train_mpi, async_with_a_training_master_is_a_usage_error) {
+    refuses(3, "--sync hogwild --master worker", 2, "--master worker cannot go with it");
+}
+Test(train_mpi, pull_every_zero_is_a_usage_error) {
+    refuses(3, "--sync async --pull-every 0", 2, "--pull-every: expected an integer in [1,");
+}
+Test(train_mpi, pull_every_without_async_is_a_usage_error) {
+    refuses(2, "--sync every:2 --pull-every 2", 2, "--pull-every goes with --sync async or hogwild");
+}
+Test(train_mpi, async_without_mpirun_or_workers_is_a_usage_error) {
+    refuses(0, "--sync async", 2, "--sync async needs a parameter server and workers");
+}
+
+// ---- async and hogwild with the accuracy: the server's model at every epoch's end
+
+/* 2 workers on shards of 100, B = 16: 7 steps each an epoch. The test set is evaluated
+ * after global steps 7 and 14, having seen 200 and 400 examples, and every rank — the
+ * server and both workers — records the same accuracy of the server's weights. */
+Test(train_mpi, async_records_the_servers_accuracy_after_every_epoch) {
+    trace *t = traced(3, "--epochs 2 --batch 16 --sync async");
+    traceinfo_accuracy_point *p = NULL;
+    long n = 0;
+    char terr[512];
+    cr_assert_eq(traceinfo_accuracy_curve(t, &p, &n, terr, sizeof terr), 0, "%s", terr);
+    cr_assert_eq(n, 2);
+    const long steps[] = { 7, 14 };
+    for (int i = 0; i < 2; i++) {
+        cr_expect_eq(p[i].step, steps[i], "point %d: step %ld", i, p[i].step);
+        cr_expect_eq(p[i].examples_seen, 200.0 * (i + 1), "point %d: %g seen", i, p[i].examples_seen);
+        cr_expect_eq(p[i].epoch, i + 1, "point %d", i);
+        cr_expect(!p[i].subset);
+    }
+    cr_expect_gt(p[1].train_time_s, p[0].train_time_s);
+    int matched = 0;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (e->rank == 0 || !e->has_accuracy)
+            continue;
+        const int k = e->step == 7 ? 0 : 1;
+        cr_expect_eq(e->accuracy, p[k].accuracy, "rank %d, step %ld", e->rank, e->step);
+        matched++;
+    }
+    cr_expect_eq(matched, 4, "each worker's two points");
+    free(p);
+    trace_free(t);
+}
+
+Test(train_mpi, stop_at_accuracy_stops_the_async_server_and_its_workers) { stops_together(3, "--sync async", 2); }
+Test(train_mpi, stop_at_accuracy_stops_the_hogwild_server_and_its_workers) {
+    stops_together(3, "--sync hogwild --pull-every 2", 2);
+}
+
+Test(train_mpi, evaluating_a_subset_in_async_is_a_usage_error) {
+    refuses(3, "--sync async --eval-every 4", 2, "--eval-every with --sync async");
+    refuses(3, "--sync hogwild --eval-every 4", 2, "--eval-every with --sync hogwild");
 }

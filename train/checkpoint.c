@@ -160,7 +160,8 @@ static int parse_run(reader *r, checkpoint_run *run, const char *name, char *err
     const int dedicated = run->master == COSTMODEL_MASTER_DEDICATED;
     if (examples < 1 || run->epochs < 1 || run->batch < 1 || (run->batch_per_worker & ~1) || run->workers < 1 ||
         run->workers > CHECKPOINT_MAX_RANKS || run->ranks != run->workers + dedicated ||
-        (run->sync != COSTMODEL_SYNC_BATCH && run->sync != COSTMODEL_SYNC_EPOCH && run->sync != COSTMODEL_SYNC_EVERY) ||
+        (run->sync != COSTMODEL_SYNC_BATCH && run->sync != COSTMODEL_SYNC_EPOCH && run->sync != COSTMODEL_SYNC_EVERY &&
+         !costmodel_sync_is_async(run->sync)) ||
         run->every_n < 0 ||
         (run->topology != COSTMODEL_TOPO_PS && run->topology != COSTMODEL_TOPO_ALLREDUCE) ||
         (run->master != COSTMODEL_MASTER_WORKER && !dedicated) || (run->schedule & ~1) || !isfinite(run->lr) ||

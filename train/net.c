@@ -334,14 +334,28 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
     }
 }
 
-void net_update(net *n, float lr, float momentum, float weight_decay) {
-    float *p = n->params, *g = n->grads, *v = n->momentum;
-    const long N = n->n_params;
+void net_sgd(float *p, float *v, const float *g, long n, float lr, float momentum, float weight_decay) {
     // PyTorch's SGD: v = μ·v + (g + λ·p); p -= lr·v
-#pragma omp parallel for simd schedule(static) if (N >= 100000)
-    for (long i = 0; i < N; i++) {
+#pragma omp simd
+    for (long i = 0; i < n; i++) {
         v[i] = momentum * v[i] + g[i] + weight_decay * p[i];
         p[i] -= lr * v[i];
+    }
+}
+
+void net_update(net *n, float lr, float momentum, float weight_decay) {
+    const long N = n->n_params;
+    // Each thread its contiguous share: every element sees net_sgd's arithmetic, so the
+    // weights do not depend on the thread count.
+#pragma omp parallel if (N >= 100000)
+    {
+#ifdef _OPENMP
+        const long t = omp_get_thread_num(), nt = omp_get_num_threads();
+#else
+        const long t = 0, nt = 1;
+#endif
+        const long lo = N * t / nt, hi = N * (t + 1) / nt;
+        net_sgd(n->params + lo, n->momentum + lo, n->grads + lo, hi - lo, lr, momentum, weight_decay);
     }
 }
 

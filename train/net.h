@@ -82,6 +82,10 @@ float *net_input(net *n);
 float net_forward(net *n, int count, const uint8_t *labels, int training, float divisor);
 void net_backward(net *n, int count, const uint8_t *labels, float divisor);
 void net_update(net *n, float lr, float momentum, float weight_decay);
+/* The SGD step net_update takes on each element, on n elements of any blocks: weights p,
+ * momentum v, gradients g (a hogwild master's updater applies a received gradient with
+ * it: train/asyncps.h). */
+void net_sgd(float *p, float *v, const float *g, long n, float lr, float momentum, float weight_decay);
 /* After net_forward: how many of the count predictions equal the labels. */
 int net_count_correct(const net *n, int count, const uint8_t *labels);
 

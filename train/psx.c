@@ -1,7 +1,7 @@
 /* psx — the parameter server's exchange (see psx.h). */
 #include "train/psx.h"
 
-enum { PSX_TAG_PUSH = 21, PSX_TAG_PULL = 22 };
+enum { PSX_TAG_PUSH = 21, PSX_TAG_PULL = 22, PSX_TAG_REQUEST = 23, PSX_TAG_APUSH = 24, PSX_TAG_APULL = 25 };
 
 long psx_recv_floats(long n) { return n < PSX_CHUNK_FLOATS ? n : PSX_CHUNK_FLOATS; }
 
@@ -41,4 +41,49 @@ void psx_exchange(MPI_Comm comm, float *push, float *pull, long n, float *recv, 
         MPI_Send(push + off, chunk_of(n, off), MPI_FLOAT, 0, PSX_TAG_PUSH, comm);
     for (long off = 0; off < n; off += PSX_CHUNK_FLOATS)
         MPI_Recv(pull + off, chunk_of(n, off), MPI_FLOAT, 0, PSX_TAG_PULL, comm, MPI_STATUS_IGNORE);
+}
+
+// ---- the asynchronous exchange: requests, one worker at a time
+
+static void send_block(MPI_Comm comm, const float *block, long n, int to, int tag) {
+    for (long off = 0; off < n; off += PSX_CHUNK_FLOATS)
+        MPI_Send(block + off, chunk_of(n, off), MPI_FLOAT, to, tag, comm);
+}
+
+static void recv_block(MPI_Comm comm, float *block, long n, int from, int tag) {
+    for (long off = 0; off < n; off += PSX_CHUNK_FLOATS)
+        MPI_Recv(block + off, chunk_of(n, off), MPI_FLOAT, from, tag, comm, MPI_STATUS_IGNORE);
+}
+
+void psx_async_push(MPI_Comm comm, const psx_request *h, const float *block, long n) {
+    MPI_Send(h, (int)sizeof *h, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
+    send_block(comm, block, n, 0, PSX_TAG_APUSH);
+}
+
+void psx_async_pull(MPI_Comm comm, const psx_request *h, float *block, long n, long *version) {
+    psx_request ask = *h, answer;
+    ask.kind = PSX_PULL;
+    MPI_Send(&ask, (int)sizeof ask, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
+    MPI_Recv(&answer, (int)sizeof answer, MPI_BYTE, 0, PSX_TAG_APULL, comm, MPI_STATUS_IGNORE);
+    recv_block(comm, block, n, 0, PSX_TAG_APULL);
+    *version = answer.version;
+}
+
+void psx_async_done(MPI_Comm comm, int epoch) {
+    psx_request h = { .kind = PSX_DONE, .epoch = epoch };
+    MPI_Send(&h, (int)sizeof h, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
+}
+
+void psx_async_next(MPI_Comm comm, psx_request *h, int *from) {
+    MPI_Status st;
+    MPI_Recv(h, (int)sizeof *h, MPI_BYTE, MPI_ANY_SOURCE, PSX_TAG_REQUEST, comm, &st);
+    *from = st.MPI_SOURCE;
+}
+
+void psx_async_take(MPI_Comm comm, int from, float *recv, long n) { recv_block(comm, recv, n, from, PSX_TAG_APUSH); }
+
+void psx_async_give(MPI_Comm comm, int from, long version, const float *block, long n) {
+    psx_request answer = { .kind = PSX_PULL, .version = version };
+    MPI_Send(&answer, (int)sizeof answer, MPI_BYTE, from, PSX_TAG_APULL, comm);
+    send_block(comm, block, n, from, PSX_TAG_APULL);
 }

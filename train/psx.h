@@ -20,6 +20,22 @@
  * Cost: rank 0's link carries 2·R·n floats, one message after the other, and rank 0 adds
  * R·n floats; every other rank sends and receives n. Collective over comm (every rank
  * calls it with the same n); MPI errors abort the job (MPI's default handler).
+ *
+ * The asynchronous exchange (Elephas' asynchronous and hogwild modes, train/asyncps.h):
+ * the same push and pull blocks, but each worker talks to rank 0 on its own, whenever it
+ * is ready, and nothing is collective. Every request starts with a header (psx_request);
+ * rank 0 takes headers from any source in arrival order (MPI_ANY_SOURCE), then the rest
+ * of that request from that source:
+ *   push   header {PUSH, version the gradient was computed on, lr, epoch, step}, then the
+ *          block of n floats (chunked as above);
+ *   pull   header {PULL}; rank 0 answers with a header carrying its version, then its
+ *          block of n floats;
+ *   done   header {DONE, epoch}: this worker has no more requests this epoch.
+ *     worker:  psx_async_pull(comm, &h, params, n, &version); ... psx_async_push(comm, &h, grads, n);
+ *     rank 0:  psx_async_next(comm, &h, &from); psx_async_take(comm, from, recv, n) (push)
+ *              or psx_async_give(comm, from, version, params, n) (pull)
+ * Only the thread that called MPI_Init calls these (train/asyncps.h's hogwild master
+ * updates on other threads, never in MPI).
  */
 #ifndef SPEEDUP_PSX_H
 #define SPEEDUP_PSX_H
@@ -40,5 +56,33 @@ long psx_recv_floats(long n);
  * receive buffer (psx_recv_floats(n) floats). Other ranks: push is sent, pull is received;
  * recv and between are unused (NULL). push and pull may be the same block. */
 void psx_exchange(MPI_Comm comm, float *push, float *pull, long n, float *recv, psx_between_fn between, void *ctx);
+
+/* ---- the asynchronous exchange */
+
+typedef enum { PSX_PUSH = 1, PSX_PULL, PSX_DONE } psx_kind;
+
+/* A request's header (sent as bytes: every rank runs the same binary). */
+typedef struct {
+    int kind;                /* psx_kind */
+    int epoch;
+    long step;               /* the worker's global step */
+    long version;            /* push: the server version of the weights the gradient used;
+                                rank 0's answer to a pull: its version now */
+    float lr;                /* push: the learning rate of the worker's step */
+} psx_request;
+
+/* Worker: sends a push header h (kind PSX_PUSH) and the block. */
+void psx_async_push(MPI_Comm comm, const psx_request *h, const float *block, long n);
+/* Worker: asks for the weights (h: its epoch and step; the kind is set here); they land in
+ * block, rank 0's version in *version. */
+void psx_async_pull(MPI_Comm comm, const psx_request *h, float *block, long n, long *version);
+/* Worker: tells rank 0 it is done with epoch. */
+void psx_async_done(MPI_Comm comm, int epoch);
+/* Rank 0: the next request's header from any rank (blocks until one comes); *from its rank. */
+void psx_async_next(MPI_Comm comm, psx_request *h, int *from);
+/* Rank 0: a push's block from rank `from` into recv (n floats: the whole block). */
+void psx_async_take(MPI_Comm comm, int from, float *recv, long n);
+/* Rank 0: answers a pull of rank `from` with version and the block. */
+void psx_async_give(MPI_Comm comm, int from, long version, const float *block, long n);
 
 #endif

@@ -19,34 +19,58 @@ static double mono_s(void) {
 
 double sync_now(const sync_ctx *s) { return mono_s() - s->origin_s; }
 
-trace_event *sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name) {
+/* Adds e (t0 = the mark) to rec's trace and moves the mark to e->t1_s; the event as
+ * stored, NULL when nothing is (no trace, or out of memory). */
+static trace_event *mark_event(sync_rec *rec, trace_event *e) {
     trace_event *added = NULL;
     if (rec->tr) {
-        trace_event e = { .rank = rec->rank, .ph = ph, .t0_s = rec->mark_s, .t1_s = t1_s, .epoch = rec->epoch,
-                          .step = rec->step, .bytes = bytes, .examples = examples };
-        snprintf(e.name, sizeof e.name, "%s", name ? name : "");
-        if (trace_add(rec->tr, &e))
+        e->rank = rec->rank;
+        e->t0_s = rec->mark_s;
+        e->epoch = rec->epoch;
+        e->step = rec->step;
+        if (rec->lock)
+            pthread_mutex_lock(rec->lock);
+        if (trace_add(rec->tr, e))
             rec->oom = 1;
         else
             added = &rec->tr->events[rec->tr->n_events - 1];
+        if (rec->lock)
+            pthread_mutex_unlock(rec->lock);
     }
-    rec->mark_s = t1_s;
+    rec->mark_s = e->t1_s;
     return added;
+}
+
+trace_event *sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name) {
+    trace_event e = { .ph = ph, .t1_s = t1_s, .bytes = bytes, .examples = examples };
+    snprintf(e.name, sizeof e.name, "%s", name ? name : "");
+    return mark_event(rec, &e);
+}
+
+void sync_mark_update(const sync_ctx *s, sync_rec *rec, long staleness, bool background) {
+    trace_event e = { .ph = TRACE_UPDATE, .t1_s = sync_now(s), .name = "sgd", .background = background,
+                      .has_staleness = true, .staleness = staleness };
+    mark_event(rec, &e);
 }
 
 trace_event *sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name) {
     return sync_mark_until(rec, ph, sync_now(s), bytes, examples, name);
 }
 
-int sync_init(sync_ctx *s, int mpi, costmodel_topology topology, costmodel_master master, char *err,
-              int errlen) {
+int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topology, costmodel_master master,
+              char *err, int errlen) {
     memset(s, 0, sizeof *s);
+    s->sync = sync;
     s->topology = topology;
     s->master = master;
     s->world = 1;
     const double t_begin = mono_s();
+    int threads = MPI_THREAD_SINGLE;
     if (mpi) {
-        MPI_Init(NULL, NULL);
+        if (sync == COSTMODEL_SYNC_HOGWILD)
+            MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &threads);
+        else
+            MPI_Init(NULL, NULL);
         s->mpi = 1;
         MPI_Comm_rank(MPI_COMM_WORLD, &s->rank);
         MPI_Comm_size(MPI_COMM_WORLD, &s->world);
@@ -69,11 +93,23 @@ int sync_init(sync_ctx *s, int mpi, costmodel_topology topology, costmodel_maste
                  costmodel_topology_name(topology), s->world);
         return -1;
     }
+    if (costmodel_sync_is_async(sync) && !dedicated) {
+        snprintf(err, (size_t)errlen, "--sync %s needs a dedicated parameter server: rank 0 serves, ranks 1.. train",
+                 sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild");
+        return -1;
+    }
+    if (mpi && sync == COSTMODEL_SYNC_HOGWILD && threads < MPI_THREAD_FUNNELED) {
+        snprintf(err, (size_t)errlen, "--sync hogwild: this MPI provides no MPI_THREAD_FUNNELED (thread level %d): "
+                 "the master's updater threads need it", threads);
+        return -1;
+    }
     return 0;
 }
 
 int sync_reserve(sync_ctx *s, long n) {
-    if (!s->mpi || s->world == 1 || s->rank != 0 || s->topology != COSTMODEL_TOPO_PS || s->ps_recv)
+    // An async master receives pushes into its own gradients (train/asyncps.h).
+    if (!s->mpi || s->world == 1 || s->rank != 0 || s->topology != COSTMODEL_TOPO_PS || s->ps_recv ||
+        costmodel_sync_is_async(s->sync))
         return 0;
     const long floats = psx_recv_floats(n);
     s->ps_recv = malloc(sizeof *s->ps_recv * (size_t)(floats > 0 ? floats : 1));

@@ -15,6 +15,8 @@
  *   allreduce: MPI_Allreduce in place; every rank applies the same update.
  * master dedicated (ps only): rank 0 trains nothing; it contributes zeros to the sums and
  * the training ranks are 1..world-1.
+ * Async and hogwild (Elephas' asynchronous modes) need a dedicated ps master and have no
+ * per-step exchange here: train/asyncps.h serves them on these marks and this context.
  *
  * What each rank records, every event starting where its previous one ended (sync_rec's
  * mark), so that its phases tile its time:
@@ -37,10 +39,13 @@
 #include "model/trace.h"
 #include "train/net.h"
 
+#include <pthread.h>
+
 typedef struct {
     int mpi;                       /* MPI_Init was called (and MPI_Finalize is owed) */
     int rank, world;
     int train_rank, train_world;   /* index among the training ranks; -1 on a dedicated master */
+    costmodel_sync sync;
     costmodel_topology topology;
     costmodel_master master;
     double origin_s;               /* CLOCK_MONOTONIC value of the common time 0 */
@@ -52,6 +57,7 @@ typedef struct {
  * mark_s to now: each event starts where the rank's previous one ended. */
 typedef struct {
     trace *tr;                     /* NULL: record nothing (the mark still moves) */
+    pthread_mutex_t *lock;         /* held around adding to tr when threads share it; NULL: none */
     int rank;
     int oom;                       /* a trace_add failed: the trace is lost, the run goes on */
     double mark_s;                 /* end of this rank's last event, on the common clock */
@@ -65,14 +71,17 @@ typedef struct {
 } sync_sgd;
 
 /* Starts MPI when mpi is set (else rank 0 of world 1) and aligns the clocks. A dedicated
- * master needs ps and two ranks or more (checked identically on every rank). */
-int sync_init(sync_ctx *s, int mpi, costmodel_topology topology, costmodel_master master, char *err,
-              int errlen);
+ * master needs ps and two ranks or more, and async and hogwild need a dedicated master
+ * (checked identically on every rank). Hogwild asks MPI for MPI_THREAD_FUNNELED (its
+ * master's updater threads never call MPI) and fails when it is not provided. */
+int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topology, costmodel_master master,
+              char *err, int errlen);
 /* Seconds on the common clock. */
 double sync_now(const sync_ctx *s);
 /* Not collective: rank 0 of a ps run with 2 ranks or more allocates the exchange's receive
- * buffer for a model of n floats (train/psx.h); other ranks allocate nothing. 0, or -1 out
- * of memory (agree on it with sync_agree). */
+ * buffer for a model of n floats (train/psx.h); other ranks allocate nothing, and so does
+ * an async master (it receives into its gradients). 0, or -1 out of memory (agree on it
+ * with sync_agree). */
 int sync_reserve(sync_ctx *s, long n);
 /* Frees what sync_reserve allocated; twice is harmless. */
 void sync_release(sync_ctx *s);
@@ -92,11 +101,16 @@ long sync_sum_long(sync_ctx *s, long v);
 
 /* Records phase ph from rec->mark_s to now (sync_now) and moves the mark there; the
  * event takes rec's epoch and step. Returns the recorded event, for fields the call does
- * not set (an eval's accuracy), valid until the next event is recorded; NULL when nothing
- * is recorded (no trace, or out of memory). */
+ * not set (an eval's accuracy), valid until the next event is recorded (by any thread
+ * sharing rec's trace: not while a hogwild master's updaters run); NULL when nothing is
+ * recorded (no trace, or out of memory). */
 trace_event *sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name);
 /* The same up to t1_s instead of now (start-up phases timed before the trace existed). */
 trace_event *sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name);
+/* An async master's update "sgd" of a pushed gradient, from rec->mark_s to now, with its
+ * staleness (model/trace.h); background: applied on an updater thread beside the master's
+ * own timeline (hogwild). */
+void sync_mark_update(const sync_ctx *s, sync_rec *rec, long staleness, bool background);
 
 /* This rank's own update (local SGD, or world 1): net_update, recorded as update "sgd". */
 void sync_local_update(const sync_ctx *s, sync_rec *rec, net *n, const sync_sgd *opt);

@@ -6,6 +6,7 @@
 #include "train/trainer.h"
 
 #include "model/trace.h"
+#include "train/asyncps.h"
 #include "train/checkpoint.h"
 #include "train/sync.h"
 #include "util/atomicfile.h"
@@ -62,6 +63,10 @@ int trainer_check_eval(const trainer_config *c, char *err, int errlen) {
     if (c->sync == COSTMODEL_SYNC_EPOCH)
         return errmsg_set(err, errlen, "--eval-every with --sync epoch: the workers' models are equal only at the "
                           "end of an epoch, where the whole test set is evaluated anyway; leave --eval-every out");
+    if (costmodel_sync_is_async(c->sync))
+        return errmsg_set(err, errlen, "--eval-every with --sync %s: the model is the server's, which the workers "
+                          "hold only at an epoch's end, where the whole test set is evaluated anyway; leave "
+                          "--eval-every out", c->sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild");
     if (c->sync == COSTMODEL_SYNC_EVERY && c->eval_every % c->every_n != 0)
         return errmsg_set(err, errlen, "--eval-every %ld with --sync every:%d: evaluate the averaged model, every "
                           "multiple of %d steps (e.g. --eval-every %ld)", c->eval_every, c->every_n, c->every_n,
@@ -143,7 +148,8 @@ void trainer_finish(void) {
 
 costmodel_config trainer_model_config(const trainer_config *c, int train_world, long examples) {
     return (costmodel_config){ .workers = train_world, .cores = c->threads, .sync = c->sync,
-                               .every_n = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n
+                               .every_n = c->sync == COSTMODEL_SYNC_EVERY || costmodel_sync_is_async(c->sync)
+                                              ? c->every_n
                                           : c->sync == COSTMODEL_SYNC_BATCH ? 1 : 0,
                                .topology = c->topology, .master = c->master,
                                .batch_per_worker = c->batch_per_worker != 0, .examples = examples,
@@ -251,6 +257,8 @@ typedef struct {
     long since_loss_steps, since_steps; /* its steps with examples; global steps */
     long subset_cap;           /* entries of r->subset_curve allocated */
     int stop;                  /* the test accuracy reached stop_at_accuracy (the same on every rank) */
+    asyncps_server *server;    /* async, hogwild: rank 0's parameter server */
+    long version;              /* async worker: the server version of its weights */
 } run;
 
 /* One epoch's tally on this rank. */
@@ -265,7 +273,8 @@ typedef struct {
 static int run_start(run *R) {
     const trainer_config *c = R->c;
     if (c->epochs < 1 || c->epochs > TRAINER_MAX_EPOCHS || c->batch < 1 || c->threads < 1 ||
-        (c->sync == COSTMODEL_SYNC_EVERY && c->every_n < 1) || c->stop_at_accuracy > 1) {
+        ((c->sync == COSTMODEL_SYNC_EVERY || costmodel_sync_is_async(c->sync)) && c->every_n < 1) ||
+        c->stop_at_accuracy > 1) {
         snprintf(R->err, (size_t)R->errlen, "trainer: epochs, batch, threads, every:N or stop_at_accuracy out of range");
         return -1;
     }
@@ -277,7 +286,7 @@ static int run_start(run *R) {
 #ifdef _OPENMP
     omp_set_num_threads(c->threads);
 #endif
-    int failed = sync_init(&R->sc, c->mpi, c->topology, c->master, R->err, R->errlen);
+    int failed = sync_init(&R->sc, c->mpi, c->sync, c->topology, c->master, R->err, R->errlen);
     R->r->rank = R->sc.rank;
     R->r->world = R->sc.world;
     R->r->workers = R->sc.train_world;
@@ -316,16 +325,19 @@ static checkpoint_run run_identity(const run *R) {
     return (checkpoint_run){ .seed = c->seed, .examples = R->train.n, .epochs = c->epochs, .batch = c->batch,
                              .batch_per_worker = c->batch_per_worker != 0, .workers = R->sc.train_world,
                              .ranks = R->sc.world, .sync = c->sync,
-                             .every_n = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n : 0,
+                             .every_n = c->sync == COSTMODEL_SYNC_EVERY || costmodel_sync_is_async(c->sync)
+                                            ? c->every_n : 0,
                              .topology = c->topology, .master = c->master, .schedule = (int)c->schedule,
                              .lr = c->lr, .momentum = c->momentum, .weight_decay = c->weight_decay,
                              .warmup_epochs = c->warmup_epochs };
 }
 
 /* Momentum blocks a checkpoint holds: one per rank where each rank keeps its own (local
- * SGD), else one (batch sync: the ranks' momenta are equal, or only rank 0's is used). */
+ * SGD), else one (batch sync: the ranks' momenta are equal, or only rank 0's is used;
+ * async: only the server's). */
 static int momentum_blocks(const run *R) {
-    return R->c->sync != COSTMODEL_SYNC_BATCH && R->sc.world > 1 ? R->sc.world : 1;
+    const costmodel_sync sy = R->c->sync;
+    return sy != COSTMODEL_SYNC_BATCH && !costmodel_sync_is_async(sy) && R->sc.world > 1 ? R->sc.world : 1;
 }
 
 /* Appends "; WHAT A in the checkpoint, B here" to msg when a and b differ. */
@@ -499,7 +511,14 @@ static int run_build_model(run *R) {
         sync_scatter_floats(&R->sc, R->n->momentum, R->n->n_params, R->n->grads, resumed_momentum, R->resume);
     checkpoint_close(R->resume);
     R->resume = NULL;
-    return 0;
+    // Async: rank 0 serves with the network it holds (its momentum is the server's).
+    failed = 0;
+    if (costmodel_sync_is_async(c->sync) && R->sc.rank == 0) {
+        R->server = asyncps_server_new(&R->sc, R->n, c->threads, (float)c->momentum, (float)c->weight_decay, R->err,
+                                       R->errlen);
+        failed = !R->server;
+    }
+    return sync_agree(&R->sc, failed, R->err, R->errlen) ? -1 : 0;
 }
 
 /* The trace (with --trace) and its start-up events, which tile [init, t_model1). From here
@@ -543,12 +562,16 @@ static int run_step(run *R, int e, long s, float *loss) {
     net *n = R->n;
     const trainer_range sl = trainer_slice(c, R->sc.train_rank, R->sc.train_world, R->train.n, s);
     const int count = (int)(sl.hi - sl.lo);
-    const int batch_sync = c->sync == COSTMODEL_SYNC_BATCH;
+    const int batch_sync = c->sync == COSTMODEL_SYNC_BATCH, async = costmodel_sync_is_async(c->sync);
     const sync_sgd opt = { (float)trainer_lr(c, R->step, R->total_steps, e), (float)c->momentum,
                            (float)c->weight_decay };
     R->rec.epoch = e;
     R->rec.step = R->step;
     *loss = 0.0f;
+    // Async: the server's weights every N steps (Elephas' frequency), then the gradient
+    // goes to the server; the worker itself never updates. An empty slice asks nothing.
+    if (async && count > 0 && s % c->every_n == 0)
+        asyncps_pull(&R->sc, &R->rec, n, &R->version);
     if (count > 0) {
         dataset_batch(&R->train, R->order + sl.lo, count, n->in_mean, n->in_std, net_input(n), R->labels);
         net_dropout_at(n, sl.lo);
@@ -559,6 +582,11 @@ static int run_step(run *R, int e, long s, float *loss) {
     }
     sync_mark(&R->sc, &R->rec, TRACE_COMPUTE, 0, count, NULL);
     R->synced = batch_sync;
+    if (async) {
+        if (count > 0)
+            asyncps_push(&R->sc, &R->rec, n, R->version, opt.lr);
+        return count;
+    }
     if (batch_sync) {
         sync_step(&R->sc, n, &opt, &R->rec);
         return count;
@@ -680,6 +708,14 @@ static int run_epoch(run *R, int e, epoch_tally *t) {
     }
     // Dropout masks restart per epoch too, so --resume repeats an uninterrupted run.
     net_seed_dropout(R->n, c->seed * 2654435761UL + (unsigned long)e);
+    if (R->server) { // the async master: the epoch is the workers' requests
+        const double ts = sync_now(&R->sc);
+        asyncps_serve(R->server, &R->rec, e, &R->r->server_updates);
+        t->step_s = R->rec.mark_s - ts;
+        R->step += R->steps_per_epoch;
+        R->step_time_s += t->step_s;
+        return 0;
+    }
     for (long s = 0; s < R->steps_per_epoch; s++, R->step++) {
         if (c->step_hook)
             c->step_hook(c->step_hook_ctx, R->sc.rank, R->step);
@@ -708,6 +744,11 @@ static int run_epoch(run *R, int e, epoch_tally *t) {
         if (R->subset && R->synced && R->step + 1 >= R->next_subset_step && (rc = run_evaluate_subset(R, e, R->step + 1)))
             return rc;
     }
+    if (costmodel_sync_is_async(c->sync)) { // tell the server, and the epoch's barrier
+        const double ts = R->rec.mark_s;
+        asyncps_end_epoch(&R->sc, &R->rec);
+        t->step_s += R->rec.mark_s - ts;
+    }
     R->step_time_s += t->step_s;
     return 0;
 }
@@ -719,6 +760,9 @@ static int run_evaluate(run *R, int e, double te, double eval_at_start_s, const 
     trainer_result *r = R->r;
     const trainer_config *c = R->c;
     const double tv = R->rec.mark_s;
+    // Async: the model is the server's; every rank evaluates its share of it.
+    if (costmodel_sync_is_async(R->c->sync))
+        sync_bcast(&R->sc, R->n->params, (long)sizeof(float) * R->n->n_params);
     long test_begin, test_end;
     dataset_shard(R->test.n, R->sc.rank, R->sc.world, &test_begin, &test_end);
     const long correct =
@@ -803,6 +847,7 @@ static int run_summary(run *R) {
 }
 
 static void run_free(run *R, int rc) {
+    asyncps_server_free(R->server);
     checkpoint_close(R->resume);
     trace_free(R->rec.tr);
     free(R->order);

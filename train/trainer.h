@@ -19,6 +19,14 @@
  *             local steps (empty once its shard is done) and the weights are averaged every
  *             N steps (every:N) and at the end of every epoch. Momentum stays local to
  *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
+ *   async, hogwild: Elephas' asynchronous modes (train/asyncps.h): rank 0 is a dedicated
+ *             parameter server; the training ranks take the shards of local SGD, pull the
+ *             server's weights every N steps (every_n, --pull-every) and push every
+ *             step's gradient (divisor: the slice's count), never updating themselves.
+ *             No barrier but at each epoch's end, where every rank evaluates the server's
+ *             weights (broadcast from rank 0) and rank 0 checkpoints them with its
+ *             momentum. The learning rate follows each worker's own steps. One worker
+ *             pulling every step trains exactly as one plain rank does.
  * Accuracy (the time to accuracy): after every epoch the whole test set is evaluated, split
  * over the ranks, and recorded as an eval event "test" with the accuracy and the epoch's
  * training loss (model/trace.h). With eval_every = N the fixed subset (eval_subset test
@@ -27,10 +35,13 @@
  * equal: batch sync after step N, 2N, ...; every:k after the first averaging at or after
  * each multiple of N (every:k restarts its count every epoch, so an epoch whose steps are
  * not a multiple of k shifts the averagings); N must be a multiple of k, and epoch sync is
- * refused (its models are equal only at the epoch's end, where the test set is evaluated).
+ * refused (its models are equal only at the epoch's end, where the test set is evaluated),
+ * as are async and hogwild (the model is the server's, which no worker holds between the
+ * epoch barriers). In those the test set after every epoch is the curve.
  * Evaluating changes no weight. stop_at_accuracy > 0 ends the run after the first epoch
  * whose test accuracy reaches it; every rank holds the same count of correct answers, so
- * all stop together; the learning-rate schedule still spans `epochs`.
+ * all stop together (an async master too: it serves no epoch more); the learning-rate
+ * schedule still spans `epochs`.
  * The schedule is the cost model's (model/costmodel.h's costmodel_schedule_of): the same
  * steps per epoch and local batch; trainer_slice and trainer_steps_per_epoch state it.
  * Every step records compute (forward and backward; examples 0 for an empty slice), then
@@ -119,6 +130,7 @@ typedef struct {
     double forward_flops;                         /* per example */
     double data_load_s, model_build_s, eval_s, wall_s;
     unsigned long params_crc32;                   /* of the final parameter block */
+    long server_updates;                          /* async master: gradients it applied */
     int rank, world, workers;                     /* this rank; ranks; training ranks (K) */
     long steps_per_epoch;
     /* rank 0: every rank's peak resident set after training (before the trace is gathered
@@ -133,7 +145,8 @@ typedef struct {
 void trainer_config_default(trainer_config *c);
 /* Frees what a result owns (subset_curve); the struct itself is the caller's. */
 void trainer_result_release(trainer_result *r);
-/* 0, or -1 with why in err: eval_every with epoch sync, or not a multiple of every:k. */
+/* 0, or -1 with why in err: eval_every with epoch sync, async or hogwild, or not a
+ * multiple of every:k. */
 int trainer_check_eval(const trainer_config *c, char *err, int errlen);
 
 /* ---- the schedule, for training rank train_rank of train_world (K) on D = examples */

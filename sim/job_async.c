@@ -1,0 +1,294 @@
+/* job_async — async and hogwild on the engine (sim/job.h): every worker's steps, requests
+ * to the master in one queue served in arrival order, the updates, the epoch's barrier,
+ * and the staleness of every gradient. Top to bottom: life cycle, the master, the
+ * workers, the epoch.
+ *
+ * What it plays is train/asyncps.h's protocol, with model/costmodel.h's times:
+ *   a worker   at the start of every N-th step (step % N == 0) requests a pull; its
+ *              steps are drawn as job.c draws them (log-normal or replayed); after each
+ *              step the scheduler's delay o = q·(ρ − 1) (comm), then it requests a push;
+ *              it goes on when its request has been served (the transfer, m_w: its
+ *              message time, local or across the network). After its s-th step it waits
+ *              at the epoch's barrier.
+ *   async      the master takes the requests one at a time: a pull is m_w (the worker
+ *              gets the version as the transfer starts); a push is m_w and then the
+ *              update u_T (costmodel_update_time), before the next request: the worker
+ *              goes on after m_w, the master after m_w + u_T.
+ *   hogwild    the master's main thread takes a push in m_w and hands it to one of T
+ *              updaters (u_1 each, on one core: costmodel_update_time at T = 1), then the
+ *              next request; a push at the head of the queue while all T update waits
+ *              for one to finish. A pull never waits for an update.
+ * The staleness of a gradient is the version (updates completed) when its update starts
+ * less the version its worker pulled. The barrier releases when every worker is there
+ * and the master is idle with nothing queued or being applied; then the next epoch
+ * starts with every worker's pull, in worker order. Each worker's time is startup +
+ * compute + comm (its transfers and o) + wait (queueing at the master and the barrier) =
+ * the makespan; update is 0 (the master's). Ties at equal times run in the order the
+ * engine scheduled them (sim/engine.h).
+ */
+#include "sim/job_parts.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static void on_served(void *ctx, int w);
+static void on_updated(void *ctx, int w);
+static void on_astep(void *ctx, int w);
+static void on_parked(void *ctx, int w);
+
+// ---------------------------------------------------------------------------------------
+// Life cycle
+
+int job_async_new(job *j) {
+    const costmodel_config *c = &j->spec.config;
+    const size_t k = (size_t)j->k;
+    j->msg_s = malloc(sizeof *j->msg_s * k);
+    j->queue = malloc(sizeof *j->queue * k);
+    j->req_kind = malloc(sizeof *j->req_kind * k);
+    j->req_t_s = malloc(sizeof *j->req_t_s * k);
+    j->steps_done = malloc(sizeof *j->steps_done * k);
+    j->pulled = malloc(sizeof *j->pulled * k);
+    j->stale_cap = 64;
+    j->stale_count = calloc((size_t)j->stale_cap, sizeof *j->stale_count);
+    if (!j->msg_s || !j->queue || !j->req_kind || !j->req_t_s || !j->steps_done || !j->pulled || !j->stale_count)
+        return -1;
+    /* A dedicated master: every worker messages it, those on its machine by shared memory. */
+    for (int w = 0; w < j->k; w++)
+        j->msg_s[w] = w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s;
+    j->parked_s = costmodel_oversub_sync_time(&j->spec.params, c);
+    j->update_one_s = j->spec.params.update_s * costmodel_rho(&j->spec.params, c); /* one core */
+    j->k_served = engine_kind(j->e, on_served, j);
+    j->k_updated = engine_kind(j->e, on_updated, j);
+    j->k_astep = engine_kind(j->e, on_astep, j);
+    j->k_parked = engine_kind(j->e, on_parked, j);
+    return j->k_served < 0 || j->k_updated < 0 || j->k_astep < 0 || j->k_parked < 0 ? -1 : 0;
+}
+
+void job_async_free(job *j) {
+    free(j->msg_s);
+    free(j->queue);
+    free(j->req_kind);
+    free(j->req_t_s);
+    free(j->steps_done);
+    free(j->pulled);
+    free(j->stale_count);
+}
+
+void job_async_reset(job *j) {
+    j->q_head = j->q_len = 0;
+    j->master_busy = false;
+    j->updating = 0;
+    j->version = 0;
+    j->at_barrier = 0;
+    j->stale_n = 0;
+    j->stale_sum = 0;
+    memset(j->stale_count, 0, sizeof *j->stale_count * (size_t)j->stale_cap);
+}
+
+/* Counts one gradient of staleness v (the table grows by doubling; an allocation failure
+ * stops the engine, whose run then reports it). */
+static void count_staleness(job *j, long v) {
+    if (v >= j->stale_cap) {
+        long cap = j->stale_cap;
+        while (cap <= v)
+            cap *= 2;
+        long *grown = realloc(j->stale_count, sizeof *grown * (size_t)cap);
+        if (!grown) {
+            engine_stop(j->e);
+            return;
+        }
+        memset(grown + j->stale_cap, 0, sizeof *grown * (size_t)(cap - j->stale_cap));
+        j->stale_count = grown;
+        j->stale_cap = cap;
+    }
+    j->stale_count[v]++;
+    j->stale_n++;
+    j->stale_sum += (double)v;
+}
+
+/* The i-th smallest staleness (0-based) of the counted ones. */
+static double staleness_at(const job *j, long i) {
+    long seen = 0;
+    for (long v = 0; v < j->stale_cap; v++) {
+        seen += j->stale_count[v];
+        if (seen > i)
+            return (double)v;
+    }
+    return 0;
+}
+
+/* GSL's gsl_stats_quantile_from_sorted_data on the counted values: linear between the
+ * order statistics at q·(n − 1). */
+static double staleness_quantile(const job *j, double q) {
+    if (j->stale_n == 0)
+        return 0;
+    const double h = q * (double)(j->stale_n - 1);
+    const long lo = (long)floor(h);
+    const double a = staleness_at(j, lo), b = lo + 1 < j->stale_n ? staleness_at(j, lo + 1) : a;
+    return a + (h - (double)lo) * (b - a);
+}
+
+void job_async_result(job *j, job_result *r) {
+    for (int w = 0; w < j->k; w++) {
+        r->startup_s += j->acc[w].startup_s;
+        r->compute_s += j->acc[w].compute_s;
+        r->comm_s += j->acc[w].comm_s;
+        r->wait_s += j->acc[w].wait_s;
+    }
+    r->startup_s /= j->k;
+    r->compute_s /= j->k;
+    r->comm_s /= j->k;
+    r->wait_s /= j->k;
+    r->barrier_wait_s = j->rounds_done ? j->barrier_wait_total_s / ((double)j->rounds_done * j->k) : 0;
+    /* Weights, momentum and the gradient it receives into; hogwild: T gradient buffers and
+     * the copy a pull sends (model/memory.h). */
+    const double m = j->spec.params.model_bytes;
+    r->master_peak_bytes = j->async == JOB_HOGWILD ? (3.0 + j->spec.config.cores) * m : 3.0 * m;
+    r->updates = j->stale_n;
+    r->staleness_median = staleness_quantile(j, 0.5);
+    r->staleness_p90 = staleness_quantile(j, 0.9);
+    r->staleness_mean = j->stale_n ? j->stale_sum / (double)j->stale_n : 0;
+}
+
+// ---------------------------------------------------------------------------------------
+// The master: one request at a time, in arrival order
+
+/* Serves the request at the head of the queue when the master is free (hogwild: and a
+ * push has an idle updater to go to). */
+static void serve_next(job *j) {
+    if (j->master_busy || j->q_len == 0)
+        return;
+    const int w = j->queue[j->q_head];
+    if (j->async == JOB_HOGWILD && j->req_kind[w] == JOB_PUSH && j->updating == j->spec.config.cores)
+        return; /* every buffer is in an update: the push waits for one */
+    j->q_head = (j->q_head + 1) % j->k;
+    j->q_len--;
+    const double now = engine_now(j->e);
+    j->acc[w].wait_s += now - j->req_t_s[w];
+    job_emit(j, w, TRACE_WAIT, j->req_t_s[w], now);
+    if (j->req_kind[w] == JOB_PULL)
+        j->pulled[w] = j->version;
+    j->master_busy = true;
+    j->req_t_s[w] = now; /* from here: its transfer */
+    engine_after(j->e, j->msg_s[w], j->k_served, w);
+}
+
+static void request(job *j, int w, int kind) {
+    j->req_kind[w] = kind;
+    j->req_t_s[w] = engine_now(j->e);
+    j->queue[(j->q_head + j->q_len) % j->k] = w;
+    j->q_len++;
+    serve_next(j);
+}
+
+static void next_action(job *j, int w);
+static void check_epoch_end(job *j);
+
+/* A transfer is over: the worker goes on; after a push the master applies the gradient
+ * (async: itself, before the next request; hogwild: an updater). */
+static void on_served(void *ctx, int w) {
+    job *j = ctx;
+    const double now = engine_now(j->e);
+    j->acc[w].comm_s += now - j->req_t_s[w];
+    job_emit(j, w, TRACE_COMM, j->req_t_s[w], now);
+    if (j->req_kind[w] == JOB_PUSH) {
+        count_staleness(j, j->version - j->pulled[w]);
+        if (j->async == JOB_ASYNC) {
+            engine_after(j->e, j->update_s, j->k_updated, w);
+        } else {
+            j->updating++;
+            j->master_busy = false;
+            engine_after(j->e, j->update_one_s, j->k_updated, w);
+        }
+        j->steps_done[w]++;
+    } else {
+        j->master_busy = false;
+    }
+    next_action(j, w);
+    serve_next(j);
+}
+
+static void on_updated(void *ctx, int w) {
+    job *j = ctx;
+    (void)w;
+    j->version++;
+    if (j->async == JOB_ASYNC)
+        j->master_busy = false;
+    else
+        j->updating--;
+    serve_next(j);
+    check_epoch_end(j);
+}
+
+// ---------------------------------------------------------------------------------------
+// The workers
+
+static void start_astep(job *j, int w) {
+    const double d = job_draw_step(j), now = engine_now(j->e);
+    j->step_start_s[w] = now;
+    j->acc[w].compute_s += d;
+    engine_after(j->e, d, j->k_astep, w);
+}
+
+static void on_astep(void *ctx, int w) {
+    job *j = ctx;
+    const double now = engine_now(j->e);
+    job_emit(j, w, TRACE_COMPUTE, j->step_start_s[w], now);
+    if (j->parked_s > 0) {
+        j->acc[w].comm_s += j->parked_s;
+        job_emit(j, w, TRACE_COMM, now, now + j->parked_s);
+        engine_after(j->e, j->parked_s, j->k_parked, w);
+    } else {
+        request(j, w, JOB_PUSH);
+    }
+}
+
+static void on_parked(void *ctx, int w) { request(ctx, w, JOB_PUSH); }
+
+/* After a request (or at an epoch's start): a pull every N steps, a step, or the barrier. */
+static void next_action(job *j, int w) {
+    const long done = j->steps_done[w];
+    if (done == j->sched.steps_per_epoch) {
+        j->arrive_s[w] = engine_now(j->e);
+        j->at_barrier++;
+        check_epoch_end(j);
+    } else if (done % j->spec.config.every_n == 0 && j->req_kind[w] != JOB_PULL) {
+        request(j, w, JOB_PULL);
+    } else {
+        j->req_kind[w] = -1; /* the pull (if any) is done: the next request is a push */
+        start_astep(j, w);
+    }
+}
+
+// ---------------------------------------------------------------------------------------
+// Epochs
+
+static void begin_epoch(job *j) {
+    for (int w = 0; w < j->k; w++) {
+        j->steps_done[w] = 0;
+        j->req_kind[w] = -1;
+    }
+    for (int w = 0; w < j->k; w++)
+        next_action(j, w);
+}
+
+void job_async_start(job *j) { begin_epoch(j); }
+
+/* The barrier: every worker there and the master idle. */
+static void check_epoch_end(job *j) {
+    if (j->at_barrier < j->k || j->master_busy || j->q_len > 0 || j->updating > 0)
+        return;
+    const double now = engine_now(j->e);
+    for (int w = 0; w < j->k; w++) {
+        j->acc[w].wait_s += now - j->arrive_s[w];
+        j->barrier_wait_total_s += now - j->arrive_s[w];
+        job_emit(j, w, TRACE_WAIT, j->arrive_s[w], now);
+    }
+    j->at_barrier = 0;
+    j->rounds_done++;
+    if (++j->epoch == j->spec.config.epochs) {
+        j->finish_s = now;
+        return;
+    }
+    begin_epoch(j);
+}

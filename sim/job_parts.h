@@ -1,0 +1,117 @@
+/* job_parts — the simulated job's state, shared by sim/job.c (rounds: batch, epoch,
+ * every:N) and sim/job_async.c (async, hogwild); not a public header. What the job does is
+ * sim/job.h's. */
+#ifndef SPEEDUP_JOB_PARTS_H
+#define SPEEDUP_JOB_PARTS_H
+
+#include "sim/engine.h"
+#include "sim/job.h"
+
+#include <gsl/gsl_randist.h>
+#include <math.h>
+#include <stdbool.h>
+
+typedef enum { PHASE_STARTUP, PHASE_TRAIN } phase;
+
+typedef enum { JOB_SYNC, JOB_ASYNC, JOB_HOGWILD } job_async_mode;
+enum { JOB_PULL, JOB_PUSH };
+
+/* Where the optimizer update runs (model/costmodel.h: once per step, on the critical path). */
+typedef enum {
+    UPDATE_AFTER_STEP,            /* local SGD (epoch, every:N): every worker after each step */
+    UPDATE_AFTER_RING,            /* batch sync, all-reduce: every rank after the exchange */
+    UPDATE_ON_MASTER,             /* batch sync, ps: the master, between pushes and pulls */
+} update_place;
+
+struct job {
+    job_spec spec;
+    int k;                        /* K */
+    costmodel_schedule sched;
+    double step_s;                /* mean step: costmodel_step_time */
+    double update_s;              /* one update: costmodel_update_time */
+    update_place update_at;
+    double zeta, sigma_ln;        /* log-normal parameters of a step; sigma_ln = 0: constant */
+    double *pool_s;               /* (pool_n) replayed steps scaled to this config; NULL: none */
+    long pool_n;
+    int remote;                   /* ps: workers that message the master */
+    int workers_on_master;        /* workers 0..this−1 share the master's machine */
+    double msg_local_s, msg_remote_s; /* ps: one message over shared memory / the network */
+    double ring_step_s;           /* all-reduce: one of the ring's 2(K−1) steps */
+
+    engine *e;
+    int k_startup, k_step, k_push, k_update, k_pull, k_ring, k_transfer;
+    int link;                     /* the master's link (ps) */
+    gsl_rng *rng;
+
+    /* Per worker (K each). */
+    double *arrive_s;             /* arrival at the current barrier */
+    double *step_start_s;         /* start of the step in progress */
+    double *compute_end_s;        /* end of its compute; its update follows (UPDATE_AFTER_STEP) */
+    long *steps_left;             /* in the current round */
+    job_worker *acc;
+
+    /* The round in progress. */
+    phase ph;
+    int epoch;
+    long round;                   /* within the epoch */
+    long rounds_done;
+    int arrived, msgs_done;
+    long ring_left;
+    double credit_s;              /* head start of the exchange before the barrier (overlap) */
+    double comm_t0_s;             /* start of the exchange's current comm part */
+    double update_t0_s;           /* start of the synchronisation's update */
+    double comm_total_s, sync_update_total_s, barrier_wait_total_s, finish_s;
+
+    job_span_fn span;
+    void *span_ctx;
+
+    /* Async and hogwild (sim/job_async.c): the master's queue of requests, in arrival
+     * order; each worker has at most one request in it. */
+    job_async_mode async;
+    int k_served, k_updated, k_astep, k_parked;
+    double update_one_s;          /* hogwild: one updater's update (one core) */
+    double parked_s;              /* o = q·(ρ − 1): the scheduler's delay before each push */
+    double *msg_s;                /* (K) each worker's message time to the master */
+    int *queue;                   /* (K) ring of workers with a request */
+    long q_head, q_len;
+    int *req_kind;                /* (K) its request: JOB_PULL or JOB_PUSH */
+    double *req_t_s;              /* (K) when it was queued */
+    long *steps_done;             /* (K) steps done this epoch */
+    long *pulled;                 /* (K) version of the weights it computes on */
+    bool master_busy;
+    int updating;                 /* hogwild: gradients being applied */
+    long version;                 /* updates applied (completed) */
+    int at_barrier;
+    long *stale_count;            /* (stale_cap) how many applied gradients had each staleness */
+    long stale_cap, stale_n;
+    double stale_sum;
+};
+
+
+static inline void job_emit(job *j, int rank, trace_phase ph, double t0, double t1) {
+    if (j->span && t1 > t0)
+        j->span(j->span_ctx, rank, ph, t0, t1);
+}
+
+/* One step's compute span. */
+static inline double job_draw_step(job *j) {
+    if (j->pool_s)
+        return j->pool_s[gsl_rng_uniform_int(j->rng, (unsigned long)j->pool_n)];
+    if (j->sigma_ln == 0)
+        return j->step_s;
+    /* exp(ζ + σ·Z) is gsl_ran_lognormal's variate; the ziggurat normal is the fast one. */
+    return exp(j->zeta + j->sigma_ln * gsl_ran_gaussian_ziggurat(j->rng, 1.0));
+}
+
+
+/* Async and hogwild (sim/job_async.c): 0, or -1 out of memory. */
+int job_async_new(job *j);
+void job_async_free(job *j);
+/* Starts the training after the start-up barrier (every worker at engine_now). */
+void job_async_start(job *j);
+/* Resets the per-run state. */
+void job_async_reset(job *j);
+/* Fills the result's async part and the workers' accounting after a run. */
+void job_async_result(job *j, job_result *r);
+
+#endif
