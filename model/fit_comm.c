@@ -134,10 +134,14 @@ done:
 }
 
 
-/* q, the scheduler's delay per synchronisation per unit of ρ − 1, from the runs with more
- * ranks than cores: each synchronisation's span less the idle host's S(K) (the α, β just
- * fitted), over ρ − 1; a robust location (the median, standard error √(π/2)·sd/√n). No
- * such run: q = 0, with a note (predictions at ρ > 1 then miss it). After fit_comm. */
+/* q, the scheduler's delay per synchronisation per unit of ρ − 1, from the runs whose
+ * training ranks alone outnumber the cores: each synchronisation's span less the idle
+ * host's S(K) (the α, β just fitted), over ρ − 1; a robust location (the median, standard
+ * error √(π/2)·sd/√n). A dedicated master's runs are left out: their ρ − 1 = (1 − y)/P is
+ * small and holds y's error, so dividing by it amplifies whatever else their
+ * synchronisations carry (on the 2-core VM they raised q from 10-11 ms to 14-19 ms, and
+ * K = 3 batch sync was predicted 12-28 % slow). No such run: q = 0, with a note
+ * (predictions at ρ > 1 then miss it). After fit_comm. */
 int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
     long n = 0, cap = 0;
     double *v = NULL;
@@ -148,7 +152,8 @@ int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
         p.model_bytes = (double)t->run.model_bytes;
         p.host_cores = t->run.host_cores;
         double rho = costmodel_rho(&p, &t->run.config); /* with the master's fitted yield */
-        if (!fit_used(s, i, true) || rho == 1.0 || !costmodel_has_sync(&t->run.config))
+        if (!fit_used(s, i, true) || rho == 1.0 || !costmodel_has_sync(&t->run.config) ||
+            t->run.config.master == COSTMODEL_MASTER_DEDICATED)
             continue;
         double idle = costmodel_sync_time(&p, &t->run.config);
         traceinfo_sync *sy;
