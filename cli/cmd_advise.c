@@ -267,6 +267,25 @@ static int place_cores(grid *g, int total) {
     return 0;
 }
 
+/* The human-readable answer: the setting, the best split, the ranked table, why. */
+static void print_advice(const grid *g, const memopt *mo, int total, const prediction_row *rows, int n, int shown,
+                         bool tta) {
+    printf("advise: %d cores in all", total);
+    if (g->has_cluster)
+        printf(" (workers of at most %d cores: one machine's)", g->cluster.cores);
+    printf("\n");
+    grid_print_setting(g, stdout);
+    print_best(&rows[0], tta, g->base.epochs);
+    predictions_write_table(stdout, rows, shown);
+    grid_print_interval_note(g, stdout);
+    if (tta) {
+        printf("\n");
+        predictions_write_tta_table(stdout, rows, shown, g->base.epochs);
+    }
+    print_reasons(rows, n, tta ? g->base.epochs : 0);
+    memopt_print_note(mo, rows, shown, stdout);
+}
+
 int cmd_advise(int argc, char **argv) {
     static const struct option options[] = {
         GRID_LONG_OPTIONS,
@@ -351,24 +370,10 @@ int cmd_advise(int argc, char **argv) {
     const bool tta = !isnan(g.target_accuracy);
     qsort(rows, (size_t)n, sizeof *rows, tta ? by_time_to_accuracy : by_time);
     int shown = top > 0 && top < n ? top : n;
-    if (csv) {
+    if (csv)
         predictions_write_csv(stdout, rows, shown);
-    } else {
-        printf("advise: %d cores in all", total);
-        if (g.has_cluster)
-            printf(" (workers of at most %d cores: one machine's)", g.cluster.cores);
-        printf("\n");
-        grid_print_setting(&g, stdout);
-        print_best(&rows[0], tta, g.base.epochs);
-        predictions_write_table(stdout, rows, shown);
-        grid_print_interval_note(&g, stdout);
-        if (tta) {
-            printf("\n");
-            predictions_write_tta_table(stdout, rows, shown, g.base.epochs);
-        }
-        print_reasons(rows, n, tta ? g.base.epochs : 0);
-        memopt_print_note(&mo, rows, shown, stdout);
-    }
+    else
+        print_advice(&g, &mo, total, rows, n, shown, tta);
     /* Beside the CSV, not inside it. */
     for (int k = 0; k < n_skipped; k++)
         fprintf(csv ? stderr : stdout, "skipped %s\n", skipped[k]);

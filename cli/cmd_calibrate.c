@@ -404,6 +404,29 @@ static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const
 enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_BUDGET, OPT_OUT_DIR, OPT_HOSTFILE,
        OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_HELP };
 
+/* The flags that do not go together: 0, or 2 after a usage message. */
+static int check_flag_combinations(const char *dir, const char *ernest, int measuring_flags, int epochs_without_plan,
+                                   int import_given) {
+    if (dir && ernest) {
+        args_error("calibrate: --from-traces and --ernest are two different fits: give one");
+        return 2;
+    }
+    if ((dir || ernest) && measuring_flags) {
+        args_error("calibrate: --budget, --out-dir, --hostfile, --limit and --accuracy-plan are for measuring; --%s "
+                   "fits what is given", dir ? "from-traces" : "ernest");
+        return 2;
+    }
+    if (epochs_without_plan) {
+        args_error("calibrate: --accuracy-epochs is the accuracy plan's schedule: it goes with --accuracy-plan SECONDS");
+        return 2;
+    }
+    if (import_given && !dir) {
+        args_error("calibrate: --batch, --workers, --phase-map ... describe imported traces: they go with --from-traces");
+        return 2;
+    }
+    return 0;
+}
+
 int cmd_calibrate(int argc, char **argv) {
     static const struct option options[] = {
         { "from-traces", required_argument, 0, OPT_FROM_TRACES },
@@ -481,23 +504,8 @@ int cmd_calibrate(int argc, char **argv) {
     }
     if (optind < argc)
         return args_unexpected("calibrate", argv[optind]);
-    if (dir && ernest) {
-        args_error("calibrate: --from-traces and --ernest are two different fits: give one");
+    if (check_flag_combinations(dir, ernest, measuring_flags, epochs_given && acc.accuracy_s <= 0, import_given))
         return 2;
-    }
-    if ((dir || ernest) && measuring_flags) {
-        args_error("calibrate: --budget, --out-dir, --hostfile, --limit and --accuracy-plan are for measuring; --%s "
-                   "fits what is given", dir ? "from-traces" : "ernest");
-        return 2;
-    }
-    if (epochs_given && acc.accuracy_s <= 0) {
-        args_error("calibrate: --accuracy-epochs is the accuracy plan's schedule: it goes with --accuracy-plan SECONDS");
-        return 2;
-    }
-    if (import_given && !dir) {
-        args_error("calibrate: --batch, --workers, --phase-map ... describe imported traces: they go with --from-traces");
-        return 2;
-    }
     if (!dir && !ernest && !imp.print_map)
         return run_plan(budget_s, limit, &acc, out_dir, hostfile, out_path);
     if (ernest)

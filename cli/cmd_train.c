@@ -332,6 +332,24 @@ enum { TRAIN_HELP_SHOWN = -100 };
  * (said on stderr). */
 static int check_train_options(trainer_config *c, const train_options *o);
 
+/* --stop-at-accuracy: any number, then one message for all that is not a fraction in
+ * (0, 1]. 0, or -1 after saying why. */
+static int parse_stop_at_accuracy(const char *arg, trainer_config *c) {
+    int rc = args_double("--stop-at-accuracy", arg, -HUGE_VAL, HUGE_VAL, &c->stop_at_accuracy);
+    if (!rc && !(c->stop_at_accuracy > 0 && c->stop_at_accuracy <= 1)) {
+        args_error("--stop-at-accuracy: expected a fraction in (0, 1], got '%s'", arg);
+        rc = -1;
+    }
+    return rc;
+}
+
+static int parse_master(const char *arg, trainer_config *c) {
+    if (!costmodel_master_parse(arg, &c->master))
+        return 0;
+    args_error("--master: expected worker or dedicated, got '%s'", arg);
+    return -1;
+}
+
 static int parse_train_options(int argc, char **argv, trainer_config *c, train_options *o) {
     static const struct option options[] = {
         { "data", required_argument, 0, OPT_DATA },       { "limit", required_argument, 0, OPT_LIMIT },
@@ -408,10 +426,7 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
             break;
         case OPT_MASTER:
             o->master_given = 1;
-            if (costmodel_master_parse(optarg, &c->master)) {
-                args_error("--master: expected worker or dedicated, got '%s'", optarg);
-                rc = -1;
-            }
+            rc = parse_master(optarg, c);
             break;
         case OPT_BPW: c->batch_per_worker = 1; break;
         case OPT_EVAL_EVERY: rc = args_long("--eval-every", optarg, 0, 1L << 40, &c->eval_every); break;
@@ -419,14 +434,7 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
             rc = args_long("--eval-subset", optarg, 1, 1L << 40, &c->eval_subset);
             o->eval_subset_given = 1;
             break;
-        case OPT_STOP_ACC:
-            // Any number, then one message for all that is not a fraction in (0, 1].
-            rc = args_double("--stop-at-accuracy", optarg, -HUGE_VAL, HUGE_VAL, &c->stop_at_accuracy);
-            if (!rc && !(c->stop_at_accuracy > 0 && c->stop_at_accuracy <= 1)) {
-                args_error("--stop-at-accuracy: expected a fraction in (0, 1], got '%s'", optarg);
-                rc = -1;
-            }
-            break;
+        case OPT_STOP_ACC: rc = parse_stop_at_accuracy(optarg, c); break;
         case OPT_HELP: usage(stdout); return TRAIN_HELP_SHOWN;
         default:
             rc = -args_unknown_flag("train", argv[optind - 1]);
@@ -594,6 +602,52 @@ static json_t *summary_json(const trainer_config *c, const trainer_result *r) {
     return o;
 }
 
+/* Trains on this rank; rank 0 prints the JSON summary. The exit status: a failure seen by
+ * this rank only ends every rank (trainer_abort), one agreed on by all is reported once. */
+static int train_and_report(const trainer_config *c) {
+    char err[1024];
+    trainer_result *r = malloc(sizeof *r);
+    if (!r) {
+        args_error("out of memory");
+        return 1;
+    }
+    int trc = trainer_run(c, r, err, sizeof err);
+    if (trc == -2) {
+        // Only this rank failed: say so, then end every rank (mpirun reports the abort).
+        if (c->mpi)
+            args_error("rank %d: %s", r->rank, err);
+        else
+            args_error("%s", err);
+        trainer_result_release(r);
+        free(r);
+        trainer_abort(1);
+        return 1;
+    }
+    if (trc) {
+        if (r->rank == 0)
+            args_error("%s", err); // before trainer_finish lets the other ranks exit
+        trainer_finish();
+        trainer_result_release(r);
+        free(r);
+        return 1;
+    }
+    if (r->rank != 0) {
+        trainer_result_release(r);
+        free(r);
+        return 0;
+    }
+
+    json_t *o_json = summary_json(c, r);
+    char *line = o_json ? json_dumps(o_json, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
+    if (line)
+        printf("%s\n", line);
+    free(line);
+    json_decref(o_json);
+    trainer_result_release(r);
+    free(r);
+    return line ? 0 : 1;
+}
+
 int cmd_train(int argc, char **argv) {
     trainer_config c;
     trainer_config_default(&c);
@@ -658,44 +712,5 @@ int cmd_train(int argc, char **argv) {
         c.progress_ctx = &calls;
     }
 
-    trainer_result *r = malloc(sizeof *r);
-    if (!r) {
-        args_error("out of memory");
-        return 1;
-    }
-    int trc = trainer_run(&c, r, err, sizeof err);
-    if (trc == -2) {
-        // Only this rank failed: say so, then end every rank (mpirun reports the abort).
-        if (c.mpi)
-            args_error("rank %d: %s", r->rank, err);
-        else
-            args_error("%s", err);
-        trainer_result_release(r);
-        free(r);
-        trainer_abort(1);
-        return 1;
-    }
-    if (trc) {
-        if (r->rank == 0)
-            args_error("%s", err); // before trainer_finish lets the other ranks exit
-        trainer_finish();
-        trainer_result_release(r);
-        free(r);
-        return 1;
-    }
-    if (r->rank != 0) {
-        trainer_result_release(r);
-        free(r);
-        return 0;
-    }
-
-    json_t *o_json = summary_json(&c, r);
-    char *line = o_json ? json_dumps(o_json, JSON_COMPACT | JSON_PRESERVE_ORDER | JSON_REAL_PRECISION(10)) : NULL;
-    if (line)
-        printf("%s\n", line);
-    free(line);
-    json_decref(o_json);
-    trainer_result_release(r);
-    free(r);
-    return line ? 0 : 1;
+    return train_and_report(&c);
 }
