@@ -194,6 +194,10 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "w1", p->w1_s, e->w1_s, "s/worker");
     print_param(r, "cv", p->cv, e->cv, "(within a run)");
     print_param(r, "run_cv", p->run_cv, e->run_cv, "(between runs)");
+    print_param(r, "run_cv_oversub", p->run_cv_oversub, e->run_cv_oversub, "(between runs, more ranks than cores)");
+    print_param(r, "oversub_compute", p->oversub_compute, e->oversub_compute, "(sharing a core, per unit of rho - 1)");
+    print_param(r, "balance", p->balance_s, e->balance_s, "s (the scheduler evens out the cores)");
+    print_param(r, "master_yield", p->master_yield, e->master_yield, "(of its core a dedicated master gives back)");
     print_param(r, "update", p->update_s, e->update_s, "s");
     print_param(r, "overlap", p->overlap, e->overlap, "(share of a step beside its all-reduce)");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,

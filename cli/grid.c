@@ -259,6 +259,7 @@ static void apply_overrides(grid *g) {
     override(&p->host_cores, &se->host_cores, g->host_cores);
     override(&p->update_s, &se->update_s, g->update);
     override(&p->run_cv, &se->run_cv, g->run_cv);
+    override(&p->run_cv_oversub, &se->run_cv_oversub, g->run_cv); /* one spread stated for every run */
     override(&p->overlap, &se->overlap, g->overlap);
     override(&p->link[COSTMODEL_TOPO_PS].alpha_s, &se->alpha_ps, g->latency);
     override(&p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, &se->alpha_allreduce, g->latency);
@@ -276,7 +277,9 @@ static void apply_overrides(grid *g) {
 
 void grid_print_interval_note(const grid *g, FILE *out) {
     fprintf(out, "95%% PI (one run): where 95 runs in 100 should land; made of step spread cv %g, "
-            "run-to-run spread run_cv %g, %s\n", g->params.cv, g->params.run_cv,
+            "run-to-run spread run_cv %g (%g with more ranks than cores), model error model_cv %g, %s\n",
+            g->params.cv, g->params.run_cv, g->params.run_cv_oversub > 0 ? g->params.run_cv_oversub : g->params.run_cv,
+            g->params.model_cv,
             uncertainty_has_params(&g->unc) ? "the calibration's standard errors" : "parameters taken as exact");
 }
 

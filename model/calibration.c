@@ -147,13 +147,18 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
         if (read_param(path, params, "params", fields[i].name, fields[i].value, fields[i].se, err, errlen))
             return -1;
-    /* Added in this version's second revision: files written before it have neither (an
-     * update inside c0 and comm, no run-to-run spread), which reads as 0. */
+    /* Added in later revisions of this version: a file written before one has not its
+     * parameters (an update inside c0 and comm, no run-to-run spread, ...), which read as
+     * 0. The oversub_sync of earlier files (a delay per synchronisation, which
+     * oversub_compute and balance replace) is not read: such a file predicts ρ > 1 by ρ and
+     * the threads' packing alone. */
     struct { const char *name; double *value, *se; } later[] = {
         { "update", &p->update_s, &e->update_s },
         { "run_cv", &p->run_cv, &e->run_cv },
+        { "run_cv_oversub", &p->run_cv_oversub, &e->run_cv_oversub },
         { "startup_cpu", &p->startup_cpu_s, &e->startup_cpu_s },
-        { "oversub_sync", &p->oversub_sync_s, &e->oversub_sync_s },
+        { "oversub_compute", &p->oversub_compute, &e->oversub_compute },
+        { "balance", &p->balance_s, &e->balance_s },
         { "model_cv", &p->model_cv, &e->model_cv },
         { "master_yield", &p->master_yield, &e->master_yield },
         { "overlap", &p->overlap, &e->overlap },
@@ -270,10 +275,12 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "w1", p->w1_s, e->w1_s, "s/worker" },
         { "cv", p->cv, e->cv, "1" },
         { "run_cv", p->run_cv, e->run_cv, "1" },
+        { "run_cv_oversub", p->run_cv_oversub, e->run_cv_oversub, "1" },
         { "host_cores", p->host_cores, e->host_cores, "core" },
         { "update", p->update_s, e->update_s, "s" },
         { "startup_cpu", p->startup_cpu_s, e->startup_cpu_s, "s" },
-        { "oversub_sync", p->oversub_sync_s, e->oversub_sync_s, "s" },
+        { "oversub_compute", p->oversub_compute, e->oversub_compute, "1" },
+        { "balance", p->balance_s, e->balance_s, "s" },
         { "model_cv", p->model_cv, e->model_cv, "1" },
         { "master_yield", p->master_yield, e->master_yield, "1" },
         { "overlap", p->overlap, e->overlap, "1" },

@@ -66,7 +66,7 @@
 /* A parameter's standard error, by the same names as the file ("c0", "alpha_ps", ...). */
 typedef struct {
     double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
-    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, startup_cpu_s, oversub_sync_s, model_cv, master_yield;
+    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, run_cv_oversub, startup_cpu_s, oversub_compute, balance_s, model_cv, master_yield;
     double overlap;
 } calibration_stderr;
 

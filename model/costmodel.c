@@ -31,9 +31,11 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "host cores must be a finite number >= 0", p->host_cores },
         { "update must be a finite number >= 0", p->update_s },
         { "run cv must be a finite number >= 0", p->run_cv },
+        { "oversubscribed run cv must be a finite number >= 0", p->run_cv_oversub },
         { "model cv must be a finite number >= 0", p->model_cv },
         { "startup cpu must be a finite number >= 0", p->startup_cpu_s },
-        { "oversubscribed sync must be a finite number >= 0", p->oversub_sync_s },
+        { "oversubscribed compute must be a finite number >= 0", p->oversub_compute },
+        { "balance time must be a finite number >= 0", p->balance_s },
         { "network latency must be a finite number >= 0", p->net.alpha_s },
         { "network 1/rate must be a finite number >= 0", p->net.beta_s_per_byte },
     };
@@ -177,8 +179,28 @@ double costmodel_rho(const costmodel_params *p, const costmodel_config *c) {
     return costmodel_placement_of(p, c).rho;
 }
 
+/* The busiest machine's training threads per core, rounded up to whole threads. */
+static double packed_threads(const costmodel_params *p, const costmodel_config *c, const costmodel_placement *pl) {
+    return ceil((double)pl->workers_busiest * c->cores / p->host_cores);
+}
+
+double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) {
+    const costmodel_placement pl = costmodel_placement_of(p, c);
+    if (pl.rho <= 1.0)
+        return 1.0;
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    /* A round of steps ends in a synchronisation (async: the epoch's barrier). */
+    const long round = costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round;
+    const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
+    const double idle_step = p->c0_s + (p->c1_s * s.local_batch + p->update_s) * amdahl;
+    double w = 1.0;
+    if (round > 1)
+        w = p->balance_s > 0 ? fmax(0.0, 1.0 - (double)(round - 1) * idle_step / p->balance_s) : 0.0;
+    return pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) + p->oversub_compute * (pl.rho - 1.0);
+}
+
 static double core_scaling(const costmodel_params *p, const costmodel_config *c) {
-    return (p->sigma + (1.0 - p->sigma) / c->cores) * costmodel_rho(p, c);
+    return (p->sigma + (1.0 - p->sigma) / c->cores) * costmodel_slowdown(p, c);
 }
 
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c) {
@@ -194,8 +216,8 @@ bool costmodel_has_sync(const costmodel_config *c) {
     return c->workers >= 2 || (c->topology == COSTMODEL_TOPO_PS && c->master == COSTMODEL_MASTER_DEDICATED);
 }
 
-double costmodel_oversub_sync_time(const costmodel_params *p, const costmodel_config *c) {
-    return costmodel_has_sync(c) ? p->oversub_sync_s * (costmodel_rho(p, c) - 1.0) : 0.0;
+double costmodel_run_cv(const costmodel_params *p, const costmodel_config *c) {
+    return p->run_cv_oversub > 0 && costmodel_rho(p, c) > 1.0 ? p->run_cv_oversub : p->run_cv;
 }
 
 double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c) {
@@ -245,7 +267,7 @@ static double exchange_time(const costmodel_params *p, const costmodel_config *c
 }
 
 double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {
-    return exchange_time(p, c) + costmodel_oversub_sync_time(p, c);
+    return exchange_time(p, c);
 }
 
 bool costmodel_overlaps(const costmodel_config *c) {
@@ -274,9 +296,9 @@ static double async_pulls(const costmodel_config *c, long steps) {
     return (double)((steps + n - 1) / n);
 }
 
-/* One hogwild updater's update: costmodel_update_time on one core, u·ρ. */
+/* One hogwild updater's update: costmodel_update_time on one core, u·ρ'. */
 static double hogwild_update_time(const costmodel_params *p, const costmodel_config *c) {
-    return p->update_s * costmodel_rho(p, c);
+    return p->update_s * costmodel_slowdown(p, c);
 }
 
 /* One worker's epoch alone at the master (s·τ) and the master's busy time for it (s·D),
@@ -285,16 +307,16 @@ static void async_worker(const costmodel_params *p, const costmodel_config *c, d
                          double *busy) {
     const long s = costmodel_schedule_of(c).steps_per_epoch;
     const double pulls = async_pulls(c, s);
-    const double step = costmodel_step_time(p, c), o = costmodel_oversub_sync_time(p, c);
+    const double step = costmodel_step_time(p, c);
     if (c->sync == COSTMODEL_SYNC_ASYNC) {
         /* Every pull (and the epoch's barrier instead of the first) waits for the update
          * of the push before it. */
         const double u = costmodel_update_time(p, c);
-        *alone = s * (step + m + o) + pulls * (m + u);
+        *alone = s * (step + m) + pulls * (m + u);
         *busy = s * (m + u) + pulls * m;
     } else {
         /* A pull never waits for an update; the barrier waits for the last one. */
-        *alone = s * (step + m + o) + pulls * m + hogwild_update_time(p, c);
+        *alone = s * (step + m) + pulls * m + hogwild_update_time(p, c);
         *busy = s * m + pulls * m;
     }
 }
@@ -339,8 +361,7 @@ static costmodel_breakdown async_breakdown(const costmodel_params *p, const cost
     costmodel_breakdown b = { 0 };
     b.startup_s = costmodel_startup_time(p, c);
     b.compute_s = c->epochs * (s.steps_per_epoch * costmodel_step_time(p, c));
-    b.comm_s = c->epochs * (s.steps_per_epoch * (m + costmodel_oversub_sync_time(p, c)) +
-                            async_pulls(c, s.steps_per_epoch) * m);
+    b.comm_s = c->epochs * (s.steps_per_epoch + async_pulls(c, s.steps_per_epoch)) * m;
     b.wait_s = fmax(0.0, c->epochs * a.epoch_s - b.compute_s - b.comm_s);
     b.total_s = b.startup_s + b.compute_s + b.comm_s + b.wait_s;
     return b;

@@ -1,15 +1,27 @@
 /* costmodel — the closed-form runtime model of data-parallel training (DESIGN.md).
  *
  * One round = p local steps on every worker, a barrier, one synchronisation:
- *   step(K,T)  = c0 + c1·(σ + (1−σ)/T)·ρ·b          ρ = max(1, (K·T + m)/P)
- *   upd(K,T)   = u·(σ + (1−σ)/T)·ρ                  one optimizer update, once per step
+ *   step(K,T)  = c0 + c1·(σ + (1−σ)/T)·ρ'·b         ρ = max(1, (K·T + m)/P)
+ *   upd(K,T)   = u·(σ + (1−σ)/T)·ρ'                 one optimizer update, once per step
  *   round      = p·(step + upd) + CV·step·√p·G(K) + X(K)
  *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + d·(ρ − 1)
- * and each synchronisation that exists costs S(K) + q·(ρ − 1): d and q are 0 at ρ = 1.
- * X(K) is the part of it the round waits for, its exposed part: X = S(K) + q·(ρ − 1),
+ * and each synchronisation that exists costs S(K). ρ' (costmodel_slowdown) is what ranks
+ * that outnumber the cores do to compute: 1 at ρ = 1, else
+ *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + κ·(ρ − 1),   w = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else
+ * with n = K·T the training threads (of the busiest machine) and step₁ one step and update
+ * on an idle core. Why: the scheduler keeps a rank on its core (per-core run queues; a
+ * rank waiting for a synchronisation busy-polls, so no core goes idle to pull work over),
+ * so n threads on P cores leave ⌈n/P⌉ on the busiest core, and a round of one step waits
+ * for it. Within a longer round its balancing moves the extra rank between the cores, and
+ * after about τ (balance_s) they are shared evenly: ρ. κ (oversub_compute): sharing a core
+ * costs more than its share (switches, caches refilled after another rank's slice). On the
+ * 2-core VM a round of an idle step took 2.19× at K = 3 batch (ρ = 1.5, ⌈3/2⌉ = 2), 2.30×
+ * at K = 4 (ρ = 2), and 2.10, 1.91, 1.70, 1.73× at K = 3 every:2, every:4, every:8, epoch
+ * (experiments/fidelity/README.md). d is 0 at ρ = 1.
+ * X(K) is the part of S(K) the round waits for, its exposed part: X = S(K),
  * but for a batch-sync all-reduce with an overlap φ > 0 (PyTorch DDP, Horovod: the
  * gradients go out in buckets while backward still computes the rest) the exchange may
- * start φ·step before the step ends, so X = max(0, S(K) + q·(ρ − 1) − φ·step). φ = 0
+ * start φ·step before the step ends, so X = max(0, S(K) − φ·step). φ = 0
  * (the default, the C trainer) is compute-then-communicate. A parameter server's update
  * sits between its pushes and pulls, and local SGD averages weights after its round:
  * nothing to hide, X = S there whatever φ.
@@ -45,13 +57,13 @@
  * gradient to a dedicated master and pulls the weights every N steps (every_n); the master
  * serves one request at a time, in arrival order; the epoch ends with a barrier. With
  * m_w = costmodel_message_time for worker w (local to the master's machine or across the
- * network), u_T = costmodel_update_time, u_1 = u·ρ the same on one core, o = q·(ρ − 1)
- * the scheduler's delay once per step, P = ⌈s/N⌉ pulls an epoch, a worker's epoch alone
- * at the master (s·τ_w) and the master's busy time for it (s·D_w) are
- *   async    s·τ_w = s·(step + m_w + o) + P·(m_w + u_T)   (each pull, and the barrier for
+ * network), u_T = costmodel_update_time, u_1 = u·ρ' the same on one core (step and both
+ * updates slowed by ρ' as a round of s steps is), P = ⌈s/N⌉ pulls an epoch, a worker's
+ * epoch alone at the master (s·τ_w) and the master's busy time for it (s·D_w) are
+ *   async    s·τ_w = s·(step + m_w) + P·(m_w + u_T)       (each pull, and the barrier for
  *                    the last, waits for the update of the push before it)
  *            s·D_w = s·(m_w + u_T) + P·m_w
- *   hogwild  s·τ_w = s·(step + m_w + o) + P·m_w + u_1      (no pull waits for an update;
+ *   hogwild  s·τ_w = s·(step + m_w) + P·m_w + u_1          (no pull waits for an update;
  *                    the barrier waits for the last)
  *            s·D_w = s·m_w + P·m_w on the main thread, while T updater threads apply each
  *                    gradient in u_1: at most T/u_1 gradients a second
@@ -66,7 +78,7 @@
  * worker's own j − 1 pushes land too): K·(N + 1)/2 − 1 on average, K − 1 for N = 1; its
  * 90th percentile K·⌈0.9·N⌉ − 1. Hogwild's pull does not wait for the update of the push
  * just before it, which then lands after the pull as well: K·j, K·(N + 1)/2, K·⌈0.9·N⌉.
- * Breakdown per worker: compute E·s·step, comm E·((s + P)·mean m_w + s·o), update 0 (the
+ * Breakdown per worker: compute E·s·step, comm E·(s + P)·mean m_w, update 0 (the
  * master's), wait the rest (queueing at the master, the pulls' wait for the update, the
  * barrier). T(K,T) = W(K) + E·epoch. The baseline of a speedup is plain training: one
  * worker, one core, no master (costmodel_baseline).
@@ -109,14 +121,20 @@ typedef struct {
     double update_s;         /* u: one optimizer update of the whole model, one core */
     double run_cv;           /* spread (log-normal σ) of a whole run's speed factor: run-to-run
                                 noise of the host, one draw per run; 0 = none (interval only) */
+    double run_cv_oversub;   /* run_cv of the runs whose ranks outnumber the cores (ρ > 1): where
+                                the scheduler puts them, and when it moves them, differs from run
+                                to run; 0 = run_cv (costmodel_run_cv) */
     double model_cv;         /* the model's own error on configurations it was not fitted on (the
                                 log-sd of the validation's errors, run noise taken off): one draw
                                 per prediction, with run_cv; 0 = none (interval only) */
     /* When ranks outnumber cores (ρ > 1), what the compute-only ρ misses: */
     double startup_cpu_s;    /* d: CPU-bound part of one rank's start-up (loading the data),
                                 slowed like compute: W gains d·(ρ − 1) */
-    double oversub_sync_s;   /* q: extra seconds per synchronisation per unit of ρ − 1: a rank
-                                polling for a peer the scheduler has parked waits its turn */
+    double oversub_compute;  /* κ: what time-sharing a core costs beyond ρ, per unit of ρ − 1
+                                (switches, caches refilled after another rank's slice): steps
+                                and updates at ρ > 1 are slowed by ρ_eff + κ·(ρ − 1) */
+    double balance_s;        /* τ: how long the scheduler takes to even the ranks out over the
+                                cores within a round (costmodel_slowdown); 0 = at once */
     double master_yield;     /* y in [0, 1]: the share of its core a dedicated master's polling
                                 gives back to the workers (Open MPI yields when oversubscribed):
                                 m = 1 − y in ρ; 0 = a whole core busy */
@@ -205,9 +223,14 @@ double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c)
 /* Does the config synchronise at all (K ≥ 2, or a dedicated master)? */
 bool costmodel_has_sync(const costmodel_config *c);
 
-/* q·(ρ − 1) when the config synchronises and ranks outnumber cores, else 0: added to
- * every synchronisation (costmodel_sync_time includes it). */
-double costmodel_oversub_sync_time(const costmodel_params *p, const costmodel_config *c);
+/* ρ' of the header: how much slower a step and an update run than on an idle core of
+ * the same host (ρ, the threads' packing on the busiest core, κ); 1 when ranks do not
+ * outnumber the cores. */
+double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
+
+/* The run-to-run spread of config c's runs: run_cv_oversub when ranks outnumber the cores
+ * (ρ > 1) and it is known (> 0), else run_cv. */
+double costmodel_run_cv(const costmodel_params *p, const costmodel_config *c);
 
 /* W(K) = w0 + w1·K + d·(ρ − 1). */
 double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c);

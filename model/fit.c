@@ -140,9 +140,12 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
         return -1;
     if (fit_links(s, f, err, errlen) || fit_overlap(s, f, err, errlen))
         return -1;
-    if ((rc == 0 && fit_master_yield(s, f, err, errlen) < 0) || fit_oversub(s, f, err, errlen) < 0)
+    /* κ and τ from whole runs' bodies, which hold the cv's straggler waits; y from the
+     * dedicated master's steps, slowed by κ too. */
+    if (fit_cv(s, f, err, errlen) < 0 || (rc == 0 && fit_oversub(s, f, err, errlen) < 0) ||
+        (rc == 0 && fit_master_yield(s, f, err, errlen) < 0))
         return -1;
-    if (fit_startup(s, f, err, errlen) < 0 || fit_cv(s, f, err, errlen) < 0 || fit_run_cv(s, f, err, errlen) < 0)
+    if (fit_startup(s, f, err, errlen) < 0 || fit_run_cv(s, f, err, errlen) < 0)
         return -1;
     if (s->missing[0])
         return errmsg_set(err, errlen, "under-determined fit: %s", s->missing);
@@ -324,7 +327,8 @@ static void ernest_on_all(fit_result *out) {
 typedef struct {
     double *model, *ernest;       /* (n_runs) */
     int n_model, n_ernest;
-    double log_sq;
+    double log_sq;                /* Σ ln(predicted/measured)² of the model's */
+    double noise_sq;              /* Σ run_cv² of those runs' configurations: their own noise */
 } loo_errors;
 
 static bool core_has_note(const fit_core *g, const char *param) {
@@ -345,11 +349,14 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
     const costmodel_config *c = &run->config;
     bool dedicated_full = g && g->p.host_cores > 0 && c->master == COSTMODEL_MASTER_DEDICATED &&
                           (double)c->workers * c->cores >= g->p.host_cores;
-    if (g && ((g->p.oversub_sync_s == 0 && costmodel_rho(&g->p, c) > 1.0) ||
-              (dedicated_full && core_has_note(g, "master_yield")))) {
+    bool one_step = costmodel_schedule_of(c).steps_per_round == 1;
+    bool oversub = g && c->master == COSTMODEL_MASTER_WORKER && costmodel_rho(&g->p, c) > 1.0 &&
+                   core_has_note(g, one_step ? "oversub_compute" : "balance");
+    if (g && (oversub || (dedicated_full && core_has_note(g, "master_yield")))) {
         snprintf(run->loo_note, sizeof run->loo_note, "model: no other run %s", dedicated_full ?
-                 "with a dedicated master on a full host to fit master_yield from" :
-                 "with more ranks than cores to fit oversub_sync from");
+                 "with a dedicated master on a full host to fit master_yield from" : one_step ?
+                 "of one-step rounds with more ranks than cores to fit oversub_compute from" :
+                 "of longer rounds with more ranks than cores to fit balance from");
         g = NULL;
     }
     if (g && costmodel_check(&g->p, &run->config, bad, sizeof bad) == 0) {
@@ -375,7 +382,7 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
  * them, each of its runs predicted. -1 out of memory. */
 static int validate(trace *const *traces, int n, fit_result *out) {
     int n_runs = out->fit.n_runs;
-    loo_errors e = { calloc((size_t)n_runs, sizeof *e.model), calloc((size_t)n_runs, sizeof *e.ernest), 0, 0, 0.0 };
+    loo_errors e = { calloc((size_t)n_runs, sizeof *e.model), calloc((size_t)n_runs, sizeof *e.ernest), 0, 0, 0, 0 };
     bool *done = calloc((size_t)n_runs, sizeof *done);
     int rc = e.model && e.ernest && done ? 0 : -1;
     for (int r = 0; rc == 0 && r < n_runs; r++) {
@@ -392,16 +399,19 @@ static int validate(trace *const *traces, int n, fit_result *out) {
         for (int q = r; q < n_runs; q++)
             if (!done[q] && fit_same_config(&out->runs[q].config, c)) {
                 done[q] = true;
+                int before = e.n_model;
                 predict_left_out(&out->runs[q], model_ok ? &g : NULL, why, ernest_ok ? &em : NULL, ewhy, &e);
+                if (e.n_model > before) /* run_cv is fitted by now; the runs are of its host */
+                    e.noise_sq += pow(costmodel_run_cv(&out->cal.params, &out->runs[q].config), 2);
             }
     }
     out->fit.loo_model_n = e.n_model;
     out->fit.loo_ernest_n = e.n_ernest;
     /* The model's own error on unseen configurations: the validation's mean squared log
-     * error less the one run's noise each error also holds (run_cv²). */
+     * error less the one run's noise each error also holds (its configuration's run_cv²). */
     costmodel_params *p = &out->cal.params;
     if (e.n_model >= 2) {
-        double ms = e.log_sq / e.n_model - p->run_cv * p->run_cv;
+        double ms = (e.log_sq - e.noise_sq) / e.n_model;
         p->model_cv = ms > 0 ? sqrt(ms) : 0.0;
         out->cal.stderr_.model_cv = p->model_cv / sqrt(2.0 * e.n_model);
     }

@@ -85,7 +85,7 @@ int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int
     fit_rows r = { .cols = 2 };
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
-        /* Oversubscribed runs' synchronisations carry the scheduler's delay: fit_oversub's. */
+        /* Oversubscribed runs' synchronisations wait for ranks the scheduler has parked. */
         if (fit_kept(s, i) && traceinfo_rho(&s->tr[i]->run) == 1.0 && push_sync_spans(s->tr[i], topo, &r)) {
             errmsg_set(err, errlen, "out of memory");
             goto done;
@@ -131,56 +131,6 @@ int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int
 done:
     fit_rows_free(&r);
     return rc;
-}
-
-
-/* q, the scheduler's delay per synchronisation per unit of ρ − 1, from the runs whose
- * training ranks alone outnumber the cores: each synchronisation's span less the idle
- * host's S(K) (the α, β just fitted), over ρ − 1; a robust location (the median, standard
- * error √(π/2)·sd/√n). A dedicated master's runs are left out: their ρ − 1 = (1 − y)/P is
- * small and holds y's error, so dividing by it amplifies whatever else their
- * synchronisations carry (on the 2-core VM they raised q from 10-11 ms to 14-19 ms, and
- * K = 3 batch sync was predicted 12-28 % slow). No such run: q = 0, with a note
- * (predictions at ρ > 1 then miss it). After fit_comm. */
-int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
-    long n = 0, cap = 0;
-    double *v = NULL;
-    for (int i = 0; i < s->n; i++) {
-        const trace *t = s->tr[i];
-        costmodel_params p = f->p;
-        p.oversub_sync_s = 0;
-        p.model_bytes = (double)t->run.model_bytes;
-        p.host_cores = t->run.host_cores;
-        double rho = costmodel_rho(&p, &t->run.config); /* with the master's fitted yield */
-        if (!fit_used(s, i, true) || rho == 1.0 || !costmodel_has_sync(&t->run.config) ||
-            t->run.config.master == COSTMODEL_MASTER_DEDICATED)
-            continue;
-        double idle = costmodel_sync_time(&p, &t->run.config);
-        traceinfo_sync *sy;
-        long m = traceinfo_syncs(t, &sy);
-        if (m < 0 || (n + m > cap && !(v = realloc(v, sizeof *v * (size_t)(cap = 2 * (n + m)))))) {
-            free(sy);
-            free(v);
-            return errmsg_set(err, errlen, "out of memory");
-        }
-        for (long k = 0; k < m; k++)
-            v[n++] = (sy[k].span_s - idle) / (rho - 1.0);
-        free(sy);
-    }
-    if (n < 2) {
-        f->p.oversub_sync_s = f->se.oversub_sync_s = 0;
-        fit_note(f, "oversub_sync", "no run with more ranks than cores: the scheduler's delay per "
-                 "synchronisation is unknown, and predictions with rho > 1 leave it out");
-        free(v);
-        return 0;
-    }
-    gsl_sort(v, 1, (size_t)n);
-    double q = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
-    f->p.oversub_sync_s = fmax(0.0, q);
-    f->se.oversub_sync_s = 1.2533141373155003 /* √(π/2) */ * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n);
-    fit_add_reg(f, "oversub_sync", "median", n, (int)n - 1, 0.0);
-    free(v);
-    return 0;
 }
 
 

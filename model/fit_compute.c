@@ -306,13 +306,17 @@ done:
 }
 
 /* y, the share of its core a dedicated master's polling gives back, from the runs with a
- * dedicated master and the workers' cores alone filling the host (K·T ≥ P, so ρ = (K·T +
- * 1 − y)/P > 1 tells m = 1 − y): per run, the workers' steps against the idle host's step
- * at their examples give ρ (ratio of sums, each step capped at 3·ρ fitted as for c0, c1)
- * and m = ρ·P − K·T; y = 1 − m (runs weighted by their steps' time), held to [0, 1].
- * Standard error from the steps' own m (sd/√n). No such run: y = 0 (a whole core busy),
- * with a note. After fit_sigma. */
+ * dedicated master and the workers' threads filling whole cores (K·T a multiple of P, so
+ * no core holds more of them than another and ρ = (K·T + 1 − y)/P > 1 tells m = 1 − y):
+ * per run, the workers' steps against the idle host's step at their examples give the
+ * slowdown ρ' = ρ + κ·(ρ − 1) (ratio of sums, each step capped at 3·ρ fitted as for c0,
+ * c1), so ρ = (ρ' + κ)/(1 + κ) and m = ρ·P − K·T; y = 1 − m (runs weighted by their steps'
+ * time), held to [0, 1]. Standard error from the steps' own m (sd/√n). No such run: y = 0
+ * (a whole core busy), with a note. After fit_sigma and fit_oversub (κ). */
+static double rho_of_slowdown(double slowdown, double kappa) { return (slowdown + kappa) / (1.0 + kappa); }
+
 int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
+    const double kappa = f->p.oversub_compute;
     double m_weighted = 0, weight = 0, m_sum = 0, m_sq = 0;
     long n = 0;
     (void)err;
@@ -323,7 +327,7 @@ int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
         double P = t->run.host_cores, KT = (double)c->workers * c->cores;
         /* An async master works (receives, updates, sends) besides polling: not its yield. */
         if (!fit_used(s, i, true) || c->master != COSTMODEL_MASTER_DEDICATED || !(P > 0) || KT < P ||
-            costmodel_sync_is_async(c->sync))
+            fmod(KT, P) != 0 || costmodel_sync_is_async(c->sync))
             continue;
         double per_example = f->p.c1_s * (f->p.sigma + (1.0 - f->p.sigma) / c->cores), cap = 3 * (KT + 1) / P;
         double run_y = 0, run_idle = 0;
@@ -332,7 +336,7 @@ int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
             if (!traceinfo_is_step(e))
                 continue;
             double idle = f->p.c0_s + per_example * (double)e->examples, y = fmin(e->t1_s - e->t0_s, cap * idle);
-            double m = y / idle * P - KT;
+            double m = rho_of_slowdown(y / idle, kappa) * P - KT;
             run_y += y;
             run_idle += idle;
             m_sum += m;
@@ -340,7 +344,7 @@ int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
             n++;
         }
         if (run_idle > 0) {
-            m_weighted += (run_y / run_idle * P - KT) * run_idle;
+            m_weighted += (rho_of_slowdown(run_y / run_idle, kappa) * P - KT) * run_idle;
             weight += run_idle;
         }
     }

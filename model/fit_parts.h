@@ -6,6 +6,7 @@
  *   fit_rows.c     growing arrays of regression rows, NNLS and robust fits on them
  *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv, u
  *   fit_comm.c     synchronisation level: alpha, beta per topology, the overlap
+ *   fit_oversub.c  ranks that outnumber the cores: kappa, tau (whole runs' rounds)
  *   fit_run.c      run level: w0, w1 (start-up), run_cv (repeated configurations)
  *
  * Every part function takes the subset of traces to fit and the fit so far, and returns 0
@@ -90,8 +91,8 @@ int fit_comm(fit_subset *s, fit_core *f, costmodel_topology topo, char *err, int
 /* fit_comm's missing-data message for a topology with no synchronisations at all. */
 void fit_comm_absent(fit_subset *s, costmodel_topology topo);
 int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen);
-int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen);    /* after fit_comm, fit_master_yield */
-int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen); /* after fit_sigma */
+int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen);    /* after fit_comm, fit_update, fit_cv */
+int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen); /* after fit_sigma, fit_oversub */
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 

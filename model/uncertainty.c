@@ -11,7 +11,7 @@
 /* ---------------------------------------------------------------------------------- */
 /* The drawn parameters: where each lives in costmodel_params and calibration_stderr */
 
-enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 15, MAX_REJECTIONS = 1000 };
+enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 16, MAX_REJECTIONS = 1000 };
 
 static const struct {
     size_t value, se;        /* offsets into costmodel_params and calibration_stderr */
@@ -32,7 +32,8 @@ static const struct {
     { offsetof(costmodel_params, cv), offsetof(calibration_stderr, cv), INFINITY },
     { offsetof(costmodel_params, update_s), offsetof(calibration_stderr, update_s), INFINITY },
     { offsetof(costmodel_params, startup_cpu_s), offsetof(calibration_stderr, startup_cpu_s), INFINITY },
-    { offsetof(costmodel_params, oversub_sync_s), offsetof(calibration_stderr, oversub_sync_s), INFINITY },
+    { offsetof(costmodel_params, oversub_compute), offsetof(calibration_stderr, oversub_compute), INFINITY },
+    { offsetof(costmodel_params, balance_s), offsetof(calibration_stderr, balance_s), INFINITY },
     { offsetof(costmodel_params, master_yield), offsetof(calibration_stderr, master_yield), 1.0 },
     { offsetof(costmodel_params, overlap), offsetof(calibration_stderr, overlap), 1.0 },
 };
@@ -122,9 +123,10 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const co
         d[i] = g1[i] - g[i];
     /* A run's factor and the model's own error on an unseen configuration: both whole-run,
      * log-normal, independent. */
-    double run2 = p->run_cv * p->run_cv + p->model_cv * p->model_cv;
+    double rc = costmodel_run_cv(p, c), r1 = costmodel_run_cv(p, &one), m2 = p->model_cv * p->model_cv;
+    double run2 = rc * rc + m2;
     double var_t = run2 + noise_var_ln(p, c) + param_var(g, u);
-    double var_s = 2 * run2 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u);
+    double var_s = run2 + r1 * r1 + m2 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u);
     uncertainty_interval r = { .sd_ln_time = sqrt(fmax(var_t, 0)), .sd_ln_speedup = sqrt(fmax(var_s, 0)) };
     double z = gsl_cdf_ugaussian_Pinv(0.975);
     double t = costmodel_total_time(p, c), s = costmodel_speedup(p, c);
@@ -176,7 +178,7 @@ void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng
     }
 }
 
-double uncertainty_run_factor(const costmodel_params *p, gsl_rng *rng) {
-    double sd = sqrt(p->run_cv * p->run_cv + p->model_cv * p->model_cv);
+double uncertainty_run_factor(const costmodel_params *p, const costmodel_config *c, gsl_rng *rng) {
+    const double rc = costmodel_run_cv(p, c), sd = sqrt(rc * rc + p->model_cv * p->model_cv);
     return sd > 0 ? gsl_ran_lognormal(rng, 0.0, sd) : 1.0;
 }

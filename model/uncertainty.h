@@ -8,7 +8,10 @@
  *                model's point time is then the median run, the interval is symmetric
  *                on the log scale, and run_cv is simply the sd of ln f, what repeated
  *                runs of one config spread by. A speedup is two runs (the job and its
- *                baseline), each with its own factor.
+ *                baseline), each with its own factor. Runs whose ranks outnumber the
+ *                cores spread more (the scheduler's placement of them differs from run to
+ *                run): theirs is run_cv_oversub where the calibration measured it
+ *                (costmodel_run_cv).
  *   step noise   within a run, each step's time spreads by CV·step; a barrier waits for
  *                the slowest of K workers, whose round length (n steps) then spreads by
  *                CV·step·√n·√V(K) (model/gmax.h: V = variance of the max of K standard
@@ -26,7 +29,8 @@
  *              in every θ_i, so this is exact to rounding but for ln's curvature, O(h²))
  *       gᵀΣg = Σ g_i²·se_i² + 2·g_c0·g_c1·cov_c0_c1
  *   time 95% PI    T·exp(∓ z·√var),  z = Φ⁻¹(0.975) = 1.95996
- *   var ln S       = 2·(run_cv² + model_cv²) + noise(1,1) + noise(K,T) + dᵀ Σ d,  d = g(1,1) − g(K,T)
+ *   var ln S       = run_cv(1,1)² + run_cv(K,T)² + 2·model_cv² + noise(1,1) + noise(K,T) + dᵀ Σ d,
+ *                    d = g(1,1) − g(K,T)
  *                    (the same parameters drive both runs, so their share partly cancels)
  *   speedup 95% PI S·exp(∓ z·√var ln S)
  * The point is the closed form's T (and S); with run_cv = CV = 0 and every se 0 the
@@ -73,9 +77,9 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const co
  * that is not drawn is est's. u NULL or all zero: *out = *est, no random number used. */
 void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng *rng, costmodel_params *out);
 
-/* One run's speed factor: log-normal with median 1 and log-sd √(run_cv² + model_cv²)
- * (1 when 0): the host's run-to-run factor and the model's own error on a configuration
- * it was not fitted on. */
-double uncertainty_run_factor(const costmodel_params *p, gsl_rng *rng);
+/* One run of c's speed factor: log-normal with median 1 and log-sd √(run_cv² + model_cv²)
+ * (1 when 0), run_cv that of c (costmodel_run_cv): the host's run-to-run factor and the
+ * model's own error on a configuration it was not fitted on. */
+double uncertainty_run_factor(const costmodel_params *p, const costmodel_config *c, gsl_rng *rng);
 
 #endif

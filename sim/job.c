@@ -115,21 +115,11 @@ static double overlap_credit(const job *j) {
     return now - ready > 0 ? now - ready : 0;
 }
 
-/* The synchronisation: on an oversubscribed host first the scheduler's delay q·(ρ − 1)
- * (costmodel_oversub_sync_time), comm time of every worker, then the transfer itself. */
+/* The synchronisation: the transfer, less what an overlapped exchange already did. */
 static void start_exchange(job *j) {
     j->comm_t0_s = engine_now(j->e);
     j->credit_s = overlap_credit(j);
-    double parked = after_credit(j, costmodel_oversub_sync_time(&j->spec.params, &j->spec.config));
-    if (parked > 0)
-        engine_after(j->e, parked, j->k_transfer, 0);
-    else
-        start_transfer(j);
-}
-
-static void on_transfer(void *ctx, int unused) {
-    (void)unused;
-    start_transfer(ctx);
+    start_transfer(j);
 }
 
 /* One message per worker through the master's link, in worker order; a worker on
@@ -342,10 +332,9 @@ static int job_register(job *j) {
     j->k_update = engine_kind(j->e, on_update, j);
     j->k_pull = engine_kind(j->e, on_pull, j);
     j->k_ring = engine_kind(j->e, on_ring, j);
-    j->k_transfer = engine_kind(j->e, on_transfer, j);
     j->link = engine_resource(j->e, 0, 0); /* each message states its own time */
     return j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_update < 0 || j->k_pull < 0 || j->k_ring < 0 ||
-                   j->k_transfer < 0 || j->link < 0
+                   j->link < 0
                ? -1
                : 0;
 }

@@ -7,7 +7,7 @@
  * has s mod p steps when p does not divide s. One round:
  *   1. every worker computes its steps; each step's span is drawn independently:
  *      log-normal with mean costmodel_step_time (which carries c0, c1, σ, T, the local
- *      batch b and the oversubscription ρ) and the calibrated CV, from a GSL
+ *      batch b and the oversubscription ρ') and the calibrated CV, from a GSL
  *      gsl_rng_mt19937 seeded per run; or bootstrapped from a measured trace (replay);
  *   2. a barrier: the round goes on when the slowest worker arrives; the others wait;
  *   3. the synchronisation, a collective every worker leaves together:
@@ -46,11 +46,11 @@
  * With one worker and CV = 0 the time is the closed form's (costmodel_async_of); with
  * more it is at least the closed form's bound, more where requests collide.
  *
- * Oversubscription (ρ = (K·T + m)/P, m = 1 for a dedicated master's polling core) slows
- * every step and update by the constant ρ, not by a sharing that changes as workers reach
- * a barrier: MPI waits by polling, so a waiting worker keeps its cores busy. Each
- * synchronisation then starts with the scheduler's delay q·(ρ − 1), comm time of every
- * worker (costmodel_oversub_sync_time).
+ * Oversubscription (ρ = (K·T + m)/P > 1, m = 1 − y for a dedicated master's polling core)
+ * slows every step and update by the constant ρ' of costmodel_slowdown (ρ, the threads'
+ * packing on the busiest core over a short round, κ), the same for every worker, not by a
+ * sharing that changes as workers reach a barrier: MPI waits by polling, so a waiting
+ * worker keeps its cores busy.
  *
  * Start-up W(K) = w0 + w1·K + d·(ρ − 1) (costmodel_startup_time):
  *   parallel    every worker starts at 0 and takes W(K) (they load a shared launcher

@@ -34,7 +34,6 @@
 static void on_served(void *ctx, int w);
 static void on_updated(void *ctx, int w);
 static void on_astep(void *ctx, int w);
-static void on_parked(void *ctx, int w);
 
 // ---------------------------------------------------------------------------------------
 // Life cycle
@@ -55,13 +54,11 @@ int job_async_new(job *j) {
     /* A dedicated master: every worker messages it, those on its machine by shared memory. */
     for (int w = 0; w < j->k; w++)
         j->msg_s[w] = w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s;
-    j->parked_s = costmodel_oversub_sync_time(&j->spec.params, c);
-    j->update_one_s = j->spec.params.update_s * costmodel_rho(&j->spec.params, c); /* one core */
+    j->update_one_s = j->spec.params.update_s * costmodel_slowdown(&j->spec.params, c); /* one core */
     j->k_served = engine_kind(j->e, on_served, j);
     j->k_updated = engine_kind(j->e, on_updated, j);
     j->k_astep = engine_kind(j->e, on_astep, j);
-    j->k_parked = engine_kind(j->e, on_parked, j);
-    return j->k_served < 0 || j->k_updated < 0 || j->k_astep < 0 || j->k_parked < 0 ? -1 : 0;
+    return j->k_served < 0 || j->k_updated < 0 || j->k_astep < 0 ? -1 : 0;
 }
 
 void job_async_free(job *j) {
@@ -234,16 +231,8 @@ static void on_astep(void *ctx, int w) {
     job *j = ctx;
     const double now = engine_now(j->e);
     job_emit(j, w, TRACE_COMPUTE, j->step_start_s[w], now);
-    if (j->parked_s > 0) {
-        j->acc[w].comm_s += j->parked_s;
-        job_emit(j, w, TRACE_COMM, now, now + j->parked_s);
-        engine_after(j->e, j->parked_s, j->k_parked, w);
-    } else {
-        request(j, w, JOB_PUSH);
-    }
+    request(j, w, JOB_PUSH);
 }
-
-static void on_parked(void *ctx, int w) { request(ctx, w, JOB_PUSH); }
 
 /* After a request (or at an epoch's start): a pull every N steps, a step, or the barrier. */
 static void next_action(job *j, int w) {

@@ -39,7 +39,7 @@ struct job {
     double ring_step_s;           /* all-reduce: one of the ring's 2(K−1) steps */
 
     engine *e;
-    int k_startup, k_step, k_push, k_update, k_pull, k_ring, k_transfer;
+    int k_startup, k_step, k_push, k_update, k_pull, k_ring;
     int link;                     /* the master's link (ps) */
     gsl_rng *rng;
 
@@ -68,9 +68,8 @@ struct job {
     /* Async and hogwild (sim/job_async.c): the master's queue of requests, in arrival
      * order; each worker has at most one request in it. */
     job_async_mode async;
-    int k_served, k_updated, k_astep, k_parked;
+    int k_served, k_updated, k_astep;
     double update_one_s;          /* hogwild: one updater's update (one core) */
-    double parked_s;              /* o = q·(ρ − 1): the scheduler's delay before each push */
     double *msg_s;                /* (K) each worker's message time to the master */
     int *queue;                   /* (K) ring of workers with a request */
     long q_head, q_len;

@@ -1,5 +1,5 @@
-/* cli/calib_plan.c: the live plan runs every configuration twice, interleaved, in the time
- * one run each had (half the examples per run), and names each trace by its repeat. */
+/* cli/calib_plan.c: the live plan runs every configuration three times, interleaved, and
+ * names each trace by its repeat. */
 #include "cli/calib_accuracy.h"
 #include "cli/calib_plan.h"
 
@@ -13,21 +13,22 @@ static const calib_plan_entry two_cores[] = {
     { 2, 1, "batch", "allreduce", 32, 0, NULL }, { 2, 1, "epoch", "allreduce", 32, 0, NULL },
     { 1, 1, "batch", "allreduce", 16, 0, NULL }, { 1, 1, "batch", "allreduce", 64, 0, NULL },
     { 1, 2, "batch", "allreduce", 64, 0, NULL }, { 2, 1, "batch", "ps", 32, 0, NULL },
-    { 3, 1, "batch", "allreduce", 48, 0, NULL }, /* one rank more than cores: oversubscribed */
+    { 3, 1, "batch", "allreduce", 48, 0, NULL }, /* one rank more than cores: oversubscribed, */
+    { 3, 1, "every:4", "allreduce", 32, 0, NULL }, /* in rounds of one step and of four */
     { 2, 1, "batch", "ps", 32, 0, "dedicated" }, /* and a polling master beside 2 workers */
 };
 
-Test(calib_plan, every_configuration_runs_twice_interleaved) {
+Test(calib_plan, every_configuration_runs_three_times_interleaved) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
-    cr_assert_eq(calib_plan_runs(2, runs), 20);
-    for (int i = 0; i < 20; i++) {
-        const calib_plan_entry *r = &runs[i], *want = &two_cores[i % 10];
+    cr_assert_eq(calib_plan_runs(2, runs), 33);
+    for (int i = 0; i < 33; i++) {
+        const calib_plan_entry *r = &runs[i], *want = &two_cores[i % 11];
         cr_assert(r->workers == want->workers && r->cores == want->cores && r->batch == want->batch &&
                   strcmp(r->sync, want->sync) == 0 && strcmp(r->topology, want->topology) == 0 &&
                   (r->master == NULL) == (want->master == NULL),
                   "run %d: %dx%d %s %s b%ld, want %dx%d %s %s b%ld", i, r->workers, r->cores, r->sync, r->topology,
                   r->batch, want->workers, want->cores, want->sync, want->topology, want->batch);
-        cr_assert_eq(r->repeat, 1 + i / 10, "run %d is repeat %d", i, r->repeat);
+        cr_assert_eq(r->repeat, 1 + i / 11, "run %d is repeat %d", i, r->repeat);
     }
 }
 
@@ -36,9 +37,11 @@ Test(calib_plan, trace_names_carry_the_repeat) {
     int n = calib_plan_runs(2, runs);
     char a[128], b[128];
     calib_plan_trace_name(&runs[0], a, sizeof a);
-    calib_plan_trace_name(&runs[10], b, sizeof b);
+    calib_plan_trace_name(&runs[11], b, sizeof b);
     cr_assert_str_eq(a, "train-1x1-batch-allreduce-b32-r1.trace.jsonl");
     cr_assert_str_eq(b, "train-1x1-batch-allreduce-b32-r2.trace.jsonl");
+    calib_plan_trace_name(&runs[31], a, sizeof a);
+    cr_assert_str_eq(a, "train-3x1-every-4-allreduce-b32-r3.trace.jsonl");
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {
             calib_plan_trace_name(&runs[i], a, sizeof a);
@@ -47,9 +50,8 @@ Test(calib_plan, trace_names_carry_the_repeat) {
         }
 }
 
-/* Twice the runs in the same budget: half the examples of one run per configuration
- * (120 s gave 4800): 20 examples per second, in whole batches of 64 (37 at 120 s). */
-Test(calib_plan, twice_the_runs_at_half_the_examples) {
+/* 20 examples per second of budget, in whole batches of 64 (37 at 120 s). */
+Test(calib_plan, examples_per_run_follow_the_budget_in_whole_batches_of_64) {
     cr_assert_eq(calib_plan_limit(120), 2368);
     cr_assert_eq(calib_plan_limit(60), 1152);     /* 18 batches of 64 */
     cr_assert_eq(calib_plan_limit(1), 128);
@@ -58,21 +60,23 @@ Test(calib_plan, twice_the_runs_at_half_the_examples) {
 Test(calib_plan, four_cores_add_the_splits_of_four) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
     int n = calib_plan_runs(4, runs);
-    /* 1x1; 1x2, 2x1 (batch, epoch); 1x4, 2x2 (2), 4x1 (2); b16, b64, 1x4 b64, ps, 5x1,
-     * 4x1 ps dedicated: 15. */
-    cr_assert_eq(n, 30);
+    /* 1x1; 1x2, 2x1 (batch, epoch); 1x4, 2x2 (2), 4x1 (2); b16, b64, 1x4 b64, ps, 5x1
+     * batch and every:4, 4x1 ps dedicated: 16. */
+    cr_assert_eq(n, 48);
     cr_assert_eq(runs[12].workers, 2);
     cr_assert_str_eq(runs[12].topology, "ps");
     cr_assert_eq(runs[13].workers, 5);
-    cr_assert_eq(runs[15].repeat, 2);
+    cr_assert_str_eq(runs[14].sync, "every:4");
+    cr_assert_eq(runs[16].repeat, 2);
+    cr_assert_eq(runs[32].repeat, 3);
 }
 
 Test(calib_plan, eight_cores_fit_in_the_plan) {
     /* 1 + 3 + 5 + 7 splits of 1, 2, 4, 8 cores (epoch too at K >= 2); b16, b64, 1x8 b64,
-     * ps, 9x1, 8x1 ps dedicated: 22 configurations, 44 runs (more than the 32 an earlier
-     * array held). */
+     * ps, 9x1 batch and every:4, 8x1 ps dedicated: 23 configurations, 69 runs (more than
+     * the 64 an earlier array held). */
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
-    cr_assert_eq(calib_plan_runs(8, runs), 44);
+    cr_assert_eq(calib_plan_runs(8, runs), 69);
     cr_assert_eq(runs[20].workers, 9);
 }
 

@@ -85,28 +85,64 @@ Test(costmodel, update_runs_once_per_step_outside_comm) {
     assert_rel(b.total_s, t_before + 9.4, 1e-12);
 }
 
-Test(costmodel, oversubscription_slows_start_up_and_every_synchronisation) {
+Test(costmodel, oversubscription_slows_start_up_and_every_step) {
     /* 3 workers x 1 core on 2 cores: ρ = 1.5. d = 0.4 s adds 0.4·0.5 = 0.2 s to the
-     * start-up 1 + 0.1·3 = 1.3 s; q = 0.01 s adds 0.005 s to each synchronisation. At
-     * 2 workers (ρ = 1) neither is felt; one worker has no synchronisation to slow. */
+     * start-up 1 + 0.1·3 = 1.3 s. A round of one step (batch) waits for the core that holds
+     * 2 of the 3 ranks, and κ = 0.2 adds 0.2·0.5: ρ' = 2 + 0.1 = 2.1, a step of ⌈32/3⌉ = 11
+     * examples 0.1·11·2.1 = 2.31 s, the exchange untouched (S = 0 here). At 2 workers (ρ = 1)
+     * neither is felt; one worker has no synchronisation at all. */
     costmodel_params p = seed_params(0.1, 0, 0, 0);
     p.host_cores = 2;
     p.w0_s = 1.0;
     p.w1_s = 0.1;
     p.startup_cpu_s = 0.4;
-    p.oversub_sync_s = 0.01;
+    p.oversub_compute = 0.2;
     costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
     assert_rel(costmodel_startup_time(&p, &c), 1.5, 1e-12);
-    assert_rel(costmodel_sync_time(&p, &c), 0.005, 1e-12);
+    assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
+    assert_rel(costmodel_step_time(&p, &c), 2.31, 1e-12);
+    cr_assert_eq(costmodel_sync_time(&p, &c), 0.0);
     costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
-    assert_rel(b.comm_s, 5.0 * 188 * 0.005, 1e-12); /* 5 epochs x ceil(6000/32) syncs */
+    assert_rel(b.compute_s, 5.0 * 188 * 2.31, 1e-12); /* 5 epochs x ceil(6000/32) steps */
+    /* K = 4: ρ = 2, two ranks on every core, nothing to pack: 2 + 0.2·1, b = 8. */
+    c.workers = 4;
+    assert_rel(costmodel_step_time(&p, &c), 0.1 * 8 * 2.2, 1e-12);
     c.workers = 2;
     assert_rel(costmodel_startup_time(&p, &c), 1.2, 1e-12);
-    cr_assert_eq(costmodel_sync_time(&p, &c), 0.0);
+    assert_rel(costmodel_step_time(&p, &c), 0.1 * 16, 1e-12);
     c = config(1, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
     c.cores = 4; /* ρ = 2, but nothing to synchronise */
     cr_assert_eq(costmodel_sync_time(&p, &c), 0.0);
     assert_rel(costmodel_startup_time(&p, &c), 1.1 + 0.4, 1e-12);
+}
+
+Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
+    /* 3 workers on 2 cores, local batch 32: an idle step is 0.1·32 = 3.2 s. τ = 19.2 s:
+     * every:4 (rounds of 4 steps) is packed w = 1 − 3·3.2/19.2 = 0.5 of the way, ρ' = 1.5 +
+     * 0.5·0.5 + κ·0.5 = 1.85 with κ = 0.2; epoch sync (63 steps a round) is past τ, shared
+     * evenly: 1.6. τ = 0 shares every round longer than a step: every:4 at 1.6 too; a
+     * round of one step is packed whatever τ. A dedicated master's 2 workers on 2 cores
+     * leave no core with two of them: ρ = 1.5 (y = 0), ρ' = 1.6 in every mode. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.oversub_compute = 0.2;
+    p.balance_s = 19.2;
+    costmodel_config c = config(3, COSTMODEL_SYNC_EVERY, COSTMODEL_TOPO_ALLREDUCE);
+    c.every_n = 4;
+    assert_rel(costmodel_slowdown(&p, &c), 1.85, 1e-12);
+    assert_rel(costmodel_step_time(&p, &c), 3.2 * 1.85, 1e-12);
+    c.sync = COSTMODEL_SYNC_EPOCH;
+    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    p.balance_s = 0;
+    c.sync = COSTMODEL_SYNC_EVERY;
+    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    c.sync = COSTMODEL_SYNC_BATCH;
+    assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
+    c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    c.sync = COSTMODEL_SYNC_EPOCH;
+    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
 }
 
 Test(costmodel, one_worker_one_core_has_speedup_one) {

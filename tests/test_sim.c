@@ -22,7 +22,7 @@ static costmodel_params test_params(void) {
     costmodel_params p = {
         .c0_s = 0.01, .c1_s = 0.002, .sigma = 0.2,
         .model_bytes = 1e6, .w0_s = 3.0, .w1_s = 0.05, .cv = 0.0, .host_cores = 0, .update_s = 0.004,
-        .startup_cpu_s = 0.3, .oversub_sync_s = 0.002, /* felt only where ranks outnumber cores */
+        .startup_cpu_s = 0.3, .oversub_compute = 0.3, .balance_s = 0.05, /* felt only where ranks outnumber cores */
     };
     p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 1e-3, .beta_s_per_byte = 1e-8 };
     p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ .alpha_s = 2e-4, .beta_s_per_byte = 3e-9 };
@@ -110,20 +110,21 @@ Test(sim, zero_variance_matches_closed_form) {
 }
 
 Test(sim, dedicated_master_on_two_cores_by_hand) {
-    /* K = 2 workers, T = 1, a dedicated master, P = 2: ρ = (2·1 + 1)/2 = 1.5. Batch sync,
+    /* K = 2 workers, T = 1, a dedicated master, P = 2: ρ = (2·1 + 1)/2 = 1.5, no core with
+     * two workers (nothing to pack), κ = 0.3: ρ' = 1.5 + 0.3·0.5 = 1.65. Batch sync,
      * b = ⌈48/2⌉ = 24, s = ⌈1000/48⌉ = 21 steps, E = 2: 42 rounds of
-     *   step 0.01 + 0.002·(0.2 + 0.8)·1.5·24 = 0.082, update 0.004·1.5 = 0.006,
-     *   S = 2·K·(α + βM) + q·(ρ − 1) = 4·(0.001 + 0.01) + 0.002·0.5 = 0.045;
-     * start-up 3 + 0.05·2 + d·(ρ − 1) = 3.1 + 0.3·0.5 = 3.25: total 3.25 + 42·0.133 = 8.836. */
+     *   step 0.01 + 0.002·(0.2 + 0.8)·1.65·24 = 0.0892, update 0.004·1.65 = 0.0066,
+     *   S = 2·K·(α + βM) = 4·(0.001 + 0.01) = 0.044;
+     * start-up 3 + 0.05·2 + d·(ρ − 1) = 3.1 + 0.3·0.5 = 3.25: total 3.25 + 42·0.1398 = 9.1216. */
     job_spec spec = { .params = test_params(), .config = test_config(2, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
     spec.config.master = COSTMODEL_MASTER_DEDICATED;
     spec.params.host_cores = 2;
     job *j;
     job_result r = run_once(&spec, 1, &j);
-    cr_assert(close_rel(r.makespan_s, 8.836, 1e-12), "%.15g", r.makespan_s);
-    cr_assert(close_rel(r.compute_s, 42 * 0.082, 1e-12), "%.15g", r.compute_s);
-    cr_assert(close_rel(r.update_s, 42 * 0.006, 1e-12), "%.15g", r.update_s);
-    cr_assert(close_rel(r.comm_s, 42 * 0.045, 1e-12), "%.15g", r.comm_s);
+    cr_assert(close_rel(r.makespan_s, 9.1216, 1e-12), "%.15g", r.makespan_s);
+    cr_assert(close_rel(r.compute_s, 42 * 0.0892, 1e-12), "%.15g", r.compute_s);
+    cr_assert(close_rel(r.update_s, 42 * 0.0066, 1e-12), "%.15g", r.update_s);
+    cr_assert(close_rel(r.comm_s, 42 * 0.044, 1e-12), "%.15g", r.comm_s);
     job_free(j);
 }
 
@@ -602,6 +603,7 @@ Test(sim, replay_on_a_cluster_scales_by_the_host_the_trace_ran_on) {
     spec.params.c0_s = 0;
     spec.params.c1_s = 0.01;
     spec.params.sigma = 0;
+    spec.params.oversub_compute = 0; /* the trace's host slows its steps by ρ alone */
     spec.params.host_cores = 2;
     spec.params.machines = 4;
     spec.config.batch = 32;

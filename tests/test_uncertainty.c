@@ -212,11 +212,12 @@ Test(uncertainty, draws_are_truncated_to_the_range_not_clamped) {
 Test(uncertainty, run_factor_has_median_one_and_log_sd_run_cv) {
     costmodel_params p = bare_params();
     p.run_cv = 0.05;
+    const costmodel_config c = config_of(4, 1000, 48, 2);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 3);
     double *f = malloc(sizeof *f * DRAWS), *ln = malloc(sizeof *ln * DRAWS);
     for (int i = 0; i < DRAWS; i++) {
-        f[i] = uncertainty_run_factor(&p, rng);
+        f[i] = uncertainty_run_factor(&p, &c, rng);
         ln[i] = log(f[i]);
     }
     gsl_sort(f, 1, DRAWS);
@@ -224,8 +225,34 @@ Test(uncertainty, run_factor_has_median_one_and_log_sd_run_cv) {
     cr_assert(fabs(gsl_stats_median_from_sorted_data(f, 1, DRAWS) - 1) < 0.002);
     cr_assert(fabs(gsl_stats_sd(ln, 1, DRAWS) - 0.05) < 0.0015, "%g", gsl_stats_sd(ln, 1, DRAWS));
     p.run_cv = 0;
-    cr_assert_eq(uncertainty_run_factor(&p, rng), 1.0);
+    cr_assert_eq(uncertainty_run_factor(&p, &c, rng), 1.0);
     free(f);
     free(ln);
     gsl_rng_free(rng);
+}
+
+/* Runs whose ranks outnumber the cores spread by run_cv_oversub, the others by run_cv: K =
+ * 4 on 2 cores (ρ = 2) at 0.08 against 0.02, so the time's interval is exp(±z·0.08) and
+ * the speedup's, over a baseline on one core (ρ = 1), exp(±z·√(0.08² + 0.02²)); on 4 cores
+ * both runs are at ρ = 1 and 0.02 each. Unknown (0), it is run_cv. */
+Test(uncertainty, oversubscribed_runs_spread_by_their_own_run_cv) {
+    costmodel_params p = bare_params();
+    p.run_cv = 0.02;
+    p.run_cv_oversub = 0.08;
+    p.host_cores = 2;
+    costmodel_config c = config_of(4, 1000, 48, 2);
+    uncertainty_interval pi = uncertainty_closed_form(&p, &c, NULL);
+    double t = costmodel_total_time(&p, &c), s = costmodel_speedup(&p, &c);
+    cr_assert(close_rel(pi.time_hi_s, t * exp(z975 * 0.08), 1e-12), "%.15g", pi.time_hi_s);
+    cr_assert(close_rel(pi.speedup_hi, s * exp(z975 * sqrt(0.08 * 0.08 + 0.02 * 0.02)), 1e-12), "%.15g",
+              pi.speedup_hi);
+    p.host_cores = 4;
+    pi = uncertainty_closed_form(&p, &c, NULL);
+    t = costmodel_total_time(&p, &c);
+    cr_assert(close_rel(pi.time_hi_s, t * exp(z975 * 0.02), 1e-12), "%.15g", pi.time_hi_s);
+    p.host_cores = 2;
+    p.run_cv_oversub = 0;
+    pi = uncertainty_closed_form(&p, &c, NULL);
+    t = costmodel_total_time(&p, &c);
+    cr_assert(close_rel(pi.time_hi_s, t * exp(z975 * 0.02), 1e-12), "%.15g", pi.time_hi_s);
 }
