@@ -6,8 +6,10 @@
  *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, "c1": {...},
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
  *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update",
- *                 "overlap" },
- *                                      (run_cv, update, overlap ... optional on reading: 0)
+ *                 "run_cv_oversub", "startup_cpu", "oversub_compute", "balance",
+ *                 "model_cv", "master_yield", "overlap" },
+ *                           (run_cv, update and every one after it optional on reading: 0;
+ *                           earlier files' "oversub_sync" is not read)
  *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
  *     "uncalibrated_topologies": ["ps"],  (optional: none) topologies the traces held no
  *                           synchronisation of: their alpha, beta are 0 placeholders, and

@@ -5,8 +5,8 @@
  *
  * What it plays is train/asyncps.h's protocol, with model/costmodel.h's times:
  *   a worker   at the start of every N-th step (step % N == 0) requests a pull; its
- *              steps are drawn as job.c draws them (log-normal or replayed); after each
- *              step the scheduler's delay o = q·(ρ − 1) (comm), then it requests a push;
+ *              steps are drawn as job.c draws them (log-normal or replayed: slowed by ρ'
+ *              where ranks outnumber the cores); after each step it requests a push;
  *              it goes on when its request has been served (the transfer, m_w: its
  *              message time, local or across the network). After its s-th step it waits
  *              at the epoch's barrier.
@@ -15,14 +15,14 @@
  *              update u_T (costmodel_update_time), before the next request: the worker
  *              goes on after m_w, the master after m_w + u_T.
  *   hogwild    the master's main thread takes a push in m_w and hands it to one of T
- *              updaters (u_1 each, on one core: costmodel_update_time at T = 1), then the
+ *              updaters (u_1 each, on one core: u·ρ'), then the
  *              next request; a push at the head of the queue while all T update waits
  *              for one to finish. A pull never waits for an update.
  * The staleness of a gradient is the version (updates completed) when its update starts
  * less the version its worker pulled. The barrier releases when every worker is there
  * and the master is idle with nothing queued or being applied; then the next epoch
  * starts with every worker's pull, in worker order. Each worker's time is startup +
- * compute + comm (its transfers and o) + wait (queueing at the master and the barrier) =
+ * compute + comm (its transfers) + wait (queueing at the master and the barrier) =
  * the makespan; update is 0 (the master's). Ties at equal times run in the order the
  * engine scheduled them (sim/engine.h).
  */
