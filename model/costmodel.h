@@ -15,9 +15,10 @@
  * for it. Within a longer round its balancing moves the extra rank between the cores, and
  * after about τ (balance_s) they are shared evenly: ρ. κ (oversub_compute): sharing a core
  * costs more than its share (switches, caches refilled after another rank's slice). On the
- * 2-core VM a round of an idle step took 2.19× at K = 3 batch (ρ = 1.5, ⌈3/2⌉ = 2), 2.30×
- * at K = 4 (ρ = 2), and 2.10, 1.91, 1.70, 1.73× at K = 3 every:2, every:4, every:8, epoch
- * (experiments/fidelity/README.md). d is 0 at ρ = 1.
+ * 2-core VM (experiments/oversubscription/run: a round against as many steps of 1×1 at
+ * the local batch, median of 3) a one-step round took 2.28× at K = 3 batch (ρ = 1.5,
+ * ⌈3/2⌉ = 2) and 2.49× at K = 4 (ρ = 2), and K = 3 every:2, every:4, every:8, epoch
+ * 2.09, 1.81, 1.75, 1.76× an idle step. d is 0 at ρ = 1.
  * X(K) is the part of S(K) the round waits for, its exposed part: X = S(K),
  * but for a batch-sync all-reduce with an overlap φ > 0 (PyTorch DDP, Horovod: the
  * gradients go out in buckets while backward still computes the rest) the exchange may
