@@ -198,6 +198,8 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "oversub_compute", p->oversub_compute, e->oversub_compute, "(sharing a core, per unit of rho - 1)");
     print_param(r, "balance", p->balance_s, e->balance_s, "s (the scheduler evens out the cores)");
     print_param(r, "master_yield", p->master_yield, e->master_yield, "(of its core a dedicated master gives back)");
+    print_param(r, "master_yield_loss", p->master_yield_loss, e->master_yield_loss,
+                "(of that yield given up over rounds longer than balance)");
     print_param(r, "update", p->update_s, e->update_s, "s");
     print_param(r, "overlap", p->overlap, e->overlap, "(share of a step beside its all-reduce)");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,

@@ -161,6 +161,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         { "balance", &p->balance_s, &e->balance_s },
         { "model_cv", &p->model_cv, &e->model_cv },
         { "master_yield", &p->master_yield, &e->master_yield },
+        { "master_yield_loss", &p->master_yield_loss, &e->master_yield_loss },
         { "overlap", &p->overlap, &e->overlap },
     };
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
@@ -175,7 +176,8 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     }
     /* Fractions (read_param has checked >= 0): a file that passes here passes costmodel_check. */
     const struct { const char *name; double v; } fractions[] = {
-        { "sigma", p->sigma }, { "master_yield", p->master_yield }, { "overlap", p->overlap } };
+        { "sigma", p->sigma }, { "master_yield", p->master_yield }, { "master_yield_loss", p->master_yield_loss },
+        { "overlap", p->overlap } };
     for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
         if (fractions[i].v > 1)
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,
@@ -283,6 +285,7 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "balance", p->balance_s, e->balance_s, "s" },
         { "model_cv", p->model_cv, e->model_cv, "1" },
         { "master_yield", p->master_yield, e->master_yield, "1" },
+        { "master_yield_loss", p->master_yield_loss, e->master_yield_loss, "1" },
         { "overlap", p->overlap, e->overlap, "1" },
     };
     json_t *params = json_object();

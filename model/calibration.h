@@ -7,7 +7,7 @@
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
  *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update",
  *                 "run_cv_oversub", "startup_cpu", "oversub_compute", "balance",
- *                 "model_cv", "master_yield", "overlap" },
+ *                 "model_cv", "master_yield", "master_yield_loss", "overlap" },
  *                           (run_cv, update and every one after it optional on reading: 0;
  *                           earlier files' "oversub_sync" is not read)
  *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
@@ -68,7 +68,7 @@
 /* A parameter's standard error, by the same names as the file ("c0", "alpha_ps", ...). */
 typedef struct {
     double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
-    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, run_cv_oversub, startup_cpu_s, oversub_compute, balance_s, model_cv, master_yield;
+    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, run_cv_oversub, startup_cpu_s, oversub_compute, balance_s, model_cv, master_yield, master_yield_loss;
     double overlap;
 } calibration_stderr;
 
@@ -106,12 +106,12 @@ typedef struct {
     long outliers;                /* points a robust fit gave weight 0 */
 } calibration_regression;
 
-enum { CALIBRATION_MAX_REGRESSIONS = 16, CALIBRATION_MAX_NOTES = 12 };
+enum { CALIBRATION_MAX_REGRESSIONS = 24, CALIBRATION_MAX_NOTES = 24 };
 
 /* What a parameter's value means where the number alone would mislead (u = 0 because the
  * traces record no update, run_cv = 0 because no configuration was repeated). */
 typedef struct {
-    char param[16];               /* the name in "params" */
+    char param[32];               /* the name in "params" */
     char text[240];
 } calibration_note;
 

@@ -48,6 +48,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "sigma must be in [0, 1]", p->sigma);
     if (!(p->master_yield >= 0 && p->master_yield <= 1))
         return fail(err, errlen, "master yield must be in [0, 1]", p->master_yield);
+    if (!(p->master_yield_loss >= 0 && p->master_yield_loss <= 1))
+        return fail(err, errlen, "master yield loss must be in [0, 1]", p->master_yield_loss);
     if (!(p->overlap >= 0 && p->overlap <= 1))
         return fail(err, errlen, "overlap must be in [0, 1]", p->overlap);
     if (c->workers < 1)
@@ -137,9 +139,28 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 /* ---------------------------------------------------------------------------------- */
 /* Step, synchronisation, round */
 
-/* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains. */
+/* A round of steps ends in a synchronisation (async: the epoch's barrier). */
+double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c) {
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    const long round = costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round;
+    if (round <= 1)
+        return 1.0;
+    if (!(p->balance_s > 0))
+        return 0.0;
+    const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
+    const double idle_step = p->c0_s + (p->c1_s * s.local_batch + p->update_s) * amdahl;
+    return fmax(0.0, 1.0 - (double)(round - 1) * idle_step / p->balance_s);
+}
+
+/* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more
+ * when it polls past τ between exchanges (an async server works rather than polls). */
 static double master_cores(const costmodel_params *p, const costmodel_config *c) {
-    return c->master == COSTMODEL_MASTER_DEDICATED ? 1.0 - p->master_yield : 0.0;
+    if (c->master != COSTMODEL_MASTER_DEDICATED)
+        return 0.0;
+    double m = 1.0 - p->master_yield;
+    if (p->master_yield_loss > 0 && !costmodel_sync_is_async(c->sync))
+        m += (1.0 - costmodel_packing_weight(p, c)) * p->master_yield_loss;
+    return fmin(1.0, m);
 }
 
 static double rho_of(const costmodel_params *p, const costmodel_config *c, int workers, double master) {
@@ -188,14 +209,7 @@ double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) 
     const costmodel_placement pl = costmodel_placement_of(p, c);
     if (pl.rho <= 1.0)
         return 1.0;
-    const costmodel_schedule s = costmodel_schedule_of(c);
-    /* A round of steps ends in a synchronisation (async: the epoch's barrier). */
-    const long round = costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round;
-    const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
-    const double idle_step = p->c0_s + (p->c1_s * s.local_batch + p->update_s) * amdahl;
-    double w = 1.0;
-    if (round > 1)
-        w = p->balance_s > 0 ? fmax(0.0, 1.0 - (double)(round - 1) * idle_step / p->balance_s) : 0.0;
+    const double w = costmodel_packing_weight(p, c);
     return pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) + p->oversub_compute * (pl.rho - 1.0);
 }
 

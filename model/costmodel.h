@@ -29,7 +29,9 @@
  *   speedup    = T(1,1) / T(K,T)
  * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
  * server is one rank more, whose MPI progress loop polls a core: m = 1 − master_yield of
- * it (the share it does not give back; m = 0 when the master trains). b is the slowest worker's slice: batch sync splits B over K
+ * it (the share it does not give back; m = 0 when the master trains), more over rounds
+ * longer than τ (master_yield_loss: on the 2-core VM its workers' steps were 1.02–1.29×
+ * an idle step in batch sync and 1.22–1.45× in every:8). b is the slowest worker's slice: batch sync splits B over K
  * into slices that differ by at most one example and the barrier waits for the largest,
  * ⌈B/K⌉; K > B would leave ranks without examples and is refused (costmodel_check).
  * The update runs once per step on the critical path wherever it runs: on every rank
@@ -139,6 +141,10 @@ typedef struct {
     double master_yield;     /* y in [0, 1]: the share of its core a dedicated master's polling
                                 gives back to the workers (Open MPI yields when oversubscribed):
                                 m = 1 − y in ρ; 0 = a whole core busy */
+    double master_yield_loss;/* L in [0, 1]: how much of y a synchronous master that polls longer
+                                than τ between exchanges gives up (the scheduler makes it up to a
+                                task that yielded): m = 1 − y + (1 − w)·L, w the round's packing
+                                weight (costmodel_slowdown), at most 1; 0 = y in every round */
     /* Where the ranks run (costmodel_placement_of): */
     int machines;            /* M: machines of host_cores cores each; 0 or 1 = one host */
     costmodel_link net;      /* the network between machines (M ≥ 2): latency, 1/rate */
@@ -228,6 +234,10 @@ bool costmodel_has_sync(const costmodel_config *c);
  * the same host (ρ, the threads' packing on the busiest core, κ); 1 when ranks do not
  * outnumber the cores. */
 double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
+
+/* w of the header: how far c's rounds stay packed, 1 for rounds of one step, falling to 0
+ * as a round's idle steps pass τ. */
+double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c);
 
 /* The run-to-run spread of config c's runs: run_cv_oversub when ranks outnumber the cores
  * (ρ > 1) and it is known (> 0), else run_cv. */

@@ -307,56 +307,122 @@ done:
 
 /* y, the share of its core a dedicated master's polling gives back, from the runs with a
  * dedicated master and the workers' threads filling whole cores (K·T a multiple of P, so
- * no core holds more of them than another and ρ = (K·T + 1 − y)/P > 1 tells m = 1 − y):
- * per run, the workers' steps against the idle host's step at their examples give the
- * slowdown ρ' = ρ + κ·(ρ − 1) (ratio of sums, each step capped at 3·ρ fitted as for c0,
- * c1), so ρ = (ρ' + κ)/(1 + κ) and m = ρ·P − K·T; y = 1 − m (runs weighted by their steps'
- * time), held to [0, 1]. Standard error from the steps' own m (sd/√n). No such run: y = 0
- * (a whole core busy), with a note. After fit_sigma and fit_oversub (κ). */
+ * no core holds more of them than another and ρ = (K·T + m)/P > 1 tells m): per run, the
+ * workers' steps against the idle host's step at their examples give the slowdown ρ' = ρ +
+ * κ·(ρ − 1) (ratio of sums, each step capped at 3·ρ fitted as for c0, c1), so ρ = (ρ' + κ)
+ * / (1 + κ) and m = ρ·P − K·T. y = 1 − m over the runs of one-step rounds (runs weighted
+ * by their steps' time), held to [0, 1], standard error from the steps' own m (sd/√n); no
+ * such run: from every run. L, what of y a master polling past τ gives up, from the runs
+ * of longer rounds (packing weight w < 1/2: m = 1 − y + (1 − w)·L): the median of their
+ * (m − 1 + y)/(1 − w), held to [0, y]. No dedicated run: y = 0 (a whole core busy); no
+ * long-round one: L = 0; each with a note. After fit_sigma and fit_oversub (κ, τ). */
+typedef struct {
+    double m_weighted, weight, m_sum, m_sq;
+    long n;
+} master_share;
+
 static double rho_of_slowdown(double slowdown, double kappa) { return (slowdown + kappa) / (1.0 + kappa); }
 
-int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
-    const double kappa = f->p.oversub_compute;
-    double m_weighted = 0, weight = 0, m_sum = 0, m_sq = 0;
-    long n = 0;
-    (void)err;
-    (void)errlen;
-    for (int i = 0; i < s->n; i++) {
-        const trace *t = s->tr[i];
-        const costmodel_config *c = &t->run.config;
-        double P = t->run.host_cores, KT = (double)c->workers * c->cores;
-        /* An async master works (receives, updates, sends) besides polling: not its yield. */
-        if (!fit_used(s, i, true) || c->master != COSTMODEL_MASTER_DEDICATED || !(P > 0) || KT < P ||
-            fmod(KT, P) != 0 || costmodel_sync_is_async(c->sync))
+/* Adds run t's steps to *into; returns the run's own m (NAN when it has no steps). */
+static double add_master_run(const fit_core *f, const trace *t, master_share *into) {
+    const costmodel_config *c = &t->run.config;
+    const double P = t->run.host_cores, KT = (double)c->workers * c->cores, kappa = f->p.oversub_compute;
+    double per_example = f->p.c1_s * (f->p.sigma + (1.0 - f->p.sigma) / c->cores), cap = 3 * (KT + 1) / P;
+    double run_y = 0, run_idle = 0;
+    for (long k = 0; k < t->n_events; k++) {
+        const trace_event *e = &t->events[k];
+        if (!traceinfo_is_step(e))
             continue;
-        double per_example = f->p.c1_s * (f->p.sigma + (1.0 - f->p.sigma) / c->cores), cap = 3 * (KT + 1) / P;
-        double run_y = 0, run_idle = 0;
-        for (long k = 0; k < t->n_events; k++) {
-            const trace_event *e = &t->events[k];
-            if (!traceinfo_is_step(e))
-                continue;
-            double idle = f->p.c0_s + per_example * (double)e->examples, y = fmin(e->t1_s - e->t0_s, cap * idle);
-            double m = rho_of_slowdown(y / idle, kappa) * P - KT;
-            run_y += y;
-            run_idle += idle;
-            m_sum += m;
-            m_sq += m * m;
-            n++;
-        }
-        if (run_idle > 0) {
-            m_weighted += (rho_of_slowdown(run_y / run_idle, kappa) * P - KT) * run_idle;
-            weight += run_idle;
+        double idle = f->p.c0_s + per_example * (double)e->examples, y = fmin(e->t1_s - e->t0_s, cap * idle);
+        double m = rho_of_slowdown(y / idle, kappa) * P - KT;
+        run_y += y;
+        run_idle += idle;
+        into->m_sum += m;
+        into->m_sq += m * m;
+        into->n++;
+    }
+    if (!(run_idle > 0))
+        return NAN;
+    double m = rho_of_slowdown(run_y / run_idle, kappa) * P - KT;
+    into->m_weighted += m * run_idle;
+    into->weight += run_idle;
+    return m;
+}
+
+/* Is run t one that tells a synchronous dedicated master's share (see above)? */
+static bool tells_master_share(const fit_subset *s, int i) {
+    const trace *t = s->tr[i];
+    const costmodel_config *c = &t->run.config;
+    double P = t->run.host_cores, KT = (double)c->workers * c->cores;
+    /* An async master works (receives, updates, sends) besides polling: not its yield. */
+    return fit_used(s, i, true) && c->master == COSTMODEL_MASTER_DEDICATED && P > 0 && KT >= P &&
+           fmod(KT, P) == 0 && !costmodel_sync_is_async(c->sync);
+}
+
+/* L from the long-round runs' m (m_long[i], NAN for the others), given y. */
+static void fit_master_yield_loss(fit_subset *s, fit_core *f, const double *m_long, const double *w_long) {
+    double *v = malloc(sizeof *v * (size_t)(s->n + 1));
+    long n = 0;
+    for (int i = 0; v && i < s->n; i++)
+        if (!isnan(m_long[i]))
+            v[n++] = (m_long[i] - 1.0 + f->p.master_yield) / (1.0 - w_long[i]);
+    f->p.master_yield_loss = f->se.master_yield_loss = 0;
+    if (n == 0) {
+        fit_note(f, "master_yield_loss", "no run with a dedicated master in rounds longer than balance: its "
+                 "share is taken to be that of one-step rounds in every round");
+    } else {
+        gsl_sort(v, 1, (size_t)n);
+        f->p.master_yield_loss = fmin(f->p.master_yield, fmax(0.0, gsl_stats_median_from_sorted_data(v, 1, (size_t)n)));
+        f->se.master_yield_loss = n > 1 ? 1.2533141373155003 * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n) : 0.0;
+        fit_add_reg(f, "master_yield_loss", "median", n, (int)n - 1, 0.0);
+    }
+    free(v);
+}
+
+int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
+    master_share one = { 0 }, all = { 0 };
+    double *m_long = malloc(sizeof *m_long * (size_t)(s->n + 1)), *w_long = malloc(sizeof *w_long * (size_t)(s->n + 1));
+    if (!m_long || !w_long) {
+        free(m_long);
+        free(w_long);
+        return errmsg_set(err, errlen, "out of memory");
+    }
+    for (int i = 0; i < s->n; i++) {
+        m_long[i] = NAN;
+        if (!tells_master_share(s, i))
+            continue;
+        costmodel_params at = f->p;
+        at.host_cores = s->tr[i]->run.host_cores;
+        double w = costmodel_packing_weight(&at, &s->tr[i]->run.config);
+        double m = add_master_run(f, s->tr[i], &all);
+        if (w == 1.0)
+            add_master_run(f, s->tr[i], &one);
+        if (w < 0.5) {
+            m_long[i] = m;
+            w_long[i] = w;
         }
     }
-    if (n < 2 || !(weight > 0)) {
-        f->p.master_yield = f->se.master_yield = 0;
+    const master_share *use = one.n >= 2 ? &one : &all;
+    if (use->n < 2 || !(use->weight > 0)) {
+        f->p.master_yield = f->se.master_yield = f->p.master_yield_loss = f->se.master_yield_loss = 0;
         fit_note(f, "master_yield", "no run with a dedicated master on an oversubscribed host: its polling is "
                  "taken to keep a whole core busy");
+        free(m_long);
+        free(w_long);
         return 0;
     }
-    double m = m_weighted / weight, mean = m_sum / n, sd = sqrt(fmax(0.0, m_sq / n - mean * mean));
+    double m = use->m_weighted / use->weight, mean = use->m_sum / use->n;
+    double sd = sqrt(fmax(0.0, use->m_sq / use->n - mean * mean));
     f->p.master_yield = fmin(1.0, fmax(0.0, 1.0 - m));
-    f->se.master_yield = f->p.master_yield > 0 && f->p.master_yield < 1 ? sd / sqrt((double)n) : 0.0;
-    fit_add_reg(f, "master_yield", "ratio", n, (int)n - 1, 0.0);
+    f->se.master_yield = f->p.master_yield > 0 && f->p.master_yield < 1 ? sd / sqrt((double)use->n) : 0.0;
+    fit_add_reg(f, "master_yield", "ratio", use->n, (int)use->n - 1, 0.0);
+    if (use == &one)
+        fit_master_yield_loss(s, f, m_long, w_long);
+    else {
+        f->p.master_yield_loss = f->se.master_yield_loss = 0;
+        fit_note(f, "master_yield_loss", "no run with a dedicated master in one-step rounds: y is every round's");
+    }
+    free(m_long);
+    free(w_long);
     return 0;
 }

@@ -145,6 +145,31 @@ Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
 }
 
+Test(costmodel, a_dedicated_master_polling_past_tau_takes_more_of_its_core) {
+    /* 2 workers and a dedicated master on 2 cores, y = 0.5 of its core given back in
+     * one-step rounds, L = 0.3 of it given up past τ: batch sync m = 0.5, ρ = 1.25; every:4
+     * (w = 1 − 3·3.2/19.2 = 0.5 with an idle step of 0.1·32 = 3.2 s) m = 0.5 + 0.5·0.3 =
+     * 0.65, ρ = 1.325; epoch sync (past τ) m = 0.8, ρ = 1.4. An async server works rather
+     * than polls: its m stays 0.5 in every mode. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.master_yield = 0.5;
+    p.master_yield_loss = 0.3;
+    p.balance_s = 19.2;
+    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    assert_rel(costmodel_rho(&p, &c), 1.25, 1e-12);
+    c.sync = COSTMODEL_SYNC_EVERY;
+    c.every_n = 4;
+    assert_rel(costmodel_rho(&p, &c), 1.325, 1e-12);
+    c.sync = COSTMODEL_SYNC_EPOCH;
+    assert_rel(costmodel_rho(&p, &c), 1.4, 1e-12);
+    assert_rel(costmodel_step_time(&p, &c), 3.2 * 1.4, 1e-12);
+    c.sync = COSTMODEL_SYNC_ASYNC;
+    c.every_n = 1;
+    assert_rel(costmodel_rho(&p, &c), 1.25, 1e-12);
+}
+
 Test(costmodel, one_worker_one_core_has_speedup_one) {
     costmodel_params p = costmodel_params_seed_example();
     costmodel_sync modes[] = { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY };

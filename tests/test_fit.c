@@ -463,6 +463,41 @@ Test(fit, a_dedicated_masters_share_of_a_core_comes_from_its_workers_steps) {
     release(&s);
 }
 
+/* A dedicated master that polls a whole epoch between exchanges takes more of its core
+ * than one that exchanges every step: truth y = 0.5 with L = 0.3 of it given up past τ, 4
+ * workers and the master on 4 cores, batch (w = 1: m = 0.5) and epoch sync (4 steps of 35
+ * ms a round against τ = 0.05 s: w = 0, m = 0.8). y from the batch runs and L from the
+ * epoch runs, each within 0.2 as y above; with the batch runs alone L = 0 with a note. */
+Test(fit, a_dedicated_master_polling_past_tau_gives_up_part_of_its_yield) {
+    synth_truth truth = truth_example();
+    truth.p.master_yield = 0.5;
+    truth.p.master_yield_loss = 0.3;
+    truth.p.balance_s = 0.05;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 12);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    costmodel_config batch = cfg(4, 1, "batch", COSTMODEL_TOPO_PS), epoch = cfg(4, 1, "epoch", COSTMODEL_TOPO_PS);
+    batch.master = epoch.master = COSTMODEL_MASTER_DEDICATED;
+    for (int i = 0; i < 2; i++)
+        keep(&s, synth_run(&truth, &batch, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.cal.params.master_yield_loss, 0.0);
+    cr_assert(note_on(&r, "master_yield_loss") && strstr(note_on(&r, "master_yield_loss"), "longer than balance"), "%s",
+              note_on(&r, "master_yield_loss"));
+    fit_result_release(&r);
+    for (int i = 0; i < 2; i++)
+        keep(&s, synth_run(&truth, &epoch, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    gsl_rng_free(rng);
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert(fabs(r.cal.params.master_yield - 0.5) < 0.2, "y = %g", r.cal.params.master_yield);
+    cr_assert(fabs(r.cal.params.master_yield_loss - 0.3) < 0.2, "L = %g", r.cal.params.master_yield_loss);
+    fit_result_release(&r);
+    release(&s);
+}
+
 /* c0 and c1 come from one regression: their estimates are anti-correlated (a larger c0
  * explains the same steps with a smaller c1), and the covariance reaches the file. */
 Test(fit, c0_and_c1_carry_their_covariance) {
