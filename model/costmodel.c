@@ -262,8 +262,9 @@ double costmodel_ring_step_time(const costmodel_params *p, const costmodel_confi
     return l.alpha_s + l.beta_s_per_byte * p->model_bytes / c->workers;
 }
 
-/* S(K) of the exchange alone, on an idle host. */
-static double exchange_time(const costmodel_params *p, const costmodel_config *c) {
+/* S(K) of the exchange, as on an idle host: ranks that outnumber the cores slow the rounds'
+ * steps (costmodel_slowdown), not the exchange. */
+double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {
     double k = c->workers;
     if (c->topology == COSTMODEL_TOPO_ALLREDUCE) {
         if (c->workers == 1)
@@ -278,10 +279,6 @@ static double exchange_time(const costmodel_params *p, const costmodel_config *c
     double local = pl.workers_on_master - (c->master == COSTMODEL_MASTER_DEDICATED ? 0.0 : 1.0);
     double remote = k - pl.workers_on_master;
     return 2.0 * (local * costmodel_message_time(p, c, false) + remote * costmodel_message_time(p, c, true));
-}
-
-double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {
-    return exchange_time(p, c);
 }
 
 bool costmodel_overlaps(const costmodel_config *c) {
