@@ -7,6 +7,7 @@
 #include "model/fit_parts.h"
 #include "model/memory_fit.h"
 #include "model/traceinfo.h"
+#include "model/uncertainty.h"
 
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
@@ -328,7 +329,7 @@ typedef struct {
     double *model, *ernest;       /* (n_runs) */
     int n_model, n_ernest;
     double log_sq;                /* Σ ln(predicted/measured)² of the model's */
-    double noise_sq;              /* Σ run_cv² of those runs' configurations: their own noise */
+    double explained_sq;          /* Σ of what a prediction interval already holds of them */
 } loo_errors;
 
 static bool core_has_note(const fit_core *g, const char *param) {
@@ -380,6 +381,20 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
     }
 }
 
+/* What a left-out run's log error holds besides the model's own error: its configuration's
+ * run-to-run spread (the full fit's), the steps' spread within the run and the left-out
+ * fit's parameter error — all of which a prediction interval carries already
+ * (uncertainty_closed_form with model_cv = 0). Its variance on the log scale. */
+static double explained_var(const fit_core *g, const costmodel_params *full, const costmodel_config *c) {
+    costmodel_params q = g->p;
+    q.run_cv = full->run_cv;
+    q.run_cv_oversub = full->run_cv_oversub;
+    q.model_cv = 0;
+    const uncertainty u = { .se = g->se, .cov_c0_c1 = g->cov_c0_c1 };
+    const double sd = uncertainty_closed_form(&q, c, &u).sd_ln_time;
+    return sd * sd;
+}
+
 /* Leave-one-configuration-out: every configuration's runs (all its repeats: leaving one of
  * two identical runs out would test nothing) left out together, both fits redone without
  * them, each of its runs predicted. -1 out of memory. */
@@ -405,16 +420,18 @@ static int validate(trace *const *traces, int n, fit_result *out) {
                 int before = e.n_model;
                 predict_left_out(&out->runs[q], model_ok ? &g : NULL, why, ernest_ok ? &em : NULL, ewhy, &e);
                 if (e.n_model > before) /* run_cv is fitted by now; the runs are of its host */
-                    e.noise_sq += pow(costmodel_run_cv(&out->cal.params, &out->runs[q].config), 2);
+                    e.explained_sq += explained_var(&g, &out->cal.params, &out->runs[q].config);
             }
     }
     out->fit.loo_model_n = e.n_model;
     out->fit.loo_ernest_n = e.n_ernest;
     /* The model's own error on unseen configurations: the validation's mean squared log
-     * error less the one run's noise each error also holds (its configuration's run_cv²). */
+     * error less what each error holds that an interval carries apart (explained_var): the
+     * run's noise and the left-out fit's parameter error, which counted again as the
+     * model's would widen every interval twice for it. */
     costmodel_params *p = &out->cal.params;
     if (e.n_model >= 2) {
-        double ms = (e.log_sq - e.noise_sq) / e.n_model;
+        double ms = (e.log_sq - e.explained_sq) / e.n_model;
         p->model_cv = ms > 0 ? sqrt(ms) : 0.0;
         out->cal.stderr_.model_cv = p->model_cv / sqrt(2.0 * e.n_model);
     }
