@@ -30,8 +30,9 @@
  * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
  * server is one rank more, whose MPI progress loop polls a core: m = 1 − master_yield of
  * it (the share it does not give back; m = 0 when the master trains), more over rounds
- * longer than τ (master_yield_loss: on the 2-core VM its workers' steps were 1.02–1.29×
- * an idle step in batch sync and 1.22–1.45× in every:8). b is the slowest worker's slice: batch sync splits B over K
+ * longer than τ (master_yield_loss: on the 2-core VM its every:8 workers' steps were
+ * 1.22–1.45× an idle step against 1.02–1.29× in batch sync, yet epoch-sync runs gave
+ * L ≈ 0 in three calibrations). b is the slowest worker's slice: batch sync splits B over K
  * into slices that differ by at most one example and the barrier waits for the largest,
  * ⌈B/K⌉; K > B would leave ranks without examples and is refused (costmodel_check).
  * The update runs once per step on the critical path wherever it runs: on every rank
