@@ -147,9 +147,12 @@ double costmodel_packing_weight(const costmodel_params *p, const costmodel_confi
         return 1.0;
     if (!(p->balance_s > 0))
         return 0.0;
+    return fmax(0.0, 1.0 - (double)(round - 1) * costmodel_idle_step_time(p, c) / p->balance_s);
+}
+
+double costmodel_idle_step_time(const costmodel_params *p, const costmodel_config *c) {
     const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
-    const double idle_step = p->c0_s + (p->c1_s * s.local_batch + p->update_s) * amdahl;
-    return fmax(0.0, 1.0 - (double)(round - 1) * idle_step / p->balance_s);
+    return p->c0_s + (p->c1_s * costmodel_schedule_of(c).local_batch + p->update_s) * amdahl;
 }
 
 /* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more

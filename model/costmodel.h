@@ -240,6 +240,9 @@ double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
  * as a round's idle steps pass τ. */
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c);
 
+/* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */
+double costmodel_idle_step_time(const costmodel_params *p, const costmodel_config *c);
+
 /* The run-to-run spread of config c's runs: run_cv_oversub when ranks outnumber the cores
  * (ρ > 1) and it is known (> 0), else run_cv. */
 double costmodel_run_cv(const costmodel_params *p, const costmodel_config *c);

@@ -350,14 +350,14 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
     const costmodel_config *c = &run->config;
     bool dedicated_full = g && g->p.host_cores > 0 && c->master == COSTMODEL_MASTER_DEDICATED &&
                           (double)c->workers * c->cores >= g->p.host_cores;
+    bool long_rounds = g && costmodel_packing_weight(&g->p, c) < 0.5;
+    bool dedicated_unfit = dedicated_full && (core_has_note(g, "master_yield") ||
+                                              (long_rounds && core_has_note(g, "master_yield_loss")));
     bool one_step = costmodel_schedule_of(c).steps_per_round == 1;
     bool oversub = g && c->master == COSTMODEL_MASTER_WORKER && costmodel_rho(&g->p, c) > 1.0 &&
                    core_has_note(g, one_step ? "oversub_compute" : "balance");
-    bool long_rounds = g && costmodel_packing_weight(&g->p, c) < 0.5;
-    if (dedicated_full && !core_has_note(g, "master_yield") && !(long_rounds && core_has_note(g, "master_yield_loss")))
-        dedicated_full = false; /* what it needs is there */
-    if (g && (oversub || dedicated_full)) {
-        snprintf(run->loo_note, sizeof run->loo_note, "model: no other run %s", dedicated_full ?
+    if (g && (oversub || dedicated_unfit)) {
+        snprintf(run->loo_note, sizeof run->loo_note, "model: no other run %s", dedicated_unfit ?
                  "with a dedicated master on a full host to fit master_yield (and its loss) from" : one_step ?
                  "of one-step rounds with more ranks than cores to fit oversub_compute from" :
                  "of longer rounds with more ranks than cores to fit balance from");

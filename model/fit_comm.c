@@ -7,8 +7,6 @@
 #include "model/robustfit.h"
 #include "model/traceinfo.h"
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,9 +164,7 @@ int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
         free(v);
         return 0;
     }
-    gsl_sort(v, 1, (size_t)n);
-    f->p.overlap = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
-    f->se.overlap = n > 1 ? 1.2533141373155003 /* √(π/2) */ * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n) : 0.0;
+    fit_median_se(v, n, &f->p.overlap, &f->se.overlap);
     fit_add_reg(f, "overlap", "median", n, (int)n - 1, 0.0);
     free(v);
     return 0;

@@ -359,11 +359,14 @@ static bool tells_master_share(const fit_subset *s, int i) {
            fmod(KT, P) == 0 && !costmodel_sync_is_async(c->sync);
 }
 
-/* L from the long-round runs' m (m_long[i], NAN for the others), given y. */
-static void fit_master_yield_loss(fit_subset *s, fit_core *f, const double *m_long, const double *w_long) {
+/* L from the long-round runs' m (m_long[i], NAN for the others), given y; -1 out of
+ * memory. */
+static int fit_master_yield_loss(fit_subset *s, fit_core *f, const double *m_long, const double *w_long) {
     double *v = malloc(sizeof *v * (size_t)(s->n + 1));
+    if (!v)
+        return -1;
     long n = 0;
-    for (int i = 0; v && i < s->n; i++)
+    for (int i = 0; i < s->n; i++)
         if (!isnan(m_long[i]))
             v[n++] = (m_long[i] - 1.0 + f->p.master_yield) / (1.0 - w_long[i]);
     f->p.master_yield_loss = f->se.master_yield_loss = 0;
@@ -371,12 +374,12 @@ static void fit_master_yield_loss(fit_subset *s, fit_core *f, const double *m_lo
         fit_note(f, "master_yield_loss", "no run with a dedicated master in rounds longer than balance: its "
                  "share is taken to be that of one-step rounds in every round");
     } else {
-        gsl_sort(v, 1, (size_t)n);
-        f->p.master_yield_loss = fmin(f->p.master_yield, fmax(0.0, gsl_stats_median_from_sorted_data(v, 1, (size_t)n)));
-        f->se.master_yield_loss = n > 1 ? 1.2533141373155003 * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n) : 0.0;
+        fit_median_se(v, n, &f->p.master_yield_loss, &f->se.master_yield_loss);
+        f->p.master_yield_loss = fmin(f->p.master_yield, fmax(0.0, f->p.master_yield_loss));
         fit_add_reg(f, "master_yield_loss", "median", n, (int)n - 1, 0.0);
     }
     free(v);
+    return 0;
 }
 
 int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
@@ -416,13 +419,14 @@ int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
     f->p.master_yield = fmin(1.0, fmax(0.0, 1.0 - m));
     f->se.master_yield = f->p.master_yield > 0 && f->p.master_yield < 1 ? sd / sqrt((double)use->n) : 0.0;
     fit_add_reg(f, "master_yield", "ratio", use->n, (int)use->n - 1, 0.0);
+    int rc = 0;
     if (use == &one)
-        fit_master_yield_loss(s, f, m_long, w_long);
+        rc = fit_master_yield_loss(s, f, m_long, w_long);
     else {
         f->p.master_yield_loss = f->se.master_yield_loss = 0;
         fit_note(f, "master_yield_loss", "no run with a dedicated master in one-step rounds: y is every round's");
     }
     free(m_long);
     free(w_long);
-    return 0;
+    return rc ? errmsg_set(err, errlen, "out of memory") : 0;
 }

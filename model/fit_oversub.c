@@ -16,8 +16,6 @@
 
 #include "model/traceinfo.h"
 
-#include <gsl/gsl_sort.h>
-#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 
@@ -55,10 +53,8 @@ static costmodel_params params_of_run(const fit_core *f, const trace *t) {
 /* The τ ≥ 0 at which run t's model body (with p's κ) is body: 0 when even cores shared
  * evenly take longer, else bisection up to where the packing is 99 % of itself. */
 static double balance_of_run(costmodel_params p, const trace *t, double body) {
-    const costmodel_schedule sc = costmodel_schedule_of(&t->run.config);
-    const double amdahl = p.sigma + (1.0 - p.sigma) / t->run.config.cores;
-    const double idle_step = p.c0_s + (p.c1_s * sc.local_batch + p.update_s) * amdahl;
-    double lo = 0, hi = 100.0 * (double)(sc.steps_per_round - 1) * idle_step;
+    const long round = costmodel_schedule_of(&t->run.config).steps_per_round;
+    double lo = 0, hi = 100.0 * (double)(round - 1) * costmodel_idle_step_time(&p, &t->run.config);
     p.balance_s = lo;
     if (model_body(&p, t) >= body)
         return 0;
@@ -73,13 +69,6 @@ static double balance_of_run(costmodel_params p, const trace *t, double body) {
             hi = p.balance_s;
     }
     return 0.5 * (lo + hi);
-}
-
-/* The median and its standard error of v[0..n), sorted in place. */
-static void median_se(double *v, long n, double *median, double *se) {
-    gsl_sort(v, 1, (size_t)n);
-    *median = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
-    *se = n > 1 ? 1.2533141373155003 /* √(π/2) */ * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n) : 0.0;
 }
 
 int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
@@ -105,7 +94,7 @@ int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
             kappa[nk++] = (body - b0) / (b1 - b0);
     }
     if (nk > 0)
-        median_se(kappa, nk, &f->p.oversub_compute, &f->se.oversub_compute);
+        fit_median_se(kappa, nk, &f->p.oversub_compute, &f->se.oversub_compute);
     f->p.oversub_compute = fmax(0.0, f->p.oversub_compute);
     if (nk > 0)
         fit_add_reg(f, "oversub_compute", "median", nk, (int)nk - 1, 0.0);
@@ -119,7 +108,7 @@ int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
             tau[nt++] = balance_of_run(p, t, traceinfo_training_time(t) - startup_end(t));
     }
     if (nt > 0) {
-        median_se(tau, nt, &f->p.balance_s, &f->se.balance_s);
+        fit_median_se(tau, nt, &f->p.balance_s, &f->se.balance_s);
         fit_add_reg(f, "balance", "median", nt, (int)nt - 1, 0.0);
     } else {
         fit_note(f, "balance", "no run of rounds longer than a step with more ranks than cores: the scheduler "

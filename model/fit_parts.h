@@ -41,6 +41,9 @@ nnls_result *fit_rows_nnls(const fit_rows *r, char *err, int errlen);
 int fit_rows_robust(const fit_rows *r, bool relative, robustfit_result *res, char *err, int errlen);
 /* The number of distinct feature rows; -1 out of memory. */
 long fit_rows_groups(const fit_rows *r);
+/* The median of v[0..n) (sorted in place, n ≥ 1) and its standard error √(π/2)·sd/√n
+ * (0 for one value). */
+void fit_median_se(double *v, long n, double *median, double *se);
 int fit_rows_rank(const fit_rows *r);
 
 /* ---------------------------------------------------------------------------------- */

@@ -3,6 +3,8 @@
 
 #include "util/errmsg.h"
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,4 +101,10 @@ int fit_rows_robust(const fit_rows *r, bool relative, robustfit_result *res, cha
 int fit_rows_rank(const fit_rows *r) {
     gsl_matrix_const_view A = gsl_matrix_const_view_array(r->x, (size_t)r->n, (size_t)r->cols);
     return nnls_rank(&A.matrix);
+}
+
+void fit_median_se(double *v, long n, double *median, double *se) {
+    gsl_sort(v, 1, (size_t)n);
+    *median = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
+    *se = n > 1 ? 1.2533141373155003 /* √(π/2) */ * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n) : 0.0;
 }

@@ -5,7 +5,6 @@
 
 #include "model/traceinfo.h"
 
-#include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -34,11 +33,8 @@ static int fit_startup_cpu(fit_subset *s, fit_core *f, char *err, int errlen) {
     f->p.startup_cpu_s = f->se.startup_cpu_s = 0;
     if (n == 0)
         fit_note(f, "startup_cpu", "no data_load start-up spans: start-up at rho > 1 is not scaled");
-    if (n > 0) {
-        gsl_sort(v, 1, (size_t)n);
-        f->p.startup_cpu_s = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
-        f->se.startup_cpu_s = n > 1 ? 1.2533141373155003 * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n) : 0.0;
-    }
+    if (n > 0)
+        fit_median_se(v, n, &f->p.startup_cpu_s, &f->se.startup_cpu_s);
     free(v);
     return 0;
 }
