@@ -28,11 +28,11 @@
  * nothing to hide, X = S there whatever φ.
  *   speedup    = T(1,1) / T(K,T)
  * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
- * server is one rank more, whose MPI progress loop polls a core: m = 1 − master_yield of
- * it (the share it does not give back; m = 0 when the master trains), more over rounds
- * longer than τ (master_yield_loss: on the 2-core VM its every:8 workers' steps were
- * 1.22–1.45× an idle step against 1.02–1.29× in batch sync, yet epoch-sync runs gave
- * L ≈ 0 in three calibrations). b is the slowest worker's slice: batch sync splits B over K
+ * server is one rank more: m = 1 − master_yield of a core (the share it does not give
+ * back; m = 0 when the master trains), more over rounds longer than τ (master_yield_loss).
+ * The trainer's master naps while it waits for the workers (train/sync.c) and polls only
+ * in the exchange: y = 0.87–0.98 on the 2-core VM, where a master that polled its whole
+ * wait gave y = 0.47–0.73 and its workers ran at 2× in bursts of ~4 steps. b is the slowest worker's slice: batch sync splits B over K
  * into slices that differ by at most one example and the barrier waits for the largest,
  * ⌈B/K⌉; K > B would leave ranks without examples and is refused (costmodel_check).
  * The update runs once per step on the critical path wherever it runs: on every rank
