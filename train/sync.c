@@ -186,7 +186,6 @@ static void floats_allreduce(float *x, long n) {
                       MPI_COMM_WORLD);
 }
 
-/* The wait: a barrier, so that the transfer's time is not the slowest rank's lateness. */
 /* How long a dedicated master sleeps between looks at the barrier: short against a step
  * (10–20 ms here), long against a wake-up's own cost (a few µs). 20 µs to 1 ms gave the
  * same every:8 runs on the 2-core VM; batch sync was fastest near 300 µs. */
@@ -213,6 +212,7 @@ static void dedicated_wait_for_all(const sync_ctx *s) {
     }
 }
 
+/* The wait: a barrier, so that the transfer's time is not the slowest rank's lateness. */
 static void wait_for_all(const sync_ctx *s, sync_rec *rec) {
     if (s->master == COSTMODEL_MASTER_DEDICATED)
         dedicated_wait_for_all(s);
