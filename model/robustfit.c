@@ -21,6 +21,10 @@ typedef struct {
 
 /* Fits on the columns with free[j], the others at 0: c, cov (p, p) and the rows weighted 0.
  * Returns a GSL status (GSL_EMAXITER: the iterations did not settle). */
+/* GSL's default is 100 reweightings; a few thousand rows converge in far fewer, and a
+ * fit that has not settled by this many will not. */
+#define ROBUSTFIT_MAXITER 1000
+
 static int fit_free(const problem *pb, const bool *free_col, const gsl_multifit_robust_type *type,
                     robustfit_result *out) {
     size_t n = (size_t)pb->n, k = 0;
@@ -37,6 +41,8 @@ static int fit_free(const problem *pb, const bool *free_col, const gsl_multifit_
     gsl_vector *y = gsl_vector_alloc(n), *c = gsl_vector_alloc(k);
     gsl_multifit_robust_workspace *w = gsl_multifit_robust_alloc(type, n, k);
     int status = GSL_ENOMEM;
+    if (w)
+        gsl_multifit_robust_maxiter(ROBUSTFIT_MAXITER, w);
     if (X && cov && y && c && w) {
         for (size_t i = 0; i < n; i++) {
             double s = pb->level ? pb->level[i] : 1.0;
@@ -135,6 +141,10 @@ int robustfit_solve(const double *x, const double *y, const double *level, long 
     if (status == GSL_EMAXITER) {
         out->method = "huber";
         status = fit_nonnegative(&pb, gsl_multifit_robust_huber, out);
+    }
+    if (status == GSL_EMAXITER) {
+        out->method = "ols";
+        status = fit_nonnegative(&pb, gsl_multifit_robust_ols, out);
     }
     gsl_set_error_handler(old);
     if (status != GSL_SUCCESS)

@@ -12,8 +12,11 @@
  * rather than Huber because its weight falls to 0 beyond 4.685 scales: a preempted span
  * then has no pull at all, where Huber's monotone ψ keeps every outlier pulling with
  * c·s — and preemption only ever makes spans longer, so those pulls all go one way.
- * Bisquare's objective is not convex: when GSL's iterations do not settle, the fit is
- * redone with Huber's weights (convex, so it converges) and method says "huber".
+ * Bisquare's objective is not convex: when GSL's iterations do not settle (1000 of them),
+ * the fit is redone with Huber's weights and method says "huber". Huber's is convex, but
+ * GSL's iterations on it can still fail to settle (they did on a cluster calibration's
+ * all-reduce spans: 2026-12-01, experiments/async): then the fit is the ordinary least
+ * squares one and method says "ols" — the outliers pull it, but a calibration is made.
  *
  * Relative noise: with level non-NULL every row (x_i, y_i) is divided by level_i before
  * the fit, which weights it by 1/level_i² — step and message times spread by a fraction of
@@ -53,7 +56,7 @@ typedef struct {
     int dof;                                          /* n − free coefficients */
     double rss;                                       /* Σ (y − x·c)² over every row, y's unit² */
     long outliers;                                    /* rows the final fit gave weight 0 */
-    const char *method;                               /* "bisquare", or "huber" (see above) */
+    const char *method;                               /* "bisquare", "huber" or "ols" (see above) */
 } robustfit_result;
 
 /* Fits y (n) on x (n, p) row-major, 1 ≤ p ≤ ROBUSTFIT_MAX_P; level (n), when not NULL,

@@ -1,5 +1,8 @@
 /* psx — the parameter server's exchange (see psx.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "train/psx.h"
+
+#include <time.h>
 
 enum { PSX_TAG_PUSH = 21, PSX_TAG_PULL = 22, PSX_TAG_REQUEST = 23, PSX_TAG_APUSH = 24, PSX_TAG_APULL = 25 };
 
@@ -74,9 +77,21 @@ void psx_async_done(MPI_Comm comm, int epoch) {
     MPI_Send(&h, (int)sizeof h, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
 }
 
+void psx_wait_napping(MPI_Request *req, MPI_Status *st) {
+    const struct timespec nap = { 0, PSX_NAP_NS };
+    for (int done = 0;;) {
+        MPI_Test(req, &done, st);
+        if (done)
+            return;
+        nanosleep(&nap, NULL);
+    }
+}
+
 void psx_async_next(MPI_Comm comm, psx_request *h, int *from) {
+    MPI_Request req;
     MPI_Status st;
-    MPI_Recv(h, (int)sizeof *h, MPI_BYTE, MPI_ANY_SOURCE, PSX_TAG_REQUEST, comm, &st);
+    MPI_Irecv(h, (int)sizeof *h, MPI_BYTE, MPI_ANY_SOURCE, PSX_TAG_REQUEST, comm, &req);
+    psx_wait_napping(&req, &st);
     *from = st.MPI_SOURCE;
 }
 

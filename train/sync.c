@@ -186,16 +186,9 @@ static void floats_allreduce(float *x, long n) {
                       MPI_COMM_WORLD);
 }
 
-/* How long a dedicated master sleeps between looks at the barrier: short against a step
- * (10–20 ms here), long against a wake-up's own cost (a few µs). 20 µs to 1 ms gave the
- * same every:8 runs on the 2-core VM; batch sync was fastest near 300 µs. */
-#define SYNC_MASTER_NAP_NS 200000L
-
-/* A dedicated master has nothing to do until every worker arrives. MPI_Barrier would
- * busy-poll a core for that whole time, and where ranks outnumber the cores the scheduler
- * then leaves two workers on one core for tens of milliseconds at a time (their steps ran
- * 2× in bursts, 1.2–1.4× on average). Napping leaves the core to a worker; the barrier
- * completes at most one nap late. Workers still poll: they are on the critical path. */
+/* A dedicated master has nothing to do until every worker arrives: it naps
+ * (psx_wait_napping) rather than busy-poll a core the workers need. Workers still poll:
+ * they are on the critical path. */
 static void dedicated_wait_for_all(const sync_ctx *s) {
     MPI_Request req;
     MPI_Ibarrier(MPI_COMM_WORLD, &req); // every rank: a blocking barrier would not match it
@@ -203,13 +196,7 @@ static void dedicated_wait_for_all(const sync_ctx *s) {
         MPI_Wait(&req, MPI_STATUS_IGNORE);
         return;
     }
-    const struct timespec nap = { 0, SYNC_MASTER_NAP_NS };
-    for (int done = 0;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            return;
-        nanosleep(&nap, NULL);
-    }
+    psx_wait_napping(&req, MPI_STATUS_IGNORE);
 }
 
 /* The wait: a barrier, so that the transfer's time is not the slowest rank's lateness. */
