@@ -19,12 +19,12 @@ typedef struct {
     int p;
 } problem;
 
-/* Fits on the columns with free[j], the others at 0: c, cov (p, p) and the rows weighted 0.
- * Returns a GSL status (GSL_EMAXITER: the iterations did not settle). */
 /* GSL's default is 100 reweightings; a few thousand rows converge in far fewer, and a
  * fit that has not settled by this many will not. */
 #define ROBUSTFIT_MAXITER 1000
 
+/* Fits on the columns with free[j], the others at 0: c, cov (p, p) and the rows weighted 0.
+ * Returns a GSL status (GSL_EMAXITER: the iterations did not settle). */
 static int fit_free(const problem *pb, const bool *free_col, const gsl_multifit_robust_type *type,
                     robustfit_result *out) {
     size_t n = (size_t)pb->n, k = 0;

@@ -57,13 +57,13 @@ long psx_recv_floats(long n);
  * recv and between are unused (NULL). push and pull may be the same block. */
 void psx_exchange(MPI_Comm comm, float *push, float *pull, long n, float *recv, psx_between_fn between, void *ctx);
 
-/* Waits for req to complete (its status in *st, or MPI_STATUS_IGNORE), sleeping PSX_NAP_NS between looks instead of busy-polling
- * as MPI_Wait does: for a rank with nothing else to do (a dedicated master waiting for its
- * workers, an async server waiting for a request). On a host whose ranks outnumber its
- * cores a polling rank keeps a core from a rank that computes: the scheduler left two
- * workers on one core for tens of milliseconds at a time while the master polled alone on
- * the other (their steps ran 2× in bursts, 1.2–1.4× on average, on the 2-core VM). It
- * completes at most one nap late. */
+/* Waits for req to complete (its status in *st, or MPI_STATUS_IGNORE), sleeping PSX_NAP_NS
+ * between looks instead of busy-polling as MPI_Wait does: for a rank with nothing else to
+ * do (a dedicated master waiting for its workers, an async server waiting for a request).
+ * On a host whose ranks outnumber its cores a polling rank keeps a core from a rank that
+ * computes: the scheduler left two workers on one core for tens of milliseconds at a time
+ * while the master polled alone on the other (their steps ran 2× in bursts, 1.2–1.4× on
+ * average, on the 2-core VM). It completes at most one nap late. */
 void psx_wait_napping(MPI_Request *req, MPI_Status *st);
 
 /* How long psx_wait_napping sleeps: short against a step (10–20 ms here), long against a
