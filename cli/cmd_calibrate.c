@@ -55,7 +55,9 @@ static void usage(FILE *out) {
             "run_cv = 0, each with a note in calibration.json). DIR may hold PyTorch profiler\n"
             "traces (RUN.rank0.json, RUN.rank1.json ...: one run) and Horovod timelines\n"
             "(*.json, *.json.gz; see the import flags below); communication that ran beside\n"
-            "backward in them gives the overlap. A topology no trace synchronises through is\n"
+            "backward in them gives the overlap (how much of a step it ran beside, how much\n"
+            "longer that made the step, and how much of it was still waited for after it).\n"
+            "A topology no trace synchronises through is\n"
             "left uncalibrated (a PyTorch job: ps). Traces with accuracy points (every run of\n"
             "`speedup train` since it records them) also give the accuracy curve against epochs\n"
             "and each configuration's slowdown of it (model/efficiency.h; calibration.json's\n"
@@ -202,6 +204,10 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
                 "(of that yield given up over rounds longer than balance)");
     print_param(r, "update", p->update_s, e->update_s, "s");
     print_param(r, "overlap", p->overlap, e->overlap, "(share of a step beside its all-reduce)");
+    print_param(r, "overlap_slowdown", p->overlap_slowdown, e->overlap_slowdown,
+                "(a step with its all-reduce beside it is 1 + this times as long)");
+    print_param(r, "overlap_exposed", p->overlap_exposed, e->overlap_exposed,
+                "(of the all-reduce exposed however long the step)");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
     const memory_params *m = &r->cal.memory;

@@ -163,6 +163,8 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         { "master_yield", &p->master_yield, &e->master_yield },
         { "master_yield_loss", &p->master_yield_loss, &e->master_yield_loss },
         { "overlap", &p->overlap, &e->overlap },
+        { "overlap_slowdown", &p->overlap_slowdown, &e->overlap_slowdown },
+        { "overlap_exposed", &p->overlap_exposed, &e->overlap_exposed },
     };
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (json_object_get(params, later[i].name) &&
@@ -177,7 +179,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     /* Fractions (read_param has checked >= 0): a file that passes here passes costmodel_check. */
     const struct { const char *name; double v; } fractions[] = {
         { "sigma", p->sigma }, { "master_yield", p->master_yield }, { "master_yield_loss", p->master_yield_loss },
-        { "overlap", p->overlap } };
+        { "overlap", p->overlap }, { "overlap_exposed", p->overlap_exposed } };
     for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
         if (fractions[i].v > 1)
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,
@@ -287,6 +289,8 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "master_yield", p->master_yield, e->master_yield, "1" },
         { "master_yield_loss", p->master_yield_loss, e->master_yield_loss, "1" },
         { "overlap", p->overlap, e->overlap, "1" },
+        { "overlap_slowdown", p->overlap_slowdown, e->overlap_slowdown, "1" },
+        { "overlap_exposed", p->overlap_exposed, e->overlap_exposed, "1" },
     };
     json_t *params = json_object();
     for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {

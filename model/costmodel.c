@@ -36,6 +36,7 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "startup cpu must be a finite number >= 0", p->startup_cpu_s },
         { "oversubscribed compute must be a finite number >= 0", p->oversub_compute },
         { "balance time must be a finite number >= 0", p->balance_s },
+        { "overlap slowdown must be a finite number >= 0", p->overlap_slowdown },
         { "network latency must be a finite number >= 0", p->net.alpha_s },
         { "network 1/rate must be a finite number >= 0", p->net.beta_s_per_byte },
     };
@@ -52,6 +53,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "master yield loss must be in [0, 1]", p->master_yield_loss);
     if (!(p->overlap >= 0 && p->overlap <= 1))
         return fail(err, errlen, "overlap must be in [0, 1]", p->overlap);
+    if (!(p->overlap_exposed >= 0 && p->overlap_exposed <= 1))
+        return fail(err, errlen, "overlap_exposed must be in [0, 1]", p->overlap_exposed);
     if (c->workers < 1)
         return fail(err, errlen, "workers must be >= 1", c->workers);
     if (c->cores < 1)
@@ -220,9 +223,15 @@ static double core_scaling(const costmodel_params *p, const costmodel_config *c)
     return (p->sigma + (1.0 - p->sigma) / c->cores) * costmodel_slowdown(p, c);
 }
 
+/* A step with its own all-reduce running beside it (see the header). */
+static bool overlapped_step(const costmodel_params *p, const costmodel_config *c) {
+    return p->overlap > 0 && c->workers >= 2 && costmodel_overlaps(c);
+}
+
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c) {
     costmodel_schedule s = costmodel_schedule_of(c);
-    return p->c0_s + p->c1_s * core_scaling(p, c) * s.local_batch;
+    double step = p->c0_s + p->c1_s * core_scaling(p, c) * s.local_batch;
+    return overlapped_step(p, c) ? step * (1.0 + p->overlap_slowdown) : step;
 }
 
 double costmodel_update_time(const costmodel_params *p, const costmodel_config *c) {
@@ -290,9 +299,9 @@ bool costmodel_overlaps(const costmodel_config *c) {
 
 double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_config *c) {
     double s = costmodel_sync_time(p, c);
-    if (!costmodel_overlaps(c) || p->overlap == 0)
+    if (!overlapped_step(p, c))
         return s;
-    return fmax(0.0, s - p->overlap * costmodel_step_time(p, c));
+    return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }
 
 /* Straggler wait of one round of n steps: the barrier waits for the slowest of K

@@ -22,8 +22,13 @@
  * X(K) is the part of S(K) the round waits for, its exposed part: X = S(K),
  * but for a batch-sync all-reduce with an overlap φ > 0 (PyTorch DDP, Horovod: the
  * gradients go out in buckets while backward still computes the rest) the exchange may
- * start φ·step before the step ends, so X = max(0, S(K) − φ·step). φ = 0
- * (the default, the C trainer) is compute-then-communicate. A parameter server's update
+ * start φ·step before the step ends, so X = max(ε·S(K), S(K) − φ·step). φ = 0
+ * (the default, the C trainer) is compute-then-communicate. Where the exchange overlaps,
+ * the step is (1 + χ) times as long: the exchange's threads (gloo's, copying and summing
+ * over loopback) run on the cores backward runs on. ε is the part that cannot hide: the
+ * last bucket is ready only when backward ends. On the 2-core VM (experiments/pytorch-ddp)
+ * a DDP step at K = 2, 3, 4 was 1.35–1.45× the K = 1 step of its local batch times ρ',
+ * and about half of S(2) was still exposed after a step that should have hidden all of it. A parameter server's update
  * sits between its pushes and pulls, and local SGD averages weights after its round:
  * nothing to hide, X = S there whatever φ.
  *   speedup    = T(1,1) / T(K,T)
@@ -152,6 +157,12 @@ typedef struct {
     double overlap;          /* φ in [0, 1]: the share of a step during which its own
                                 gradients' all-reduce may already run (batch sync); 0 =
                                 compute, then communicate */
+    double overlap_slowdown; /* χ ≥ 0: how much longer a step is while its all-reduce runs
+                                beside it (the exchange's threads take the cores' time):
+                                step·(1 + χ) where φ > 0 overlaps; 0 = as long as alone */
+    double overlap_exposed;  /* ε in [0, 1]: the share of S(K) exposed however long the
+                                window (the last bucket is ready only when backward ends):
+                                X ≥ ε·S; 0 = all of it may hide */
 } costmodel_params;
 
 /* What the user runs. */

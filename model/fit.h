@@ -13,7 +13,10 @@
  *
  *   c0, c1   robust fit of step_s = c0 + c1·b over every step of runs with T = 1 and ρ = 1
  *            (traceinfo_rho), b = the step's examples; their covariance is cov_c0_c1.
- *            Needs two or more distinct b.
+ *            Needs two or more distinct b. The steps of a run whose exchange ran beside
+ *            them (traceinfo_overlaps: DDP) are left out — they share the cores with the
+ *            exchange's threads, which overlap_slowdown measures apart — unless the other
+ *            runs have a single b, when they enter (note on c0; overlap_slowdown is 0).
  *   sigma    steps of runs with T > 1 and ρ = 1: with c0, c1 fixed,
  *            step_s − c0 − c1·b/T = σ·c1·b·(1 − 1/T), a robust line through the origin.
  *            Its standard error adds the propagated uncertainty of c0, c1 (their
@@ -41,7 +44,14 @@
  *   overlap  φ: the median over the steps of the runs with K ≥ 2 and ρ = 1 of
  *            traceinfo_overlaps (the share of the step during which its own exchange
  *            already ran beside it, on another thread); standard error √(π/2)·sd/√n.
- *            No background communication in any trace: 0 with a note.
+ *            No background communication in any trace: 0 with a note (and so are the
+ *            two below).
+ *   overlap_slowdown  χ: over the same steps, Σ min(step, 3·alone) / Σ alone − 1, alone =
+ *            c0 + c1·(σ + (1−σ)/T)·b (the level matched to the mean step as c0, c1
+ *            are); standard error that of the mean ratio step/alone. At least 0.
+ *   overlap_exposed  ε: over the same steps, the mean of min(1, exposed / S(K)), exposed
+ *            the rank's foreground comm of that exchange (traceinfo_overlaps), S(K) of
+ *            the run's config at the fitted all-reduce link; standard error sd/√n.
  *   update   u: robust location (the bisquare fit of a constant) of the update events of
  *            runs with T = 1 and ρ = 1, each one update of the whole model on one core.
  *            Traces without update events (a trainer that did not record the update

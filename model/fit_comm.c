@@ -7,6 +7,7 @@
 #include "model/robustfit.h"
 #include "model/traceinfo.h"
 
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -132,40 +133,116 @@ done:
 }
 
 
-/* φ, the overlap: the median over the steps of the runs with ρ = 1 of the share of the
- * step during which its own synchronisation already ran beside it (traceinfo_overlaps:
- * background comm, e.g. DDP's bucketed all-reduce on gloo's threads); standard error
- * √(π/2)·sd/√n. Traces without background comm (the C trainer communicates after it
- * computes) give φ = 0 with a note. */
-int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
+/* The overlapped steps of the runs with K ≥ 2 and ρ = 1 (traceinfo_overlaps), each
+ * with its run's config: *out malloc'd; the count, or -1 out of memory. */
+typedef struct {
+    traceinfo_overlap o;
+    const costmodel_config *config;
+} overlapped_step;
+
+static long overlapped_steps(fit_subset *s, overlapped_step **out) {
     long n = 0;
-    double *v = NULL;
+    *out = NULL;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         if (!fit_used(s, i, true) || traceinfo_rho(&t->run) != 1.0 || t->run.config.workers < 2)
             continue;
-        double *o;
+        traceinfo_overlap *o;
         long m = traceinfo_overlaps(t, &o);
-        double *grown = m > 0 ? realloc(v, sizeof *v * (size_t)(n + m)) : v;
+        overlapped_step *grown = m > 0 ? realloc(*out, sizeof **out * (size_t)(n + m)) : *out;
         if (m < 0 || (m > 0 && !grown)) {
             free(o);
-            free(v);
-            return errmsg_set(err, errlen, "out of memory");
+            free(*out);
+            *out = NULL;
+            return -1;
         }
-        v = grown;
+        *out = grown;
         for (long k = 0; k < m; k++)
-            v[n++] = o[k];
+            (*out)[n++] = (overlapped_step){ .o = o[k], .config = &t->run.config };
         free(o);
     }
+    return n;
+}
+
+/* The mean of v[0..n) and its standard error sd/√n (0 for one value). */
+static void mean_se(const double *v, long n, double *mean, double *se) {
+    *mean = gsl_stats_mean(v, 1, (size_t)n);
+    *se = n > 1 ? gsl_stats_sd_m(v, 1, (size_t)n, *mean) / sqrt((double)n) : 0;
+}
+
+/* χ: how much longer a step is with its exchange beside it than c0, c1 and σ say of it
+ * alone — Σ min(step, 3·alone) / Σ alone − 1, the level matched to the mean step as c0
+ * and c1 are (fit_compute); standard error that of the mean of the ratios. Held at 0
+ * when c0 and c1 could only be fitted on these steps. ratio: n scratch values. */
+static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, double *ratio) {
+    enum { PREEMPTED = 3 };
+    if (f->compute_with_overlapped || !(f->p.c1_s > 0)) {
+        fit_note(f, "overlap_slowdown", "0: c0 and c1 could only be fitted on the overlapped steps themselves");
+        return;
+    }
+    double measured = 0, alone_sum = 0;
+    for (long i = 0; i < n; i++) {
+        const costmodel_config *c = v[i].config;
+        double amdahl = f->p.sigma + (1.0 - f->p.sigma) / c->cores;
+        double alone = f->p.c0_s + f->p.c1_s * amdahl * (double)v[i].o.examples;
+        measured += fmin(v[i].o.step_s, PREEMPTED * alone);
+        alone_sum += alone;
+        ratio[i] = v[i].o.step_s / alone;
+    }
+    double mean;
+    mean_se(ratio, n, &mean, &f->se.overlap_slowdown);
+    f->p.overlap_slowdown = fmax(0.0, measured / alone_sum - 1.0);
+    fit_add_reg(f, "overlap_slowdown", "mean ratio", n, (int)n - 1, 0.0);
+    if (measured < alone_sum)
+        fit_note(f, "overlap_slowdown", "held at 0: steps beside their all-reduce were %.1f%% faster than alone",
+                 100 * (1 - measured / alone_sum));
+}
+
+/* ε: the mean over the overlapped steps of the rank's exposed part over S(K) of its run's
+ * config at the fitted link, each at most 1: what was left to wait for after the step,
+ * however long the window. */
+static void fit_overlap_exposed(fit_core *f, const overlapped_step *v, long n, double *ratio) {
+    long m = 0;
+    for (long i = 0; i < n; i++) {
+        double sync = costmodel_sync_time(&f->p, v[i].config);
+        if (sync > 0)
+            ratio[m++] = fmin(1.0, v[i].o.exposed_s / sync);
+    }
+    if (m == 0)
+        return;
+    mean_se(ratio, m, &f->p.overlap_exposed, &f->se.overlap_exposed);
+    fit_add_reg(f, "overlap_exposed", "mean", m, (int)m - 1, 0.0);
+}
+
+/* φ, the overlap: the median over the steps of the runs with K ≥ 2 and ρ = 1 of the share
+ * of the step during which its own synchronisation already ran beside it (traceinfo_overlaps:
+ * background comm, e.g. DDP's bucketed all-reduce on gloo's threads); standard error
+ * √(π/2)·sd/√n. Then what the overlap costs the step and what it leaves exposed. Traces without
+ * background comm (the C trainer communicates after it computes) give φ = χ = ε = 0 with a
+ * note. */
+int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
+    overlapped_step *v;
+    long n = overlapped_steps(s, &v);
+    double *share = n > 0 ? malloc(sizeof *share * (size_t)n) : NULL;
+    if (n < 0 || (n > 0 && !share)) {
+        free(v);
+        return errmsg_set(err, errlen, "out of memory");
+    }
     f->p.overlap = f->se.overlap = 0;
+    f->p.overlap_slowdown = f->se.overlap_slowdown = 0;
+    f->p.overlap_exposed = f->se.overlap_exposed = 0;
     if (n == 0) {
         fit_note(f, "overlap", "no communication ran beside compute in the traces (it follows the step, as in "
                  "`speedup train`): 0, compute then communicate");
-        free(v);
         return 0;
     }
-    fit_median_se(v, n, &f->p.overlap, &f->se.overlap);
+    for (long i = 0; i < n; i++)
+        share[i] = v[i].o.share;
+    fit_median_se(share, n, &f->p.overlap, &f->se.overlap);
     fit_add_reg(f, "overlap", "median", n, (int)n - 1, 0.0);
+    fit_overlap_slowdown(f, v, n, share);
+    fit_overlap_exposed(f, v, n, share);
+    free(share);
     free(v);
     return 0;
 }

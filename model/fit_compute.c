@@ -11,26 +11,66 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* c0, c1 and their covariance from T = 1, ρ = 1 steps. 0, 1 missing, -1 error. */
-int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
-    fit_rows r = { .cols = 2 };
-    double bmin = INFINITY, bmax = -INFINITY;
-    int rc = -1;
+/* Run t's steps had their own exchange running beside them (DDP's buckets): 1, 0, or -1
+ * out of memory. */
+static int overlapped_run(const trace *t) {
+    traceinfo_overlap *o;
+    long n = traceinfo_overlaps(t, &o);
+    free(o);
+    return n < 0 ? -1 : n > 0;
+}
+
+/* The rows (1, b) → step of the T = 1, ρ = 1 training runs, but for those whose steps had
+ * their exchange beside them when `alone` (counted in *left_out); the local batches'
+ * range. 0, or -1 out of memory. */
+static int compute_rows(fit_subset *s, bool alone, fit_rows *r, double *bmin, double *bmax, int *left_out) {
+    *left_out = 0;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         if (!fit_used(s, i, true) || t->run.config.cores != 1 || traceinfo_rho(&t->run) != 1.0)
             continue;
+        int overlapped = alone ? overlapped_run(t) : 0;
+        if (overlapped < 0)
+            return -1;
+        if (overlapped) {
+            ++*left_out;
+            continue;
+        }
         for (long k = 0; k < t->n_events; k++) {
             const trace_event *e = &t->events[k];
             if (!traceinfo_is_step(e))
                 continue;
             double b = (double)e->examples, x[2] = { 1.0, b };
-            bmin = fmin(bmin, b);
-            bmax = fmax(bmax, b);
-            if (fit_rows_push(&r, x, e->t1_s - e->t0_s)) {
-                errmsg_set(err, errlen, "out of memory");
-                goto done;
-            }
+            *bmin = fmin(*bmin, b);
+            *bmax = fmax(*bmax, b);
+            if (fit_rows_push(r, x, e->t1_s - e->t0_s))
+                return -1;
+        }
+    }
+    return 0;
+}
+
+/* c0, c1 and their covariance from T = 1, ρ = 1 steps. 0, 1 missing, -1 error. A step
+ * with its own exchange beside it (DDP) shares the cores with that exchange's threads
+ * (overlap_slowdown, fit_overlap): such steps enter only when the others cannot tell c0
+ * from c1. */
+int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 2 };
+    double bmin = INFINITY, bmax = -INFINITY;
+    int rc = -1;
+    int left_out = 0, none = 0;
+    if (compute_rows(s, true, &r, &bmin, &bmax, &left_out)) {
+        errmsg_set(err, errlen, "out of memory");
+        goto done;
+    }
+    bool with_overlapped = left_out > 0 && (r.n == 0 || bmin == bmax);
+    if (with_overlapped) {
+        fit_rows_free(&r);
+        r = (fit_rows){ .cols = 2 };
+        bmin = INFINITY, bmax = -INFINITY;
+        if (compute_rows(s, false, &r, &bmin, &bmax, &none)) {
+            errmsg_set(err, errlen, "out of memory");
+            goto done;
         }
     }
     rc = 1;
@@ -72,6 +112,13 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
     if (level != 1.0)
         fit_note(f, "c1", "robust (bisquare) shape, scaled by %.4f to the mean step: a run's time is the sum of "
                  "its steps, the slow ones included", level);
+    f->compute_with_overlapped = with_overlapped;
+    if (with_overlapped)
+        fit_note(f, "c0", "fitted with the steps of runs whose all-reduce ran beside them (the others have one "
+                 "local batch): their exchange's share of the cores is in c0 and c1, so overlap_slowdown is 0");
+    else if (left_out > 0)
+        fit_note(f, "c0", "fitted without the steps of the %d run(s) whose all-reduce ran beside them: what that "
+                 "costs a step is overlap_slowdown", left_out);
     rc = 0;
 done:
     fit_rows_free(&r);

@@ -58,6 +58,7 @@ typedef struct {
     calibration_note notes[CALIBRATION_MAX_NOTES];
     int n_notes;
     bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* no synchronisation of it, no run of it */
+    bool compute_with_overlapped; /* c0, c1 had to take steps their all-reduce ran beside */
 } fit_core;
 
 typedef struct {

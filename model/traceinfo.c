@@ -225,11 +225,15 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
 /* ---------------------------------------------------------------------------------- */
 /* Overlap */
 
-/* Background comm that exchanges the step's gradients: an all-reduce or a parameter
- * server's exchange (or unnamed), not a one-off such as DDP's bucket-order broadcast. */
-static bool is_background_sync(const trace_event *e) {
-    return traceinfo_is_background(e) &&
+/* Comm that exchanges the step's gradients: an all-reduce or a parameter server's
+ * exchange (or unnamed), not a one-off such as DDP's bucket-order broadcast. */
+static bool is_gradient_comm(const trace_event *e) {
+    return e->ph == TRACE_COMM &&
            (e->name[0] == '\0' || strcmp(e->name, "allreduce") == 0 || strcmp(e->name, "ps") == 0);
+}
+
+static bool is_background_sync(const trace_event *e) {
+    return traceinfo_is_background(e) && is_gradient_comm(e);
 }
 
 static int by_rank_epoch_step_start(const void *a, const void *b) {
@@ -240,53 +244,70 @@ static int by_rank_epoch_step_start(const void *a, const void *b) {
     return c ? c : (p->t0_s > q->t0_s) - (p->t0_s < q->t0_s);
 }
 
-long traceinfo_overlaps(const trace *t, double **out) {
-    *out = NULL;
-    long n_bg = 0, n_steps = 0;
-    for (long i = 0; i < t->n_events; i++) {
-        n_bg += is_background_sync(&t->events[i]);
-        n_steps += traceinfo_is_step(&t->events[i]);
+/* The first of v[0..n) (sorted by rank, epoch, step, start) of e's rank, epoch and step:
+ * the earliest to start; NULL when there is none. */
+static const trace_event *first_of_step(const trace_event *v, long n, const trace_event *e) {
+    trace_event key = { .rank = e->rank, .epoch = e->epoch, .step = e->step, .t0_s = -INFINITY };
+    long lo = 0, hi = n;
+    while (lo < hi) {
+        long mid = lo + (hi - lo) / 2;
+        if (by_rank_epoch_step_start(&v[mid], &key) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
     }
-    if (n_bg == 0 || n_steps == 0)
-        return 0;
-    trace_event *bg = malloc(sizeof *bg * (size_t)n_bg);
-    double *res = malloc(sizeof *res * (size_t)n_steps);
-    if (!bg || !res) {
-        free(bg);
-        free(res);
-        return -1;
-    }
-    n_bg = 0;
-    for (long i = 0; i < t->n_events; i++)
-        if (is_background_sync(&t->events[i]))
-            bg[n_bg++] = t->events[i];
-    qsort(bg, (size_t)n_bg, sizeof *bg, by_rank_epoch_step_start);
+    return lo < n && v[lo].rank == e->rank && by_epoch_step(&v[lo], e) == 0 ? v + lo : NULL;
+}
+
+/* The events of t that pass keep, sorted by rank, epoch, step and start: *out malloc'd;
+ * the count, or -1 out of memory. */
+static long sorted_events(const trace *t, bool (*keep)(const trace_event *), trace_event **out) {
     long n = 0;
-    for (long i = 0; i < t->n_events; i++) {
+    for (long i = 0; i < t->n_events; i++)
+        n += keep(&t->events[i]);
+    *out = malloc(sizeof **out * (size_t)(n > 0 ? n : 1));
+    if (!*out)
+        return -1;
+    n = 0;
+    for (long i = 0; i < t->n_events; i++)
+        if (keep(&t->events[i]))
+            (*out)[n++] = t->events[i];
+    qsort(*out, (size_t)n, sizeof **out, by_rank_epoch_step_start);
+    return n;
+}
+
+static bool is_foreground_gradient_comm(const trace_event *e) {
+    return is_gradient_comm(e) && !e->background;
+}
+
+long traceinfo_overlaps(const trace *t, traceinfo_overlap **out) {
+    *out = NULL;
+    long n_steps = 0;
+    for (long i = 0; i < t->n_events; i++)
+        n_steps += traceinfo_is_step(&t->events[i]);
+    trace_event *bg = NULL, *fg = NULL;
+    long n_bg = sorted_events(t, is_background_sync, &bg);
+    long n_fg = n_bg > 0 ? sorted_events(t, is_foreground_gradient_comm, &fg) : 0;
+    traceinfo_overlap *res = n_bg > 0 && n_steps > 0 ? malloc(sizeof *res * (size_t)n_steps) : NULL;
+    long n = n_bg < 0 || n_fg < 0 || (n_bg > 0 && n_steps > 0 && !res) ? -1 : 0;
+    for (long i = 0; n >= 0 && res && i < t->n_events; i++) {
         const trace_event *e = &t->events[i];
         double span = e->t1_s - e->t0_s;
-        if (!traceinfo_is_step(e) || !(span > 0))
+        const trace_event *hit = traceinfo_is_step(e) && span > 0 ? first_of_step(bg, n_bg, e) : NULL;
+        if (!hit)
             continue;
-        trace_event key = { .rank = e->rank, .epoch = e->epoch, .step = e->step, .t0_s = -INFINITY };
-        /* The first background comm of this rank, epoch and step: the earliest start. */
-        long lo = 0, hi = n_bg;
-        while (lo < hi) {
-            long mid = lo + (hi - lo) / 2;
-            if (by_rank_epoch_step_start(&bg[mid], &key) < 0)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        const trace_event *hit = bg + lo;
-        if (lo == n_bg || hit->rank != e->rank || by_epoch_step(hit, e) != 0)
-            continue;
-        double share = (e->t1_s - hit->t0_s) / span;
-        res[n++] = share < 0 ? 0 : share > 1 ? 1 : share;
+        double share = (e->t1_s - hit->t0_s) / span, exposed = 0;
+        for (const trace_event *f = first_of_step(fg, n_fg, e);
+             f && f < fg + n_fg && f->rank == e->rank && by_epoch_step(f, e) == 0; f++)
+            exposed += f->t1_s - f->t0_s;
+        res[n++] = (traceinfo_overlap){ .share = share < 0 ? 0 : share > 1 ? 1 : share, .step_s = span,
+                                        .examples = e->examples, .exposed_s = exposed };
     }
     free(bg);
-    if (n == 0) {
+    free(fg);
+    if (n <= 0) {
         free(res);
-        return 0;
+        return n;
     }
     *out = res;
     return n;

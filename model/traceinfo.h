@@ -39,7 +39,9 @@
  *                  share of the step during which that communication already ran: (step end
  *                  − the earliest start of that comm) / step span, 0 when the comm started
  *                  after the step ended, 1 at most. The window DDP's bucketed all-reduce has
- *                  to hide behind backward.
+ *                  to hide behind backward. The step's exposed part: the rank's
+ *                  foreground comm of that epoch and step exchanging gradients, summed —
+ *                  what of the exchange the rank still waited for once the step ended.
  *   ρ              costmodel_rho of the run's config on its host's cores.
  *   accuracy curve rank 0's eval events that carry an accuracy (model/trace.h), in time
  *                  order: one point each. Its training time is the event's start less
@@ -103,9 +105,18 @@ traceinfo_phases traceinfo_phase_means(const trace *t);
 /* Every synchronisation of t, ordered by (name, bytes, epoch, step): *out malloc'd (free
  * it), the count returned; 0 with *out NULL when there are none; -1 out of memory. */
 long traceinfo_syncs(const trace *t, traceinfo_sync **out);
-/* The overlap of every step that has background comm (see above): *out malloc'd (free
- * it), the count returned; 0 with *out NULL when there are none; -1 out of memory. */
-long traceinfo_overlaps(const trace *t, double **out);
+/* One step that has background comm exchanging its gradients (see "overlap" above). */
+typedef struct {
+    double share;            /* the overlap: the share of the step its exchange already ran beside */
+    double step_s;           /* the step's span */
+    long examples;           /* its examples */
+    double exposed_s;        /* the rank's foreground comm of the same exchange (epoch, step):
+                                what was left of it once the step had ended */
+} traceinfo_overlap;
+
+/* Every step that has background comm (see above): *out malloc'd (free it), the count
+ * returned; 0 with *out NULL when there are none; -1 out of memory. */
+long traceinfo_overlaps(const trace *t, traceinfo_overlap **out);
 
 /* One point of the run's accuracy curve (see above). */
 typedef struct {

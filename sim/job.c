@@ -102,9 +102,11 @@ static double after_credit(job *j, double d) {
 }
 
 /* The head start an overlapped exchange had when the barrier releases (see job.h): the
- * time since the last worker's first bucket was ready, max_w (arrival − φ·its last step). */
+ * time since the last worker's first bucket was ready, max_w (arrival − φ·its last step),
+ * at most the (1 − ε)·S(K) of it that can hide. */
 static double overlap_credit(const job *j) {
-    if (!costmodel_overlaps(&j->spec.config) || j->spec.params.overlap == 0)
+    const costmodel_params *p = &j->spec.params;
+    if (!costmodel_overlaps(&j->spec.config) || p->overlap == 0 || j->k < 2)
         return 0;
     double now = engine_now(j->e), ready = -INFINITY;
     for (int w = 0; w < j->k; w++) {
@@ -112,7 +114,8 @@ static double overlap_credit(const job *j) {
         if (at > ready)
             ready = at;
     }
-    return now - ready > 0 ? now - ready : 0;
+    double hideable = (1.0 - p->overlap_exposed) * costmodel_sync_time(p, &j->spec.config);
+    return now - ready > 0 ? fmin(now - ready, hideable) : 0;
 }
 
 /* The synchronisation: the transfer, less what an overlapped exchange already did. */

@@ -24,8 +24,10 @@
  *      worker's first bucket was ready. That head start is a credit the exchange spends
  *      first (the scheduler's delay, then the ring steps, each shortened to what is left
  *      of it, 0 when the credit covers it); the round waits only for the exposed rest,
- *      which is its comm time. With CV = 0 that is max(0, S − φ·step), the closed form's
- *      X(K).
+ *      which is its comm time; the credit is at most (1 − ε)·S, what can hide (the
+ *      last bucket goes out only when backward ends). With CV = 0 that is
+ *      max(ε·S, S − φ·step), the closed form's X(K); the step itself is the closed
+ *      form's, (1 + χ) times as long where the exchange runs beside it.
  * The optimizer update (costmodel_update_time, constant) runs once per step, where the
  * trainer runs it:
  *      local SGD (epoch, every:N): every worker right after each of its steps;

@@ -246,6 +246,10 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     calibration cal = example_calibration(), back;
     cal.params.overlap = 0.42;
     cal.stderr_.overlap = 0.03;
+    cal.params.overlap_slowdown = 0.4;
+    cal.stderr_.overlap_slowdown = 0.01;
+    cal.params.overlap_exposed = 0.35;
+    cal.stderr_.overlap_exposed = 0.02;
     cal.uncalibrated[COSTMODEL_TOPO_PS] = true;
     char *dir = clirun_tmpdir();
     char path[512], err[512] = "";
@@ -254,6 +258,10 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     cr_assert_eq(calibration_read(path, &back, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.params.overlap, 0.42);
     cr_assert_eq(back.stderr_.overlap, 0.03);
+    cr_assert_eq(back.params.overlap_slowdown, 0.4);
+    cr_assert_eq(back.stderr_.overlap_slowdown, 0.01);
+    cr_assert_eq(back.params.overlap_exposed, 0.35);
+    cr_assert_eq(back.stderr_.overlap_exposed, 0.02);
     cr_assert(back.uncalibrated[COSTMODEL_TOPO_PS]);
     cr_assert(!back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
     cal.params.overlap = 0;
@@ -269,6 +277,8 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     char *old = clirun_write_file(dir, "old.json", good);
     cr_assert_eq(calibration_read(old, &back, err, sizeof err), 0, "%s", err);
     cr_assert_eq(back.params.overlap, 0.0);
+    cr_assert_eq(back.params.overlap_slowdown, 0.0);
+    cr_assert_eq(back.params.overlap_exposed, 0.0);
     cr_assert(!back.uncalibrated[COSTMODEL_TOPO_PS] && !back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
     char *bad = clirun_write_file(dir, "bad.json",
                                   "{\"format\": \"speedup-calibration\", \"version\": 1,\n"

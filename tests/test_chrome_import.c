@@ -101,11 +101,11 @@ Test(chrome_import, a_pytorch_ddp_traces_overlap_and_allreduce_spans_match_the_i
     const double shares[] = { 0, 0.101437, 0.170891, 0, 0.499603, 0.08114 }, spans[] = { 0.113446, 0.083375, 0.045025 };
     chrome_import_opts o = { .batch = 16, .model_bytes = 1819688 };
     trace *t = import(ddp_ranks, 2, &o);
-    double *ov;
+    traceinfo_overlap *ov;
     long n = traceinfo_overlaps(t, &ov);
     cr_assert_eq(n, 6);
     for (long i = 0; i < n; i++)
-        cr_assert_float_eq(ov[i], shares[i], 1e-5, "share %ld: %.6f", i, ov[i]);
+        cr_assert_float_eq(ov[i].share, shares[i], 1e-5, "share %ld: %.6f", i, ov[i].share);
     free(ov);
     traceinfo_sync *sy;
     long m = traceinfo_syncs(t, &sy), seen = 0;

@@ -496,6 +496,47 @@ Test(costmodel, overlap_hides_a_batch_all_reduce_behind_its_own_step) {
     cr_assert(strstr(err, "overlap must be in [0, 1]") != NULL, "%s", err);
 }
 
+Test(costmodel, an_overlapped_step_is_slowed_by_its_exchange_and_a_share_of_it_stays_exposed) {
+    /* As above: step alone 0.02 s (b = 10), S(4) = 0.021 s, D = 400: 10 steps. χ = 0.5:
+     * the step beside its all-reduce is 0.03 s. φ = 0.5 would hide 0.015 s of S, leaving
+     * 0.006 s; ε = 0.4 keeps 0.0084 s exposed whatever the window: X = 0.0084 s, and
+     * T = 10·(0.03 + 0.0084) = 0.384 s. ε = 0.2 (0.0042 s) is below what the window
+     * leaves: X = 0.006 s. */
+    costmodel_params p = seed_params(0.001, 1e-3, 1e-8, 1e6);
+    p.c0_s = 0.01;
+    p.overlap = 0.5;
+    p.overlap_slowdown = 0.5;
+    p.overlap_exposed = 0.4;
+    costmodel_config c = { .workers = 4, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+                           .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 400, .batch = 40, .epochs = 1 };
+    assert_rel(costmodel_step_time(&p, &c), 0.03, 1e-12);
+    assert_rel(costmodel_exposed_sync_time(&p, &c), 0.0084, 1e-12);
+    assert_rel(costmodel_breakdown_of(&p, &c).total_s, 0.384, 1e-12);
+    p.overlap_exposed = 0.2;
+    assert_rel(costmodel_exposed_sync_time(&p, &c), 0.006, 1e-12);
+    /* Nothing beside the step: one worker (0.01 + 0.001·40 = 0.05 s), a parameter server,
+     * local SGD, or no overlap at all (φ = 0: compute, then the whole S). */
+    costmodel_config one = c;
+    one.workers = 1;
+    assert_rel(costmodel_step_time(&p, &one), 0.05, 1e-12);
+    costmodel_config ps = c, epoch = c;
+    ps.topology = COSTMODEL_TOPO_PS;
+    epoch.sync = COSTMODEL_SYNC_EPOCH;
+    assert_rel(costmodel_step_time(&p, &ps), 0.02, 1e-12);
+    assert_rel(costmodel_step_time(&p, &epoch), 0.05, 1e-12); /* local SGD: b = B = 40 */
+    p.overlap = 0;
+    assert_rel(costmodel_step_time(&p, &c), 0.02, 1e-12);
+    assert_rel(costmodel_exposed_sync_time(&p, &c), 0.021, 1e-12);
+    char err[128];
+    p.overlap_exposed = 1.5;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "overlap_exposed must be in [0, 1]") != NULL, "%s", err);
+    p.overlap_exposed = 0;
+    p.overlap_slowdown = -0.1;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "overlap slowdown") != NULL, "%s", err);
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Async and hogwild: the throughput bound */
 

@@ -710,6 +710,18 @@ Test(sim, zero_replications_are_refused) {
     cr_assert(strstr(err, "replications") != NULL, "%s", err);
 }
 
+/* Batch sync through an all-reduce at K workers, simulated with zero variance: its
+ * makespan and comm are the closed form's (asserted); the result. */
+static job_result batch_all_reduce_as_closed_form(const costmodel_params *p, int k) {
+    costmodel_config c = test_config(k, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE);
+    job_spec spec = { .params = *p, .config = c };
+    job_result r = run_once(&spec, 1, NULL);
+    costmodel_breakdown b = costmodel_breakdown_of(p, &c);
+    cr_assert(close_rel(r.makespan_s, b.total_s, 1e-9), "K=%d: %.12g vs %.12g", k, r.makespan_s, b.total_s);
+    cr_assert(fabs(r.comm_s - b.comm_s) < 1e-12, "K=%d comm %.12g vs %.12g", k, r.comm_s, b.comm_s);
+    return r;
+}
+
 Test(sim, overlap_leaves_the_round_waiting_for_the_exposed_part_as_the_closed_form_says) {
     /* Zero variance: each worker's last step is the mean step, so the head start is
      * φ·step and the round waits max(0, S − φ·step), the closed form's X(K). By hand at
@@ -722,16 +734,27 @@ Test(sim, overlap_leaves_the_round_waiting_for_the_exposed_part_as_the_closed_fo
     for (int i = 0; i < 2; i++) {
         p.overlap = phi[i];
         for (int k = 1; k <= 5; k += 2) {
-            costmodel_config c = test_config(k, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE);
-            job_spec spec = { .params = p, .config = c };
-            job_result r = run_once(&spec, 1, NULL);
-            costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
-            cr_assert(close_rel(r.makespan_s, b.total_s, 1e-9), "K=%d: %.12g vs %.12g", k, r.makespan_s, b.total_s);
-            cr_assert(fabs(r.comm_s - b.comm_s) < 1e-12, "K=%d comm %.12g vs %.12g", k, r.comm_s, b.comm_s);
+            job_result r = batch_all_reduce_as_closed_form(&p, k);
             if (k == 5)
                 cr_assert(fabs(r.comm_s - comm5[i]) < 1e-12, "phi %g: comm %.12g", phi[i], r.comm_s);
         }
     }
+}
+
+Test(sim, an_overlapped_exchange_leaves_its_exposed_share_and_slows_the_step_as_the_closed_form_says) {
+    /* As above at K = 5 with φ = 0.6, which alone would hide all of S(5) = 0.0064 s: ε =
+     * 0.25 keeps 0.0016 s of every synchronisation exposed, comm 42·0.0016 = 0.0672 s; χ =
+     * 0.5 makes each step 0.045 s, compute 42·0.045 = 1.89 s. */
+    costmodel_params p = test_params();
+    p.overlap = 0.6;
+    p.overlap_exposed = 0.25;
+    p.overlap_slowdown = 0.5;
+    batch_all_reduce_as_closed_form(&p, 1);
+    batch_all_reduce_as_closed_form(&p, 3);
+    job_result r = batch_all_reduce_as_closed_form(&p, 5);
+    cr_assert(fabs(r.comm_s - 0.0672) < 1e-12, "comm %.12g", r.comm_s);
+    costmodel_config c5 = test_config(5, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert(fabs(costmodel_breakdown_of(&p, &c5).compute_s - 1.89) < 1e-9, "compute");
 }
 
 

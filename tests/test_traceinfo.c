@@ -169,11 +169,16 @@ Test(traceinfo, background_comm_is_beside_the_timeline_and_a_sync_is_its_union) 
     free(sy);
     /* Overlap: rank 0's all-reduce began at 0.6 of its 1 s step: 0.4; rank 1's at 0.7 of
      * 1.1 s: 0.4/1.1. The broadcast that began at 0.2 is no exchange of the step's
-     * gradients and does not count. */
-    double *ov;
+     * gradients and does not count. Exposed: what each rank still waited for in the
+     * foreground after its step, 0.3 s (1.0 to 1.3) and 0.2 s (1.1 to 1.3). */
+    traceinfo_overlap *ov;
     cr_assert_eq(traceinfo_overlaps(t, &ov), 2);
-    cr_assert_float_eq(ov[0], 0.4, 1e-12);
-    cr_assert_float_eq(ov[1], 0.4 / 1.1, 1e-12);
+    cr_assert_float_eq(ov[0].share, 0.4, 1e-12);
+    cr_assert_float_eq(ov[1].share, 0.4 / 1.1, 1e-12);
+    cr_assert_float_eq(ov[0].exposed_s, 0.3, 1e-12);
+    cr_assert_float_eq(ov[1].exposed_s, 0.2, 1e-12);
+    cr_assert_float_eq(ov[1].step_s, 1.1, 1e-12);
+    cr_assert_eq(ov[1].examples, 8);
     free(ov);
     trace_free(t);
 }
@@ -185,9 +190,10 @@ Test(traceinfo, an_all_reduce_that_starts_after_its_step_overlaps_nothing) {
         { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 3, .t1_s = 5, .examples = 8, .step = 1 },
     };
     trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 3);
-    double *ov;
+    traceinfo_overlap *ov;
     cr_assert_eq(traceinfo_overlaps(t, &ov), 1, "step 1 has no background comm: no measurement");
-    cr_assert_eq(ov[0], 0.0);
+    cr_assert_eq(ov[0].share, 0.0);
+    cr_assert_eq(ov[0].exposed_s, 0.0, "nothing in the foreground waited for it");
     free(ov);
     trace_free(t);
 }
