@@ -23,6 +23,7 @@ void grid_init(grid *g) {
     g->base = costmodel_config_seed_example();
     g->c0 = g->c1 = g->sigma = g->latency = g->bandwidth = g->model_bytes = NAN;
     g->w0 = g->w1 = g->cv = g->host_cores = g->update = g->run_cv = g->overlap = NAN;
+    g->overlap_slowdown = g->overlap_exposed = NAN;
     g->examples = g->batch = -1;
     g->epochs = -1;
     g->target_accuracy = NAN;
@@ -147,6 +148,8 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     case GRID_OPT_UPDATE: return args_seconds("--update", arg, &g->update);
     case GRID_OPT_RUN_CV: return args_double("--run-cv", arg, 0, 10, &g->run_cv);
     case GRID_OPT_OVERLAP: return args_double("--overlap", arg, 0, 1, &g->overlap);
+    case GRID_OPT_OVERLAP_SLOWDOWN: return args_double("--overlap-slowdown", arg, 0, 100, &g->overlap_slowdown);
+    case GRID_OPT_OVERLAP_EXPOSED: return args_double("--overlap-exposed", arg, 0, 1, &g->overlap_exposed);
     case GRID_OPT_TARGET_ACCURACY: return parse_target(g, arg);
     case GRID_OPT_CLUSTER:
         g->has_cluster = true;
@@ -261,6 +264,8 @@ static void apply_overrides(grid *g) {
     override(&p->run_cv, &se->run_cv, g->run_cv);
     override(&p->run_cv_oversub, &se->run_cv_oversub, g->run_cv); /* one spread stated for every run */
     override(&p->overlap, &se->overlap, g->overlap);
+    override(&p->overlap_slowdown, &se->overlap_slowdown, g->overlap_slowdown);
+    override(&p->overlap_exposed, &se->overlap_exposed, g->overlap_exposed);
     override(&p->link[COSTMODEL_TOPO_PS].alpha_s, &se->alpha_ps, g->latency);
     override(&p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, &se->alpha_allreduce, g->latency);
     double beta = isnan(g->bandwidth) ? NAN : 1.0 / g->bandwidth;

@@ -50,7 +50,8 @@ enum {
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_C0, GRID_OPT_C1, GRID_OPT_SIGMA,
     GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_MODEL_BYTES, GRID_OPT_STARTUP,
     GRID_OPT_CV, GRID_OPT_HOST_CORES, GRID_OPT_UPDATE, GRID_OPT_RUN_CV, GRID_OPT_CLUSTER,
-    GRID_OPT_SCALING, GRID_OPT_OVERLAP, GRID_OPT_TARGET_ACCURACY,
+    GRID_OPT_SCALING, GRID_OPT_OVERLAP, GRID_OPT_OVERLAP_SLOWDOWN, GRID_OPT_OVERLAP_EXPOSED,
+    GRID_OPT_TARGET_ACCURACY,
     GRID_OPT_LAST
 };
 
@@ -81,6 +82,8 @@ enum {
     { "cluster", required_argument, 0, GRID_OPT_CLUSTER },                           \
     { "scaling", required_argument, 0, GRID_OPT_SCALING },                           \
     { "overlap", required_argument, 0, GRID_OPT_OVERLAP },                           \
+    { "overlap-slowdown", required_argument, 0, GRID_OPT_OVERLAP_SLOWDOWN },         \
+    { "overlap-exposed", required_argument, 0, GRID_OPT_OVERLAP_EXPOSED },           \
     { "target-accuracy", required_argument, 0, GRID_OPT_TARGET_ACCURACY }
 
 /* For a command's --help. */
@@ -120,6 +123,9 @@ enum {
     "  --run-cv F           run-to-run spread of the host: log-sd of a run's speed factor\n" \
     "  --overlap F          share of a step its batch-sync all-reduce may run beside,\n"    \
     "                       0..1 (DDP's buckets during backward; 0: none)\n"                \
+    "  --overlap-slowdown F how much longer a step is with its all-reduce beside it\n"      \
+    "                       (1 + F times; 0: the exchange takes no core from it)\n"       \
+    "  --overlap-exposed F  share of the all-reduce exposed however long the step, 0..1\n"  \
     "  (a flag's value is taken as exact: its standard error from --calib is dropped)\n" \
     "Time to accuracy (needs --calib with an accuracy fit: speedup calibrate\n"            \
     "--accuracy-plan SECONDS, or --from-traces on runs that recorded accuracy):\n"          \
@@ -144,6 +150,7 @@ typedef struct {
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
     double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores, update, run_cv, overlap;
+    double overlap_slowdown, overlap_exposed;
     bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* the calibration measured no such synchronisation */
     long examples, batch;
     int epochs;

@@ -218,6 +218,22 @@ Test(cli_model, overlap_hides_the_all_reduce_behind_the_step_and_only_there) {
     clirun_assert_refused("model --overlap 1.5", 2, "--overlap");
 }
 
+Test(cli_model, the_overlap_s_slowdown_and_exposed_share_are_what_if_flags) {
+    /* As above: step 15.296 s, S(2) = 0.114557504 s, 940 exchanges. --overlap 1 would hide
+     * all of it; --overlap-exposed 0.25 keeps a quarter exposed: comm 940·0.028639376 s;
+     * --overlap-slowdown 0.5 makes each step 1.5·15.296 = 22.944 s: compute 940·22.944 s. */
+    int n;
+    prediction_row *rows = clirun_predictions("model --workers 2 --cores 1 --sync batch --topology allreduce "
+                                              "--overlap 1 --overlap-exposed 0.25 --overlap-slowdown 0.5 --cv 0 "
+                                              "--run-cv 0", &n);
+    cr_assert_eq(n, 1);
+    cr_assert_float_eq(rows[0].comm_s, 940 * 0.028639376, 1e-5);
+    cr_assert_float_eq(rows[0].compute_s, 940 * 22.944, 1e-3);
+    free(rows);
+    clirun_assert_refused("model --overlap-exposed 1.5", 2, "--overlap-exposed");
+    clirun_assert_refused("model --overlap-slowdown -1", 2, "--overlap-slowdown");
+}
+
 Test(cli_model, a_topology_the_calibration_never_measured_is_refused_unless_its_link_is_given) {
     char *dir = clirun_tmpdir();
     char *cal = clirun_write_file(dir, "cal.json",
