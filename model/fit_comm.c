@@ -138,6 +138,7 @@ done:
 typedef struct {
     traceinfo_overlap o;
     const costmodel_config *config;
+    int run;                         /* the trace's index: a run's steps are contiguous */
 } overlapped_step;
 
 static long overlapped_steps(fit_subset *s, overlapped_step **out) {
@@ -158,7 +159,7 @@ static long overlapped_steps(fit_subset *s, overlapped_step **out) {
         }
         *out = grown;
         for (long k = 0; k < m; k++)
-            (*out)[n++] = (overlapped_step){ .o = o[k], .config = &t->run.config };
+            (*out)[n++] = (overlapped_step){ .o = o[k], .config = &t->run.config, .run = i };
         free(o);
     }
     return n;
@@ -172,25 +173,40 @@ static void mean_se(const double *v, long n, double *mean, double *se) {
 
 /* χ: how much longer a step is with its exchange beside it than c0, c1 and σ say of it
  * alone — Σ min(step, 3·alone) / Σ alone − 1, the level matched to the mean step as c0
- * and c1 are (fit_compute); standard error that of the mean of the ratios. Held at 0
- * when c0 and c1 could only be fitted on these steps. ratio: n scratch values. */
+ * and c1 are (fit_compute). Its standard error: that of the mean of the step ratios, or,
+ * when larger, of the mean over the runs of each run's own χ — the runs' speed factors
+ * (run_cv) are in it, since the overlapped steps and c0, c1 come from different runs
+ * (0.24, 0.40 and 0.52 in three calibrations of experiments/pytorch-ddp, each ±0.01
+ * by its steps). Held at 0 when c0 and c1 could only be fitted on these steps. ratio: n
+ * scratch values. */
 static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, double *ratio) {
     enum { PREEMPTED = 3 };
     if (f->compute_with_overlapped || !(f->p.c1_s > 0)) {
         fit_note(f, "overlap_slowdown", "0: c0 and c1 could only be fitted on the overlapped steps themselves");
         return;
     }
-    double measured = 0, alone_sum = 0;
+    double measured = 0, alone_sum = 0, run_measured = 0, run_alone = 0, per_run[64]; /* more runs than a plan has */
+    int runs = 0;
     for (long i = 0; i < n; i++) {
         const costmodel_config *c = v[i].config;
         double amdahl = f->p.sigma + (1.0 - f->p.sigma) / c->cores;
         double alone = f->p.c0_s + f->p.c1_s * amdahl * (double)v[i].o.examples;
-        measured += fmin(v[i].o.step_s, PREEMPTED * alone);
+        double step = fmin(v[i].o.step_s, PREEMPTED * alone);
+        measured += step;
         alone_sum += alone;
+        run_measured += step;
+        run_alone += alone;
         ratio[i] = v[i].o.step_s / alone;
+        if ((i + 1 == n || v[i + 1].run != v[i].run) && runs < (int)(sizeof per_run / sizeof per_run[0])) {
+            per_run[runs++] = run_measured / run_alone;
+            run_measured = run_alone = 0;
+        }
     }
-    double mean;
+    double mean, se_runs = 0;
     mean_se(ratio, n, &mean, &f->se.overlap_slowdown);
+    if (runs >= 2)
+        mean_se(per_run, runs, &mean, &se_runs);
+    f->se.overlap_slowdown = fmax(f->se.overlap_slowdown, se_runs);
     f->p.overlap_slowdown = fmax(0.0, measured / alone_sum - 1.0);
     fit_add_reg(f, "overlap_slowdown", "mean ratio", n, (int)n - 1, 0.0);
     if (measured < alone_sum)
