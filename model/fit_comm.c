@@ -177,16 +177,16 @@ static void mean_se(const double *v, long n, double *mean, double *se) {
  * when larger, of the mean over the runs of each run's own χ — the runs' speed factors
  * (run_cv) are in it, since the overlapped steps and c0, c1 come from different runs
  * (0.24, 0.40 and 0.52 in three calibrations of experiments/pytorch-ddp, each ±0.01
- * by its steps). Held at 0 when c0 and c1 could only be fitted on these steps. ratio: n
- * scratch values. */
-static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, double *ratio) {
+ * by its steps). Held at 0 when c0 and c1 could only be fitted on these steps. ratio,
+ * per_run: n scratch values each. */
+static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, double *ratio, double *per_run) {
     enum { PREEMPTED = 3 };
     if (f->compute_with_overlapped || !(f->p.c1_s > 0)) {
         fit_note(f, "overlap_slowdown", "0: c0 and c1 could only be fitted on the overlapped steps themselves");
         return;
     }
-    double measured = 0, alone_sum = 0, run_measured = 0, run_alone = 0, per_run[64]; /* more runs than a plan has */
-    int runs = 0;
+    double measured = 0, alone_sum = 0, run_measured = 0, run_alone = 0;
+    long runs = 0;
     for (long i = 0; i < n; i++) {
         const costmodel_config *c = v[i].config;
         double amdahl = f->p.sigma + (1.0 - f->p.sigma) / c->cores;
@@ -197,7 +197,7 @@ static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, 
         run_measured += step;
         run_alone += alone;
         ratio[i] = v[i].o.step_s / alone;
-        if ((i + 1 == n || v[i + 1].run != v[i].run) && runs < (int)(sizeof per_run / sizeof per_run[0])) {
+        if (i + 1 == n || v[i + 1].run != v[i].run) {
             per_run[runs++] = run_measured / run_alone;
             run_measured = run_alone = 0;
         }
@@ -239,7 +239,7 @@ static void fit_overlap_exposed(fit_core *f, const overlapped_step *v, long n, d
 int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
     overlapped_step *v;
     long n = overlapped_steps(s, &v);
-    double *share = n > 0 ? malloc(sizeof *share * (size_t)n) : NULL;
+    double *share = n > 0 ? malloc(sizeof *share * (size_t)(2 * n)) : NULL; /* and per-run scratch */
     if (n < 0 || (n > 0 && !share)) {
         free(v);
         return errmsg_set(err, errlen, "out of memory");
@@ -256,7 +256,7 @@ int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
         share[i] = v[i].o.share;
     fit_median_se(share, n, &f->p.overlap, &f->se.overlap);
     fit_add_reg(f, "overlap", "median", n, (int)n - 1, 0.0);
-    fit_overlap_slowdown(f, v, n, share);
+    fit_overlap_slowdown(f, v, n, share, share + n);
     fit_overlap_exposed(f, v, n, share);
     free(share);
     free(v);
