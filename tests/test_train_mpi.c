@@ -612,6 +612,15 @@ Test(train_mpi, workers_k_with_a_dedicated_master_starts_k_plus_one_ranks) {
  * napping one spent 0.06 and 0.09–0.24 (its start-up, the test set, and as a server the
  * pushes it takes and applies). */
 static void master_gives_its_core_back(const char *sync, double most) {
+#if defined(__SANITIZE_ADDRESS__)
+    // The sanitizer build is -O0 and instruments our loops but not OpenBLAS: the master's
+    // own work (taking pushes, applying them, copying pulls) grows several times against
+    // a worker's convolutions, which is what the ratio compares. Measured there: 0.37 of a
+    // worker's CPU for a napping hogwild server (ctest -j2). The release build checks it.
+    (void)sync;
+    (void)most;
+    cr_skip_test("a CPU-share bound: meaningless when the sanitizers slow our loops and not OpenBLAS");
+#else
     char *dir = data_dir(), *out = NULL, *err = NULL, args[512];
     snprintf(args, sizeof args, "--net conv5x5x64,relu,conv5x5x64,relu,fc4 --threads 1 --quiet --epochs 6 --batch 16 "
              "--sync %s --topology ps --master dedicated", sync);
@@ -628,6 +637,7 @@ static void master_gives_its_core_back(const char *sync, double most) {
     free(out);
     free(err);
     free(dir);
+#endif
 }
 
 Test(train_mpi, a_dedicated_master_gives_its_core_back_while_the_workers_train) {
