@@ -258,18 +258,24 @@ static void print_efficiency(const efficiency_model *m, const char *note) {
     efficiency_noise_scale(m, &bn, &bse, &infinite);
     printf("accuracy against epochs (model/efficiency.h), %d runs, %ld points: %ld examples, batch %ld, %d-epoch "
            "schedule\n", m->runs, m->points, m->examples, m->batch, m->epochs);
-    printf("  acc(e) = plateau - (plateau - %.3g)/(1 + (e/(s*x0))^power),  s = (1 + w*(G/%ld - 1))*(1 + gamma*(1 - "
-           "1/K)*ln H)\n", m->chance, m->batch);
-    const char *names[EFFICIENCY_NP] = { "plateau", "log_x0", "power", "w", "gamma" };
+    printf("  %s; chance %.3g, batch %ld\n", efficiency_form(m->legacy_log_h), m->chance, m->batch);
     for (int j = 0; j < EFFICIENCY_NP; j++) {
-        printf("  %-16s %-12.6g +- %-10.3g", names[j], t[j], sqrt(fmax(m->cov[j][j], 0)));
+        if (j == EFFICIENCY_LOG_HC && m->legacy_log_h)
+            continue;
+        printf("  %-16s %-12.6g +- %-10.3g", efficiency_param_name(j), t[j], sqrt(fmax(m->cov[j][j], 0)));
         if (j == EFFICIENCY_LOG_X0)
             printf(" (x0 = %.3g epochs)", exp(t[j]));
+        if (j == EFFICIENCY_LOG_HC && m->fitted[j])
+            printf(" (H_c = %.3g steps: averaging every %.3g steps pays half of gamma)", exp(t[j]), exp(t[j]) + 1);
         if (j == EFFICIENCY_W && m->fitted[j])
             infinite ? printf(" (B_noise unbounded: a larger batch costs no epochs)")
                      : printf(" (B_noise = %.3g +- %.2g examples)", bn, bse);
-        if (m->at_bound[j])
+        if (m->at_bound[j] && j == EFFICIENCY_LOG_HC)
+            printf(" (held, H_c = %.3g steps: the runs do not place it inside [1, the longest period])", exp(t[j]));
+        else if (m->at_bound[j])
             printf(" (fitted below 0, held at the bound 0: a larger batch cost no epochs)");
+        else if (!m->fitted[j] && j == EFFICIENCY_LOG_HC)
+            printf(" (not fitted: the local-SGD runs had one averaging period; held at 0: drift saturated)");
         else if (!m->fitted[j])
             printf(" (not fitted: no run varied it; held at 0)");
         printf("\n");

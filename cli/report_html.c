@@ -336,16 +336,13 @@ static void write_accuracy(FILE *f, const report_html_input *in) {
               "below for why).</p>\n", f);
         return;
     }
-    fprintf(f, "<p>The fit (model/efficiency.h): acc(e) = plateau &minus; (plateau &minus; %.3g)/(1 + (e/(s&middot;x0))"
-               "<sup>power</sup>), s = (1 + w&middot;(G/%ld &minus; 1))&middot;(1 + gamma&middot;(1 &minus; 1/K)&middot;"
-               "ln H), G the global batch, H the local steps between averagings; %d runs, %ld points, %ld examples, "
-               "%d-epoch schedule. <code>speedup model --target-accuracy A</code> predicts from it.</p>\n",
-            m->chance, m->batch, m->runs, m->points, m->examples, m->epochs);
-    static const char *const names[EFFICIENCY_NP] = { "plateau", "log_x0", "power", "w", "gamma" };
+    fprintf(f, "<p>The fit (model/efficiency.h): <code>%s</code>, chance %.3g, batch %ld; %d runs, %ld points, %ld "
+               "examples, %d-epoch schedule. <code>speedup model --target-accuracy A</code> predicts from it.</p>\n",
+            efficiency_form(m->legacy_log_h), m->chance, m->batch, m->runs, m->points, m->examples, m->epochs);
     fputs("<table>\n<tr><th>parameter</th><th>value</th><th>standard error</th><th></th></tr>\n", f);
-    for (int j = 0; j < EFFICIENCY_NP; j++)
-        fprintf(f, "<tr><td>%s</td><td>%.4g</td><td>%.2g</td><td>%s</td></tr>\n", names[j], m->theta[j],
-                sqrt(fmax(m->cov[j][j], 0)), m->fitted[j] ? "" : "not fitted: held at 0");
+    for (int j = 0; j < (m->legacy_log_h ? EFFICIENCY_LOG_HC : EFFICIENCY_NP); j++)
+        fprintf(f, "<tr><td>%s</td><td>%.4g</td><td>%.2g</td><td>%s</td></tr>\n", efficiency_param_name(j),
+                m->theta[j], sqrt(fmax(m->cov[j][j], 0)), m->fitted[j] ? "" : "not fitted: held at 0");
     fprintf(f, "</table>\n<p>Residual sd %.2f%% (whole test set), %.2f%% (subset).</p>\n", 100 * m->sd_test,
             100 * m->sd_subset);
 }

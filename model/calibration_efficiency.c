@@ -6,24 +6,22 @@
 #include <math.h>
 #include <string.h>
 
-static const char *const FORM =
-    "acc(e) = plateau - (plateau - chance)/(1 + (e/(s*exp(log_x0)))^power); "
-    "s = (1 + w*(G/batch - 1))*(1 + gamma*(1 - 1/K)*ln(H)); G global batch, K workers, "
-    "H local steps between averagings (1 for batch sync)";
-
 /* Each parameter: its name, unit, and the range a file's value must be in. */
 typedef enum { RANGE_FINITE, RANGE_POSITIVE, RANGE_NONNEGATIVE, RANGE_PLATEAU } value_range;
 
 static const struct {
-    const char *name, *unit;
+    const char *unit;
     value_range range;
 } PARAMS[EFFICIENCY_NP] = {
-    [EFFICIENCY_PLATEAU] = { "plateau", "1", RANGE_PLATEAU },
-    [EFFICIENCY_LOG_X0] = { "log_x0", "ln(epochs)", RANGE_FINITE },
-    [EFFICIENCY_POWER] = { "power", "1", RANGE_POSITIVE },
-    [EFFICIENCY_W] = { "w", "1", RANGE_NONNEGATIVE },
-    [EFFICIENCY_GAMMA] = { "gamma", "1", RANGE_FINITE },
+    [EFFICIENCY_PLATEAU] = { "1", RANGE_PLATEAU },   [EFFICIENCY_LOG_X0] = { "ln(epochs)", RANGE_FINITE },
+    [EFFICIENCY_POWER] = { "1", RANGE_POSITIVE },    [EFFICIENCY_W] = { "1", RANGE_NONNEGATIVE },
+    [EFFICIENCY_GAMMA] = { "1", RANGE_FINITE },      [EFFICIENCY_LOG_HC] = { "ln(steps)", RANGE_FINITE },
 };
+
+/* The parameters a file holds: all of them, or (legacy_log_h) those before ln H_c. */
+static int params_in_file(const efficiency_model *m) {
+    return m->legacy_log_h ? EFFICIENCY_LOG_HC : EFFICIENCY_NP;
+}
 
 /* ---------------------------------------------------------------------------------- */
 /* Writing */
@@ -39,12 +37,12 @@ static int put(json_t *obj, const char *key, json_t *value) {
 
 static json_t *params_json(const efficiency_model *m) {
     json_t *params = json_object();
-    for (int j = 0; params && j < EFFICIENCY_NP; j++) {
+    for (int j = 0; params && j < params_in_file(m); j++) {
         json_t *entry = json_object();
         if (put(entry, "value", json_real(m->theta[j])) ||
             put(entry, "stderr", number_or_null(sqrt(fmax(m->cov[j][j], 0)))) ||
             put(entry, "unit", json_string(PARAMS[j].unit)) || put(entry, "fitted", json_boolean(m->fitted[j])) ||
-            (m->at_bound[j] && put(entry, "at_bound", json_true())) || put(params, PARAMS[j].name, entry)) {
+            (m->at_bound[j] && put(entry, "at_bound", json_true())) || put(params, efficiency_param_name(j), entry)) {
             json_decref(params);
             return NULL;
         }
@@ -54,9 +52,9 @@ static json_t *params_json(const efficiency_model *m) {
 
 static json_t *cov_json(const efficiency_model *m) {
     json_t *rows = json_array();
-    for (int a = 0; rows && a < EFFICIENCY_NP; a++) {
+    for (int a = 0; rows && a < params_in_file(m); a++) {
         json_t *row = json_array();
-        for (int b = 0; row && b < EFFICIENCY_NP; b++)
+        for (int b = 0; row && b < params_in_file(m); b++)
             if (json_array_append_new(row, json_real(m->cov[a][b]))) {
                 json_decref(row);
                 row = NULL;
@@ -74,7 +72,7 @@ json_t *calibration_efficiency_to_json(const efficiency_model *m) {
     bool infinite;
     efficiency_noise_scale(m, &bn, &bse, &infinite);
     json_t *o = json_object();
-    if (!o || put(o, "form", json_string(FORM)) ||
+    if (!o || put(o, "form", json_string(efficiency_form(m->legacy_log_h))) ||
         put(o, "workload", json_pack("{s:I, s:I, s:i, s:s}", "examples", (json_int_t)m->examples, "batch",
                                      (json_int_t)m->batch, "epochs", m->epochs, "schedule", "cosine")) ||
         put(o, "chance", json_real(m->chance)) || put(o, "params", params_json(m)) || put(o, "cov", cov_json(m)) ||
@@ -132,8 +130,10 @@ static int read_params(const char *path, json_t *o, efficiency_model *m, char *e
     json_t *params = json_object_get(o, "params");
     if (!json_is_object(params))
         return errmsg_set(err, errlen, "%s: efficiency.params: missing or not an object", path);
-    for (int j = 0; j < EFFICIENCY_NP; j++) {
-        const char *name = PARAMS[j].name;
+    /* Written before H_c: the ln H form, five parameters (efficiency.h). */
+    m->legacy_log_h = json_object_get(params, efficiency_param_name(EFFICIENCY_LOG_HC)) == NULL;
+    for (int j = 0; j < params_in_file(m); j++) {
+        const char *name = efficiency_param_name(j);
         json_t *entry = json_object_get(params, name), *v = json_object_get(entry, "value");
         if (!json_is_object(entry))
             return errmsg_set(err, errlen, "%s: efficiency.params.%s: missing or not an object {\"value\": ...}",
@@ -165,14 +165,14 @@ static int read_params(const char *path, json_t *o, efficiency_model *m, char *e
 
 static int read_cov(const char *path, json_t *o, efficiency_model *m, char *err, int errlen) {
     json_t *cov = json_object_get(o, "cov");
-    if (!json_is_array(cov) || json_array_size(cov) != EFFICIENCY_NP)
-        return errmsg_set(err, errlen, "%s: efficiency.cov: expected %d rows of %d numbers", path, EFFICIENCY_NP,
-                          EFFICIENCY_NP);
-    for (int a = 0; a < EFFICIENCY_NP; a++) {
+    const int np = params_in_file(m);
+    if (!json_is_array(cov) || json_array_size(cov) != (size_t)np)
+        return errmsg_set(err, errlen, "%s: efficiency.cov: expected %d rows of %d numbers", path, np, np);
+    for (int a = 0; a < np; a++) {
         json_t *row = json_array_get(cov, (size_t)a);
-        if (!json_is_array(row) || json_array_size(row) != EFFICIENCY_NP)
-            return errmsg_set(err, errlen, "%s: efficiency.cov[%d]: expected %d numbers", path, a, EFFICIENCY_NP);
-        for (int b = 0; b < EFFICIENCY_NP; b++) {
+        if (!json_is_array(row) || json_array_size(row) != (size_t)np)
+            return errmsg_set(err, errlen, "%s: efficiency.cov[%d]: expected %d numbers", path, a, np);
+        for (int b = 0; b < np; b++) {
             json_t *v = json_array_get(row, (size_t)b);
             if (!json_is_number(v) || !isfinite(json_number_value(v)))
                 return errmsg_set(err, errlen, "%s: efficiency.cov[%d][%d]: expected a finite number", path, a, b);
@@ -182,7 +182,7 @@ static int read_cov(const char *path, json_t *o, efficiency_model *m, char *err,
             return errmsg_set(err, errlen, "%s: efficiency.cov[%d][%d]: a variance, expected >= 0, got %g", path, a,
                               a, m->cov[a][a]);
     }
-    for (int a = 0; a < EFFICIENCY_NP; a++)
+    for (int a = 0; a < np; a++)
         for (int b = 0; b < a; b++)
             if (fabs(m->cov[a][b] - m->cov[b][a]) > 1e-9 * (fabs(m->cov[a][b]) + fabs(m->cov[b][a])) + 1e-300)
                 return errmsg_set(err, errlen, "%s: efficiency.cov[%d][%d]: expected the symmetric entry's %g, got %g",

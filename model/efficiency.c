@@ -45,15 +45,41 @@ double efficiency_averaging_period(const costmodel_config *c) {
     return s;
 }
 
+static const char *const PARAM_NAMES[EFFICIENCY_NP] = {
+    [EFFICIENCY_PLATEAU] = "plateau", [EFFICIENCY_LOG_X0] = "log_x0", [EFFICIENCY_POWER] = "power",
+    [EFFICIENCY_W] = "w",             [EFFICIENCY_GAMMA] = "gamma",   [EFFICIENCY_LOG_HC] = "log_h_c",
+};
+
+const char *efficiency_param_name(efficiency_param j) {
+    return j >= 0 && j < EFFICIENCY_NP ? PARAM_NAMES[j] : "?";
+}
+
+const char *efficiency_form(bool legacy) {
+    return legacy ? "acc(e) = plateau - (plateau - chance)/(1 + (e/(s*exp(log_x0)))^power); "
+                    "s = (1 + w*(G/batch - 1))*(1 + gamma*(1 - 1/K)*ln(H)); G global batch, K workers, "
+                    "H local steps between averagings (1 for batch sync)"
+                  : "acc(e) = plateau - (plateau - chance)/(1 + (e/(s*exp(log_x0)))^power); "
+                    "s = (1 + w*(G/batch - 1))*(1 + gamma*(1 - 1/K)*(H - 1)/(H - 1 + exp(log_h_c))); G global "
+                    "batch, K workers, H local steps between averagings (1 for batch sync)";
+}
+
+/* D(H), the models' drift after H local steps (see the header). */
+static double drift_of(const double *theta, bool legacy_log_h, double h) {
+    if (legacy_log_h)
+        return log(h);
+    return (h - 1) / (h - 1 + exp(theta[EFFICIENCY_LOG_HC]));
+}
+
 /* s(c) of θ against the reference batch b_ref. */
-static double slowdown_of(const double *theta, double b_ref, const costmodel_config *c) {
+static double slowdown_of(const double *theta, bool legacy_log_h, double b_ref, const costmodel_config *c) {
     const double g = efficiency_global_batch(c), h = efficiency_averaging_period(c);
     const double k = c->workers > 1 ? c->workers : 1;
-    return (1 + theta[EFFICIENCY_W] * (g / b_ref - 1)) * (1 + theta[EFFICIENCY_GAMMA] * (1 - 1 / k) * log(h));
+    return (1 + theta[EFFICIENCY_W] * (g / b_ref - 1)) *
+           (1 + theta[EFFICIENCY_GAMMA] * (1 - 1 / k) * drift_of(theta, legacy_log_h, h));
 }
 
 double efficiency_slowdown(const efficiency_model *m, const costmodel_config *c) {
-    return slowdown_of(m->theta, (double)m->batch, c);
+    return slowdown_of(m->theta, m->legacy_log_h, (double)m->batch, c);
 }
 
 static double curve(double chance, const double *theta, double x) {
@@ -93,6 +119,7 @@ typedef struct {
     double theta[EFFICIENCY_NP];     /* the held parameters' values; the free ones overwritten */
     int free_idx[EFFICIENCY_NP], n_free;
     double wt_test, wt_subset;       /* 1/σ of each group */
+    double h_max;                    /* the longest averaging period of a local-SGD run (K > 1) */
 } fit_problem;
 
 static void unpack(const fit_problem *pb, const gsl_vector *x, double *theta) {
@@ -108,7 +135,7 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f) {
     size_t i = 0;
     for (int r = 0; r < pb->n_runs; r++) {
         const efficiency_run *run = &pb->runs[r];
-        double s = slowdown_of(theta, pb->b_ref, &run->config);
+        double s = slowdown_of(theta, false, pb->b_ref, &run->config);
         if (!(s > 1e-6))
             s = 1e-6; /* a flat region the trust region steps back from */
         for (long p = 0; p < run->n; p++) {
@@ -172,15 +199,21 @@ static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, 
     return 0;
 }
 
-/* Which of w, γ the runs can tell (see the header), and the starting point. */
+/* Which of w, γ, ln H_c the runs can tell (see the header), and the starting point. */
 static void fit_start(fit_problem *pb) {
-    bool vary_g = false, vary_h = false;
-    double top = 0, x_half = INFINITY, x_min = INFINITY;
+    bool vary_g = false, vary_h = false, two_h = false;
+    double top = 0, x_half = INFINITY, x_min = INFINITY, h_first = 0, h_lo = INFINITY, h_hi = 0;
     for (int r = 0; r < pb->n_runs; r++) {
         const efficiency_run *run = &pb->runs[r];
         const double g = efficiency_global_batch(&run->config), h = efficiency_averaging_period(&run->config);
         vary_g |= fabs(g / pb->b_ref - 1) > 1e-12;
-        vary_h |= run->config.workers > 1 && h > 1;
+        if (run->config.workers > 1 && h > 1) {
+            two_h |= vary_h && h != h_first;
+            h_first = vary_h ? h_first : h;
+            vary_h = true;
+            h_lo = fmin(h_lo, h);
+            h_hi = fmax(h_hi, h);
+        }
         for (long p = 0; p < run->n; p++)
             top = run->accuracy[p] > top ? run->accuracy[p] : top;
     }
@@ -202,10 +235,13 @@ static void fit_start(fit_problem *pb) {
     pb->theta[EFFICIENCY_LOG_X0] = log(x_half);
     pb->theta[EFFICIENCY_POWER] = 1;
     pb->theta[EFFICIENCY_W] = vary_g ? 0.5 : 0;
-    pb->theta[EFFICIENCY_GAMMA] = 0;
+    pb->theta[EFFICIENCY_GAMMA] = vary_h ? 0.1 : 0; /* off 0, where ln H_c has no slope */
+    /* Half-way between the periods measured, on the log scale: the drift's knee among them. */
+    pb->theta[EFFICIENCY_LOG_HC] = two_h ? 0.5 * (log(h_lo - 1 > 0.5 ? h_lo - 1 : 0.5) + log(h_hi - 1)) : 0;
+    pb->h_max = h_hi;
     pb->n_free = 0;
     for (int j = 0; j < EFFICIENCY_NP; j++)
-        if ((j != EFFICIENCY_W || vary_g) && (j != EFFICIENCY_GAMMA || vary_h))
+        if ((j != EFFICIENCY_W || vary_g) && (j != EFFICIENCY_GAMMA || vary_h) && (j != EFFICIENCY_LOG_HC || two_h))
             pb->free_idx[pb->n_free++] = j;
 }
 
@@ -295,6 +331,115 @@ static int fit_run_passes(fit_problem *pb, efficiency_model *out, char *why, int
     return 0;
 }
 
+/* Is θ_j free in pb? */
+static bool is_free(const fit_problem *pb, int j) {
+    for (int k = 0; k < pb->n_free; k++)
+        if (pb->free_idx[k] == j)
+            return true;
+    return false;
+}
+
+enum { PROFILE_POINTS = 15 };
+
+/* The start for ln H_c, free in pb: the best of PROFILE_POINTS values spread evenly over
+ * [0, ln H_max], each with the other free parameters fitted (one unweighted pass) while
+ * it is held. Why: from any one start, trust-region steps in ln H_c and γ together either
+ * ran off past ln H_c = 0 (a fit of full Fashion-MNIST: residual sd 0.84 points, where
+ * ln H_c = 4.5 gives 0.54) or did not settle in 500 iterations; the profile finds the
+ * basin, the free fit then settles in it. pb->theta is left at the best point's fit
+ * (unchanged if none of them fitted). 0, or -1 out of memory. */
+static int profile_log_hc(fit_problem *pb) {
+    fit_problem q = *pb;
+    q.n_free = 0;
+    for (int k = 0; k < pb->n_free; k++)
+        if (pb->free_idx[k] != EFFICIENCY_LOG_HC)
+            q.free_idx[q.n_free++] = pb->free_idx[k];
+    q.wt_test = q.wt_subset = 1;
+    gsl_matrix *cov = gsl_matrix_alloc((size_t)q.n_free, (size_t)q.n_free);
+    double *res = malloc(sizeof *res * (size_t)pb->n_points), best = INFINITY, best_theta[EFFICIENCY_NP];
+    if (!cov || !res) {
+        gsl_matrix_free(cov);
+        free(res);
+        return -1;
+    }
+    for (int i = 0; i < PROFILE_POINTS; i++) {
+        memcpy(q.theta, pb->theta, sizeof q.theta);
+        q.theta[EFFICIENCY_LOG_HC] = log(pb->h_max) * i / (PROFILE_POINTS - 1);
+        if (fit_pass(&q, cov, res) != GSL_SUCCESS)
+            continue;
+        double ss = 0;
+        for (long j = 0; j < pb->n_points; j++)
+            ss += res[j] * res[j];
+        if (ss < best) {
+            best = ss;
+            memcpy(best_theta, q.theta, sizeof best_theta);
+        }
+    }
+    if (isfinite(best))
+        memcpy(pb->theta, best_theta, sizeof best_theta);
+    gsl_matrix_free(cov);
+    free(res);
+    return 0;
+}
+
+/* The start and the free parameters: fit_start's, less those out->at_bound holds (at
+ * held[]), and ln H_c's start from its profile when it is free. 0, or -1 with why. */
+static int fit_setup(fit_problem *pb, const efficiency_model *out, const double *held, char *why, int whylen) {
+    fit_start(pb);
+    int k = 0;
+    for (int j = 0; j < pb->n_free; j++)
+        if (!out->at_bound[pb->free_idx[j]])
+            pb->free_idx[k++] = pb->free_idx[j];
+    pb->n_free = k;
+    for (int j = 0; j < EFFICIENCY_NP; j++)
+        if (out->at_bound[j])
+            pb->theta[j] = held[j];
+    if (pb->n_points < pb->n_free + 2)
+        return errmsg_set(why, whylen, "%ld accuracy points for %d parameters: need %d or more", pb->n_points,
+                          pb->n_free, pb->n_free + 2);
+    if (is_free(pb, EFFICIENCY_LOG_HC) && profile_log_hc(pb))
+        return errmsg_set(why, whylen, "out of memory");
+    return 0;
+}
+
+/* Fits, then holds a parameter past its bound there and refits the rest, until none is:
+ *  - w < 0, a larger batch that needs fewer epochs at the same rate: not the form's (nor
+ *    McCandlish's: E >= E_min): held at 0;
+ *  - H_c outside [1, H_max], the longest period measured: below 1 every period is as
+ *    drifted as the longest, above H_max none is drifted yet, and the runs cannot tell
+ *    where in that direction it lies (γ follows it off to ±∞): held at the bound it
+ *    crossed; and where the free fit does not settle, held at its profile's best.
+ * Each is held once at most. 0, or -1 with why. */
+static int fit_with_bounds(fit_problem *pb, efficiency_model *out, char *why, int whylen) {
+    double held[EFFICIENCY_NP] = { 0 };
+    for (;;) {
+        if (fit_setup(pb, out, held, why, whylen))
+            return -1;
+        const bool free_hc = is_free(pb, EFFICIENCY_LOG_HC);
+        const double hc_start = pb->theta[EFFICIENCY_LOG_HC], hc_hi = log(pb->h_max);
+        if (fit_run_passes(pb, out, why, whylen)) {
+            if (!free_hc)
+                return -1;
+            held[EFFICIENCY_LOG_HC] = hc_start;
+            out->at_bound[EFFICIENCY_LOG_HC] = true;
+            why[0] = '\0'; /* not a failure: the refit below says how it went */
+            continue;
+        }
+        const double *t = out->theta;
+        bool again = false;
+        if (!out->at_bound[EFFICIENCY_W] && t[EFFICIENCY_W] < 0) {
+            held[EFFICIENCY_W] = 0;
+            again = out->at_bound[EFFICIENCY_W] = true;
+        }
+        if (free_hc && (t[EFFICIENCY_LOG_HC] < 0 || t[EFFICIENCY_LOG_HC] > hc_hi)) {
+            held[EFFICIENCY_LOG_HC] = t[EFFICIENCY_LOG_HC] < 0 ? 0 : hc_hi;
+            again = out->at_bound[EFFICIENCY_LOG_HC] = true;
+        }
+        if (!again)
+            return 0;
+    }
+}
+
 int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, efficiency_model *out, char *why,
                    int whylen) {
     memset(out, 0, sizeof *out);
@@ -302,28 +447,8 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
     fit_problem pb = { .runs = runs, .n_runs = n_runs, .chance = chance };
     if (!(chance >= 0 && chance < 1))
         return errmsg_set(why, whylen, "chance accuracy %g: expected a number in [0, 1)", chance);
-    if (fit_prepare(runs, n_runs, &pb, why, whylen))
+    if (fit_prepare(runs, n_runs, &pb, why, whylen) || fit_with_bounds(&pb, out, why, whylen))
         return -1;
-    fit_start(&pb);
-    if (pb.n_points < pb.n_free + 2)
-        return errmsg_set(why, whylen, "%ld accuracy points for %d parameters: need %d or more", pb.n_points,
-                          pb.n_free, pb.n_free + 2);
-    if (fit_run_passes(&pb, out, why, whylen))
-        return -1;
-    if (out->theta[EFFICIENCY_W] < 0) {
-        /* A larger batch that needs fewer epochs at the same rate: not the form's (nor
-         * McCandlish's: E >= E_min), so w stays at its bound and the rest is refitted. */
-        fit_start(&pb);
-        int k = 0;
-        for (int j = 0; j < pb.n_free; j++)
-            if (pb.free_idx[j] != EFFICIENCY_W)
-                pb.free_idx[k++] = pb.free_idx[j];
-        pb.n_free = k;
-        pb.theta[EFFICIENCY_W] = 0;
-        out->at_bound[EFFICIENCY_W] = true;
-        if (fit_run_passes(&pb, out, why, whylen))
-            return -1;
-    }
     const double a = out->theta[EFFICIENCY_PLATEAU];
     if (!(a > chance && a <= 1) || !(out->theta[EFFICIENCY_POWER] > 0) || out->theta[EFFICIENCY_W] < 0)
         return errmsg_set(why, whylen, "the accuracy curve's fit ended outside its range (plateau %g, power %g, w "
@@ -439,7 +564,7 @@ static int predict_draws(const efficiency_model *m, const costmodel_config *c, d
         draw_theta(m, L, idx, p, rng, theta);
         const double eps = gsl_ran_gaussian_ziggurat(rng, m->sd_test);
         const double zt = gsl_ran_gaussian_ziggurat(rng, 1.0);
-        const double s = slowdown_of(theta, (double)m->batch, c);
+        const double s = slowdown_of(theta, m->legacy_log_h, (double)m->batch, c);
         double e = s > 0 ? s * curve_inverse(m->chance, theta, target - eps) : INFINITY;
         if (!(e <= m->epochs))
             e = INFINITY;

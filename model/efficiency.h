@@ -9,7 +9,8 @@
  *
  *   acc_c(e) = f(e / s(c))
  *   f(x)     = a − (a − c0) / (1 + (x/x0)^α)       c0 = 1/classes (chance), a the plateau
- *   s(c)     = (1 + w·(G/B_ref − 1)) · (1 + γ·(1 − 1/K)·ln H)
+ *   s(c)     = (1 + w·(G/B_ref − 1)) · (1 + γ·(1 − 1/K)·D(H))
+ *   D(H)     = (H − 1) / (H − 1 + H_c)             the drift: 0 at H = 1, half at H_c + 1, → 1
  *
  *   G       the global batch: the examples of one averaged update. Batch sync: B (the
  *           batch split over the K workers: the trajectory of one worker), K·B with
@@ -43,18 +44,26 @@
  *  - Local SGD: averaging K models after one local step each is one step of their mean
  *    gradient — a global batch of K·B (to first order in the rate, as long as the models
  *    stay close); after H steps they drift apart and the average makes less progress
- *    than H large steps would (Stich 2019, "Local SGD converges fast and communicates
- *    little": the drift term grows with H; Lin et al. 2020, "Don't use large mini-batches,
- *    use local SGD": accuracy falls as H grows at fixed K). The penalty is 0 at K = 1 or
- *    H = 1, grows with the share 1 − 1/K of the average that comes from other workers and
- *    with ln H (H ranges from 8 to ~10³ steps: the drift saturates as models settle, so
- *    the penalty of one averaging per epoch is not 100× that of every:8's). Shaped on
- *    small runs (K = 1..4 × every:8 / epoch / --batch-per-worker, accuracy per epoch),
- *    each configuration left out in turn and predicted from the others (rms error of its
- *    accuracy points): on 12000 examples × 4 epochs (epoch sync's H = 94..188) ln H 1.14
- *    points, √(H − 1) 1.18, H − 1 1.44; on 6000 × 10 (H = 47..94) ln H 0.93, √(H − 1) and
- *    H − 1 0.84. The longer the epoch, the better the saturating ln H: full
- *    Fashion-MNIST's epoch sync has H = 469..938.
+ *    than H large steps would. The loss at the average exceeds the average loss by about
+ *    the curvature times the models' spread around their mean, E‖θ_k − θ̄‖² = (1 − 1/K)·v:
+ *    hence the share 1 − 1/K (0 at K = 1). v, one model's drift over H local steps, grows
+ *    linearly in H − 1 while the rate times the curvature times H is small (Wang & Joshi
+ *    2021, "Cooperative SGD": the extra error of periodic averaging is ∝ η²L²σ²(H − 1);
+ *    Stich 2019, "Local SGD converges fast and communicates little") and saturates once
+ *    each model has settled near a minimum of its own (Lin et al. 2020, "Don't use large
+ *    mini-batches, use local SGD": small H costs nothing, even helps; Ortiz et al. 2021,
+ *    "Trade-offs of local SGD at scale": large H costs): D(H) = (H − 1)/(H − 1 + H_c),
+ *    linear for H ≪ H_c, 1 for H ≫ H_c, H_c ~ 1/(ηL) steps fitted (as ln H_c). γ is the
+ *    penalty of fully drifted models at K → ∞. Why not ln H, this form's predecessor: it
+ *    has slope 1 at H = 1 whatever its scale, so every:8 (ln 8 = 2.1) paid a third of
+ *    epoch sync's penalty (ln 469..938 = 6.2..6.8), where full Fashion-MNIST measured
+ *    none for every:8 (stretch 0.86, 0.80, 1.025 at K = 2, 3, 4; batch sync, one
+ *    algorithm, 0.84..1.065) and 1.20..1.58 for epoch sync (experiments/time-to-accuracy).
+ *    A calibration.json written before H_c existed (no "log_h_c") is read with ln H in
+ *    D's place (efficiency_model.legacy_log_h), so that its predictions do not change.
+ *    The parameter is fitted only when the local-SGD runs (K > 1) have two or more
+ *    distinct H; with one H, H_c and γ cannot be told apart: ln H_c is held at 0 (D = 1 −
+ *    1/H: the penalty taken as saturated at every period) and marked not fitted.
  *  - A stretch in e keeps the curve's shape: the plateau is the same for every
  *    configuration, and within the schedule's E epochs a slowed one reaches f(E/s) only.
  *    The learning rate follows a cosine over --epochs (after a warm-up), so the curve is
@@ -72,9 +81,14 @@
  * by 1/σ² of its group (points on the whole test set; points on --eval-every's fixed
  * subset, noisier), σ of a group = its residuals' rms. Covariance (JᵀJ)⁻¹·χ²/dof. w is
  * fitted only when some run's G differs from B_ref, γ only when some run has K > 1 and
- * H > 1; else each is held at 0 (fitted[] false) and a prediction that needs it is
- * refused. A w fitted below 0 (a larger batch needing fewer epochs) is held at its bound
- * 0 and the rest refitted (at_bound[w]: predictions for any batch then use w = 0). Points
+ * H > 1, ln H_c only when two or more such H differ; else each is held at 0 (fitted[]
+ * false) and a prediction that needs w or γ is refused. A w fitted below 0 (a larger
+ * batch needing fewer epochs) is held at its bound 0 and the rest refitted (at_bound[w]:
+ * predictions for any batch then use w = 0). ln H_c starts from the best of a profile
+ * over [0, ln H_max] (H_max the longest period measured; from one start the free fit ran
+ * off or did not settle on full Fashion-MNIST); one fitted outside that range is held at
+ * the bound it crossed, and one whose free fit does not settle at its profile's best
+ * (at_bound[ln H_c] either way: the runs do not place H_c). Points
  * of one run are correlated over time (a run ahead stays ahead), so the standard errors
  * are those of independent points: somewhat optimistic.
  *
@@ -105,9 +119,16 @@ typedef enum {
     EFFICIENCY_LOG_X0,       /* ln x0: x0 the epochs at which f is half-way from c0 to a */
     EFFICIENCY_POWER,        /* α > 0: the power law's exponent */
     EFFICIENCY_W,            /* w ≥ 0: the global batch's share of the slowdown */
-    EFFICIENCY_GAMMA,        /* γ: local SGD's penalty per unit of (1 − 1/K)·ln H */
+    EFFICIENCY_GAMMA,        /* γ: local SGD's penalty per unit of (1 − 1/K)·D(H) */
+    EFFICIENCY_LOG_HC,       /* ln H_c: H_c + 1 the averaging period paying half of γ */
     EFFICIENCY_NP
 } efficiency_param;
+
+/* θ_j's name in calibration.json, `speedup calibrate`'s output and the report. */
+const char *efficiency_param_name(efficiency_param j);
+/* The form in one line of ASCII (calibration.json's "form"; the outputs print it); legacy:
+ * the ln H form of files from before H_c. */
+const char *efficiency_form(bool legacy);
 
 /* The fitted model, as calibration.json stores it. */
 typedef struct {
@@ -119,7 +140,8 @@ typedef struct {
     double theta[EFFICIENCY_NP];
     double cov[EFFICIENCY_NP][EFFICIENCY_NP];  /* of θ; rows and columns of unfitted ones 0 */
     bool fitted[EFFICIENCY_NP];        /* w, γ: false when the runs did not vary them */
-    bool at_bound[EFFICIENCY_NP];      /* w: fitted below 0 and held there (fitted false) */
+    bool at_bound[EFFICIENCY_NP];      /* w, ln H_c: fitted past a bound and held (fitted false) */
+    bool legacy_log_h;                 /* a file from before H_c: D(H) = ln H, H_c unused */
     double sd_test, sd_subset;         /* residual σ: whole-test-set points, subset points */
     long points;                       /* accuracy points fitted */
     int runs, dof;

@@ -338,7 +338,7 @@ Test(calibration, negative_memory_term_is_named) {
 /* A fitted efficiency model with every field distinct, so that a swapped one shows. */
 static efficiency_model example_efficiency(void) {
     efficiency_model m = { .known = true, .examples = 60000, .batch = 32, .epochs = 10, .chance = 0.1,
-                           .theta = { 0.923, -1.25, 0.81, 0.37, 0.052 }, .sd_test = 0.0031, .sd_subset = 0.0094,
+                           .theta = { 0.923, -1.25, 0.81, 0.37, 0.052, 4.7 }, .sd_test = 0.0031, .sd_subset = 0.0094,
                            .points = 123, .runs = 5, .dof = 118 };
     for (int a = 0; a < EFFICIENCY_NP; a++) {
         m.fitted[a] = a != EFFICIENCY_GAMMA;
@@ -426,4 +426,40 @@ Test(calibration, bad_efficiency_values_are_refused_naming_the_field) {
         " \"efficiency\": {\"chance\": 0.1, \"noise\": {\"sd_test\": 0, \"sd_subset\": 0}}}\n";
     cr_assert_eq(read_text(no_workload, &cal, err, sizeof err), -1);
     cr_assert(strstr(err, "efficiency.workload: missing or not an object") != NULL, "%s", err);
+}
+
+/* A file from before H_c (five parameters, 5 × 5 cov) is the ln H form; one with log_h_c
+ * is the drift form and needs its 6 × 6 cov; a legacy model is written back as one. */
+Test(calibration, efficiency_without_log_h_c_is_read_as_the_ln_h_form) {
+    static const char *five = "\"plateau\": {\"value\": 0.92}, \"log_x0\": {\"value\": -0.7}, "
+                              "\"power\": {\"value\": 1.2}, \"w\": {\"value\": 0.3}, \"gamma\": {\"value\": 0.05}";
+    char six[600];
+    snprintf(six, sizeof six, "%s, \"log_h_c\": {\"value\": 4.5}", five);
+    static const char *cov6 = "  \"cov\": [[1e-4,0,0,0,0,0],[0,1e-4,0,0,0,0],[0,0,1e-4,0,0,0],[0,0,0,1e-4,0,0],"
+                              "[0,0,0,0,1e-4,0],[0,0,0,0,0,1e-2]]";
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(efficiency_file(five, EFFICIENCY_COV), &cal, err, sizeof err), 0, "%s", err);
+    cr_assert(cal.efficiency.legacy_log_h);
+    cr_assert(!cal.efficiency.fitted[EFFICIENCY_LOG_HC]);
+    cr_assert_eq(read_text(efficiency_file(six, cov6), &cal, err, sizeof err), 0, "%s", err);
+    cr_assert(!cal.efficiency.legacy_log_h);
+    cr_assert_eq(cal.efficiency.theta[EFFICIENCY_LOG_HC], 4.5);
+    cr_assert_eq(cal.efficiency.cov[EFFICIENCY_LOG_HC][EFFICIENCY_LOG_HC], 1e-2);
+    cr_assert_eq(read_text(efficiency_file(six, EFFICIENCY_COV), &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "efficiency.cov: expected 6 rows of 6 numbers") != NULL, "%s", err);
+    /* written back: still five parameters, still the ln H form */
+    calibration legacy = example_calibration(), back;
+    legacy.efficiency = example_efficiency();
+    legacy.efficiency.legacy_log_h = true;
+    char *dir = clirun_tmpdir(), path[512];
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    cr_assert_eq(calibration_write(path, &legacy, NULL, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(calibration_read(path, &back, err, sizeof err), 0, "%s", err);
+    cr_assert(back.efficiency.legacy_log_h);
+    for (int i = 0; i < EFFICIENCY_LOG_HC; i++)
+        cr_assert_eq(back.efficiency.theta[i], legacy.efficiency.theta[i], "theta[%d]", i);
+    remove(path);
+    remove(dir);
+    free(dir);
 }

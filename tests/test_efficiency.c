@@ -10,8 +10,9 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The truth of the synthetic runs: plateau, x0, power, w, gamma; chance 0.1. */
-static const double A_TRUE = 0.92, X0_TRUE = 0.5, ALPHA_TRUE = 1.2, W_TRUE = 0.3, GAMMA_TRUE = 0.05, CHANCE = 0.1;
+/* The truth of the synthetic runs: plateau, x0, power, w, gamma, H_c; chance 0.1. */
+static const double A_TRUE = 0.92, X0_TRUE = 0.5, ALPHA_TRUE = 1.2, W_TRUE = 0.3, GAMMA_TRUE = 0.4, HC_TRUE = 30,
+                    CHANCE = 0.1;
 enum { D = 6000, B = 32, E = 10, MAX_POINTS = 64, N_RUNS = 6 };
 
 static costmodel_config cfg(int k, costmodel_sync sync, int every, bool per_worker) {
@@ -21,25 +22,25 @@ static costmodel_config cfg(int k, costmodel_sync sync, int every, bool per_work
 }
 
 /* The runs, each with its slowdown worked out by hand from the form (D = 6000, B = 32):
- *   s = (1 + w·(G/32 − 1))·(1 + γ·(1 − 1/K)·ln H)
+ *   s = (1 + w·(G/32 − 1))·(1 + γ·(1 − 1/K)·(H − 1)/(H − 1 + H_c))
  *   1 worker:           G 32,  H 1                    s = 1
- *   2 every:8:          G 64,  H 8                    (1 + w)(1 + γ·ln 8 / 2)
- *   4 every:8:          G 128, H 8                    (1 + 3w)(1 + γ·0.75·ln 8)
- *   2 epoch:            G 64,  H ⌈6000/64⌉ = 94       (1 + w)(1 + γ·ln 94 / 2)
- *   4 epoch:            G 128, H ⌈6000/128⌉ = 47      (1 + 3w)(1 + γ·0.75·ln 47)
+ *   2 every:8:          G 64,  H 8                    (1 + w)(1 + γ·0.5·7/(7 + H_c))
+ *   4 every:8:          G 128, H 8                    (1 + 3w)(1 + γ·0.75·7/(7 + H_c))
+ *   2 epoch:            G 64,  H ⌈6000/64⌉ = 94       (1 + w)(1 + γ·0.5·93/(93 + H_c))
+ *   4 epoch:            G 128, H ⌈6000/128⌉ = 47      (1 + 3w)(1 + γ·0.75·46/(46 + H_c))
  *   2 batch per worker: G 64,  H 1                    1 + w */
 typedef struct {
     costmodel_config c;
     double s;
 } synth_run;
 
-static void synth_runs(synth_run r[N_RUNS]) {
-    const double w = W_TRUE, g = GAMMA_TRUE;
+static void synth_runs(synth_run r[N_RUNS], double g) {
+    const double w = W_TRUE, hc = HC_TRUE;
     r[0] = (synth_run){ cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1 };
-    r[1] = (synth_run){ cfg(2, COSTMODEL_SYNC_EVERY, 8, false), (1 + w) * (1 + g * 0.5 * log(8)) };
-    r[2] = (synth_run){ cfg(4, COSTMODEL_SYNC_EVERY, 8, false), (1 + 3 * w) * (1 + g * 0.75 * log(8)) };
-    r[3] = (synth_run){ cfg(2, COSTMODEL_SYNC_EPOCH, 1, false), (1 + w) * (1 + g * 0.5 * log(94)) };
-    r[4] = (synth_run){ cfg(4, COSTMODEL_SYNC_EPOCH, 1, false), (1 + 3 * w) * (1 + g * 0.75 * log(47)) };
+    r[1] = (synth_run){ cfg(2, COSTMODEL_SYNC_EVERY, 8, false), (1 + w) * (1 + g * 0.5 * 7 / (7 + hc)) };
+    r[2] = (synth_run){ cfg(4, COSTMODEL_SYNC_EVERY, 8, false), (1 + 3 * w) * (1 + g * 0.75 * 7 / (7 + hc)) };
+    r[3] = (synth_run){ cfg(2, COSTMODEL_SYNC_EPOCH, 1, false), (1 + w) * (1 + g * 0.5 * 93 / (93 + hc)) };
+    r[4] = (synth_run){ cfg(4, COSTMODEL_SYNC_EPOCH, 1, false), (1 + 3 * w) * (1 + g * 0.75 * 46 / (46 + hc)) };
     r[5] = (synth_run){ cfg(2, COSTMODEL_SYNC_BATCH, 1, true), 1 + w };
 }
 
@@ -55,10 +56,10 @@ typedef struct {
 } synth_data;
 
 /* Every run measured at every quarter epoch on the whole test set (σ = 0.004) and, from
- * 0.05 to 1 epoch, every 0.05 on a subset (σ = 0.012). */
-static void synth_fill(synth_data *d, unsigned long seed, int n_runs) {
+ * 0.05 to 1 epoch, every 0.05 on a subset (σ = 0.012); local SGD's penalty γ = gamma. */
+static void synth_fill_gamma(synth_data *d, unsigned long seed, int n_runs, double gamma) {
     synth_run r[N_RUNS];
-    synth_runs(r);
+    synth_runs(r, gamma);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, seed);
     for (int i = 0; i < n_runs; i++) {
@@ -78,6 +79,10 @@ static void synth_fill(synth_data *d, unsigned long seed, int n_runs) {
     gsl_rng_free(rng);
 }
 
+static void synth_fill(synth_data *d, unsigned long seed, int n_runs) {
+    synth_fill_gamma(d, seed, n_runs, GAMMA_TRUE);
+}
+
 static double se(const efficiency_model *m, int j) {
     return sqrt(m->cov[j][j]);
 }
@@ -88,7 +93,7 @@ Test(efficiency, fit_recovers_the_generating_parameters_within_three_standard_er
     efficiency_model m;
     char why[256] = "";
     cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), 0, "%s", why);
-    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE };
+    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE) };
     for (int j = 0; j < EFFICIENCY_NP; j++) {
         cr_assert(m.fitted[j], "parameter %d not fitted", j);
         cr_assert(se(&m, j) > 0, "parameter %d: standard error %g", j, se(&m, j));
@@ -108,7 +113,7 @@ Test(efficiency, fit_recovers_the_generating_parameters_within_three_standard_er
  * the truth about 95% of the time (≥ 85% and ≤ 100% allowed: 40 draws of a binomial). */
 Test(efficiency, standard_errors_cover_the_truth_at_their_rate) {
     static synth_data d;
-    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE };
+    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE) };
     int inside[EFFICIENCY_NP] = { 0 }, seeds = 40;
     for (int s = 0; s < seeds; s++) {
         synth_fill(&d, 100 + (unsigned long)s, N_RUNS);
@@ -129,7 +134,7 @@ Test(efficiency, reference_runs_alone_fit_the_curve_and_hold_w_and_gamma) {
     efficiency_model m;
     char why[256] = "";
     cr_assert_eq(efficiency_fit(d.runs, 1, CHANCE, &m, why, sizeof why), 0, "%s", why);
-    cr_assert(!m.fitted[EFFICIENCY_W] && !m.fitted[EFFICIENCY_GAMMA]);
+    cr_assert(!m.fitted[EFFICIENCY_W] && !m.fitted[EFFICIENCY_GAMMA] && !m.fitted[EFFICIENCY_LOG_HC]);
     cr_assert_eq(m.theta[EFFICIENCY_W], 0);
     cr_assert_eq(m.cov[EFFICIENCY_W][EFFICIENCY_W], 0);
     cr_assert(fabs(m.theta[EFFICIENCY_PLATEAU] - A_TRUE) < 3 * se(&m, EFFICIENCY_PLATEAU));
@@ -147,10 +152,46 @@ Test(efficiency, reference_runs_alone_fit_the_curve_and_hold_w_and_gamma) {
     cr_assert_float_eq(p.slowdown, 1.0, 1e-15);
 }
 
+/* Local SGD at one period only (every:8 at K = 2 and 4): γ·D(8) is all the runs tell, so
+ * H_c is held at ln H_c = 0 (D = 1 − 1/H, saturated) and γ fitted against that. Then
+ * γ·(7/8) is what the truth's γ·7/37 was: 0.4·7/37 = 0.0756757, γ = 0.0864865. */
+Test(efficiency, one_averaging_period_fits_gamma_and_holds_h_c) {
+    static synth_data d;
+    synth_fill(&d, 7, N_RUNS);
+    efficiency_run runs[] = { d.runs[0], d.runs[1], d.runs[2], d.runs[5] };
+    efficiency_model m;
+    char why[256] = "";
+    cr_assert_eq(efficiency_fit(runs, 4, CHANCE, &m, why, sizeof why), 0, "%s", why);
+    cr_assert(m.fitted[EFFICIENCY_GAMMA] && !m.fitted[EFFICIENCY_LOG_HC]);
+    cr_assert_eq(m.theta[EFFICIENCY_LOG_HC], 0);
+    cr_assert_eq(m.cov[EFFICIENCY_LOG_HC][EFFICIENCY_LOG_HC], 0);
+    const double g = 0.4 * 7 / 37 * 8 / 7;
+    cr_assert(fabs(m.theta[EFFICIENCY_GAMMA] - g) < 3 * se(&m, EFFICIENCY_GAMMA), "gamma %g, expected %g, se %g",
+              m.theta[EFFICIENCY_GAMMA], g, se(&m, EFFICIENCY_GAMMA));
+}
+
+/* Local SGD that costs nothing (γ = 0): H_c is anywhere, and an unbounded fit runs it off
+ * to ±∞. It is held at a bound of [1, H_max = 94] instead, marked so, and γ comes back 0
+ * within 3 standard errors, every number finite. */
+Test(efficiency, a_drift_the_runs_cannot_place_is_held_at_a_bound) {
+    static synth_data d;
+    synth_fill_gamma(&d, 13, N_RUNS, 0);
+    efficiency_model m;
+    char why[256] = "";
+    cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), 0, "%s", why);
+    const double hc = m.theta[EFFICIENCY_LOG_HC];
+    cr_assert(m.at_bound[EFFICIENCY_LOG_HC] && !m.fitted[EFFICIENCY_LOG_HC], "ln H_c %g", hc);
+    cr_assert(hc == 0 || fabs(hc - log(94)) < 1e-12, "ln H_c %g: not a bound", hc);
+    cr_assert(m.fitted[EFFICIENCY_GAMMA] && isfinite(m.theta[EFFICIENCY_GAMMA]));
+    cr_assert(fabs(m.theta[EFFICIENCY_GAMMA]) < 3 * se(&m, EFFICIENCY_GAMMA), "gamma %g, se %g",
+              m.theta[EFFICIENCY_GAMMA], se(&m, EFFICIENCY_GAMMA));
+    cr_assert(fabs(m.theta[EFFICIENCY_W] - W_TRUE) < 3 * se(&m, EFFICIENCY_W));
+}
+
 /* A model with the synthetic truth as its parameters and no uncertainty. */
 static efficiency_model hand_model(void) {
     efficiency_model m = { .known = true, .examples = D, .batch = B, .epochs = E, .chance = CHANCE,
-                           .theta = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE } };
+                           .theta = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE) } };
     for (int j = 0; j < EFFICIENCY_NP; j++)
         m.fitted[j] = true;
     return m;
@@ -158,25 +199,34 @@ static efficiency_model hand_model(void) {
 
 Test(efficiency, epochs_to_an_accuracy_match_the_hand_computation) {
     /* 4 workers every:8, B = 32: G = 128, H = 8:
-     *   s = (1 + 0.3·3)·(1 + 0.05·0.75·ln 8) = 1.9 · 1.0779791 = 2.0481602;
+     *   s = (1 + 0.3·3)·(1 + 0.4·0.75·7/(7 + 30)) = 1.9 · 1.0567568 = 2.0078378;
      *   to 85%: x = 0.5·((0.85 − 0.1)/(0.92 − 0.85))^(1/1.2) = 0.5·10.714286^0.833333 = 3.6080512,
-     *   e = s·x = 7.3898669 epochs (within the 10-epoch schedule). */
+     *   e = s·x = 7.2443817 epochs (within the 10-epoch schedule). */
     efficiency_model m = hand_model();
     costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
-    cr_assert_float_eq(efficiency_slowdown(&m, &c), 2.0481602098, 1e-9);
+    cr_assert_float_eq(efficiency_slowdown(&m, &c), 2.0078378378, 1e-9);
     efficiency_prediction p;
     char why[256] = "";
     const efficiency_timing t = { .startup_s = 5, .epoch_s = 100, .sd_ln = 0 };
     cr_assert_eq(efficiency_predict(&m, &c, 0.85, &t, &p, why, sizeof why), 0, "%s", why);
     cr_assert_eq(p.reach, EFFICIENCY_REACHED);
-    cr_assert_float_eq(p.epochs, 7.3898668812, 1e-8);
-    cr_assert_float_eq(p.time_s, 5 + 738.98668812, 1e-6);
+    cr_assert_float_eq(p.epochs, 7.2443816989, 1e-8);
+    cr_assert_float_eq(p.time_s, 5 + 724.43816989, 1e-6);
     /* No parameter uncertainty, no run noise, no time spread: the interval is the point. */
     cr_assert_float_eq(p.epochs_lo, p.epochs, 1e-9);
     cr_assert_float_eq(p.epochs_hi, p.epochs, 1e-9);
     cr_assert_float_eq(p.time_hi_s, p.time_s, 1e-6);
     /* The curve there is the target, and e/s is the reference's epochs. */
     cr_assert_float_eq(efficiency_accuracy(&m, &c, p.epochs), 0.85, 1e-12);
+}
+
+/* A calibration.json from before H_c (legacy_log_h) keeps its ln H form: 4 workers
+ * every:8, s = (1 + 0.3·3)·(1 + 0.4·0.75·ln 8) = 1.9·1.6238325 = 3.0852817. */
+Test(efficiency, a_legacy_model_keeps_the_ln_h_form) {
+    efficiency_model m = hand_model();
+    m.legacy_log_h = true;
+    costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
+    cr_assert_float_eq(efficiency_slowdown(&m, &c), 3.0852817, 1e-7);
 }
 
 Test(efficiency, run_noise_widens_the_interval_around_the_point) {
@@ -208,8 +258,8 @@ Test(efficiency, a_target_above_the_plateau_is_not_reached_with_a_message) {
 }
 
 Test(efficiency, a_target_beyond_the_schedule_says_what_its_end_reaches) {
-    /* 4 workers every:8 to 90%: e = s·x = 2.0481602·10.8148375 = 22.15 > 10 epochs; at
-     * the end, x = 10/s = 4.8824 reference epochs: 0.92 − 0.82/(1 + (4.8824/0.5)^1.2) = 0.87001. */
+    /* 4 workers every:8 to 90%: e = s·x = 2.0078378·10.8148375 = 21.71 > 10 epochs; at
+     * the end, x = 10/s = 4.9805 reference epochs: 0.92 − 0.82/(1 + (4.9805/0.5)^1.2) = 0.87112. */
     efficiency_model m = hand_model();
     costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
     efficiency_prediction p;
@@ -217,12 +267,12 @@ Test(efficiency, a_target_beyond_the_schedule_says_what_its_end_reaches) {
     const efficiency_timing t = { .startup_s = 5, .epoch_s = 100, .sd_ln = 0.05 };
     cr_assert_eq(efficiency_predict(&m, &c, 0.90, &t, &p, why, sizeof why), 0, "%s", why);
     cr_assert_eq(p.reach, EFFICIENCY_BEYOND_SCHEDULE);
-    cr_assert_float_eq(p.epochs, 22.1505197845, 1e-8);
-    cr_assert_float_eq(p.accuracy_at_end, 0.8700084928, 1e-9);
+    cr_assert_float_eq(p.epochs, 21.7144398847, 1e-8);
+    cr_assert_float_eq(p.accuracy_at_end, 0.8711169161, 1e-9);
     cr_assert(!p.hi_reached);
     cr_assert(isfinite(p.time_s) && isfinite(p.time_lo_s) && isfinite(p.time_hi_s));
     efficiency_describe_miss(&p, E, line, sizeof line);
-    cr_assert_str_eq(line, "not reached within the 10-epoch schedule: 87.0% at its end (the curve would need 22.2 "
+    cr_assert_str_eq(line, "not reached within the 10-epoch schedule: 87.1% at its end (the curve would need 21.7 "
                            "epochs)");
 }
 
