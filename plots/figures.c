@@ -566,36 +566,55 @@ static void write_predicted(FILE *f, const calibration *cal, const costmodel_con
     }
 }
 
-/* "KxT/sync[/bpw]" of a run. */
+/* "KxT/sync/bB[/bpw]" of a run: the series it belongs to (seeds of one configuration share
+ * it, and the one predicted curve). */
 static void run_name(const costmodel_config *c, char *buf, size_t len) {
     char sync[24];
     costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
-    snprintf(buf, len, "%dx%d/%s%s", c->workers, c->cores, sync, c->batch_per_worker ? "/bpw" : "");
+    snprintf(buf, len, "%dx%d/%s/b%ld%s", c->workers, c->cores, sync, c->batch, c->batch_per_worker ? "/bpw" : "");
 }
 
-/* Both data files: per series, measured points (time, accuracy, subset 0/1) and the
- * predicted curve. The series' names into names. Returns the series, or -1 with err. */
+/* Both data files: per series (a configuration: every trace of it, whatever its seed),
+ * measured points (time, accuracy, subset 0/1) and the predicted curve. The series' names
+ * into names; *y_low the lowest accuracy measured after the learning rate's warm-up (the
+ * figure's floor: below it every configuration is still far from any target). Returns the
+ * series, or -1 with err. */
 static int write_accuracy_data(trace *const *traces, int n_traces, const calibration *cal, FILE *mf, FILE *pf,
-                               char *names, size_t names_len, char *err, int errlen) {
+                               char *names, size_t names_len, double *y_low, char *err, int errlen) {
     int ns = 0;
-    for (int i = 0; i < n_traces && ns < MAX_ACCURACY_SERIES; i++) {
-        traceinfo_accuracy_point *pts = NULL;
+    char series[MAX_ACCURACY_SERIES][64];
+    *y_low = 1;
+    for (int i = 0; i < n_traces; i++) {
         long n = 0;
+        traceinfo_accuracy_point *pts = NULL;
         if (accuracy_points(traces[i], &pts, &n, err, errlen))
             return -1;
-        if (n == 0)
-            continue;
-        const costmodel_config *c = &traces[i]->run.config;
+        free(pts);
         char name[64];
-        run_name(c, name, sizeof name);
+        run_name(&traces[i]->run.config, name, sizeof name);
+        bool seen = n == 0;
+        for (int k = 0; k < ns && !seen; k++)
+            seen = strcmp(series[k], name) == 0;
+        if (seen || ns == MAX_ACCURACY_SERIES)
+            continue;
+        snprintf(series[ns], sizeof series[ns], "%s", name);
         fprintf(mf, "# %s measured: training time s, accuracy, subset\n", name);
-        for (long p = 0; p < n; p++)
-            fprintf(mf, "%.9g %.9g %d\n", pts[p].train_time_s, pts[p].accuracy, pts[p].subset ? 1 : 0);
+        for (int j = i; j < n_traces; j++) {
+            char other[64];
+            run_name(&traces[j]->run.config, other, sizeof other);
+            if (strcmp(other, name) != 0 || accuracy_points(traces[j], &pts, &n, err, errlen))
+                continue;
+            for (long p = 0; p < n; p++) {
+                fprintf(mf, "%.9g %.9g %d\n", pts[p].train_time_s, pts[p].accuracy, pts[p].subset ? 1 : 0);
+                if (pts[p].epochs_seen >= EFFICIENCY_WARMUP_EPOCHS && pts[p].accuracy < *y_low)
+                    *y_low = pts[p].accuracy;
+            }
+            free(pts);
+        }
         fprintf(mf, "\n\n");
         fprintf(pf, "# %s predicted: training time s, accuracy\n", name);
-        write_predicted(pf, cal, c);
+        write_predicted(pf, cal, &traces[i]->run.config);
         fprintf(pf, "\n\n");
-        free(pts);
         if (strlen(names) + strlen(name) + 2 < names_len) {
             strcat(names, ns ? " " : "");
             strcat(names, name);
@@ -616,7 +635,8 @@ int figures_accuracy(trace *const *traces, int n_traces, const calibration *cal,
         atomicfile_abort(ma);
         return -1;
     }
-    const int ns = write_accuracy_data(traces, n_traces, cal, mf, pf, names, sizeof names, err, errlen);
+    double y_low;
+    const int ns = write_accuracy_data(traces, n_traces, cal, mf, pf, names, sizeof names, &y_low, err, errlen);
     if (ns <= 0) {
         atomicfile_abort(ma);
         atomicfile_abort(pa);
@@ -628,11 +648,13 @@ int figures_accuracy(trace *const *traces, int n_traces, const calibration *cal,
         remove(closed_m ? pfile : mfile);
     if (closed_m || closed_p)
         return -1;
-    char v_meas[VAR_LEN], v_pred[VAR_LEN], v_n[32], v_names[sizeof names + 16];
+    char v_meas[VAR_LEN], v_pred[VAR_LEN], v_n[32], v_names[sizeof names + 16], v_low[48];
     file_var(v_meas, "measfile", mfile);
     file_var(v_pred, "predfile", pfile);
     snprintf(v_n, sizeof v_n, "nseries=%d", ns);
     snprintf(v_names, sizeof v_names, "names='%s'", names);
-    const char *extra[] = { v_meas, v_pred, v_n, v_names };
-    return render("accuracy", title, out_dir, extra, 4, err, errlen);
+    /* A little below the lowest point after the warm-up (none after it: the whole range). */
+    snprintf(v_low, sizeof v_low, "ylow=%.4f", y_low < 1 ? fmax(0, floor(100 * y_low - 1) / 100) : 0);
+    const char *extra[] = { v_meas, v_pred, v_n, v_names, v_low };
+    return render("accuracy", title, out_dir, extra, 5, err, errlen);
 }
