@@ -274,7 +274,7 @@ static void print_efficiency(const efficiency_model *m, const char *note) {
             printf(" (held, H_c = %.3g steps: the runs do not place it inside [1, the longest period])", exp(t[j]));
         else if (m->at_bound[j])
             printf(" (fitted below 0, held at the bound 0: a larger batch cost no epochs)");
-        else if (!m->fitted[j] && j == EFFICIENCY_LOG_HC)
+        else if (!m->fitted[j] && j == EFFICIENCY_LOG_HC && m->fitted[EFFICIENCY_GAMMA])
             printf(" (not fitted: the local-SGD runs had one averaging period; held at 0: drift saturated)");
         else if (!m->fitted[j])
             printf(" (not fitted: no run varied it; held at 0)");
