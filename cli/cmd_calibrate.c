@@ -259,9 +259,7 @@ static void print_efficiency(const efficiency_model *m, const char *note) {
     printf("accuracy against epochs (model/efficiency.h), %d runs, %ld points: %ld examples, batch %ld, %d-epoch "
            "schedule\n", m->runs, m->points, m->examples, m->batch, m->epochs);
     printf("  %s; chance %.3g, batch %ld\n", efficiency_form(m->legacy_log_h), m->chance, m->batch);
-    for (int j = 0; j < EFFICIENCY_NP; j++) {
-        if (j == EFFICIENCY_LOG_HC && m->legacy_log_h)
-            continue;
+    for (int j = 0; j < efficiency_n_params(m); j++) {
         printf("  %-16s %-12.6g +- %-10.3g", efficiency_param_name(j), t[j], sqrt(fmax(m->cov[j][j], 0)));
         if (j == EFFICIENCY_LOG_X0)
             printf(" (x0 = %.3g epochs)", exp(t[j]));

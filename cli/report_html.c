@@ -340,7 +340,7 @@ static void write_accuracy(FILE *f, const report_html_input *in) {
                "examples, %d-epoch schedule. <code>speedup model --target-accuracy A</code> predicts from it.</p>\n",
             efficiency_form(m->legacy_log_h), m->chance, m->batch, m->runs, m->points, m->examples, m->epochs);
     fputs("<table>\n<tr><th>parameter</th><th>value</th><th>standard error</th><th></th></tr>\n", f);
-    for (int j = 0; j < (m->legacy_log_h ? EFFICIENCY_LOG_HC : EFFICIENCY_NP); j++)
+    for (int j = 0; j < efficiency_n_params(m); j++)
         fprintf(f, "<tr><td>%s</td><td>%.4g</td><td>%.2g</td><td>%s</td></tr>\n", efficiency_param_name(j),
                 m->theta[j], sqrt(fmax(m->cov[j][j], 0)), m->fitted[j] ? "" : "not fitted: held at 0");
     fprintf(f, "</table>\n<p>Residual sd %.2f%% (whole test set), %.2f%% (subset).</p>\n", 100 * m->sd_test,

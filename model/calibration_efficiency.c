@@ -18,10 +18,6 @@ static const struct {
     [EFFICIENCY_GAMMA] = { "1", RANGE_FINITE },      [EFFICIENCY_LOG_HC] = { "ln(steps)", RANGE_FINITE },
 };
 
-/* The parameters a file holds: all of them, or (legacy_log_h) those before ln H_c. */
-static int params_in_file(const efficiency_model *m) {
-    return m->legacy_log_h ? EFFICIENCY_LOG_HC : EFFICIENCY_NP;
-}
 
 /* ---------------------------------------------------------------------------------- */
 /* Writing */
@@ -37,7 +33,7 @@ static int put(json_t *obj, const char *key, json_t *value) {
 
 static json_t *params_json(const efficiency_model *m) {
     json_t *params = json_object();
-    for (int j = 0; params && j < params_in_file(m); j++) {
+    for (int j = 0; params && j < efficiency_n_params(m); j++) {
         json_t *entry = json_object();
         if (put(entry, "value", json_real(m->theta[j])) ||
             put(entry, "stderr", number_or_null(sqrt(fmax(m->cov[j][j], 0)))) ||
@@ -52,9 +48,9 @@ static json_t *params_json(const efficiency_model *m) {
 
 static json_t *cov_json(const efficiency_model *m) {
     json_t *rows = json_array();
-    for (int a = 0; rows && a < params_in_file(m); a++) {
+    for (int a = 0; rows && a < efficiency_n_params(m); a++) {
         json_t *row = json_array();
-        for (int b = 0; row && b < params_in_file(m); b++)
+        for (int b = 0; row && b < efficiency_n_params(m); b++)
             if (json_array_append_new(row, json_real(m->cov[a][b]))) {
                 json_decref(row);
                 row = NULL;
@@ -132,7 +128,7 @@ static int read_params(const char *path, json_t *o, efficiency_model *m, char *e
         return errmsg_set(err, errlen, "%s: efficiency.params: missing or not an object", path);
     /* Written before H_c: the ln H form, five parameters (efficiency.h). */
     m->legacy_log_h = json_object_get(params, efficiency_param_name(EFFICIENCY_LOG_HC)) == NULL;
-    for (int j = 0; j < params_in_file(m); j++) {
+    for (int j = 0; j < efficiency_n_params(m); j++) {
         const char *name = efficiency_param_name(j);
         json_t *entry = json_object_get(params, name), *v = json_object_get(entry, "value");
         if (!json_is_object(entry))
@@ -165,7 +161,7 @@ static int read_params(const char *path, json_t *o, efficiency_model *m, char *e
 
 static int read_cov(const char *path, json_t *o, efficiency_model *m, char *err, int errlen) {
     json_t *cov = json_object_get(o, "cov");
-    const int np = params_in_file(m);
+    const int np = efficiency_n_params(m);
     if (!json_is_array(cov) || json_array_size(cov) != (size_t)np)
         return errmsg_set(err, errlen, "%s: efficiency.cov: expected %d rows of %d numbers", path, np, np);
     for (int a = 0; a < np; a++) {

@@ -54,6 +54,10 @@ const char *efficiency_param_name(efficiency_param j) {
     return j >= 0 && j < EFFICIENCY_NP ? PARAM_NAMES[j] : "?";
 }
 
+int efficiency_n_params(const efficiency_model *m) {
+    return m->legacy_log_h ? EFFICIENCY_LOG_HC : EFFICIENCY_NP;
+}
+
 const char *efficiency_form(bool legacy) {
     return legacy ? "acc(e) = plateau - (plateau - chance)/(1 + (e/(s*exp(log_x0)))^power); "
                     "s = (1 + w*(G/batch - 1))*(1 + gamma*(1 - 1/K)*ln(H)); G global batch, K workers, "
@@ -201,16 +205,13 @@ static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, 
 
 /* Which of w, γ, ln H_c the runs can tell (see the header), and the starting point. */
 static void fit_start(fit_problem *pb) {
-    bool vary_g = false, vary_h = false, two_h = false;
-    double top = 0, x_half = INFINITY, x_min = INFINITY, h_first = 0, h_lo = INFINITY, h_hi = 0;
+    bool vary_g = false;
+    double top = 0, x_half = INFINITY, x_min = INFINITY, h_lo = INFINITY, h_hi = 0;
     for (int r = 0; r < pb->n_runs; r++) {
         const efficiency_run *run = &pb->runs[r];
         const double g = efficiency_global_batch(&run->config), h = efficiency_averaging_period(&run->config);
         vary_g |= fabs(g / pb->b_ref - 1) > 1e-12;
         if (run->config.workers > 1 && h > 1) {
-            two_h |= vary_h && h != h_first;
-            h_first = vary_h ? h_first : h;
-            vary_h = true;
             h_lo = fmin(h_lo, h);
             h_hi = fmax(h_hi, h);
         }
@@ -235,9 +236,11 @@ static void fit_start(fit_problem *pb) {
     pb->theta[EFFICIENCY_LOG_X0] = log(x_half);
     pb->theta[EFFICIENCY_POWER] = 1;
     pb->theta[EFFICIENCY_W] = vary_g ? 0.5 : 0;
+    /* Local SGD at some period: γ; at two or more: ln H_c too, whose start the profile
+     * (fit_setup) chooses. */
+    const bool vary_h = h_hi > 1, two_h = h_hi > h_lo;
     pb->theta[EFFICIENCY_GAMMA] = vary_h ? 0.1 : 0; /* off 0, where ln H_c has no slope */
-    /* Half-way between the periods measured, on the log scale: the drift's knee among them. */
-    pb->theta[EFFICIENCY_LOG_HC] = two_h ? 0.5 * (log(h_lo - 1 > 0.5 ? h_lo - 1 : 0.5) + log(h_hi - 1)) : 0;
+    pb->theta[EFFICIENCY_LOG_HC] = 0;
     pb->h_max = h_hi;
     pb->n_free = 0;
     for (int j = 0; j < EFFICIENCY_NP; j++)

@@ -147,6 +147,10 @@ typedef struct {
     int runs, dof;
 } efficiency_model;
 
+/* The parameters m has: θ_0 .. θ_{n-1} (all of them, or those before ln H_c when
+ * legacy_log_h). */
+int efficiency_n_params(const efficiency_model *m);
+
 /* One training run's accuracy points, for the fit. */
 typedef struct {
     const char *name;                  /* for messages (the trace's path) */

@@ -574,6 +574,27 @@ static void run_name(const costmodel_config *c, char *buf, size_t len) {
     snprintf(buf, len, "%dx%d/%s/b%ld%s", c->workers, c->cores, sync, c->batch, c->batch_per_worker ? "/bpw" : "");
 }
 
+/* One series: its measured points, every trace of it (pts[i], n[i]) in turn, then its
+ * predicted curve; *y_low lowered to its lowest point after the warm-up. */
+static void write_series(trace *const *traces, int n_traces, traceinfo_accuracy_point *const *pts, const long *n,
+                         char (*names)[64], int first, const calibration *cal, FILE *mf, FILE *pf,
+                         double *y_low) {
+    fprintf(mf, "# %s measured: training time s, accuracy, subset\n", names[first]);
+    for (int j = first; j < n_traces; j++) {
+        if (strcmp(names[j], names[first]) != 0)
+            continue;
+        for (long p = 0; p < n[j]; p++) {
+            fprintf(mf, "%.9g %.9g %d\n", pts[j][p].train_time_s, pts[j][p].accuracy, pts[j][p].subset ? 1 : 0);
+            if (pts[j][p].epochs_seen >= EFFICIENCY_WARMUP_EPOCHS && pts[j][p].accuracy < *y_low)
+                *y_low = pts[j][p].accuracy;
+        }
+    }
+    fprintf(mf, "\n\n");
+    fprintf(pf, "# %s predicted: training time s, accuracy\n", names[first]);
+    write_predicted(pf, cal, &traces[first]->run.config);
+    fprintf(pf, "\n\n");
+}
+
 /* Both data files: per series (a configuration: every trace of it, whatever its seed),
  * measured points (time, accuracy, subset 0/1) and the predicted curve. The series' names
  * into names; *y_low the lowest accuracy measured after the learning rate's warm-up (the
@@ -581,46 +602,34 @@ static void run_name(const costmodel_config *c, char *buf, size_t len) {
  * series, or -1 with err. */
 static int write_accuracy_data(trace *const *traces, int n_traces, const calibration *cal, FILE *mf, FILE *pf,
                                char *names, size_t names_len, double *y_low, char *err, int errlen) {
-    int ns = 0;
-    char series[MAX_ACCURACY_SERIES][64];
+    traceinfo_accuracy_point **pts = calloc((size_t)n_traces, sizeof *pts);
+    long *n = calloc((size_t)n_traces, sizeof *n);
+    char (*name)[64] = calloc((size_t)n_traces, sizeof *name);
+    int ns = pts && n && name ? 0 : errmsg_set(err, errlen, "out of memory");
+    for (int i = 0; ns == 0 && i < n_traces; i++) {
+        if (accuracy_points(traces[i], &pts[i], &n[i], err, errlen))
+            ns = -1;
+        run_name(&traces[i]->run.config, name[i], sizeof name[i]);
+    }
     *y_low = 1;
-    for (int i = 0; i < n_traces; i++) {
-        long n = 0;
-        traceinfo_accuracy_point *pts = NULL;
-        if (accuracy_points(traces[i], &pts, &n, err, errlen))
-            return -1;
-        free(pts);
-        char name[64];
-        run_name(&traces[i]->run.config, name, sizeof name);
-        bool seen = n == 0;
-        for (int k = 0; k < ns && !seen; k++)
-            seen = strcmp(series[k], name) == 0;
-        if (seen || ns == MAX_ACCURACY_SERIES)
+    for (int i = 0; ns >= 0 && i < n_traces && ns < MAX_ACCURACY_SERIES; i++) {
+        bool first = true; /* the first trace of its series that has a curve */
+        for (int k = 0; k < i && first; k++)
+            first = !(n[k] > 0 && strcmp(name[k], name[i]) == 0);
+        if (n[i] == 0 || !first)
             continue;
-        snprintf(series[ns], sizeof series[ns], "%s", name);
-        fprintf(mf, "# %s measured: training time s, accuracy, subset\n", name);
-        for (int j = i; j < n_traces; j++) {
-            char other[64];
-            run_name(&traces[j]->run.config, other, sizeof other);
-            if (strcmp(other, name) != 0 || accuracy_points(traces[j], &pts, &n, err, errlen))
-                continue;
-            for (long p = 0; p < n; p++) {
-                fprintf(mf, "%.9g %.9g %d\n", pts[p].train_time_s, pts[p].accuracy, pts[p].subset ? 1 : 0);
-                if (pts[p].epochs_seen >= EFFICIENCY_WARMUP_EPOCHS && pts[p].accuracy < *y_low)
-                    *y_low = pts[p].accuracy;
-            }
-            free(pts);
-        }
-        fprintf(mf, "\n\n");
-        fprintf(pf, "# %s predicted: training time s, accuracy\n", name);
-        write_predicted(pf, cal, &traces[i]->run.config);
-        fprintf(pf, "\n\n");
-        if (strlen(names) + strlen(name) + 2 < names_len) {
+        write_series(traces, n_traces, pts, n, name, i, cal, mf, pf, y_low);
+        if (strlen(names) + strlen(name[i]) + 2 < names_len) {
             strcat(names, ns ? " " : "");
-            strcat(names, name);
+            strcat(names, name[i]);
         }
         ns++;
     }
+    for (int i = 0; pts && i < n_traces; i++)
+        free(pts[i]);
+    free(pts);
+    free(n);
+    free(name);
     return ns;
 }
 
