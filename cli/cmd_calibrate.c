@@ -210,6 +210,8 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
                 "(of the all-reduce exposed however long the step)");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
+    printf("  %-16s %s (from the run headers)\n", "waits", p->waits_block ? "block: a waiting rank sleeps, the cores are "
+           "shared evenly" : "poll: a waiting rank keeps its core (ranks pack on the cores)");
     const memory_params *m = &r->cal.memory;
     if (m->known)
         printf("  memory per rank  base %.1f +- %.2f MiB, %.2f +- %.2f MiB per other rank, %.2f +- %.2f MiB per "

@@ -165,6 +165,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         { "overlap", &p->overlap, &e->overlap },
         { "overlap_slowdown", &p->overlap_slowdown, &e->overlap_slowdown },
         { "overlap_exposed", &p->overlap_exposed, &e->overlap_exposed },
+        { "waits_block", &p->waits_block, &e->waits_block },
     };
     for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
         if (json_object_get(params, later[i].name) &&
@@ -179,11 +180,14 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     /* Fractions (read_param has checked >= 0): a file that passes here passes costmodel_check. */
     const struct { const char *name; double v; } fractions[] = {
         { "sigma", p->sigma }, { "master_yield", p->master_yield }, { "master_yield_loss", p->master_yield_loss },
-        { "overlap", p->overlap }, { "overlap_exposed", p->overlap_exposed } };
+        { "overlap", p->overlap }, { "overlap_exposed", p->overlap_exposed }, { "waits_block", p->waits_block } };
     for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
         if (fractions[i].v > 1)
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,
                               fractions[i].name, fractions[i].v);
+    if (p->waits_block != 0 && p->waits_block != 1)
+        return errmsg_set(err, errlen, "%s: params.waits_block.value: expected 0 (waits poll) or 1 (waits block), got %g",
+                          path, p->waits_block);
     if (p->host_cores > COSTMODEL_MAX_HOST_CORES) // the writer and the placement count cores in ints
         return errmsg_set(err, errlen, "%s: params.host_cores.value: expected at most %d cores, got %g", path,
                           COSTMODEL_MAX_HOST_CORES, p->host_cores);
@@ -241,6 +245,9 @@ static json_t *number_or_null(double x) {
 static const char *zero_width_note(const char *name, double value) {
     if (strcmp(name, "model_bytes") == 0 || strcmp(name, "host_cores") == 0)
         return "from the run header: exact";
+    if (strcmp(name, "waits_block") == 0)
+        return value == 1.0 ? "from the run headers: waiting ranks block (no packing of ranks on cores)"
+                            : "from the run headers: waiting ranks busy-poll";
     if (strcmp(name, "sigma") == 0 && value == 1.0)
         return "clamped to 1: the fit gave a serial fraction above 1";
     if (strcmp(name, "sigma") == 0 && value == 0.0)
@@ -291,6 +298,7 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "overlap", p->overlap, e->overlap, "1" },
         { "overlap_slowdown", p->overlap_slowdown, e->overlap_slowdown, "1" },
         { "overlap_exposed", p->overlap_exposed, e->overlap_exposed, "1" },
+        { "waits_block", p->waits_block, e->waits_block, "1" },
     };
     json_t *params = json_object();
     for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {

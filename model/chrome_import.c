@@ -360,11 +360,15 @@ static trace_run header_of(const chrome_import_opts *o, int workers) {
     return r;
 }
 
-/* D = steps × B (× K per worker), and M from the first step's comm where not given. */
+/* D = steps × B (× K per worker), how the ranks wait, and M from the first step's comm
+ * where not given. A run whose exchange ran on threads of its own (background comm: DDP's
+ * buckets on gloo's threads) waits for it on a future, asleep: waits "block". */
 static void finish_header(trace *t, long steps) {
     costmodel_config *c = &t->run.config;
     long per_step = c->batch_per_worker ? c->batch * c->workers : c->batch;
     c->examples = steps > 0 ? steps * per_step : 1;
+    for (long i = 0; i < t->n_events && !t->run.waits_block; i++)
+        t->run.waits_block = t->events[i].ph == TRACE_COMM && t->events[i].background;
     if (t->run.model_bytes > 0)
         return;
     for (long i = 0; i < t->n_events; i++)

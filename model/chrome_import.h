@@ -47,7 +47,8 @@
  * (or the highest rank Horovod's negotiation names, + 1); T, B, M, P, host and network from
  * opts (a profiler trace records none of them; Horovod's M is its first step's bytes when
  * not given); batch sync through an all-reduce; D = steps × B (× K with
- * batch_per_worker), one epoch.
+ * batch_per_worker), one epoch; waits "block" when the run has background communication
+ * (its main threads wait for the exchange's threads on a future, asleep), else "poll".
  *
  * Errors (one line in err, nothing returned): a file that is not JSON ("PATH: line L
  * column C: ..."), not Chrome trace-event JSON, an event without what its "ph" needs

@@ -55,6 +55,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "overlap must be in [0, 1]", p->overlap);
     if (!(p->overlap_exposed >= 0 && p->overlap_exposed <= 1))
         return fail(err, errlen, "overlap_exposed must be in [0, 1]", p->overlap_exposed);
+    if (p->waits_block != 0 && p->waits_block != 1)
+        return fail(err, errlen, "waits_block must be 0 (waits poll) or 1 (waits block)", p->waits_block);
     if (c->workers < 1)
         return fail(err, errlen, "workers must be >= 1", c->workers);
     if (c->cores < 1)
@@ -146,6 +148,8 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c) {
     const costmodel_schedule s = costmodel_schedule_of(c);
     const long round = costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round;
+    if (p->waits_block > 0)
+        return 0.0;
     if (round <= 1)
         return 1.0;
     if (!(p->balance_s > 0))
@@ -223,15 +227,21 @@ static double core_scaling(const costmodel_params *p, const costmodel_config *c)
     return (p->sigma + (1.0 - p->sigma) / c->cores) * costmodel_slowdown(p, c);
 }
 
-/* A step with its own all-reduce running beside it (see the header). */
-static bool overlapped_step(const costmodel_params *p, const costmodel_config *c) {
-    return p->overlap > 0 && c->workers >= 2 && costmodel_overlaps(c);
+bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c) {
+    return p->overlap > 0 && c->workers >= 2 && costmodel_overlaps(c) && costmodel_rho(p, c) <= 1.0;
+}
+
+/* The fixed cost c0 is the step's own CPU work (the framework's dispatch of every layer,
+ * the im2col set-up), run on the step's first thread: it is slowed by ρ' like the rest,
+ * not parallelised by T. */
+double costmodel_step_time_at(const costmodel_params *p, const costmodel_config *c, double examples) {
+    const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
+    double step = (p->c0_s + p->c1_s * amdahl * examples) * costmodel_slowdown(p, c);
+    return costmodel_overlapped(p, c) ? step * (1.0 + p->overlap_slowdown) : step;
 }
 
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c) {
-    costmodel_schedule s = costmodel_schedule_of(c);
-    double step = p->c0_s + p->c1_s * core_scaling(p, c) * s.local_batch;
-    return overlapped_step(p, c) ? step * (1.0 + p->overlap_slowdown) : step;
+    return costmodel_step_time_at(p, c, costmodel_schedule_of(c).local_batch);
 }
 
 double costmodel_update_time(const costmodel_params *p, const costmodel_config *c) {
@@ -299,7 +309,7 @@ bool costmodel_overlaps(const costmodel_config *c) {
 
 double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_config *c) {
     double s = costmodel_sync_time(p, c);
-    if (!overlapped_step(p, c))
+    if (!costmodel_overlapped(p, c))
         return s;
     return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }

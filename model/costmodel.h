@@ -1,7 +1,7 @@
 /* costmodel — the closed-form runtime model of data-parallel training (DESIGN.md).
  *
  * One round = p local steps on every worker, a barrier, one synchronisation:
- *   step(K,T)  = c0 + c1·(σ + (1−σ)/T)·ρ'·b         ρ = max(1, (K·T + m)/P)
+ *   step(K,T)  = (c0 + c1·(σ + (1−σ)/T)·b)·ρ'       ρ = max(1, (K·T + m)/P)
  *   upd(K,T)   = u·(σ + (1−σ)/T)·ρ'                 one optimizer update, once per step
  *   round      = p·(step + upd) + CV·step·√p·G(K) + X(K)
  *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + d·(ρ − 1)
@@ -12,7 +12,9 @@
  * on an idle core. Why: the scheduler keeps a rank on its core (per-core run queues; a
  * rank waiting for a synchronisation busy-polls, so no core goes idle to pull work over),
  * so n threads on P cores leave ⌈n/P⌉ on the busiest core, and a round of one step waits
- * for it. Within a longer round its balancing moves the extra rank between the cores, and
+ * for it (a job whose waiting ranks block instead, gloo's, leaves a core idle and the
+ * scheduler pulls a rank over: waits_block, w = 0). Within a longer round its balancing
+ * moves the extra rank between the cores, and
  * after about τ (balance_s) they are shared evenly: ρ. κ (oversub_compute): sharing a core
  * costs more than its share (switches, caches refilled after another rank's slice). On the
  * 2-core VM (experiments/oversubscription/run: a round against as many steps of 1×1 at
@@ -26,7 +28,10 @@
  * (the default, the C trainer) is compute-then-communicate. Where the exchange overlaps,
  * the step is (1 + χ) times as long: the exchange's threads (gloo's, copying and summing
  * over loopback) run on the cores backward runs on. ε is the part that cannot hide: the
- * last bucket is ready only when backward ends. On the 2-core VM (experiments/pytorch-ddp)
+ * last bucket is ready only when backward ends. Where the ranks outnumber the cores (ρ > 1)
+ * nothing overlaps: the exchange's threads find no core until the steps end, so X = S(K)
+ * and the step is not slowed by them (PyTorch DDP on the 2-core VM at K = 3, 4: the ranks
+ * waited 11–19 ms a step after backward against S(K) = 12–16 ms, where ε·S said 4–6). On the 2-core VM (experiments/pytorch-ddp)
  * a DDP step at K = 2, 3, 4 was 1.35–1.45× the K = 1 step of its local batch times ρ',
  * and about half of S(2) was still exposed after a step that should have hidden all of it. A parameter server's update
  * sits between its pushes and pulls, and local SGD averages weights after its round:
@@ -163,6 +168,11 @@ typedef struct {
     double overlap_exposed;  /* ε in [0, 1]: the share of S(K) exposed however long the
                                 window (the last bucket is ready only when backward ends):
                                 X ≥ ε·S; 0 = all of it may hide */
+    double waits_block;      /* 1: a rank that waits for the others blocks (sleeps on a
+                                socket or a future: gloo, DDP's reducer), so a core it leaves
+                                idle pulls a waiting rank over and the cores are shared evenly
+                                (no packing: w = 0); 0: it busy-polls (Open MPI, the C
+                                trainer) and the packing holds (costmodel_packing_weight) */
 } costmodel_params;
 
 /* What the user runs. */
@@ -229,8 +239,10 @@ double costmodel_message_time(const costmodel_params *p, const costmodel_config 
 /* One of the 2(K−1) steps of a ring all-reduce (M/K bytes over the ring's slowest hop). */
 double costmodel_ring_step_time(const costmodel_params *p, const costmodel_config *c);
 
-/* ρ·(σ + (1−σ)/T)-scaled time of one local step of b examples (the update excluded). */
+/* (c0 + c1·(σ + (1−σ)/T)·b)·ρ': one local step of the config's slice b (the update
+ * excluded), and of a slice of `examples` (a replayed step's own). */
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_step_time_at(const costmodel_params *p, const costmodel_config *c, double examples);
 
 /* ρ·(σ + (1−σ)/T)-scaled time of one optimizer update. */
 double costmodel_update_time(const costmodel_params *p, const costmodel_config *c);
@@ -248,7 +260,7 @@ bool costmodel_has_sync(const costmodel_config *c);
 double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
 
 /* w of the header: how far c's rounds stay packed, 1 for rounds of one step, falling to 0
- * as a round's idle steps pass τ. */
+ * as a round's idle steps pass τ; 0 when waiting ranks block (waits_block). */
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c);
 
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */
@@ -264,8 +276,12 @@ double costmodel_startup_time(const costmodel_params *p, const costmodel_config 
 /* Does φ apply to c: batch sync through an all-reduce (see the header comment)? */
 bool costmodel_overlaps(const costmodel_config *c);
 
-/* X(K): what a round waits for of its synchronisation, max(0, S(K) − φ·step) when
- * costmodel_overlaps, else S(K) (costmodel_sync_time). */
+/* Does c's exchange run beside its steps: φ > 0, K ≥ 2, costmodel_overlaps, and no more
+ * ranks than cores (ρ = 1; see the header)? */
+bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c);
+
+/* X(K): what a round waits for of its synchronisation, max(ε·S(K), S(K) − φ·step) when
+ * costmodel_overlapped, else S(K) (costmodel_sync_time). */
 double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_config *c);
 
 /* Async and hogwild: the terms of the header's closed form for c (sync async or hogwild). */

@@ -115,6 +115,20 @@ static int fit_links(fit_subset *s, fit_core *f, char *err, int errlen) {
     return 0;
 }
 
+/* How the ranks wait (costmodel_params.waits_block), from the headers of the runs that
+ * synchronise: block when they all say so; runs that disagree keep the packing (poll),
+ * with a note. */
+static void fit_waits(const fit_subset *s, fit_core *f) {
+    int block = 0, poll = 0;
+    for (int i = 0; i < s->n; i++)
+        if (fit_used(s, i, true) && costmodel_has_sync(&s->tr[i]->run.config))
+            *(s->tr[i]->run.waits_block ? &block : &poll) += 1;
+    f->p.waits_block = block > 0 && poll == 0;
+    if (block > 0 && poll > 0)
+        fit_note(f, "waits_block", "0: %d synchronised run(s) say their ranks block while waiting and %d that they "
+                 "poll; taken to poll", block, poll);
+}
+
 /* Every parameter from the traces of s; -1 with err on failure (what is missing, or why). */
 static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     memset(f, 0, sizeof *f);
@@ -129,6 +143,7 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     f->p.host_cores = first->run.host_cores;
     if (first->run.model_bytes <= 0)
         fit_missing(s, "model_bytes: the training runs' headers do not give the model's bytes");
+    fit_waits(s, f);
 
     int rc = fit_compute(s, f, err, errlen);
     if (rc < 0)

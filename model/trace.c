@@ -95,6 +95,10 @@ static json_t *run_to_json(const trace_run *r) {
                      "examples", (json_int_t)r->config.examples, "batch", (json_int_t)r->config.batch,
                      "epochs", r->config.epochs, "batch_per_worker", r->config.batch_per_worker,
                      "seed", (json_int_t)r->seed);
+    if (o && r->waits_block && json_object_set_new(o, "waits", json_string("block"))) {
+        json_decref(o);
+        return NULL;
+    }
     if (o && r->memory.has && json_object_set_new(o, "memory", memory_to_json(r))) {
         json_decref(o);
         return NULL;
@@ -253,6 +257,11 @@ static int parse_run(json_t *root, trace_run *r, const char *path, long line, ch
     if (master && costmodel_master_parse(master, &c->master))
         return errmsg_set(err, errlen, "%s: line %ld: run.master: expected worker or dedicated", path, line);
     c->batch_per_worker = json_is_true(json_object_get(run, "batch_per_worker"));
+    json_t *waits = json_object_get(run, "waits");
+    if (waits && !(json_is_string(waits) && (strcmp(json_string_value(waits), "poll") == 0 ||
+                                            strcmp(json_string_value(waits), "block") == 0)))
+        return errmsg_set(err, errlen, "%s: line %ld: run.waits: expected \"poll\" or \"block\"", path, line);
+    r->waits_block = waits && strcmp(json_string_value(waits), "block") == 0;
     json_t *memory = json_object_get(run, "memory");
     return memory ? parse_memory(memory, r, path, line, err, errlen) : 0;
 }

@@ -7,12 +7,15 @@
  *            "git": "...", "net": "...", "model_bytes": M, "workers": K, "cores": T,
  *            "sync": "batch|epoch|every:N|async[:N]|hogwild[:N]", "topology": "ps|allreduce",
  *            "master": "worker|dedicated", "examples": D, "batch": B, "epochs": E,
- *            "batch_per_worker": false, "seed": S,
+ *            "batch_per_worker": false, "seed": S, "waits": "poll|block",
  *            "memory": {"fwd_bytes_per_example": F, "train_bytes_per_example": G,
  *                       "workspace_bytes": W, "workspace_bytes_per_thread": Wt,
  *                       "example_bytes": e, "test_examples": n, "test_set_examples": N,
  *                       "roles": ["master", "worker", ...], "peak_rss_kib": [r0, r1, ...]}}}
- * ("memory" is optional: the trainer writes it; what it means is model/memory.h's. Its
+ * ("waits" is optional, "poll" when absent: how a rank waits for the others — Open MPI,
+ * which the trainer runs on, busy-polls; gloo's ranks block, and model/chrome_import.h
+ * writes "block" for a run whose exchange ran on other threads than its steps.
+ * "memory" is optional: the trainer writes it; what it means is model/memory.h's. Its
  * "roles" are written for the reader and not read: a rank's role follows from the run.)
  * then one event per line, any rank, seconds from the run's common start:
  *   {"rank": r, "ph": "startup|compute|update|comm|wait|eval", "t0": s, "t1": s,
@@ -99,6 +102,8 @@ typedef struct {
     char net[256];           /* network spec, e.g. "conv5x5x32,relu,pool2,..." */
     long model_bytes;
     costmodel_config config; /* workers, cores, sync, every_n, topology, master, D, B, E */
+    bool waits_block;        /* "waits": "block": a rank waiting for the others sleeps
+                                (costmodel_params.waits_block); "poll" (the default) */
     long seed;
     trace_memory memory;
 } trace_run;

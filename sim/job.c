@@ -106,7 +106,7 @@ static double after_credit(job *j, double d) {
  * at most the (1 − ε)·S(K) of it that can hide. */
 static double overlap_credit(const job *j) {
     const costmodel_params *p = &j->spec.params;
-    if (!costmodel_overlaps(&j->spec.config) || p->overlap == 0 || j->k < 2)
+    if (!costmodel_overlapped(p, &j->spec.config))
         return 0;
     double now = engine_now(j->e), ready = -INFINITY;
     for (int w = 0; w < j->k; w++) {
@@ -310,11 +310,8 @@ static int scale_replay(job *j) {
     costmodel_params at = j->spec.params;
     at.host_cores = rp->host_cores;
     at.machines = 0; /* the trace ran on one host */
-    /* step(e) = c0 + c1·(σ + (1−σ)/T)·ρ·e, and the model gives it at the trace's b. */
-    double b = costmodel_schedule_of(&rp->config).local_batch;
-    double per_example = (costmodel_step_time(&at, &rp->config) - at.c0_s) / b;
     for (long i = 0; i < rp->n; i++) {
-        double measured = at.c0_s + per_example * (double)rp->examples[i];
+        double measured = costmodel_step_time_at(&at, &rp->config, (double)rp->examples[i]);
         j->pool_s[i] = rp->steps_s[i] * (measured > 0 ? j->step_s / measured : 1.0);
     }
     return 0;

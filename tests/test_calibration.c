@@ -188,18 +188,29 @@ Test(calibration, write_refuses_a_nan_parameter_and_leaves_no_file) {
     free(dir);
 }
 
+/* A file of the required parameters and `extra` ("name": {...}) is refused with `needle`. */
+static void assert_refused_with(const char *extra, const char *needle) {
+    char text[4096];
+    snprintf(text, sizeof text,
+             "{\"format\": \"speedup-calibration\", \"version\": 1, \"host\": {\"name\": \"h\", \"cores\": 2},\n"
+             " \"params\": {\n" PARAMS_BODY ", %s}}\n", extra);
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(text, &cal, err, sizeof err), -1, "accepted: %s", extra);
+    cr_assert(strstr(err, needle), "%s", err);
+}
+
 Test(calibration, master_yield_above_one_is_refused_by_the_reader) {
     // Found by tests/fuzz (corpus/calibration/crash-master-yield-above-one.json): the reader
     // took 5.4, and every prediction then failed costmodel_check naming the configuration
     // instead of the file.
-    char text[4096];
-    snprintf(text, sizeof text,
-             "{\"format\": \"speedup-calibration\", \"version\": 1, \"host\": {\"name\": \"h\", \"cores\": 2},\n"
-             " \"params\": {\n" PARAMS_BODY ", \"master_yield\": {\"value\": 5.4, \"unit\": \"1\"}}}\n");
-    calibration cal;
-    char err[512] = "";
-    cr_assert_eq(read_text(text, &cal, err, sizeof err), -1);
-    cr_assert(strstr(err, "params.master_yield.value: expected a fraction in [0, 1], got 5.4"), "%s", err);
+    assert_refused_with("\"master_yield\": {\"value\": 5.4, \"unit\": \"1\"}",
+                        "params.master_yield.value: expected a fraction in [0, 1], got 5.4");
+}
+
+Test(calibration, waits_block_other_than_0_or_1_is_refused_by_the_reader) {
+    assert_refused_with("\"waits_block\": {\"value\": 0.5, \"unit\": \"1\"}",
+                        "params.waits_block.value: expected 0 (waits poll) or 1 (waits block), got 0.5");
 }
 
 Test(calibration, host_cores_beyond_an_int_are_refused_by_the_reader) {
@@ -250,6 +261,7 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     cal.stderr_.overlap_slowdown = 0.01;
     cal.params.overlap_exposed = 0.35;
     cal.stderr_.overlap_exposed = 0.02;
+    cal.params.waits_block = 1;
     cal.uncalibrated[COSTMODEL_TOPO_PS] = true;
     char *dir = clirun_tmpdir();
     char path[512], err[512] = "";
@@ -262,6 +274,7 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     cr_assert_eq(back.stderr_.overlap_slowdown, 0.01);
     cr_assert_eq(back.params.overlap_exposed, 0.35);
     cr_assert_eq(back.stderr_.overlap_exposed, 0.02);
+    cr_assert_eq(back.params.waits_block, 1.0);
     cr_assert(back.uncalibrated[COSTMODEL_TOPO_PS]);
     cr_assert(!back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
     cal.params.overlap = 0;
@@ -279,6 +292,7 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     cr_assert_eq(back.params.overlap, 0.0);
     cr_assert_eq(back.params.overlap_slowdown, 0.0);
     cr_assert_eq(back.params.overlap_exposed, 0.0);
+    cr_assert_eq(back.params.waits_block, 0.0, "a file from before waits_block: ranks poll, as the trainer's");
     cr_assert(!back.uncalibrated[COSTMODEL_TOPO_PS] && !back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
     char *bad = clirun_write_file(dir, "bad.json",
                                   "{\"format\": \"speedup-calibration\", \"version\": 1,\n"

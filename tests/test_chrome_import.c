@@ -77,6 +77,7 @@ Test(chrome_import, a_pytorch_ddp_trace_parses_to_the_independently_derived_phas
         cr_assert_eq(t->run.config.batch, 16);
         cr_assert_eq(t->run.config.examples, 3 * 16);
         cr_assert_eq(t->run.model_bytes, 1819688);
+        cr_assert(t->run.waits_block, "the all-reduces ran on gloo's threads: the ranks wait for them asleep");
         for (int r = 0; r < 2; r++) {
             double ph[TRACE_PHASE_COUNT], beside;
             long examples = 0;
@@ -192,6 +193,7 @@ Test(chrome_import, a_horovod_timeline_overlays_to_the_hand_derived_totals) {
     cr_assert_eq(t->run.config.workers, 2, "the ranks the negotiation names");
     cr_assert_eq(t->run.model_bytes, 3240);
     cr_assert_eq(t->run.config.examples, 2 * 8);
+    cr_assert(!t->run.waits_block, "no exchange beside a main thread: waits as Open MPI's, polling");
     for (int r = 0; r < 2; r++) {
         double ph[TRACE_PHASE_COUNT], beside;
         totals(t, r, ph, &beside);

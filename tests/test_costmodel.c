@@ -116,6 +116,42 @@ Test(costmodel, oversubscription_slows_start_up_and_every_step) {
     assert_rel(costmodel_startup_time(&p, &c), 1.1 + 0.4, 1e-12);
 }
 
+Test(costmodel, the_fixed_cost_of_a_step_is_slowed_like_the_rest) {
+    /* c0 = 0.05 s, c1 = 0.1 s/example, B = 32. K = 4 on 2 cores: b = 8, ρ = 2 with two ranks
+     * on each core, nothing to pack: the step's CPU work (0.05 + 0.8 s) takes twice as long,
+     * 1.7 s (a c0 left out of the slowdown gave 0.05 + 1.6 = 1.65). K = 2, b = 16: 1.65 s. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.c0_s = 0.05;
+    p.host_cores = 2;
+    costmodel_config c = config(4, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    assert_rel(costmodel_step_time(&p, &c), 1.7, 1e-12);
+    assert_rel(costmodel_step_time_at(&p, &c, 4), (0.05 + 0.4) * 2, 1e-12);
+    c.workers = 2;
+    assert_rel(costmodel_step_time(&p, &c), 1.65, 1e-12);
+}
+
+Test(costmodel, ranks_that_block_while_waiting_share_the_cores_evenly) {
+    /* 3 workers on 2 cores, batch sync, b = ⌈32/3⌉ = 11, c1 = 0.1: ranks that busy-poll keep
+     * their cores, so one core holds two and a round of one step waits for it, ρ' = 2, a step
+     * of 2.2 s; ranks that block leave a core idle while they wait and the scheduler pulls
+     * a rank over: ρ' = ρ = 1.5, 1.65 s. κ = 0.2 costs 0.2·0.5 either way: 2.31 and 1.76 s. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    assert_rel(costmodel_step_time(&p, &c), 2.2, 1e-12);
+    p.waits_block = 1;
+    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
+    assert_rel(costmodel_step_time(&p, &c), 1.65, 1e-12);
+    p.oversub_compute = 0.2;
+    assert_rel(costmodel_step_time(&p, &c), 1.76, 1e-12);
+    p.waits_block = 0;
+    assert_rel(costmodel_step_time(&p, &c), 2.31, 1e-12);
+    char err[256];
+    p.waits_block = 0.5;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "waits_block") != NULL, "%s", err);
+}
+
 Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
     /* 3 workers on 2 cores, local batch 32: an idle step is 0.1·32 = 3.2 s. τ = 19.2 s:
      * every:4 (rounds of 4 steps) is packed w = 1 − 3·3.2/19.2 = 0.5 of the way, ρ' = 1.5 +
@@ -524,6 +560,19 @@ Test(costmodel, an_overlapped_step_is_slowed_by_its_exchange_and_a_share_of_it_s
     epoch.sync = COSTMODEL_SYNC_EPOCH;
     assert_rel(costmodel_step_time(&p, &ps), 0.02, 1e-12);
     assert_rel(costmodel_step_time(&p, &epoch), 0.05, 1e-12); /* local SGD: b = B = 40 */
+    /* Four ranks on 2 cores (ρ = 2, waits that block: no packing): the exchange's threads
+     * find no core until the steps end, so nothing overlaps. The step is 0.02·2 = 0.04 s,
+     * not slowed by χ, and all of S = 0.021 s is waited for: T = 10·0.061 = 0.61 s. */
+    costmodel_params busy = p;
+    busy.host_cores = 2;
+    busy.waits_block = 1;
+    cr_assert(!costmodel_overlapped(&busy, &c));
+    assert_rel(costmodel_step_time(&busy, &c), 0.04, 1e-12);
+    assert_rel(costmodel_exposed_sync_time(&busy, &c), 0.021, 1e-12);
+    assert_rel(costmodel_breakdown_of(&busy, &c).total_s, 0.61, 1e-12);
+    busy.host_cores = 4; /* one core a rank: it overlaps again */
+    cr_assert(costmodel_overlapped(&busy, &c));
+    assert_rel(costmodel_exposed_sync_time(&busy, &c), 0.006, 1e-12);
     p.overlap = 0;
     assert_rel(costmodel_step_time(&p, &c), 0.02, 1e-12);
     assert_rel(costmodel_exposed_sync_time(&p, &c), 0.021, 1e-12);

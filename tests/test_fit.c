@@ -340,6 +340,33 @@ static const char *note_on(const fit_result *r, const char *param) {
     return NULL;
 }
 
+Test(fit, how_the_ranks_wait_comes_from_the_synchronised_runs_headers) {
+    synth_truth truth = truth_example();
+    trace_set s;
+    fit_result r;
+    fit_example(&truth, 11, &s, &r);
+    char err[1024] = "";
+    cr_assert_eq(r.cal.params.waits_block, 0.0, "no header says block: poll");
+    fit_result_release(&r);
+    int synced = -1;
+    for (int i = 0; i < s.n; i++)
+        if (costmodel_has_sync(&s.tr[i]->run.config)) {
+            s.tr[i]->run.waits_block = true;
+            if (strcmp(s.tr[i]->run.net, "commbench") != 0)
+                synced = i; /* a training run: benchmarks do not count */
+        }
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.cal.params.waits_block, 1.0, "every synchronised run blocks");
+    fit_result_release(&r);
+    s.tr[synced]->run.waits_block = false;
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.cal.params.waits_block, 0.0, "runs that disagree keep the packing");
+    const char *note = note_on(&r, "waits_block");
+    cr_assert(note && strstr(note, "taken to poll"), "%s", note ? note : "(no note)");
+    fit_result_release(&r);
+    release(&s);
+}
+
 /* What oversubscription costs beyond ρ, recovered: the example set on 4 cores (its 4x2
  * batch ps: rho = 2) with 6x1 batch all-reduce (rho = 1.5, 2 threads on the busiest core)
  * and 6x1 every:4 all-reduce added (3 steps an epoch: rounds of 3 steps of 35 ms idle),

@@ -108,6 +108,22 @@ Test(trace, background_comm_round_trips_and_is_refused_on_other_phases) {
     assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"comm\",\"t0\":0,\"t1\":1,\"background\":1}\n", "\"background\"");
 }
 
+Test(trace, waits_round_trips_defaults_to_poll_and_anything_else_is_refused) {
+    trace_run run = sample_run();
+    trace *t = trace_new(&run);
+    trace *back = written_and_read(t);
+    cr_assert(!back->run.waits_block, "absent: poll");
+    trace_free(back);
+    t->run.waits_block = true;
+    back = written_and_read(t);
+    cr_assert(back->run.waits_block);
+    trace_free(back);
+    trace_free(t);
+    assert_bad("{\"run\":{\"format\":\"speedup-trace\",\"version\":1,\"workers\":2,\"cores\":1,\"sync\":\"batch\","
+               "\"topology\":\"ps\",\"examples\":100,\"batch\":10,\"epochs\":1,\"waits\":\"spin\"}}\n",
+               "run.waits: expected \"poll\" or \"block\"");
+}
+
 Test(trace, memory_header_round_trips_and_roles_are_written_for_the_reader) {
     trace_run run = sample_run();
     run.config.topology = COSTMODEL_TOPO_PS;

@@ -68,8 +68,8 @@ def train(rank, a):
     with profile(activities=[ProfilerActivity.CPU]) as prof:
         with record_function("startup: init_process_group"):
             if a.workers > 1:
-                dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{a.port}",
-                                        rank=rank, world_size=a.workers)
+                store = dist.TCPStore("127.0.0.1", a.port, is_master=False)
+                dist.init_process_group("gloo", store=store, rank=rank, world_size=a.workers)
         with record_function("startup: data_load"):
             n = a.steps * a.batch
             x = read_idx(f"{a.data}/train-images-idx3-ubyte", n).astype(np.float32) / 255.0
@@ -112,8 +112,14 @@ def main():
         ap.error("need workers >= 1, threads >= 1, steps >= 1 and batch >= workers")
     if a.workers == 1:
         train(0, a)
-    else:
-        mp.spawn(train, args=(a,), nprocs=a.workers, join=True)
+        return
+    # The launcher hosts the rendezvous store, as torchrun's agent does, so that it listens
+    # before any rank connects: PyTorch 1.13's TCPStore client sleeps a fixed second when
+    # its connect is refused (pytorch/pytorch#129261 made that a backoff in 2.4), and with
+    # rank 0 hosting the store (init_method tcp://) 1 in 2 runs at K >= 2 drew that second.
+    store = dist.TCPStore("127.0.0.1", a.port, is_master=True, wait_for_workers=False)
+    mp.spawn(train, args=(a,), nprocs=a.workers, join=True)
+    del store
 
 
 if __name__ == "__main__":
