@@ -227,8 +227,14 @@ static double core_scaling(const costmodel_params *p, const costmodel_config *c)
     return (p->sigma + (1.0 - p->sigma) / c->cores) * costmodel_slowdown(p, c);
 }
 
+/* A step whose exchange runs on threads beside it (φ > 0): slowed by χ wherever it runs,
+ * since other ranks' steps and exchanges share the host with it (see the header). */
+static bool exchange_beside_steps(const costmodel_params *p, const costmodel_config *c) {
+    return p->overlap > 0 && c->workers >= 2 && costmodel_overlaps(c);
+}
+
 bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c) {
-    return p->overlap > 0 && c->workers >= 2 && costmodel_overlaps(c) && costmodel_rho(p, c) <= 1.0;
+    return exchange_beside_steps(p, c) && costmodel_rho(p, c) <= 1.0;
 }
 
 /* The fixed cost c0 is the step's own CPU work (the framework's dispatch of every layer,
@@ -237,7 +243,7 @@ bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c) 
 double costmodel_step_time_at(const costmodel_params *p, const costmodel_config *c, double examples) {
     const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
     double step = (p->c0_s + p->c1_s * amdahl * examples) * costmodel_slowdown(p, c);
-    return costmodel_overlapped(p, c) ? step * (1.0 + p->overlap_slowdown) : step;
+    return exchange_beside_steps(p, c) ? step * (1.0 + p->overlap_slowdown) : step;
 }
 
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c) {

@@ -29,9 +29,11 @@
  * the step is (1 + χ) times as long: the exchange's threads (gloo's, copying and summing
  * over loopback) run on the cores backward runs on. ε is the part that cannot hide: the
  * last bucket is ready only when backward ends. Where the ranks outnumber the cores (ρ > 1)
- * nothing overlaps: the exchange's threads find no core until the steps end, so X = S(K)
- * and the step is not slowed by them (PyTorch DDP on the 2-core VM at K = 3, 4: the ranks
- * waited 11–19 ms a step after backward against S(K) = 12–16 ms, where ε·S said 4–6). On the 2-core VM (experiments/pytorch-ddp)
+ * nothing hides: the exchange's threads find no core until the steps end, so X = S(K);
+ * the step is still (1 + χ)·ρ' as long, other ranks' steps and exchanges running beside it
+ * all the while (PyTorch DDP on the 2-core VM, three runs of experiments/pytorch-ddp: K = 3
+ * and 4 waited 0.74–1.5·S(K) a step after backward, where ε·S said 0.35·S, and their
+ * steps were 1.07–1.45× ρ times the K = 1 step of their slice, against 1 + χ = 1.24–1.28). On the 2-core VM (experiments/pytorch-ddp)
  * a DDP step at K = 2, 3, 4 was 1.35–1.45× the K = 1 step of its local batch times ρ',
  * and about half of S(2) was still exposed after a step that should have hidden all of it. A parameter server's update
  * sits between its pushes and pulls, and local SGD averages weights after its round:
@@ -276,7 +278,7 @@ double costmodel_startup_time(const costmodel_params *p, const costmodel_config 
 /* Does φ apply to c: batch sync through an all-reduce (see the header comment)? */
 bool costmodel_overlaps(const costmodel_config *c);
 
-/* Does c's exchange run beside its steps: φ > 0, K ≥ 2, costmodel_overlaps, and no more
+/* Does c's exchange hide behind its steps: φ > 0, K ≥ 2, costmodel_overlaps, and no more
  * ranks than cores (ρ = 1; see the header)? */
 bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c);
 

@@ -561,15 +561,16 @@ Test(costmodel, an_overlapped_step_is_slowed_by_its_exchange_and_a_share_of_it_s
     assert_rel(costmodel_step_time(&p, &ps), 0.02, 1e-12);
     assert_rel(costmodel_step_time(&p, &epoch), 0.05, 1e-12); /* local SGD: b = B = 40 */
     /* Four ranks on 2 cores (ρ = 2, waits that block: no packing): the exchange's threads
-     * find no core until the steps end, so nothing overlaps. The step is 0.02·2 = 0.04 s,
-     * not slowed by χ, and all of S = 0.021 s is waited for: T = 10·0.061 = 0.61 s. */
+     * find no core until the steps end, so nothing hides. The step is 0.02·2·1.5 = 0.06 s
+     * (χ still: the other ranks run beside it) and all of S = 0.021 s is waited for:
+     * T = 10·0.081 = 0.81 s. */
     costmodel_params busy = p;
     busy.host_cores = 2;
     busy.waits_block = 1;
     cr_assert(!costmodel_overlapped(&busy, &c));
-    assert_rel(costmodel_step_time(&busy, &c), 0.04, 1e-12);
+    assert_rel(costmodel_step_time(&busy, &c), 0.06, 1e-12);
     assert_rel(costmodel_exposed_sync_time(&busy, &c), 0.021, 1e-12);
-    assert_rel(costmodel_breakdown_of(&busy, &c).total_s, 0.61, 1e-12);
+    assert_rel(costmodel_breakdown_of(&busy, &c).total_s, 0.81, 1e-12);
     busy.host_cores = 4; /* one core a rank: it overlaps again */
     cr_assert(costmodel_overlapped(&busy, &c));
     assert_rel(costmodel_exposed_sync_time(&busy, &c), 0.006, 1e-12);
