@@ -206,8 +206,6 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "overlap", p->overlap, e->overlap, "(share of a step beside its all-reduce)");
     print_param(r, "overlap_slowdown", p->overlap_slowdown, e->overlap_slowdown,
                 "(a step with its all-reduce beside it is 1 + this times as long)");
-    print_param(r, "overlap_slowdown_per_example", p->overlap_slowdown_per_example, e->overlap_slowdown_per_example,
-                "/example (its growth with the step's slice b: 1 + overlap_slowdown + this·b)");
     print_param(r, "overlap_exposed", p->overlap_exposed, e->overlap_exposed,
                 "(of the all-reduce exposed however long the step)");
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,

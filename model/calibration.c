@@ -164,7 +164,6 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         { "master_yield_loss", &p->master_yield_loss, &e->master_yield_loss },
         { "overlap", &p->overlap, &e->overlap },
         { "overlap_slowdown", &p->overlap_slowdown, &e->overlap_slowdown },
-        { "overlap_slowdown_per_example", &p->overlap_slowdown_per_example, &e->overlap_slowdown_per_example },
         { "overlap_exposed", &p->overlap_exposed, &e->overlap_exposed },
         { "waits_block", &p->waits_block, &e->waits_block },
     };
@@ -298,7 +297,6 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
         { "master_yield_loss", p->master_yield_loss, e->master_yield_loss, "1" },
         { "overlap", p->overlap, e->overlap, "1" },
         { "overlap_slowdown", p->overlap_slowdown, e->overlap_slowdown, "1" },
-        { "overlap_slowdown_per_example", p->overlap_slowdown_per_example, e->overlap_slowdown_per_example, "1/example" },
         { "overlap_exposed", p->overlap_exposed, e->overlap_exposed, "1" },
         { "waits_block", p->waits_block, e->waits_block, "1" },
     };

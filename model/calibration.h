@@ -8,8 +8,7 @@
  *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update",
  *                 "run_cv_oversub", "startup_cpu", "oversub_compute", "balance",
  *                 "model_cv", "master_yield", "master_yield_loss", "overlap",
- *                 "overlap_slowdown", "overlap_slowdown_per_example", "overlap_exposed",
- *                 "waits_block" },
+ *                 "overlap_slowdown", "overlap_exposed", "waits_block" },
  *                           (run_cv, update and every one after it optional on reading: 0;
  *                           earlier files' "oversub_sync" is not read)
  *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
@@ -71,7 +70,7 @@
 typedef struct {
     double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
     double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, run_cv_oversub, startup_cpu_s, oversub_compute, balance_s, model_cv, master_yield, master_yield_loss;
-    double overlap, overlap_slowdown, overlap_slowdown_per_example, overlap_exposed, waits_block;
+    double overlap, overlap_slowdown, overlap_exposed, waits_block;
 } calibration_stderr;
 
 typedef struct {

@@ -37,7 +37,6 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "oversubscribed compute must be a finite number >= 0", p->oversub_compute },
         { "balance time must be a finite number >= 0", p->balance_s },
         { "overlap slowdown must be a finite number >= 0", p->overlap_slowdown },
-        { "overlap slowdown per example must be a finite number >= 0", p->overlap_slowdown_per_example },
         { "network latency must be a finite number >= 0", p->net.alpha_s },
         { "network 1/rate must be a finite number >= 0", p->net.beta_s_per_byte },
     };
@@ -244,9 +243,7 @@ bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c) 
 double costmodel_step_time_at(const costmodel_params *p, const costmodel_config *c, double examples) {
     const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
     double step = (p->c0_s + p->c1_s * amdahl * examples) * costmodel_slowdown(p, c);
-    if (!exchange_beside_steps(p, c))
-        return step;
-    return step * (1.0 + p->overlap_slowdown + p->overlap_slowdown_per_example * examples);
+    return exchange_beside_steps(p, c) ? step * (1.0 + p->overlap_slowdown) : step;
 }
 
 double costmodel_step_time(const costmodel_params *p, const costmodel_config *c) {

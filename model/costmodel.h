@@ -26,10 +26,8 @@
  * gradients go out in buckets while backward still computes the rest) the exchange may
  * start φ·step before the step ends, so X = max(ε·S(K), S(K) − φ·step). φ = 0
  * (the default, the C trainer) is compute-then-communicate. Where the exchange overlaps,
- * the step is (1 + χ + χ_b·b) times as long: the exchange's threads (gloo's, copying and
- * summing over loopback) run on the cores backward runs on, and the other ranks' steps
- * share the cache with it, more as their slices grow (DDP at K = 2 on the 2-core VM:
- * 1.30, 1.40, 1.61× the K = 1 step at b = 12, 24, 48, medians of 3). ε is the part that cannot hide: the
+ * the step is (1 + χ) times as long: the exchange's threads (gloo's, copying and summing
+ * over loopback) run on the cores backward runs on. ε is the part that cannot hide: the
  * last bucket is ready only when backward ends. Where the ranks outnumber the cores (ρ > 1)
  * nothing hides: the exchange's threads find no core until the steps end, so X = S(K);
  * the step is still (1 + χ)·ρ' as long, other ranks' steps and exchanges running beside it
@@ -168,10 +166,7 @@ typedef struct {
                                 compute, then communicate */
     double overlap_slowdown; /* χ ≥ 0: how much longer a step is while its all-reduce runs
                                 beside it (the exchange's threads take the cores' time):
-                                step·(1 + χ + χ_b·b) where φ > 0 overlaps; 0 = as long as alone */
-    double overlap_slowdown_per_example; /* χ_b ≥ 0: how χ grows with the step's slice b (the
-                                ranks' working sets, which grow with b, share the cache):
-                                0 = the same χ at every b */
+                                step·(1 + χ) where φ > 0 overlaps; 0 = as long as alone */
     double overlap_exposed;  /* ε in [0, 1]: the share of S(K) exposed however long the
                                 window (the last bucket is ready only when backward ends):
                                 X ≥ ε·S; 0 = all of it may hide */

@@ -7,7 +7,6 @@
 #include "model/robustfit.h"
 #include "model/traceinfo.h"
 
-#include <gsl/gsl_fit.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
@@ -172,55 +171,22 @@ static void mean_se(const double *v, long n, double *mean, double *se) {
     *se = n > 1 ? gsl_stats_sd_m(v, 1, (size_t)n, *mean) / sqrt((double)n) : 0;
 }
 
-/* χ_b: each run's own χ against its slice, χ_r = χ + χ_b·b_r, least squares over the runs
- * (their scatter gives the standard errors); a slope below 0 is held at 0, χ then the runs'
- * pooled value. Fewer than three runs, or one slice among them: χ_b = 0 with a note. */
-static void fit_overlap_slope(fit_core *f, const double *run_b, const double *run_chi, long runs) {
-    double lo = INFINITY, hi = -INFINITY;
-    for (long r = 0; r < runs; r++) {
-        lo = fmin(lo, run_b[r]);
-        hi = fmax(hi, run_b[r]);
-    }
-    if (runs < 3 || !(hi > lo)) {
-        fit_note(f, "overlap_slowdown_per_example", "0: the overlapped runs have %s; the same slowdown is taken at "
-                 "every slice (add a K >= 2 run at another batch)", runs < 3 ? "fewer than three runs" : "one slice");
-        return;
-    }
-    double chi, slope, cov00, cov01, cov11, sumsq;
-    gsl_fit_linear(run_b, 1, run_chi, 1, (size_t)runs, &chi, &slope, &cov00, &cov01, &cov11, &sumsq);
-    if (!(slope > 0)) {
-        fit_note(f, "overlap_slowdown_per_example", "held at 0: the runs' slowdown fell with their slice (%.3g "
-                 "per example)", slope);
-        return;
-    }
-    f->p.overlap_slowdown = fmax(0.0, chi);
-    f->se.overlap_slowdown = sqrt(cov00);
-    f->p.overlap_slowdown_per_example = slope;
-    f->se.overlap_slowdown_per_example = sqrt(cov11);
-    fit_add_reg(f, "overlap_slowdown_per_example", "least squares over the runs", runs, (int)runs - 2, sqrt(sumsq / (double)(runs - 2)));
-}
-
 /* χ: how much longer a step is with its exchange beside it than c0, c1 and σ say of it
  * alone — Σ min(step, 3·alone) / Σ alone − 1, the level matched to the mean step as c0
  * and c1 are (fit_compute). Its standard error: that of the mean of the step ratios, or,
  * when larger, of the mean over the runs of each run's own χ — the runs' speed factors
  * (run_cv) are in it, since the overlapped steps and c0, c1 come from different runs
  * (0.24, 0.40 and 0.52 in three calibrations of experiments/pytorch-ddp, each ±0.01
- * by its steps). Then how it grows with the slice (fit_overlap_slope): the ranks' working
- * sets share the cache (DDP at K = 2 on the 2-core VM: χ 0.30, 0.40, 0.61 at b = 12, 24,
- * 48). Held at 0 when c0 and c1 could only be fitted on these steps. ratio, per_run: n
- * scratch values each. */
-static int fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, double *ratio, double *per_run) {
+ * by its steps). Held at 0 when c0 and c1 could only be fitted on these steps. ratio,
+ * per_run: n scratch values each. */
+static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, double *ratio, double *per_run) {
     enum { PREEMPTED = 3 };
     if (f->compute_with_overlapped || !(f->p.c1_s > 0)) {
         fit_note(f, "overlap_slowdown", "0: c0 and c1 could only be fitted on the overlapped steps themselves");
-        return 0;
+        return;
     }
-    double *run_b = malloc(sizeof *run_b * (size_t)n);
-    if (!run_b)
-        return -1;
-    double measured = 0, alone_sum = 0, run_measured = 0, run_alone = 0, run_examples = 0;
-    long runs = 0, run_steps = 0;
+    double measured = 0, alone_sum = 0, run_measured = 0, run_alone = 0;
+    long runs = 0;
     for (long i = 0; i < n; i++) {
         const costmodel_config *c = v[i].config;
         double amdahl = f->p.sigma + (1.0 - f->p.sigma) / c->cores;
@@ -230,14 +196,10 @@ static int fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, d
         alone_sum += alone;
         run_measured += step;
         run_alone += alone;
-        run_examples += (double)v[i].o.examples;
-        run_steps++;
         ratio[i] = v[i].o.step_s / alone;
         if (i + 1 == n || v[i + 1].run != v[i].run) {
-            run_b[runs] = run_examples / (double)run_steps;
             per_run[runs++] = run_measured / run_alone;
-            run_measured = run_alone = run_examples = 0;
-            run_steps = 0;
+            run_measured = run_alone = 0;
         }
     }
     double mean, se_runs = 0;
@@ -250,13 +212,6 @@ static int fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, d
     if (measured < alone_sum)
         fit_note(f, "overlap_slowdown", "held at 0: steps beside their all-reduce were %.1f%% faster than alone",
                  100 * (1 - measured / alone_sum));
-    else {
-        for (long r = 0; r < runs; r++)
-            per_run[r] -= 1.0;
-        fit_overlap_slope(f, run_b, per_run, runs);
-    }
-    free(run_b);
-    return 0;
 }
 
 /* ε: the mean over the overlapped steps of the rank's exposed part over S(K) of its run's
@@ -291,7 +246,6 @@ int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     f->p.overlap = f->se.overlap = 0;
     f->p.overlap_slowdown = f->se.overlap_slowdown = 0;
-    f->p.overlap_slowdown_per_example = f->se.overlap_slowdown_per_example = 0;
     f->p.overlap_exposed = f->se.overlap_exposed = 0;
     if (n == 0) {
         fit_note(f, "overlap", "no communication ran beside compute in the traces (it follows the step, as in "
@@ -302,11 +256,7 @@ int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
         share[i] = v[i].o.share;
     fit_median_se(share, n, &f->p.overlap, &f->se.overlap);
     fit_add_reg(f, "overlap", "median", n, (int)n - 1, 0.0);
-    if (fit_overlap_slowdown(f, v, n, share, share + n)) {
-        free(share);
-        free(v);
-        return errmsg_set(err, errlen, "out of memory");
-    }
+    fit_overlap_slowdown(f, v, n, share, share + n);
     fit_overlap_exposed(f, v, n, share);
     free(share);
     free(v);

@@ -116,29 +116,6 @@ Test(costmodel, oversubscription_slows_start_up_and_every_step) {
     assert_rel(costmodel_startup_time(&p, &c), 1.1 + 0.4, 1e-12);
 }
 
-Test(costmodel, the_overlap_slowdown_grows_with_the_slice) {
-    /* c0 = 0.01 s, c1 = 0.001 s/example, K = 4, B = 40: b = 10, a step alone 0.02 s. χ = 0.5,
-     * χ_b = 0.02 per example: 1 + 0.5 + 0.2 = 1.7, a step of 0.034 s; at B = 80 (b = 20, 0.03 s
-     * alone) 1 + 0.5 + 0.4 = 1.9, 0.057 s. One worker has nothing beside its step: 0.05 s. */
-    costmodel_params p = seed_params(0.001, 1e-3, 1e-8, 1e6);
-    p.c0_s = 0.01;
-    p.overlap = 0.5;
-    p.overlap_slowdown = 0.5;
-    p.overlap_slowdown_per_example = 0.02;
-    costmodel_config c = { .workers = 4, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                           .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 400, .batch = 40, .epochs = 1 };
-    assert_rel(costmodel_step_time(&p, &c), 0.034, 1e-12);
-    c.batch = 80;
-    assert_rel(costmodel_step_time(&p, &c), 0.057, 1e-12);
-    c.workers = 1;
-    c.batch = 40;
-    assert_rel(costmodel_step_time(&p, &c), 0.05, 1e-12);
-    char err[128];
-    p.overlap_slowdown_per_example = -0.01;
-    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
-    cr_assert(strstr(err, "overlap slowdown per example") != NULL, "%s", err);
-}
-
 Test(costmodel, the_fixed_cost_of_a_step_is_slowed_like_the_rest) {
     /* c0 = 0.05 s, c1 = 0.1 s/example, B = 32. K = 4 on 2 cores: b = 8, ρ = 2 with two ranks
      * on each core, nothing to pack: the step's CPU work (0.05 + 0.8 s) takes twice as long,

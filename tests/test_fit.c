@@ -1005,59 +1005,6 @@ Test(fit, c0_and_c1_leave_out_steps_beside_their_all_reduce_and_what_it_costs_th
     release(&s);
 }
 
-Test(fit, the_overlap_slowdown_grows_with_the_slice_when_runs_at_several_slices_say_so) {
-    /* χ(b) = 0.1 + 0.01·b: the 2x1 run at b = 32 slowed 0.42, the 4x1 at b = 16 0.26, and
-     * 2x1 runs at B = 32 (b = 16, 0.26) and B = 128 (b = 64, 0.74) added. Each run's χ is
-     * off by c0 and c1's own error at its slice (≈ 1 %, times 1 + χ) and its steps' noise:
-     * the slope over b = 16..64 to within 0.001, the intercept to within 0.03. With the two
-     * runs of the set alone (fewer than three), the slope is 0 with a note. */
-    synth_truth truth = truth_example();
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, 65);
-    trace_set s;
-    allreduce_set(&s, &truth, rng, true);
-    for (long b = 16; b <= 32; b *= 2) {
-        costmodel_config one = cfg(1, 1, "batch", COSTMODEL_TOPO_ALLREDUCE);
-        one.batch = b;
-        keep(&s, synth_run(&truth, &one, "testhost", "cnn", rng));
-    }
-    for (long B = 32; B <= 128; B *= 4) {
-        costmodel_config two = cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE);
-        two.batch = B;
-        keep(&s, synth_run(&truth, &two, "testhost", "cnn", rng));
-    }
-    gsl_rng_free(rng);
-    const int slowed[] = { 1, 2, s.n - 2, s.n - 1 };
-    const double chi[] = { 0.42, 0.26, 0.26, 0.74 };
-    fit_result r;
-    char err[1024] = "";
-    for (int i = 0; i < 2; i++) {
-        trace *o = overlapped(s.tr[slowed[i]], 0.4, chi[i], 0.35);
-        trace_free(s.tr[slowed[i]]);
-        s.tr[slowed[i]] = o;
-    }
-    trace *later[2] = { s.tr[s.n - 2], s.tr[s.n - 1] };
-    s.n -= 2; /* the set's two overlapped runs alone */
-    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(r.cal.params.overlap_slowdown_per_example, 0.0);
-    const char *note = note_on(&r, "overlap_slowdown_per_example");
-    cr_assert(note && strstr(note, "fewer than three runs"), "%s", note ? note : "(no note)");
-    fit_result_release(&r);
-    s.n += 2;
-    for (int i = 2; i < 4; i++) {
-        s.tr[slowed[i]] = overlapped(later[i - 2], 0.4, chi[i], 0.35);
-        trace_free(later[i - 2]);
-    }
-    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
-    cr_assert(fabs(r.cal.params.overlap_slowdown_per_example - 0.01) < 0.001, "slope %g +- %g",
-              r.cal.params.overlap_slowdown_per_example, r.cal.stderr_.overlap_slowdown_per_example);
-    cr_assert(fabs(r.cal.params.overlap_slowdown - 0.1) < 0.03, "chi %g +- %g", r.cal.params.overlap_slowdown,
-              r.cal.stderr_.overlap_slowdown);
-    cr_assert(r.cal.stderr_.overlap_slowdown_per_example > 0);
-    fit_result_release(&r);
-    release(&s);
-}
-
 Test(fit, overlap_is_the_median_share_of_a_step_its_exchange_ran_beside) {
     synth_truth truth = truth_example();
     trace_set s;
