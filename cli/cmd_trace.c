@@ -80,8 +80,9 @@ static int summary(const trace *t) {
     bool beside = false;
     for (long i = 0; i < t->n_events; i++)
         beside |= traceinfo_is_background(&t->events[i]);
-    printf("run: %d workers x %d cores, sync %s, topology %s, host %s, net %s\n", c->workers, c->cores, sync,
-           costmodel_topology_name(c->topology), t->run.host, t->run.net);
+    printf("run: %d workers x %d cores, sync %s, topology %s, host %s, net %s%s\n", c->workers, c->cores, sync,
+           costmodel_topology_name(c->topology), t->run.host, t->run.net,
+           t->run.waits_block ? ", waits block" : "");
     printf("%4s %10s %10s %10s %10s %10s %10s %10s %10s %9s%s\n", "rank", "startup_s", "compute_s", "update_s",
            "comm_s", "wait_s", "eval_s", "sum_s", "wall_s", "covered", beside ? "   beside_s" : "");
     for (int r = 0; r < ranks; r++) {

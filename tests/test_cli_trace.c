@@ -206,6 +206,7 @@ Test(cli_trace, a_pytorch_trace_is_summarised_with_the_communication_beside_it) 
     clirun_result r = clirun("trace --summary " DDP);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "run: 2 workers x 1 cores, sync batch, topology allreduce") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, ", waits block\n") != NULL, "gloo's threads ran the exchange: %s", r.out);
     cr_assert(strstr(r.out, "   0      2.764      0.375      0.084      0.154      0.000      0.000      3.377      3.377    100.0%      0.593") != NULL,
               "%s", r.out);
     clirun_free(&r);
