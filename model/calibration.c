@@ -180,7 +180,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     /* Fractions (read_param has checked >= 0): a file that passes here passes costmodel_check. */
     const struct { const char *name; double v; } fractions[] = {
         { "sigma", p->sigma }, { "master_yield", p->master_yield }, { "master_yield_loss", p->master_yield_loss },
-        { "overlap", p->overlap }, { "overlap_exposed", p->overlap_exposed }, { "waits_block", p->waits_block } };
+        { "overlap", p->overlap }, { "overlap_exposed", p->overlap_exposed } };
     for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
         if (fractions[i].v > 1)
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,

@@ -146,10 +146,10 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 
 /* A round of steps ends in a synchronisation (async: the epoch's barrier). */
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c) {
-    const costmodel_schedule s = costmodel_schedule_of(c);
-    const long round = costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round;
     if (p->waits_block > 0)
         return 0.0;
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    const long round = costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round;
     if (round <= 1)
         return 1.0;
     if (!(p->balance_s > 0))

@@ -31,13 +31,12 @@
  * last bucket is ready only when backward ends. Where the ranks outnumber the cores (ρ > 1)
  * nothing hides: the exchange's threads find no core until the steps end, so X = S(K);
  * the step is still (1 + χ)·ρ' as long, other ranks' steps and exchanges running beside it
- * all the while (PyTorch DDP on the 2-core VM, three runs of experiments/pytorch-ddp: K = 3
- * and 4 waited 0.74–1.5·S(K) a step after backward, where ε·S said 0.35·S, and their
- * steps were 1.07–1.45× ρ times the K = 1 step of their slice, against 1 + χ = 1.24–1.28). On the 2-core VM (experiments/pytorch-ddp)
- * a DDP step at K = 2, 3, 4 was 1.35–1.45× the K = 1 step of its local batch times ρ',
- * and about half of S(2) was still exposed after a step that should have hidden all of it. A parameter server's update
- * sits between its pushes and pulls, and local SGD averages weights after its round:
- * nothing to hide, X = S there whatever φ.
+ * all the while. PyTorch DDP on the 2-core VM (experiments/pytorch-ddp, six runs): K = 3
+ * and 4 waited 0.74–1.5·S(K) a step after backward, where ε·S said 0.35·S, and their steps
+ * were 1.07–1.45× ρ times the K = 1 step of their slice, against 1 + χ = 1.24–1.44; at
+ * K = 2 about a third of S(2) stayed exposed after a step that could have hidden all of it.
+ * A parameter server's update sits between its pushes and pulls, and local SGD averages
+ * weights after its round: nothing to hide, X = S there whatever φ.
  *   speedup    = T(1,1) / T(K,T)
  * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
  * server is one rank more: m = 1 − master_yield of a core (the share it does not give
