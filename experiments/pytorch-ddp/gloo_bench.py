@@ -23,7 +23,8 @@ import torch.multiprocessing as mp
 
 def bench(rank, a, sizes):
     torch.set_num_threads(1)
-    dist.init_process_group("gloo", init_method=f"tcp://127.0.0.1:{a.port}", rank=rank, world_size=a.workers)
+    store = dist.TCPStore("127.0.0.1", a.port, is_master=False)
+    dist.init_process_group("gloo", store=store, rank=rank, world_size=a.workers)
     t_start = time.monotonic()  # CLOCK_MONOTONIC: one clock for every process of the host
     events = []
     for size in sizes:
@@ -72,7 +73,11 @@ def main():
     sizes = [int(s) // 4 * 4 for s in a.sizes.split(",")]
     if a.workers < 2 or any(s < 4 for s in sizes) or a.reps < 1:
         ap.error("need workers >= 2, sizes >= 4 bytes, reps >= 1")
+    # The launcher hosts the rendezvous store, as ddp_train.py's does: listening before any
+    # rank connects, no rank draws PyTorch 1.13's fixed 1 s sleep on a refused connect.
+    store = dist.TCPStore("127.0.0.1", a.port, is_master=True, wait_for_workers=False)
     mp.spawn(bench, args=(a, sizes), nprocs=a.workers, join=True)
+    del store
 
 
 if __name__ == "__main__":
