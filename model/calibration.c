@@ -114,19 +114,8 @@ static int read_memory(const char *path, json_t *o, memory_params *m, char *err,
     return 0;
 }
 
-static int read_root(const char *path, json_t *root, calibration *out, char *err, int errlen) {
-    if (!json_is_object(root))
-        return errmsg_set(err, errlen, "%s: expected a JSON object at the top", path);
-    json_t *format = json_object_get(root, "format");
-    if (!json_is_string(format) || strcmp(json_string_value(format), CALIBRATION_FORMAT) != 0)
-        return errmsg_set(err, errlen, "%s: format: expected \"%s\"", path, CALIBRATION_FORMAT);
-    json_t *version = json_object_get(root, "version");
-    if (!json_is_integer(version) || json_integer_value(version) != CALIBRATION_VERSION)
-        return errmsg_set(err, errlen, "%s: version: expected %d", path, CALIBRATION_VERSION);
-    json_t *params = json_object_get(root, "params");
-    if (!json_is_object(params))
-        return errmsg_set(err, errlen, "%s: params: missing or not an object", path);
-
+/* The "params" object into out's params and standard errors, each checked for its range. */
+static int read_params(const char *path, json_t *params, calibration *out, char *err, int errlen) {
     costmodel_params *p = &out->params;
     calibration_stderr *e = &out->stderr_;
     costmodel_link *ps = &p->link[COSTMODEL_TOPO_PS], *ar = &p->link[COSTMODEL_TOPO_ALLREDUCE];
@@ -171,12 +160,6 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         if (json_object_get(params, later[i].name) &&
             read_param(path, params, "params", later[i].name, later[i].value, later[i].se, err, errlen))
             return -1;
-    json_t *cov = json_object_get(root, "cov_c0_c1");
-    if (cov) {
-        if (!json_is_number(cov) || !isfinite(json_number_value(cov)))
-            return errmsg_set(err, errlen, "%s: cov_c0_c1: expected a finite number", path);
-        out->cov_c0_c1 = json_number_value(cov);
-    }
     /* Fractions (read_param has checked >= 0): a file that passes here passes costmodel_check. */
     const struct { const char *name; double v; } fractions[] = {
         { "sigma", p->sigma }, { "master_yield", p->master_yield }, { "master_yield_loss", p->master_yield_loss },
@@ -191,6 +174,47 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     if (p->host_cores > COSTMODEL_MAX_HOST_CORES) // the writer and the placement count cores in ints
         return errmsg_set(err, errlen, "%s: params.host_cores.value: expected at most %d cores, got %g", path,
                           COSTMODEL_MAX_HOST_CORES, p->host_cores);
+    return 0;
+}
+
+/* The optional "workload" the calibration was measured on. */
+static int read_workload(const char *path, json_t *root, calibration *out, char *err, int errlen) {
+    json_t *workload = json_object_get(root, "workload");
+    if (!workload)
+        return 0;
+    long epochs = 0;
+    if (!json_is_object(workload))
+        return errmsg_set(err, errlen, "%s: workload: expected an object", path);
+    if (read_count(path, workload, "examples", &out->examples, err, errlen) ||
+        read_count(path, workload, "batch", &out->batch, err, errlen) ||
+        read_count(path, workload, "epochs", &epochs, err, errlen))
+        return -1;
+    out->epochs = (int)epochs;
+    out->has_workload = true;
+    return 0;
+}
+
+static int read_root(const char *path, json_t *root, calibration *out, char *err, int errlen) {
+    if (!json_is_object(root))
+        return errmsg_set(err, errlen, "%s: expected a JSON object at the top", path);
+    json_t *format = json_object_get(root, "format");
+    if (!json_is_string(format) || strcmp(json_string_value(format), CALIBRATION_FORMAT) != 0)
+        return errmsg_set(err, errlen, "%s: format: expected \"%s\"", path, CALIBRATION_FORMAT);
+    json_t *version = json_object_get(root, "version");
+    if (!json_is_integer(version) || json_integer_value(version) != CALIBRATION_VERSION)
+        return errmsg_set(err, errlen, "%s: version: expected %d", path, CALIBRATION_VERSION);
+    json_t *params = json_object_get(root, "params");
+    if (!json_is_object(params))
+        return errmsg_set(err, errlen, "%s: params: missing or not an object", path);
+
+    if (read_params(path, params, out, err, errlen))
+        return -1;
+    json_t *cov = json_object_get(root, "cov_c0_c1");
+    if (cov) {
+        if (!json_is_number(cov) || !isfinite(json_number_value(cov)))
+            return errmsg_set(err, errlen, "%s: cov_c0_c1: expected a finite number", path);
+        out->cov_c0_c1 = json_number_value(cov);
+    }
     if (read_uncalibrated(path, root, out, err, errlen))
         return -1;
 
@@ -205,19 +229,7 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     json_t *name = json_object_get(host, "name");
     jsonout_copy(out->host, sizeof out->host, json_is_string(name) ? json_string_value(name) : "unknown");
 
-    json_t *workload = json_object_get(root, "workload");
-    if (workload) {
-        long epochs = 0;
-        if (!json_is_object(workload))
-            return errmsg_set(err, errlen, "%s: workload: expected an object", path);
-        if (read_count(path, workload, "examples", &out->examples, err, errlen) ||
-            read_count(path, workload, "batch", &out->batch, err, errlen) ||
-            read_count(path, workload, "epochs", &epochs, err, errlen))
-            return -1;
-        out->epochs = (int)epochs;
-        out->has_workload = true;
-    }
-    return 0;
+    return read_workload(path, root, out, err, errlen);
 }
 
 int calibration_read(const char *path, calibration *out, char *err, int errlen) {

@@ -106,7 +106,7 @@ static double after_credit(job *j, double d) {
  * at most the (1 − ε)·S(K) of it that can hide. */
 static double overlap_credit(const job *j) {
     const costmodel_params *p = &j->spec.params;
-    if (!costmodel_overlapped(p, &j->spec.config))
+    if (!j->overlapped)
         return 0;
     double now = engine_now(j->e), ready = -INFINITY;
     for (int w = 0; w < j->k; w++) {
@@ -310,8 +310,11 @@ static int scale_replay(job *j) {
     costmodel_params at = j->spec.params;
     at.host_cores = rp->host_cores;
     at.machines = 0; /* the trace ran on one host */
+    /* The model's step is affine in its slice: its value at 0 and its slope, once. */
+    const double at_zero = costmodel_step_time_at(&at, &rp->config, 0.0);
+    const double per_example = costmodel_step_time_at(&at, &rp->config, 1.0) - at_zero;
     for (long i = 0; i < rp->n; i++) {
-        double measured = costmodel_step_time_at(&at, &rp->config, (double)rp->examples[i]);
+        double measured = at_zero + per_example * (double)rp->examples[i];
         j->pool_s[i] = rp->steps_s[i] * (measured > 0 ? j->step_s / measured : 1.0);
     }
     return 0;
@@ -358,6 +361,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->k = spec->config.workers;
     j->sched = costmodel_schedule_of(&spec->config);
     j->step_s = costmodel_step_time(&spec->params, &spec->config);
+    j->overlapped = costmodel_overlapped(&spec->params, &spec->config);
     j->update_s = costmodel_update_time(&spec->params, &spec->config);
     j->update_at = update_place_of(&spec->config);
     /* A log-normal with mean m and coefficient of variation CV has

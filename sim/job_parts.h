@@ -28,6 +28,7 @@ struct job {
     int k;                        /* K */
     costmodel_schedule sched;
     double step_s;                /* mean step: costmodel_step_time */
+    bool overlapped;              /* the exchange hides behind the steps: costmodel_overlapped */
     double update_s;              /* one update: costmodel_update_time */
     update_place update_at;
     double zeta, sigma_ln;        /* log-normal parameters of a step; sigma_ln = 0: constant */
