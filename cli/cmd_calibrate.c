@@ -194,6 +194,9 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "beta_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
     print_param(r, "w0", p->w0_s, e->w0_s, "s");
     print_param(r, "w1", p->w1_s, e->w1_s, "s/worker");
+    print_param(r, "startup_cpu", p->startup_cpu_s, e->startup_cpu_s, "s (the data load, at no examples)");
+    print_param(r, "startup_per_example", p->startup_per_example_s, e->startup_per_example_s,
+                "s/example (the data load's growth with D)");
     print_param(r, "cv", p->cv, e->cv, "(within a run)");
     print_param(r, "run_cv", p->run_cv, e->run_cv, "(between runs)");
     print_param(r, "run_cv_oversub", p->run_cv_oversub, e->run_cv_oversub, "(between runs, more ranks than cores)");

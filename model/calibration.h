@@ -6,7 +6,7 @@
  *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, "c1": {...},
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
  *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update",
- *                 "run_cv_oversub", "startup_cpu", "oversub_compute", "balance",
+ *                 "run_cv_oversub", "startup_cpu", "startup_per_example", "oversub_compute", "balance",
  *                 "model_cv", "master_yield", "master_yield_loss", "overlap",
  *                 "overlap_slowdown", "overlap_exposed", "waits_block" },
  *                           (run_cv, update and every one after it optional on reading: 0;
@@ -69,7 +69,7 @@
 /* A parameter's standard error, by the same names as the file ("c0", "alpha_ps", ...). */
 typedef struct {
     double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
-    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, run_cv_oversub, startup_cpu_s, oversub_compute, balance_s, model_cv, master_yield, master_yield_loss;
+    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, run_cv_oversub, startup_cpu_s, startup_per_example_s, oversub_compute, balance_s, model_cv, master_yield, master_yield_loss;
     double overlap, overlap_slowdown, overlap_exposed, waits_block;
 } calibration_stderr;
 

@@ -34,6 +34,7 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "oversubscribed run cv must be a finite number >= 0", p->run_cv_oversub },
         { "model cv must be a finite number >= 0", p->model_cv },
         { "startup cpu must be a finite number >= 0", p->startup_cpu_s },
+        { "startup per example must be a finite number >= 0", p->startup_per_example_s },
         { "oversubscribed compute must be a finite number >= 0", p->oversub_compute },
         { "balance time must be a finite number >= 0", p->balance_s },
         { "overlap slowdown must be a finite number >= 0", p->overlap_slowdown },
@@ -262,8 +263,15 @@ double costmodel_run_cv(const costmodel_params *p, const costmodel_config *c) {
     return p->run_cv_oversub > 0 && costmodel_rho(p, c) > 1.0 ? p->run_cv_oversub : p->run_cv;
 }
 
+double costmodel_data_load_time(const costmodel_params *p, const costmodel_config *c) {
+    return p->startup_cpu_s + p->startup_per_example_s * (double)c->examples;
+}
+
+/* w0 holds the load's fixed part d at ρ = 1, so only l·D is added to it; at ρ > 1 the
+ * whole load, d + l·D, shares the cores. */
 double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c) {
-    return p->w0_s + p->w1_s * c->workers + p->startup_cpu_s * (costmodel_rho(p, c) - 1.0);
+    return p->w0_s + p->w1_s * c->workers + p->startup_per_example_s * (double)c->examples +
+           costmodel_data_load_time(p, c) * (costmodel_rho(p, c) - 1.0);
 }
 
 bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config *c) {
@@ -320,10 +328,17 @@ double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_co
     return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }
 
+double costmodel_shared_rho(const costmodel_params *p, const costmodel_config *c) {
+    if (!(p->waits_block > 0) || p->machines >= 2)
+        return 1.0;
+    return costmodel_rho(p, c);
+}
+
 /* Straggler wait of one round of n steps: the barrier waits for the slowest of K
- * workers, each summing n steps of spread CV·step, so CV·step·√n·G(K). */
+ * workers, each summing n steps of spread CV·step, so CV·step·√n·G(K); ranks that sleep
+ * while they wait hand their cores to the rest, so CV·step·√n·G_ρ(K) (model/gmax.h). */
 static double round_wait(const costmodel_params *p, const costmodel_config *c, double step, long n) {
-    return p->cv * step * sqrt((double)n) * gmax_expected(c->workers);
+    return p->cv * step * sqrt((double)n) * gmax_shared_expected(c->workers, costmodel_shared_rho(p, c));
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -3,8 +3,8 @@
  * One round = p local steps on every worker, a barrier, one synchronisation:
  *   step(K,T)  = (c0 + c1·(σ + (1−σ)/T)·b)·ρ'       ρ = max(1, (K·T + m)/P)
  *   upd(K,T)   = u·(σ + (1−σ)/T)·ρ'                 one optimizer update, once per step
- *   round      = p·(step + upd) + CV·step·√p·G(K) + X(K)
- *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + d·(ρ − 1)
+ *   round      = p·(step + upd) + CV·step·√p·G(K) + X(K)   (G_ρ(K) where waits block)
+ *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1)
  * and each synchronisation that exists costs S(K). ρ' (costmodel_slowdown) is what ranks
  * that outnumber the cores do to compute: 1 at ρ = 1, else
  *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + κ·(ρ − 1),   w = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else
@@ -13,9 +13,11 @@
  * rank waiting for a synchronisation busy-polls, so no core goes idle to pull work over),
  * so n threads on P cores leave ⌈n/P⌉ on the busiest core, and a round of one step waits
  * for it (a job whose waiting ranks block instead, gloo's, leaves a core idle and the
- * scheduler pulls a rank over: waits_block, w = 0). Within a longer round its balancing
- * moves the extra rank between the cores, and
- * after about τ (balance_s) they are shared evenly: ρ. κ (oversub_compute): sharing a core
+ * scheduler pulls a rank over: waits_block, w = 0; and a rank that ends its round first
+ * gives its core to the rest, so the barrier waits CV·step·√p·G_ρ(K) of model/gmax.h,
+ * a third of G(K) at K = 3 on 2 cores and none for two ranks on one core). Within a
+ * longer round its balancing moves the extra rank between the cores, and after about τ
+ * (balance_s) they are shared evenly: ρ. κ (oversub_compute): sharing a core
  * costs more than its share (switches, caches refilled after another rank's slice). On the
  * 2-core VM (experiments/oversubscription/run: a round against as many steps of 1×1 at
  * the local batch, median of 3) a one-step round took 2.28× at K = 3 batch (ρ = 1.5,
@@ -145,6 +147,9 @@ typedef struct {
     /* When ranks outnumber cores (ρ > 1), what the compute-only ρ misses: */
     double startup_cpu_s;    /* d: CPU-bound part of one rank's start-up (loading the data),
                                 slowed like compute: W gains d·(ρ − 1) */
+    double startup_per_example_s; /* l: the data load's cost per training example (a rank
+                                reads the first D of the files): the load is d + l·D, and W
+                                gains l·D + (d + l·D)·(ρ − 1); 0 = a load that does not grow */
     double oversub_compute;  /* κ: what time-sharing a core costs beyond ρ, per unit of ρ − 1
                                 (switches, caches refilled after another rank's slice): steps
                                 and updates at ρ > 1 are slowed by ρ_eff + κ·(ρ − 1) */
@@ -230,6 +235,12 @@ costmodel_placement costmodel_placement_of(const costmodel_params *p, const cost
  * dedicated master; 1 when P is 0 (unlimited). */
 double costmodel_rho(const costmodel_params *p, const costmodel_config *c);
 
+/* The ρ at which the ranks share the cores evenly, a finished rank's core going to the
+ * others: ρ where waits block on one host, else 1 (polling ranks keep their cores; on a
+ * cluster the barrier spans machines, and G(K) is kept). The round's straggler wait uses
+ * G_ρ(K) of model/gmax.h at it, and the simulator plays the same sharing. */
+double costmodel_shared_rho(const costmodel_params *p, const costmodel_config *c);
+
 /* Does the config's exchange cross the network (a cluster, ranks on two machines or more)? */
 bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config *c);
 
@@ -271,7 +282,10 @@ double costmodel_idle_step_time(const costmodel_params *p, const costmodel_confi
  * (ρ > 1) and it is known (> 0), else run_cv. */
 double costmodel_run_cv(const costmodel_params *p, const costmodel_config *c);
 
-/* W(K) = w0 + w1·K + d·(ρ − 1). */
+/* One rank's data load at ρ = 1: d + l·D (D the config's training examples). */
+double costmodel_data_load_time(const costmodel_params *p, const costmodel_config *c);
+
+/* W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1). */
 double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c);
 
 /* Does φ apply to c: batch sync through an all-reduce (see the header comment)? */

@@ -10,37 +10,87 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* d, the CPU-bound part of one rank's start-up: the median "data_load" start-up span of
- * the runs with ρ = 1 (every rank reads and decompresses the whole data set, so at ρ > 1
- * the ranks share the cores for it). Standard error √(π/2)·sd/√n. None recorded: 0. */
-static int fit_startup_cpu(fit_subset *s, fit_core *f, char *err, int errlen) {
-    long n = 0;
-    for (int i = 0; i < s->n; i++)
-        if (fit_used(s, i, true))
-            n += s->tr[i]->n_events;
-    double *v = malloc(sizeof *v * (size_t)(n + 1));
-    if (!v)
-        return errmsg_set(err, errlen, "out of memory");
-    n = 0;
+/* NNLS of the rows (1, x) → y, named reg among the regressions: out[] = { intercept, its
+ * standard error, slope, its standard error }. 0, or -1 with err. */
+static int nnls_intercept_slope(const fit_rows *r, fit_core *f, const char *reg, double *out[4], char *err,
+                                int errlen) {
+    nnls_result *res = fit_rows_nnls(r, err, errlen);
+    if (!res)
+        return -1;
+    *out[0] = gsl_vector_get(res->x, 0);
+    *out[1] = gsl_vector_get(res->se, 0);
+    *out[2] = gsl_vector_get(res->x, 1);
+    *out[3] = gsl_vector_get(res->se, 1);
+    fit_add_reg(f, reg, "nnls", r->n, res->dof, res->rss);
+    nnls_result_free(res);
+    return 0;
+}
+
+/* The data_load start-up spans of the runs at ρ = 1 (every rank reads and decompresses
+ * the first D examples; at ρ > 1 the ranks share the cores for it): one row (1, D) → span
+ * each; -1 out of memory (the rows so far are the caller's to free). */
+static int data_load_rows(fit_subset *s, fit_rows *r, double *distinct_d) {
+    double first_d = -1;
+    *distinct_d = 0;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         if (!fit_used(s, i, true) || traceinfo_rho(&t->run) != 1.0)
             continue;
-        for (long k = 0; k < t->n_events; k++)
-            if (t->events[k].ph == TRACE_STARTUP && strcmp(t->events[k].name, "data_load") == 0)
-                v[n++] = t->events[k].t1_s - t->events[k].t0_s;
+        const double d = (double)t->run.config.examples;
+        for (long k = 0; k < t->n_events; k++) {
+            const trace_event *e = &t->events[k];
+            if (e->ph != TRACE_STARTUP || strcmp(e->name, "data_load") != 0)
+                continue;
+            const double x[2] = { 1.0, d };
+            if (fit_rows_push(r, x, e->t1_s - e->t0_s))
+                return -1;
+            if (first_d < 0)
+                first_d = d;
+            else if (d != first_d)
+                *distinct_d = 1;
+        }
     }
-    f->p.startup_cpu_s = f->se.startup_cpu_s = 0;
-    if (n == 0)
-        fit_note(f, "startup_cpu", "no data_load start-up spans: start-up at rho > 1 is not scaled");
-    if (n > 0)
-        fit_median_se(v, n, &f->p.startup_cpu_s, &f->se.startup_cpu_s);
-    free(v);
     return 0;
 }
 
-/* w0, w1: NNLS of W − d·(ρ − 1) = w0 + w1·K, one point per run, W = the latest end of
- * any rank's start-up events. */
+/* d and l, the data load d + l·D of one rank: NNLS of the data_load spans at ρ = 1 on
+ * (1, D) when the runs loaded two or more D; at one D, d = their median (standard error
+ * √(π/2)·sd/√n) and l = 0. None recorded: both 0. */
+static int fit_startup_cpu(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 2 };
+    double distinct = 0;
+    int rc = -1;
+    f->p.startup_cpu_s = f->se.startup_cpu_s = f->p.startup_per_example_s = f->se.startup_per_example_s = 0;
+    if (data_load_rows(s, &r, &distinct)) {
+        errmsg_set(err, errlen, "out of memory");
+        goto done;
+    }
+    rc = 0;
+    if (r.n == 0) {
+        fit_note(f, "startup_cpu", "no data_load start-up spans: start-up at rho > 1 is not scaled");
+    } else if (!distinct || r.n < 3) {
+        fit_note(f, "startup_per_example", "every run loaded the same examples: the data load is not scaled "
+                 "with D");
+        double *v = malloc(sizeof *v * (size_t)r.n);
+        if (!v) {
+            rc = errmsg_set(err, errlen, "out of memory");
+            goto done;
+        }
+        for (long i = 0; i < r.n; i++)
+            v[i] = r.y[i];
+        fit_median_se(v, r.n, &f->p.startup_cpu_s, &f->se.startup_cpu_s);
+        free(v);
+    } else {
+        rc = nnls_intercept_slope(&r, f, "data_load", (double *[]){ &f->p.startup_cpu_s, &f->se.startup_cpu_s,
+                                  &f->p.startup_per_example_s, &f->se.startup_per_example_s }, err, errlen);
+    }
+done:
+    fit_rows_free(&r);
+    return rc;
+}
+
+/* w0, w1: NNLS of W − l·D − (d + l·D)·(ρ − 1) = w0 + w1·K, one point per run, W = the
+ * latest end of any rank's start-up events. */
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
     fit_rows r = { .cols = 2 };
     int rc = -1, kmin = 0, kmax = 0;
@@ -58,7 +108,8 @@ int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
             continue;
         costmodel_params at = f->p;
         at.host_cores = t->run.host_cores;
-        w -= f->p.startup_cpu_s * (costmodel_rho(&at, &t->run.config) - 1.0);
+        at.w0_s = at.w1_s = 0; /* what the data load adds to W */
+        w -= costmodel_startup_time(&at, &t->run.config);
         int K = t->run.config.workers;
         double x[2] = { 1.0, K };
         kmin = r.n == 0 || K < kmin ? K : kmin;
@@ -88,18 +139,8 @@ int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
                    "for a fit with standard errors", r.n);
         goto done;
     }
-    nnls_result *res = fit_rows_nnls(&r, err, errlen);
-    if (!res) {
-        rc = -1;
-        goto done;
-    }
-    f->p.w0_s = gsl_vector_get(res->x, 0);
-    f->p.w1_s = gsl_vector_get(res->x, 1);
-    f->se.w0_s = gsl_vector_get(res->se, 0);
-    f->se.w1_s = gsl_vector_get(res->se, 1);
-    fit_add_reg(f, "startup", "nnls", r.n, res->dof, res->rss);
-    nnls_result_free(res);
-    rc = 0;
+    rc = nnls_intercept_slope(&r, f, "startup", (double *[]){ &f->p.w0_s, &f->se.w0_s, &f->p.w1_s, &f->se.w1_s }, err,
+                              errlen);
 done:
     fit_rows_free(&r);
     return rc;

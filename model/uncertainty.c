@@ -11,7 +11,7 @@
 /* ---------------------------------------------------------------------------------- */
 /* The drawn parameters: where each lives in costmodel_params and calibration_stderr */
 
-enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 19, MAX_REJECTIONS = 1000 };
+enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 20, MAX_REJECTIONS = 1000 };
 
 static const struct {
     size_t value, se;        /* offsets into costmodel_params and calibration_stderr */
@@ -32,6 +32,7 @@ static const struct {
     { offsetof(costmodel_params, cv), offsetof(calibration_stderr, cv), INFINITY },
     { offsetof(costmodel_params, update_s), offsetof(calibration_stderr, update_s), INFINITY },
     { offsetof(costmodel_params, startup_cpu_s), offsetof(calibration_stderr, startup_cpu_s), INFINITY },
+    { offsetof(costmodel_params, startup_per_example_s), offsetof(calibration_stderr, startup_per_example_s), INFINITY },
     { offsetof(costmodel_params, oversub_compute), offsetof(calibration_stderr, oversub_compute), INFINITY },
     { offsetof(costmodel_params, balance_s), offsetof(calibration_stderr, balance_s), INFINITY },
     { offsetof(costmodel_params, master_yield), offsetof(calibration_stderr, master_yield), 1.0 },

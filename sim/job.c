@@ -10,6 +10,7 @@
 #include <gsl/gsl_errno.h>
 #include <gsl/gsl_randist.h>
 #include <gsl/gsl_rng.h>
+#include <gsl/gsl_sort.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -78,10 +79,40 @@ static void emit_all(job *j, trace_phase ph, double t0, double t1) {
             job_emit(j, w, ph, t0, t1);
 }
 
+/* Draws the round's n steps of every worker and, with the cores shared evenly at ρ,
+ * stretches each worker's to when it ends under processor sharing: while K − l workers
+ * still run, each runs (K − l)/K of the shared time per unit of its drawn steps, never
+ * faster than a core of its own (1/ρ). The first to end gives its core to the others. */
+static void draw_shared_round(job *j, long n) {
+    j->round_n = n;
+    for (int w = 0; w < j->k; w++) {
+        double total = 0;
+        for (long i = 0; i < n; i++)
+            total += j->round_steps_s[(size_t)w * (size_t)n + (size_t)i] = job_draw_step(j);
+        j->round_total_s[w] = total;
+    }
+    gsl_sort_index(j->round_order, j->round_total_s, 1, (size_t)j->k);
+    double end = 0, before = 0;
+    for (int l = 0; l < j->k; l++) {
+        const size_t w = j->round_order[l];
+        end += fmax(1.0 / j->shared_rho, (double)(j->k - l) / j->k) * (j->round_total_s[w] - before);
+        before = j->round_total_s[w];
+        j->round_stretch[w] = before > 0 ? end / before : 1.0;
+    }
+}
+
+/* The worker's next step: drawn, or its share of the round drawn at its start. */
+static double next_step(job *j, int w) {
+    if (!j->round_steps_s)
+        return job_draw_step(j);
+    const long i = j->round_n - j->steps_left[w];
+    return j->round_steps_s[(size_t)w * (size_t)j->round_n + (size_t)i] * j->round_stretch[w];
+}
+
 /* A step, and its update when the worker applies it itself: one event at the end of both
  * (the update is constant: no event of its own is needed). */
 static inline void start_step(job *j, int w) {
-    double d = job_draw_step(j);
+    double d = next_step(j, w);
     double u = j->update_at == UPDATE_AFTER_STEP ? j->update_s : 0.0;
     double now = engine_now(j->e);
     j->step_start_s[w] = now;
@@ -286,6 +317,8 @@ static void start_round(job *j) {
     long p = j->sched.steps_per_round;
     long full = j->sched.steps_per_epoch / p;
     long n = j->round < full ? p : j->sched.steps_per_epoch % p;
+    if (j->round_steps_s)
+        draw_shared_round(j, n);
     for (int w = 0; w < j->k; w++) {
         j->steps_left[w] = n;
         start_step(j, w);
@@ -342,6 +375,18 @@ static int job_register(job *j) {
                : 0;
 }
 
+/* The round's draws where ranks share the cores (synchronous modes): 0, or -1 out of memory. */
+static int shared_round_new(job *j) {
+    if (j->async || !(j->shared_rho > 1.0))
+        return 0;
+    const size_t k = (size_t)j->k;
+    j->round_steps_s = malloc(sizeof *j->round_steps_s * k * (size_t)j->sched.steps_per_round);
+    j->round_total_s = malloc(sizeof *j->round_total_s * k);
+    j->round_stretch = malloc(sizeof *j->round_stretch * k);
+    j->round_order = malloc(sizeof *j->round_order * k);
+    return j->round_steps_s && j->round_total_s && j->round_stretch && j->round_order ? 0 : -1;
+}
+
 job *job_new(const job_spec *spec, char *err, int errlen) {
     char why[256];
     if (costmodel_check(&spec->params, &spec->config, why, sizeof why)) {
@@ -378,6 +423,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->msg_remote_s = costmodel_message_time(&spec->params, c, true);
     j->ring_step_s = costmodel_ring_step_time(&spec->params, c);
     j->async = c->sync == COSTMODEL_SYNC_ASYNC ? JOB_ASYNC : c->sync == COSTMODEL_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
+    j->shared_rho = costmodel_shared_rho(&spec->params, c);
 
     size_t k = (size_t)j->k;
     j->arrive_s = malloc(sizeof *j->arrive_s * k);
@@ -388,7 +434,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->e = engine_new((long)k + 16);
     j->rng = job_rng_new();
     if (!j->arrive_s || !j->step_start_s || !j->compute_end_s || !j->steps_left || !j->acc || !j->e || !j->rng ||
-        scale_replay(j) || job_register(j) || (j->async && job_async_new(j))) {
+        scale_replay(j) || job_register(j) || (j->async && job_async_new(j)) || shared_round_new(j)) {
         job_free(j);
         errmsg_set(err, errlen, "out of memory for %d workers", c->workers);
         return NULL;
@@ -408,6 +454,10 @@ void job_free(job *j) {
     free(j->steps_left);
     free(j->acc);
     free(j->pool_s);
+    free(j->round_steps_s);
+    free(j->round_total_s);
+    free(j->round_stretch);
+    free(j->round_order);
     free(j);
 }
 

@@ -52,7 +52,11 @@
  * slows every step and update by the constant ρ' of costmodel_slowdown (ρ, the threads'
  * packing on the busiest core over a short round, κ), the same for every worker, not by a
  * sharing that changes as workers reach a barrier: MPI waits by polling, so a waiting
- * worker keeps its cores busy.
+ * worker keeps its cores busy. Ranks whose waits block (gloo's: costmodel_shared_rho > 1
+ * on one host) do change it: a round's steps are drawn when it starts and each worker's
+ * are stretched to when it would end under processor sharing (the first to finish gives
+ * its core to the rest; model/gmax.h), so the round's mean is the closed form's
+ * CV·step·√p·G_ρ(K) beyond its steps.
  *
  * Start-up W(K) = w0 + w1·K + d·(ρ − 1) (costmodel_startup_time):
  *   parallel    every worker starts at 0 and takes W(K) (they load a shared launcher

@@ -44,6 +44,16 @@ struct job {
     int link;                     /* the master's link (ps) */
     gsl_rng *rng;
 
+    /* Ranks that sleep while they wait and share the cores (costmodel_shared_rho > 1):
+     * a round's steps are drawn when it starts, and each worker's are stretched to its
+     * finish under processor sharing (model/gmax.h). NULL where each keeps its core. */
+    double shared_rho;
+    long round_n;                 /* steps in the current round */
+    double *round_steps_s;        /* (K × steps_per_round) the round's draws, worker-major */
+    double *round_total_s;        /* (K) each worker's sum of them */
+    double *round_stretch;        /* (K) its finish under sharing ÷ that sum */
+    size_t *round_order;          /* (K) the workers by their sum */
+
     /* Per worker (K each). */
     double *arrive_s;             /* arrival at the current barrier */
     double *step_start_s;         /* start of the step in progress */

@@ -120,8 +120,8 @@ trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const ch
     st.place = !exchange_per_step ? UPDATE_AFTER_STEP
              : cfg->topology == COSTMODEL_TOPO_PS ? UPDATE_IN_MASTER : UPDATE_AFTER_SYNC;
     double W = costmodel_startup_time(p, cfg) + gsl_ran_gaussian(rng, truth->startup_noise_s);
-    /* The data load, d·ρ, ends the start-up (every rank's, sharing the cores at ρ > 1). */
-    double load = p->startup_cpu_s * costmodel_rho(p, cfg);
+    /* The data load, (d + l·D)·ρ, ends the start-up (every rank's, sharing the cores at ρ > 1). */
+    double load = costmodel_data_load_time(p, cfg) * costmodel_rho(p, cfg);
     st.clock = malloc(sizeof *st.clock * (size_t)st.ranks);
     for (int r = 0; r < st.ranks; r++) {
         add(st.t, r, TRACE_STARTUP, 0.0, W - load, -1, -1, 0, 0, "setup");

@@ -116,6 +116,32 @@ Test(costmodel, oversubscription_slows_start_up_and_every_step) {
     assert_rel(costmodel_startup_time(&p, &c), 1.1 + 0.4, 1e-12);
 }
 
+Test(costmodel, the_data_load_grows_with_the_examples_and_shares_the_cores) {
+    /* d = 0.05 s, l = 10 µs an example, D = 6000: a load of 0.11 s. At ρ = 1 (2 workers on 2
+     * cores) w0 holds d, so W = 1 + 0.1·2 + 0.06 = 1.26 s; at ρ = 1.5 (3 workers) the whole
+     * load shares the cores too: 1 + 0.3 + 0.06 + 0.11·0.5 = 1.415 s. Twice the examples add
+     * 0.06 s at ρ = 1 and 0.06·1.5 = 0.09 s at ρ = 1.5. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.w0_s = 1.0;
+    p.w1_s = 0.1;
+    p.startup_cpu_s = 0.05;
+    p.startup_per_example_s = 1e-5;
+    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    assert_rel(costmodel_data_load_time(&p, &c), 0.11, 1e-12);
+    assert_rel(costmodel_startup_time(&p, &c), 1.26, 1e-12);
+    c.workers = 3;
+    assert_rel(costmodel_startup_time(&p, &c), 1.415, 1e-12);
+    c.examples = 12000;
+    assert_rel(costmodel_startup_time(&p, &c), 1.505, 1e-12);
+    c.workers = 2;
+    assert_rel(costmodel_startup_time(&p, &c), 1.32, 1e-12);
+    char err[128];
+    p.startup_per_example_s = -1e-6;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "startup per example") != NULL, "%s", err);
+}
+
 Test(costmodel, the_fixed_cost_of_a_step_is_slowed_like_the_rest) {
     /* c0 = 0.05 s, c1 = 0.1 s/example, B = 32. K = 4 on 2 cores: b = 8, ρ = 2 with two ranks
      * on each core, nothing to pack: the step's CPU work (0.05 + 0.8 s) takes twice as long,
@@ -150,6 +176,29 @@ Test(costmodel, ranks_that_block_while_waiting_share_the_cores_evenly) {
     p.waits_block = 0.5;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "waits_block") != NULL, "%s", err);
+}
+
+Test(costmodel, ranks_that_block_hand_their_cores_to_the_stragglers) {
+    /* As above, blocking: a step of 1.65 s, CV = 0.1, D = 6000 of B = 32: 188 rounds of one
+     * step, 5 epochs. Ranks that keep their cores wait CV·step·G(3) a round, G(3) =
+     * 3/(2√π); ranks that share them, CV·step·G(3)/3 (model/gmax.h: h = 1, 2/3, 2/3). */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.cv = 0.1;
+    p.waits_block = 1;
+    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    const double rounds = 5.0 * 188, g3 = 1.5 / sqrt(M_PI);
+    assert_rel(costmodel_shared_rho(&p, &c), 1.5, 1e-12);
+    assert_rel(costmodel_breakdown_of(&p, &c).wait_s, rounds * 0.1 * 1.65 * g3 / 3, 1e-9);
+    /* On 3 cores nothing is shared: G(3) again. */
+    p.host_cores = 3;
+    assert_rel(costmodel_shared_rho(&p, &c), 1.0, 1e-12);
+    assert_rel(costmodel_breakdown_of(&p, &c).wait_s, rounds * 0.1 * 1.1 * g3, 1e-9);
+    /* Polling ranks on 2 cores keep theirs: G(3) of the packed step, 2.2 s. */
+    p.host_cores = 2;
+    p.waits_block = 0;
+    assert_rel(costmodel_shared_rho(&p, &c), 1.0, 1e-12);
+    assert_rel(costmodel_breakdown_of(&p, &c).wait_s, rounds * 0.1 * 2.2 * g3, 1e-9);
 }
 
 Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {

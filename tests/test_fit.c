@@ -397,10 +397,44 @@ Test(fit, oversubscription_costs_come_from_the_runs_with_more_ranks_than_cores) 
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     const costmodel_params *p = &r.cal.params;
     cr_assert_float_eq(p->startup_cpu_s, 0.2, 1e-9, "d = %g", p->startup_cpu_s);
+    cr_assert_eq(p->startup_per_example_s, 0.0, "every run loaded 1024 examples: no growth to see");
+    cr_assert(note_on(&r, "startup_per_example") != NULL);
     within_3se("kappa", p->oversub_compute, r.cal.stderr_.oversub_compute, 0.3);
     within_3se("tau", p->balance_s, r.cal.stderr_.balance_s, 0.14);
     cr_assert(fabs(p->w0_s - 0.4) < 3 * r.cal.stderr_.w0_s + 1e-3, "w0 = %g ± %g", p->w0_s, r.cal.stderr_.w0_s);
     cr_assert(fabs(p->w1_s - 0.12) < 3 * r.cal.stderr_.w1_s + 1e-3, "w1 = %g ± %g", p->w1_s, r.cal.stderr_.w1_s);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* The data load grows with the examples a rank reads: truth d = 0.05 s, l = 50 µs an
+ * example; the example set (D = 1024) with K = 1 and 2 at D = 4096 added and one run at
+ * rho = 1.5 (6x1 on 4 cores) there. Synth draws the data_load spans exactly, so d and l
+ * come back exactly; w0, w1 within 3 standard errors once l·D and (d + l·D)·(rho − 1) are
+ * taken off every run's start-up. */
+Test(fit, the_data_load_grows_with_the_examples_each_run_loaded) {
+    synth_truth truth = truth_example();
+    truth.p.startup_cpu_s = 0.05;
+    truth.p.startup_per_example_s = 5e-5;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 12);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    costmodel_config more[] = { cfg(1, 1, "batch", COSTMODEL_TOPO_ALLREDUCE), cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
+                                cfg(6, 1, "batch", COSTMODEL_TOPO_ALLREDUCE) };
+    for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
+        more[i].examples = 4096;
+        keep(&s, synth_run(&truth, &more[i], "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    }
+    gsl_rng_free(rng);
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    const costmodel_params *p = &r.cal.params;
+    cr_assert_float_eq(p->startup_cpu_s, 0.05, 1e-9, "d = %g", p->startup_cpu_s);
+    cr_assert_float_eq(p->startup_per_example_s, 5e-5, 1e-12, "l = %g", p->startup_per_example_s);
+    within_3se("w0", p->w0_s, r.cal.stderr_.w0_s, 0.4);
+    within_3se("w1", p->w1_s, r.cal.stderr_.w1_s, 0.12);
     fit_result_release(&r);
     release(&s);
 }

@@ -53,3 +53,36 @@ Test(gmax, variance_of_the_maximum_matches_known_values) {
         cr_assert(fabs(gmax_variance(table[i].k) - table[i].v) < 1e-9, "V(%d) = %.15g, mpmath %.15g", table[i].k,
                   gmax_variance(table[i].k), table[i].v);
 }
+
+Test(gmax, order_statistics_match_exact_and_tabulated_values) {
+    /* K = 2: ±1/√π; K = 3: −3/(2√π), 0, 3/(2√π); larger K from Harter's (1961) tables of the
+     * expected values of normal order statistics, 5 decimals. */
+    cr_assert(fabs(gmax_order_expected(2, 1) + 1.0 / sqrt(M_PI)) < 1e-9, "e_1 of 2 = %.15g", gmax_order_expected(2, 1));
+    cr_assert(fabs(gmax_order_expected(3, 1) + 1.5 / sqrt(M_PI)) < 1e-9, "e_1 of 3 = %.15g", gmax_order_expected(3, 1));
+    cr_assert(fabs(gmax_order_expected(3, 2)) < 1e-12, "e_2 of 3 = %.15g", gmax_order_expected(3, 2));
+    const struct { int k, j; double e; } table[] = {
+        { 4, 4, 1.02938 }, { 4, 3, 0.29701 }, { 4, 1, -1.02938 }, { 5, 4, 0.49502 },
+        { 10, 10, 1.53875 }, { 10, 9, 1.00136 }, { 10, 8, 0.65606 }, { 10, 7, 0.37576 }, { 10, 6, 0.12267 },
+    };
+    for (size_t i = 0; i < sizeof table / sizeof table[0]; i++)
+        cr_assert(fabs(gmax_order_expected(table[i].k, table[i].j) - table[i].e) < 1e-5, "e_%d of %d = %.8f, table %.5f",
+                  table[i].j, table[i].k, gmax_order_expected(table[i].k, table[i].j), table[i].e);
+    cr_assert(fabs(gmax_order_expected(700, 700) - gmax_expected(700)) < 1e-8, "unmemoised k: the largest is G(k)");
+    cr_assert_eq(gmax_order_expected(4, 0), 0.0);
+    cr_assert_eq(gmax_order_expected(4, 5), 0.0);
+}
+
+Test(gmax, ranks_that_share_the_cores_wait_for_less_than_the_slowest) {
+    /* At ρ ≤ 1 each rank keeps its core: the last waits G(K). */
+    cr_assert_eq(gmax_shared_expected(3, 1.0), gmax_expected(3));
+    /* K = 3 on 2 cores (ρ = 1.5): h = (1, 2/3, 2/3), G = e_1/3 + 2e_3/3 = G(3)/3 = 1/(2√π). */
+    cr_assert(fabs(gmax_shared_expected(3, 1.5) - 0.5 / sqrt(M_PI)) < 1e-9, "G_1.5(3) = %.15g",
+              gmax_shared_expected(3, 1.5));
+    /* K = 4 on 2 cores (ρ = 2): h = (1, 3/4, 1/2, 1/2), G = (e_1 + e_2)/4 + e_4/2, with
+     * e_4 = 1.0293753730, e_3 = 0.2970113823 (Harter's 10-decimal table). */
+    double want = (-1.0293753730 - 0.2970113823) / 4 + 1.0293753730 / 2;
+    cr_assert(fabs(gmax_shared_expected(4, 2.0) - want) < 1e-8, "G_2(4) = %.15g, want %.15g", gmax_shared_expected(4, 2.0),
+              want);
+    /* Two ranks on one core: it never idles, so no wait beyond the mean. */
+    cr_assert(fabs(gmax_shared_expected(2, 2.0)) < 1e-12, "G_2(2) = %.15g", gmax_shared_expected(2, 2.0));
+}
