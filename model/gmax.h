@@ -19,7 +19,9 @@
  * e_j = E[Z_(j)] the expected order statistics of K standard normals, computed by GSL
  * integration of x·K!/((j−1)!(K−j)!)·φ(x)·Φ(x)^(j−1)·(1 − Φ(x))^(K−j). At ρ ≤ 1 every h
  * is 1 and G_ρ(K) = G(K); at K = 3, ρ = 1.5 it is G(3)/3, a third of the wait of ranks
- * that each keep their core.
+ * that each keep their core. The round's spread there is still taken as CV·μ·√V(K), an
+ * overestimate (the shared finish averages over the ranks), and small beside a run's own
+ * spread (run_cv).
  */
 #ifndef SPEEDUP_GMAX_H
 #define SPEEDUP_GMAX_H
@@ -32,7 +34,8 @@ double gmax_expected(int k);
 double gmax_variance(int k);
 
 /* Returns e_j = E[Z_(j)], the j-th smallest of k standard normals (1 ≤ j ≤ k; 0 for
- * k ≤ 1 or j out of range). Memoised for k ≤ 512 (a row of k values per distinct k). */
+ * k ≤ 1 or j out of range). Memoised for k ≤ 512 (a row of k values per distinct k,
+ * computed on its first use: not thread-safe then). */
 double gmax_order_expected(int k, int j);
 
 /* Returns G_ρ(k), the expected wait of the last of k ranks that share the cores evenly at
