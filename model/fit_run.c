@@ -7,6 +7,7 @@
 
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -29,9 +30,9 @@ static int nnls_intercept_slope(const fit_rows *r, fit_core *f, const char *reg,
 /* The data_load start-up spans of the runs at ρ = 1 (every rank reads and decompresses
  * the first D examples; at ρ > 1 the ranks share the cores for it): one row (1, D) → span
  * each; -1 out of memory (the rows so far are the caller's to free). */
-static int data_load_rows(fit_subset *s, fit_rows *r, double *distinct_d) {
+static int data_load_rows(fit_subset *s, fit_rows *r, bool *distinct_d) {
     double first_d = -1;
-    *distinct_d = 0;
+    *distinct_d = false;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         if (!fit_used(s, i, true) || traceinfo_rho(&t->run) != 1.0)
@@ -47,7 +48,7 @@ static int data_load_rows(fit_subset *s, fit_rows *r, double *distinct_d) {
             if (first_d < 0)
                 first_d = d;
             else if (d != first_d)
-                *distinct_d = 1;
+                *distinct_d = true;
         }
     }
     return 0;
@@ -58,7 +59,7 @@ static int data_load_rows(fit_subset *s, fit_rows *r, double *distinct_d) {
  * √(π/2)·sd/√n) and l = 0. None recorded: both 0. */
 static int fit_startup_cpu(fit_subset *s, fit_core *f, char *err, int errlen) {
     fit_rows r = { .cols = 2 };
-    double distinct = 0;
+    bool distinct = false;
     int rc = -1;
     f->p.startup_cpu_s = f->se.startup_cpu_s = f->p.startup_per_example_s = f->se.startup_per_example_s = 0;
     if (data_load_rows(s, &r, &distinct)) {
@@ -69,17 +70,9 @@ static int fit_startup_cpu(fit_subset *s, fit_core *f, char *err, int errlen) {
     if (r.n == 0) {
         fit_note(f, "startup_cpu", "no data_load start-up spans: start-up at rho > 1 is not scaled");
     } else if (!distinct || r.n < 3) {
-        fit_note(f, "startup_per_example", "every run loaded the same examples: the data load is not scaled "
-                 "with D");
-        double *v = malloc(sizeof *v * (size_t)r.n);
-        if (!v) {
-            rc = errmsg_set(err, errlen, "out of memory");
-            goto done;
-        }
-        for (long i = 0; i < r.n; i++)
-            v[i] = r.y[i];
-        fit_median_se(v, r.n, &f->p.startup_cpu_s, &f->se.startup_cpu_s);
-        free(v);
+        fit_note(f, "startup_per_example", "%s: the data load is not scaled with D",
+                 distinct ? "fewer than 3 data_load spans" : "every run loaded the same examples");
+        fit_median_se(r.y, r.n, &f->p.startup_cpu_s, &f->se.startup_cpu_s); /* reorders r.y: freed next */
     } else {
         rc = nnls_intercept_slope(&r, f, "data_load", (double *[]){ &f->p.startup_cpu_s, &f->se.startup_cpu_s,
                                   &f->p.startup_per_example_s, &f->se.startup_per_example_s }, err, errlen);

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
-enum { MEMO_MAX = 4096, ORDER_MEMO_MAX = 512, WORKSPACE_INTERVALS = 1000 };
+enum { MEMO_MAX = 4096, WORKSPACE_INTERVALS = 1000 };
 
 /* The density of the maximum of k standard normals, times x^power (power 1 or 2). */
 typedef struct {
@@ -101,10 +101,10 @@ double gmax_variance(int k) {
 }
 
 double gmax_order_expected(int k, int j) {
-    static double *memo[ORDER_MEMO_MAX + 1];
+    static double *memo[MEMO_MAX + 1];
     if (k <= 1 || j < 1 || j > k)
         return 0.0;
-    if (k > ORDER_MEMO_MAX)
+    if (k > MEMO_MAX)
         return integrate_order(k, j);
     if (!memo[k]) {
         double *row = malloc(sizeof *row * (size_t)k);

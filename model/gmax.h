@@ -34,7 +34,7 @@ double gmax_expected(int k);
 double gmax_variance(int k);
 
 /* Returns e_j = E[Z_(j)], the j-th smallest of k standard normals (1 ≤ j ≤ k; 0 for
- * k ≤ 1 or j out of range). Memoised for k ≤ 512 (a row of k values per distinct k,
+ * k ≤ 1 or j out of range). Memoised for k ≤ 4096 (a row of k values per distinct k,
  * computed on its first use: not thread-safe then). */
 double gmax_order_expected(int k, int j);
 
