@@ -7,7 +7,9 @@ set -euo pipefail
 probe=${1:?usage: test_linkshare.sh PROBE MPIEXEC} mpiexec=${2:?usage: test_linkshare.sh PROBE MPIEXEC}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 ASAN_OPTIONS=detect_leaks=0
 fail() { echo "test_linkshare: FAIL: $*" >&2; exit 1; }
-run() { timeout 60 "$mpiexec" --oversubscribe --mca btl tcp,self "$@"; }
+# Shared memory and loopback only: a test cluster beside it (test_cluster) adds and removes
+# interfaces that Open MPI would otherwise try, and fail, to bind to.
+run() { timeout 60 "$mpiexec" --oversubscribe --mca btl self,vader --mca oob_tcp_if_include lo "$@"; }
 
 out=$(run -np 3 "$probe" --bytes 65536 --reps 3 --warmup 1 --offset 0.3) || fail "3 ranks: exit $?: $out"
 echo "$out"
