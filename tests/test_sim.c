@@ -267,14 +267,19 @@ Test(sim, mean_barrier_wait_matches_order_statistics_every_n) {
     assert_barrier_wait(32, COSTMODEL_SYNC_EVERY, 16, 2500L * 16 * 32 * 48, 0.1);
 }
 
-/* Ranks that block while they wait, K on `cores` cores, batch sync, 20000 rounds: what a
- * round takes beyond its step and exchange, the run with CV less the run without, per round. */
-static double shared_round_excess(int k, double cores, double cv) {
+/* Ranks that block while they wait, K on `cores` cores, batch sync, 20000 rounds. */
+static job_spec blocking_spec(int k, double cores) {
     job_spec spec = { .params = test_params(), .config = test_config(k, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE) };
     spec.params.host_cores = cores;
     spec.params.waits_block = 1;
     spec.config.examples = 20000L * 48;
     spec.config.epochs = 1;
+    return spec;
+}
+
+/* What a round of spec takes beyond its step and exchange: the run with CV less the run
+ * without, per round. */
+static double shared_round_excess(job_spec spec, double cv) {
     job_result flat = run_once(&spec, 42, NULL);
     spec.params.cv = cv;
     job_result spread = run_once(&spec, 42, NULL);
@@ -284,11 +289,9 @@ static double shared_round_excess(int k, double cores, double cv) {
 Test(sim, ranks_that_block_share_the_cores_and_wait_for_a_third_of_the_slowest) {
     /* K = 3 on 2 cores: the round ends CV·step·G(3)/3 = CV·step/(2√π) after its mean
      * (model/gmax.h), where ranks that each keep a core wait CV·step·G(3). */
-    job_spec spec = { .params = test_params(), .config = test_config(3, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE) };
-    spec.params.host_cores = 2;
-    spec.params.waits_block = 1;
+    const job_spec spec = blocking_spec(3, 2);
     const double step = costmodel_step_time(&spec.params, &spec.config), cv = 0.05;
-    const double got = shared_round_excess(3, 2, cv), want = cv * step * 0.28209479177387814; /* 1/(2√π) */
+    const double got = shared_round_excess(spec, cv), want = cv * step * 0.28209479177387814; /* 1/(2√π) */
     cr_assert(close_rel(got, want, 0.05), "K=3 on 2 cores: a round %.6g s beyond its mean, CV·step/(2√π) = %.6g (%.1f%%)",
               got, want, 100 * (got / want - 1));
 }
@@ -296,11 +299,9 @@ Test(sim, ranks_that_block_share_the_cores_and_wait_for_a_third_of_the_slowest) 
 Test(sim, two_ranks_that_block_on_one_core_never_leave_it_idle) {
     /* The second rank runs alone on the core once the first ends: the round is the mean
      * of the two draws, its excess 0 up to the draws' own spread (CV·step/√(2·20000)). */
-    job_spec spec = { .params = test_params(), .config = test_config(2, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE) };
-    spec.params.host_cores = 1;
-    spec.params.waits_block = 1;
+    const job_spec spec = blocking_spec(2, 1);
     const double step = costmodel_step_time(&spec.params, &spec.config), cv = 0.05;
-    const double got = shared_round_excess(2, 1, cv);
+    const double got = shared_round_excess(spec, cv);
     cr_assert(fabs(got) < 4 * cv * step / sqrt(40000.0), "a round %.3g s beyond its mean (step %.3g s)", got, step);
 }
 

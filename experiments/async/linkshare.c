@@ -112,9 +112,8 @@ static double duplex_once(int rank, char *buf, char *other, long n) {
     } else if (rank == 2) {
         MPI_Send(buf, (int)n, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
     }
-    double own = mine;
-    gather_arrivals(rank == 1 ? mine : 0, &at1, &at2);
-    return at1 > own ? at1 : own;
+    gather_arrivals(mine, &at1, &at2);
+    return at1 > mine ? at1 : mine; /* rank 0: rank 1's arrival and its own */
 }
 
 /* The first and the second arrival of two sends from rank 0, the second delay_s later. */
