@@ -146,9 +146,7 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 /* Step, synchronisation, round */
 
 /* A round of steps ends in a synchronisation (async: the epoch's barrier). */
-double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c) {
-    if (p->waits_block > 0)
-        return 0.0;
+double costmodel_round_weight(const costmodel_params *p, const costmodel_config *c) {
     const costmodel_schedule s = costmodel_schedule_of(c);
     const long round = costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round;
     if (round <= 1)
@@ -156,6 +154,10 @@ double costmodel_packing_weight(const costmodel_params *p, const costmodel_confi
     if (!(p->balance_s > 0))
         return 0.0;
     return fmax(0.0, 1.0 - (double)(round - 1) * costmodel_idle_step_time(p, c) / p->balance_s);
+}
+
+double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c) {
+    return p->waits_block > 0 ? 0.0 : costmodel_round_weight(p, c);
 }
 
 double costmodel_idle_step_time(const costmodel_params *p, const costmodel_config *c) {
@@ -220,8 +222,8 @@ double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) 
     const costmodel_placement pl = costmodel_placement_of(p, c);
     if (pl.rho <= 1.0)
         return 1.0;
-    const double w = costmodel_packing_weight(p, c);
-    return pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) + p->oversub_compute * (pl.rho - 1.0);
+    const double w = costmodel_packing_weight(p, c), v = costmodel_round_weight(p, c);
+    return pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) + v * p->oversub_compute * (pl.rho - 1.0);
 }
 
 static double core_scaling(const costmodel_params *p, const costmodel_config *c) {

@@ -7,7 +7,8 @@
  *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1)
  * and each synchronisation that exists costs S(K). ρ' (costmodel_slowdown) is what ranks
  * that outnumber the cores do to compute: 1 at ρ = 1, else
- *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + κ·(ρ − 1),   w = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else
+ *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1),  v = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else,
+ *                                             w = v (0 where waits block)
  * with n = K·T the training threads (of the busiest machine) and step₁ one step and update
  * on an idle core. Why: the scheduler keeps a rank on its core (per-core run queues; a
  * rank waiting for a synchronisation busy-polls, so no core goes idle to pull work over),
@@ -17,8 +18,12 @@
  * gives its core to the rest, so the barrier waits CV·step·√p·G_ρ(K) of model/gmax.h,
  * a third of G(K) at K = 3 on 2 cores and none for two ranks on one core). Within a
  * longer round its balancing moves the extra rank between the cores, and after about τ
- * (balance_s) they are shared evenly: ρ. κ (oversub_compute): sharing a core
- * costs more than its share (switches, caches refilled after another rank's slice). On the
+ * (balance_s) they are shared evenly: ρ. κ (oversub_compute): a short round on shared
+ * cores costs more than its share (switches, caches refilled after another rank's slice,
+ * the ranks placed again after every barrier), and that too fades over τ (v): full
+ * Fashion-MNIST epochs of K = 3 and 4 ranks on the 2-core EPYC ran at 1.53 and 1.90× the
+ * K = 1 epoch's share against ρ = 1.5 and 2, where one-step rounds gave κ = 0.54 ± 0.27
+ * (experiments/time-to-accuracy, session 10: κ at every round length put them 8–30 % slow). On the
  * 2-core VM (experiments/oversubscription/run: a round against as many steps of 1×1 at
  * the local batch, median of 3) a one-step round took 2.28× at K = 3 batch (ρ = 1.5,
  * ⌈3/2⌉ = 2) and 2.49× at K = 4 (ρ = 2), and K = 3 every:2, every:4, every:8, epoch
@@ -150,9 +155,10 @@ typedef struct {
     double startup_per_example_s; /* l: the data load's cost per training example (a rank
                                 reads the first D of the files): the load is d + l·D, and W
                                 gains l·D + (d + l·D)·(ρ − 1); 0 = a load that does not grow */
-    double oversub_compute;  /* κ: what time-sharing a core costs beyond ρ, per unit of ρ − 1
-                                (switches, caches refilled after another rank's slice): steps
-                                and updates at ρ > 1 are slowed by ρ_eff + κ·(ρ − 1) */
+    double oversub_compute;  /* κ: what time-sharing a core costs beyond ρ in rounds of one
+                                step, per unit of ρ − 1 (switches, caches refilled after another
+                                rank's slice): steps and updates at ρ > 1 are slowed by
+                                ρ_eff + v·κ·(ρ − 1), v fading over τ as the packing does */
     double balance_s;        /* τ: how long the scheduler takes to even the ranks out over the
                                 cores within a round (costmodel_slowdown); 0 = at once */
     double master_yield;     /* y in [0, 1]: the share of its core a dedicated master's polling
@@ -271,8 +277,12 @@ bool costmodel_has_sync(const costmodel_config *c);
  * outnumber the cores. */
 double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
 
-/* w of the header: how far c's rounds stay packed, 1 for rounds of one step, falling to 0
- * as a round's idle steps pass τ; 0 when waiting ranks block (waits_block). */
+/* v of the header: how short c's rounds are against τ, 1 for rounds of one step, falling
+ * to 0 as a round's idle steps pass τ (async: the epoch is the round). */
+double costmodel_round_weight(const costmodel_params *p, const costmodel_config *c);
+
+/* w of the header: how far c's rounds stay packed, v, or 0 when waiting ranks block
+ * (waits_block). */
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c);
 
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */

@@ -356,8 +356,8 @@ done:
  * dedicated master and the workers' threads filling whole cores (K·T a multiple of P, so
  * no core holds more of them than another and ρ = (K·T + m)/P > 1 tells m): per run, the
  * workers' steps against the idle host's step at their examples give the slowdown ρ' = ρ +
- * κ·(ρ − 1) (ratio of sums, each step capped at 3·ρ fitted as for c0, c1), so ρ = (ρ' + κ)
- * / (1 + κ) and m = ρ·P − K·T. y = 1 − m over the runs of one-step rounds (runs weighted
+ * v·κ·(ρ − 1) (ratio of sums, each step capped at 3·ρ fitted as for c0, c1; v the run's
+ * round weight), so ρ = (ρ' + v·κ) / (1 + v·κ) and m = ρ·P − K·T. y = 1 − m over the runs of one-step rounds (runs weighted
  * by their steps' time), held to [0, 1], standard error from the steps' own m (sd/√n); no
  * such run: from every run. L, what of y a master polling past τ gives up, from the runs
  * of longer rounds (packing weight w < 1/2: m = 1 − y + (1 − w)·L): the median of their
@@ -370,10 +370,11 @@ typedef struct {
 
 static double rho_of_slowdown(double slowdown, double kappa) { return (slowdown + kappa) / (1.0 + kappa); }
 
-/* Adds run t's steps to *into; returns the run's own m (NAN when it has no steps). */
-static double add_master_run(const fit_core *f, const trace *t, master_share *into) {
+/* Adds run t's steps to *into; returns the run's own m (NAN when it has no steps). v is
+ * the run's round weight: κ is felt as v·κ. */
+static double add_master_run(const fit_core *f, const trace *t, double v, master_share *into) {
     const costmodel_config *c = &t->run.config;
-    const double P = t->run.host_cores, KT = (double)c->workers * c->cores, kappa = f->p.oversub_compute;
+    const double P = t->run.host_cores, KT = (double)c->workers * c->cores, kappa = v * f->p.oversub_compute;
     double per_example = f->p.c1_s * (f->p.sigma + (1.0 - f->p.sigma) / c->cores), cap = 3 * (KT + 1) / P;
     double run_y = 0, run_idle = 0;
     for (long k = 0; k < t->n_events; k++) {
@@ -444,9 +445,10 @@ int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
         costmodel_params at = f->p;
         at.host_cores = s->tr[i]->run.host_cores;
         double w = costmodel_packing_weight(&at, &s->tr[i]->run.config);
-        double m = add_master_run(f, s->tr[i], &all);
+        double v = costmodel_round_weight(&at, &s->tr[i]->run.config);
+        double m = add_master_run(f, s->tr[i], v, &all);
         if (w == 1.0)
-            add_master_run(f, s->tr[i], &one);
+            add_master_run(f, s->tr[i], v, &one);
         if (w < 0.5) {
             m_long[i] = m;
             w_long[i] = w;

@@ -4,12 +4,13 @@
  *
  * A run's body, its training time less its start-up (the last rank's start-up end, where
  * the first round can begin), is what its rounds took. The model's body is affine in κ,
- * and for a run of one-step rounds (batch sync: the packing's weight w is 1 whatever τ)
- * it depends on nothing else unfitted, so each such run gives κ = (body − B(0)) / (B(1) −
+ * and for a run of one-step rounds (batch sync: the round weight v is 1 whatever τ) it
+ * depends on nothing else unfitted, so each such run gives κ = (body − B(0)) / (B(1) −
  * B(0)); κ is their median, at least 0. With κ, each run of longer rounds (every:N,
  * epoch) gives the τ at which the model's body is its own: B grows with τ from cores
- * shared evenly (τ = 0) towards the packing; bisection. τ is their median. Standard
- * errors √(π/2)·sd/√n, the median's. No such run: 0, with a note. */
+ * shared evenly at ρ (τ = 0) towards the packing and κ, which both fade over τ;
+ * bisection. τ is their median. Standard errors √(π/2)·sd/√n, the median's. No such
+ * run: 0, with a note. */
 #include "model/fit_parts.h"
 
 #include "util/errmsg.h"

@@ -203,31 +203,50 @@ Test(costmodel, ranks_that_block_hand_their_cores_to_the_stragglers) {
 
 Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
     /* 3 workers on 2 cores, local batch 32: an idle step is 0.1·32 = 3.2 s. τ = 19.2 s:
-     * every:4 (rounds of 4 steps) is packed w = 1 − 3·3.2/19.2 = 0.5 of the way, ρ' = 1.5 +
-     * 0.5·0.5 + κ·0.5 = 1.85 with κ = 0.2; epoch sync (63 steps a round) is past τ, shared
-     * evenly: 1.6. τ = 0 shares every round longer than a step: every:4 at 1.6 too; a
-     * round of one step is packed whatever τ. A dedicated master's 2 workers on 2 cores
-     * leave no core with two of them: ρ = 1.5 (y = 0), ρ' = 1.6 in every mode. */
+     * every:4 (rounds of 4 steps) is packed w = v = 1 − 3·3.2/19.2 = 0.5 of the way, and
+     * κ = 0.2 is felt as much: ρ' = 1.5 + 0.5·0.5 + 0.5·0.2·0.5 = 1.8; epoch sync (63 steps
+     * a round) is past τ, shared evenly at no extra cost: 1.5. τ = 0 shares every round
+     * longer than a step: every:4 at 1.5 too; a round of one step is packed, κ and all,
+     * whatever τ: 2 + 0.1. A dedicated master's 2 workers on 2 cores leave no core with two
+     * of them: ρ = 1.5 (y = 0), ρ' = 1.6 in one-step rounds, 1.5 in an epoch's. */
     costmodel_params p = seed_params(0.1, 0, 0, 0);
     p.host_cores = 2;
     p.oversub_compute = 0.2;
     p.balance_s = 19.2;
     costmodel_config c = config(3, COSTMODEL_SYNC_EVERY, COSTMODEL_TOPO_ALLREDUCE);
     c.every_n = 4;
-    assert_rel(costmodel_slowdown(&p, &c), 1.85, 1e-12);
-    assert_rel(costmodel_step_time(&p, &c), 3.2 * 1.85, 1e-12);
+    assert_rel(costmodel_round_weight(&p, &c), 0.5, 1e-12);
+    assert_rel(costmodel_slowdown(&p, &c), 1.8, 1e-12);
+    assert_rel(costmodel_step_time(&p, &c), 3.2 * 1.8, 1e-12);
     c.sync = COSTMODEL_SYNC_EPOCH;
-    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
     p.balance_s = 0;
     c.sync = COSTMODEL_SYNC_EVERY;
-    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
     c.sync = COSTMODEL_SYNC_BATCH;
     assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
     c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
     c.master = COSTMODEL_MASTER_DEDICATED;
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
     c.sync = COSTMODEL_SYNC_EPOCH;
+    assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
+}
+
+Test(costmodel, ranks_that_block_still_pay_kappa_in_short_rounds_only) {
+    /* 3 blocking workers on 2 cores (gloo): never packed (w = 0), but a one-step round
+     * still pays κ = 0.2 in full, ρ' = 1.5 + 0.2·0.5 = 1.6, and every:4 half of it at
+     * τ = 19.2 s (v = 0.5 as above): 1.55. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.oversub_compute = 0.2;
+    p.balance_s = 19.2;
+    p.waits_block = 1;
+    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    c.sync = COSTMODEL_SYNC_EVERY;
+    c.every_n = 4;
+    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
+    assert_rel(costmodel_slowdown(&p, &c), 1.55, 1e-12);
 }
 
 Test(costmodel, a_dedicated_master_polling_past_tau_takes_more_of_its_core) {
