@@ -145,10 +145,9 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 /* ---------------------------------------------------------------------------------- */
 /* Step, synchronisation, round */
 
-/* A round of steps ends in a synchronisation (async: the epoch's barrier). */
-double costmodel_round_weight(const costmodel_params *p, const costmodel_config *c) {
-    const costmodel_schedule s = costmodel_schedule_of(c);
-    const long round = costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round;
+/* How far a round of `round` steps is from one step against τ: 1 for one step, falling
+ * to 0 as its idle steps pass τ. */
+static double round_fade(const costmodel_params *p, const costmodel_config *c, long round) {
     if (round <= 1)
         return 1.0;
     if (!(p->balance_s > 0))
@@ -156,8 +155,20 @@ double costmodel_round_weight(const costmodel_params *p, const costmodel_config 
     return fmax(0.0, 1.0 - (double)(round - 1) * costmodel_idle_step_time(p, c) / p->balance_s);
 }
 
+/* κ's round: the steps a rank computes between two waits. An async worker waits on the
+ * server after every step (its push, its pull), so it switches as often as in a round
+ * of one step. */
+double costmodel_round_weight(const costmodel_params *p, const costmodel_config *c) {
+    return costmodel_sync_is_async(c->sync) ? 1.0 : round_fade(p, c, costmodel_schedule_of(c).steps_per_round);
+}
+
+/* The packing's round ends where every rank waits for the slowest (async: the epoch's
+ * barrier). */
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c) {
-    return p->waits_block > 0 ? 0.0 : costmodel_round_weight(p, c);
+    if (p->waits_block > 0)
+        return 0.0;
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    return round_fade(p, c, costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round);
 }
 
 double costmodel_idle_step_time(const costmodel_params *p, const costmodel_config *c) {

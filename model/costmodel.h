@@ -8,7 +8,8 @@
  * and each synchronisation that exists costs S(K). ρ' (costmodel_slowdown) is what ranks
  * that outnumber the cores do to compute: 1 at ρ = 1, else
  *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1),  v = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else,
- *                                             w = v (0 where waits block)
+ *                                             w = v (0 where waits block; async: v = 1, w
+ *                                             from the epoch's round)
  * with n = K·T the training threads (of the busiest machine) and step₁ one step and update
  * on an idle core. Why: the scheduler keeps a rank on its core (per-core run queues; a
  * rank waiting for a synchronisation busy-polls, so no core goes idle to pull work over),
@@ -278,11 +279,13 @@ bool costmodel_has_sync(const costmodel_config *c);
 double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
 
 /* v of the header: how short c's rounds are against τ, 1 for rounds of one step, falling
- * to 0 as a round's idle steps pass τ (async: the epoch is the round). */
+ * to 0 as a round's idle steps pass τ; 1 for async and hogwild, whose workers wait on the
+ * server after every step. */
 double costmodel_round_weight(const costmodel_params *p, const costmodel_config *c);
 
-/* w of the header: how far c's rounds stay packed, v, or 0 when waiting ranks block
- * (waits_block). */
+/* w of the header: how far c's rounds stay packed, 1 for rounds of one step, falling to 0
+ * as a round's idle steps pass τ (async: the epoch is the round); 0 when waiting ranks
+ * block (waits_block). */
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c);
 
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */

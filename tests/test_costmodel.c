@@ -249,6 +249,24 @@ Test(costmodel, ranks_that_block_still_pay_kappa_in_short_rounds_only) {
     assert_rel(costmodel_slowdown(&p, &c), 1.55, 1e-12);
 }
 
+Test(costmodel, async_workers_pay_kappa_at_every_step) {
+    /* 3 async workers and a server that gives its whole core back (y = 1) on 2 cores: ρ =
+     * 1.5. Each worker waits on the server after every step, so κ = 0.2 is paid as in a
+     * round of one step (v = 1), while the packing's round is the epoch of ⌈6000/(3·32)⌉ =
+     * 63 idle steps of 3.2 s, far past τ = 19.2 s (w = 0): ρ' = 1.5 + 0.2·0.5 = 1.6. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.oversub_compute = 0.2;
+    p.balance_s = 19.2;
+    p.master_yield = 1.0;
+    costmodel_config c = config(3, COSTMODEL_SYNC_ASYNC, COSTMODEL_TOPO_PS);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    c.every_n = 1;
+    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
+    cr_assert_eq(costmodel_round_weight(&p, &c), 1.0);
+    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+}
+
 Test(costmodel, a_dedicated_master_polling_past_tau_takes_more_of_its_core) {
     /* 2 workers and a dedicated master on 2 cores, y = 0.5 of its core given back in
      * one-step rounds, L = 0.3 of it given up past τ: batch sync m = 0.5, ρ = 1.25; every:4
