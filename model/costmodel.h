@@ -24,8 +24,8 @@
  * the ranks placed again after every barrier), and that too fades over τ (v): full
  * Fashion-MNIST epochs of K = 3 and 4 ranks on the 2-core EPYC ran at 1.53 and 1.90× the
  * K = 1 epoch's share against ρ = 1.5 and 2, where one-step rounds gave κ = 0.54 ± 0.27
- * (experiments/time-to-accuracy, session 10: κ at every round length put them 8–30 % slow). On the
- * 2-core VM (experiments/oversubscription/run: a round against as many steps of 1×1 at
+ * (experiments/time-to-accuracy, session 10: κ at every round length put them 12–30 %
+ * slow). On the 2-core VM (experiments/oversubscription/run: a round against as many steps of 1×1 at
  * the local batch, median of 3) a one-step round took 2.28× at K = 3 batch (ρ = 1.5,
  * ⌈3/2⌉ = 2) and 2.49× at K = 4 (ρ = 2), and K = 3 every:2, every:4, every:8, epoch
  * 2.09, 1.81, 1.75, 1.76× an idle step. d is 0 at ρ = 1.

@@ -357,9 +357,9 @@ done:
  * no core holds more of them than another and ρ = (K·T + m)/P > 1 tells m): per run, the
  * workers' steps against the idle host's step at their examples give the slowdown ρ' = ρ +
  * v·κ·(ρ − 1) (ratio of sums, each step capped at 3·ρ fitted as for c0, c1; v the run's
- * round weight), so ρ = (ρ' + v·κ) / (1 + v·κ) and m = ρ·P − K·T. y = 1 − m over the runs of one-step rounds (runs weighted
- * by their steps' time), held to [0, 1], standard error from the steps' own m (sd/√n); no
- * such run: from every run. L, what of y a master polling past τ gives up, from the runs
+ * round weight), so ρ = (ρ' + v·κ) / (1 + v·κ) and m = ρ·P − K·T. y = 1 − m over the runs
+ * of one-step rounds (runs weighted by their steps' time), held to [0, 1], standard error
+ * from the steps' own m (sd/√n); no such run: from every run. L, what of y a master polling past τ gives up, from the runs
  * of longer rounds (packing weight w < 1/2: m = 1 − y + (1 − w)·L): the median of their
  * (m − 1 + y)/(1 − w), held to [0, y]. No dedicated run: y = 0 (a whole core busy); no
  * long-round one: L = 0; each with a note. After fit_sigma and fit_oversub (κ, τ). */
