@@ -200,7 +200,7 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "cv", p->cv, e->cv, "(within a run)");
     print_param(r, "run_cv", p->run_cv, e->run_cv, "(between runs)");
     print_param(r, "run_cv_oversub", p->run_cv_oversub, e->run_cv_oversub, "(between runs, more ranks than cores)");
-    print_param(r, "oversub_compute", p->oversub_compute, e->oversub_compute, "(sharing a core, per unit of rho - 1)");
+    print_param(r, "oversub_compute", p->oversub_compute, e->oversub_compute, "(sharing a core in one-step rounds, per unit of rho - 1)");
     print_param(r, "balance", p->balance_s, e->balance_s, "s (the scheduler evens out the cores)");
     print_param(r, "master_yield", p->master_yield, e->master_yield, "(of its core a dedicated master gives back)");
     print_param(r, "master_yield_loss", p->master_yield_loss, e->master_yield_loss,
