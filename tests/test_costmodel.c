@@ -201,6 +201,15 @@ Test(costmodel, ranks_that_block_hand_their_cores_to_the_stragglers) {
     assert_rel(costmodel_breakdown_of(&p, &c).wait_s, rounds * 0.1 * 2.2 * g3, 1e-9);
 }
 
+/* c1 = 0.1 s/example on 2 cores, κ = 0.2, τ = 19.2 s: the rounds-and-κ tests below. */
+static costmodel_params kappa_tau_params(void) {
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.oversub_compute = 0.2;
+    p.balance_s = 19.2;
+    return p;
+}
+
 Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
     /* 3 workers on 2 cores, local batch 32: an idle step is 0.1·32 = 3.2 s. τ = 19.2 s:
      * every:4 (rounds of 4 steps) is packed w = v = 1 − 3·3.2/19.2 = 0.5 of the way, and
@@ -209,10 +218,7 @@ Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
      * longer than a step: every:4 at 1.5 too; a round of one step is packed, κ and all,
      * whatever τ: 2 + 0.1. A dedicated master's 2 workers on 2 cores leave no core with two
      * of them: ρ = 1.5 (y = 0), ρ' = 1.6 in one-step rounds, 1.5 in an epoch's. */
-    costmodel_params p = seed_params(0.1, 0, 0, 0);
-    p.host_cores = 2;
-    p.oversub_compute = 0.2;
-    p.balance_s = 19.2;
+    costmodel_params p = kappa_tau_params();
     costmodel_config c = config(3, COSTMODEL_SYNC_EVERY, COSTMODEL_TOPO_ALLREDUCE);
     c.every_n = 4;
     assert_rel(costmodel_round_weight(&p, &c), 0.5, 1e-12);
@@ -236,10 +242,7 @@ Test(costmodel, ranks_that_block_still_pay_kappa_in_short_rounds_only) {
     /* 3 blocking workers on 2 cores (gloo): never packed (w = 0), but a one-step round
      * still pays κ = 0.2 in full, ρ' = 1.5 + 0.2·0.5 = 1.6, and every:4 half of it at
      * τ = 19.2 s (v = 0.5 as above): 1.55. */
-    costmodel_params p = seed_params(0.1, 0, 0, 0);
-    p.host_cores = 2;
-    p.oversub_compute = 0.2;
-    p.balance_s = 19.2;
+    costmodel_params p = kappa_tau_params();
     p.waits_block = 1;
     costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
@@ -254,10 +257,7 @@ Test(costmodel, async_workers_pay_kappa_at_every_step) {
      * 1.5. Each worker waits on the server after every step, so κ = 0.2 is paid as in a
      * round of one step (v = 1), while the packing's round is the epoch of ⌈6000/(3·32)⌉ =
      * 63 idle steps of 3.2 s, far past τ = 19.2 s (w = 0): ρ' = 1.5 + 0.2·0.5 = 1.6. */
-    costmodel_params p = seed_params(0.1, 0, 0, 0);
-    p.host_cores = 2;
-    p.oversub_compute = 0.2;
-    p.balance_s = 19.2;
+    costmodel_params p = kappa_tau_params();
     p.master_yield = 1.0;
     costmodel_config c = config(3, COSTMODEL_SYNC_ASYNC, COSTMODEL_TOPO_PS);
     c.master = COSTMODEL_MASTER_DEDICATED;
