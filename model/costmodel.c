@@ -368,10 +368,10 @@ static double hogwild_update_time(const costmodel_params *p, const costmodel_con
     return p->update_s * costmodel_slowdown(p, c);
 }
 
-/* One worker's epoch alone at the master (s·τ) and the master's busy time for it (s·D),
- * for a message time m: see the header. */
+/* One worker's epoch alone at the master (s·τ) and the master's busy time for it, its
+ * pushes in and its pulls out (s·I, s·O), for a message time m: see the header. */
 static void async_worker(const costmodel_params *p, const costmodel_config *c, double m, double *alone,
-                         double *busy) {
+                         double *in, double *out) {
     const long s = costmodel_schedule_of(c).steps_per_epoch;
     const double pulls = async_pulls(c, s);
     const double step = costmodel_step_time(p, c);
@@ -380,12 +380,13 @@ static void async_worker(const costmodel_params *p, const costmodel_config *c, d
          * of the push before it. */
         const double u = costmodel_update_time(p, c);
         *alone = s * (step + m) + pulls * (m + u);
-        *busy = s * (m + u) + pulls * m;
+        *in = s * (m + u);
     } else {
         /* A pull never waits for an update; the barrier waits for the last one. */
         *alone = s * (step + m) + pulls * m + hogwild_update_time(p, c);
-        *busy = s * m + pulls * m;
+        *in = s * m;
     }
+    *out = pulls * m;
 }
 
 costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_config *c) {
@@ -395,11 +396,11 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_co
     const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
     const int remote = c->workers - local;
     const double steps = (double)s.steps_per_epoch;
-    double alone_l = 0, busy_l = 0, alone_r = 0, busy_r = 0;
-    async_worker(p, c, costmodel_message_time(p, c, false), &alone_l, &busy_l);
-    async_worker(p, c, costmodel_message_time(p, c, true), &alone_r, &busy_r);
+    double alone_l = 0, in_l = 0, out_l = 0, alone_r = 0, in_r = 0, out_r = 0;
+    async_worker(p, c, costmodel_message_time(p, c, false), &alone_l, &in_l, &out_l);
+    async_worker(p, c, costmodel_message_time(p, c, true), &alone_r, &in_r, &out_r);
     a.worker_cycle_s = (remote > 0 ? fmax(local > 0 ? alone_l : 0, alone_r) : alone_l) / steps;
-    a.master_s = (local * busy_l + remote * busy_r) / steps;
+    a.master_s = fmax(local * in_l + remote * in_r, local * out_l + remote * out_r) / steps;
     if (c->sync == COSTMODEL_SYNC_HOGWILD) /* T updaters, each applying a gradient on one core */
         a.master_s = fmax(a.master_s, c->workers * hogwild_update_time(p, c) / c->cores);
     a.master_bound = a.master_s > a.worker_cycle_s;

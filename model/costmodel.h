@@ -78,21 +78,24 @@
  * Async and hogwild (Elephas' asynchronous modes, train/asyncps.h) have no rounds: each of
  * the K workers takes its s = ⌈D/(K·B)⌉ steps of b = B examples, pushes every step's
  * gradient to a dedicated master and pulls the weights every N steps (every_n); the master
- * serves one request at a time, in arrival order; the epoch ends with a barrier. With
+ * takes one push in and sends one pull out at a time, each direction in arrival order (its
+ * link is full duplex: train/psx.h); the epoch ends with a barrier. With
  * m_w = costmodel_message_time for worker w (local to the master's machine or across the
  * network), u_T = costmodel_update_time, u_1 = u·ρ' the same on one core (step and both
  * updates slowed by ρ' as a round of s steps is), P = ⌈s/N⌉ pulls an epoch, a worker's
- * epoch alone at the master (s·τ_w) and the master's busy time for it (s·D_w) are
+ * epoch alone at the master (s·τ_w) and the master's busy time for it, pushes in (s·I_w)
+ * and pulls out (s·O_w), are
  *   async    s·τ_w = s·(step + m_w) + P·(m_w + u_T)       (each pull, and the barrier for
  *                    the last, waits for the update of the push before it)
- *            s·D_w = s·(m_w + u_T) + P·m_w
+ *            s·I_w = s·(m_w + u_T), s·O_w = P·m_w
  *   hogwild  s·τ_w = s·(step + m_w) + P·m_w + u_1          (no pull waits for an update;
  *                    the barrier waits for the last)
- *            s·D_w = s·m_w + P·m_w on the main thread, while T updater threads apply each
- *                    gradient in u_1: at most T/u_1 gradients a second
- *   epoch    = max(s·max_w τ_w, s·Σ_w D_w, hogwild: s·K·u_1/T) + CV·step·√s·G(K)
- * that is, the throughput bound X = min(Σ_w 1/τ_w, 1/mean_w D_w) worker steps a second
- * (the workers' pace, or the master's service rate: queueing at the master as K grows),
+ *            s·I_w = s·m_w, s·O_w = P·m_w, while T updater threads apply each gradient
+ *                    in u_1: at most T/u_1 gradients a second
+ *   epoch    = max(s·max_w τ_w, s·Σ_w I_w, s·Σ_w O_w, hogwild: s·K·u_1/T) + CV·step·√s·G(K)
+ * that is, the throughput bound X = min(Σ_w 1/τ_w, 1/max(mean_w I_w, mean_w O_w)) worker
+ * steps a second (the workers' pace, or the master's busier direction: queueing at the
+ * master as K grows),
  * and the barrier's straggler wait. With one worker (nothing to collide with) and CV = 0
  * it is exact; for more it is a bound: the simulator (sim/job.h) plays the queue, where
  * requests that collide wait for each other and the time can be longer. The
@@ -316,8 +319,9 @@ double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_co
 typedef struct {
     double worker_cycle_s;   /* max_w τ_w: a worker's step with its requests, alone at the
                                 master (its epoch over s) */
-    double master_s;         /* the master's busy seconds for one step of every worker (Σ_w D_w;
-                                hogwild: the larger of its main thread's and K·u_1/T) */
+    double master_s;         /* the master's busy seconds for one step of every worker, in
+                                its busier direction (max(Σ_w I_w, Σ_w O_w); hogwild: or
+                                K·u_1/T, its updaters') */
     double steps_per_s;      /* X: the bound on the workers' steps per second, all workers */
     bool master_bound;       /* the master's service rate sets X (not the workers' pace) */
     double epoch_s;          /* one epoch: s·max(τ, master_s) + the barrier's straggler wait */

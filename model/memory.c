@@ -59,11 +59,13 @@ long memory_trace_events(const costmodel_config *c, memory_role role, bool check
     if (costmodel_sync_is_async(c->sync)) {
         /* Every step has examples (a shard's short last batch included): a worker records
          * compute and push every step, a pull every N, and the epoch's barrier; the master
-         * per push a wait, the receive and the update, per pull a wait and the send, per
-         * worker's end of epoch a wait, and its barrier. Hogwild's waits for a free buffer
-         * are not counted. */
+         * per push a wait for its header, the receive (beside its timeline), a wait for
+         * the receive's end and the update, per pull a wait for its header, a wait for its
+         * turn and the send, per worker's end
+         * of epoch a wait, and its barrier (train/asyncps.h). Hogwild's waits for a free
+         * buffer are not counted. */
         const long pulls = (s.steps_per_epoch + c->every_n - 1) / c->every_n;
-        per_epoch = master ? c->workers * (3 * s.steps_per_epoch + 2 * pulls + 1) + 1
+        per_epoch = master ? c->workers * (4 * s.steps_per_epoch + 3 * pulls + 1) + 1
                            : 2 * s.steps_per_epoch + pulls + 1;
     } else if (c->sync == COSTMODEL_SYNC_BATCH) {
         /* compute, then: the update alone (one rank); wait, comm, update (all-reduce); wait

@@ -39,10 +39,11 @@
  * costmodel_total_time and the breakdown costmodel_breakdown_of, to rounding.
  *
  * Async and hogwild (sim/job_async.c) have no rounds: every worker takes its s steps,
- * pulling the weights every N (every_n) and pushing each step's gradient, each request
- * served by the master one at a time in arrival order (async: a push is its transfer and
- * then the update, before the next request; hogwild: the transfer, the update on one of T
- * updaters while the master goes on); the epoch ends with a barrier once every worker is
+ * pulling the weights every N (every_n) and pushing each step's gradient; the master takes
+ * one push in and sends one pull out at a time, each direction in arrival order (async: a
+ * push is its transfer and then the update, during which nothing starts; hogwild: the
+ * transfer, the update on one of T updaters while the master goes on; a worker's pull
+ * waits for its own push); the epoch ends with a barrier once every worker is
  * done and the master idle. The staleness of every gradient (updates applied between its
  * worker's pull and its own) is counted: job_result's median, 90th percentile and mean.
  * With one worker and CV = 0 the time is the closed form's (costmodel_async_of); with

@@ -1,7 +1,6 @@
 /* job_async — async and hogwild on the engine (sim/job.h): every worker's steps, requests
- * to the master in one queue served in arrival order, the updates, the epoch's barrier,
- * and the staleness of every gradient. Top to bottom: life cycle, the master, the
- * workers, the epoch.
+ * to the master, the updates, the epoch's barrier, and the staleness of every gradient.
+ * Top to bottom: life cycle, the master, the workers, the epoch.
  *
  * What it plays is train/asyncps.h's protocol, with model/costmodel.h's times:
  *   a worker   at the start of every N-th step (step % N == 0) requests a pull; its
@@ -10,14 +9,18 @@
  *              it goes on when its request has been served (the transfer, m_w: its
  *              message time, local or across the network). After its s-th step it waits
  *              at the epoch's barrier.
- *   async      the master takes the requests one at a time: a pull is m_w (the worker
- *              gets the version as the transfer starts); a push is m_w and then the
- *              update u_T (costmodel_update_time), before the next request: the worker
- *              goes on after m_w, the master after m_w + u_T.
- *   hogwild    the master's main thread takes a push in m_w and hands it to one of T
- *              updaters (u_1 each, on one core: u·ρ'), then the
- *              next request; a push at the head of the queue while all T update waits
- *              for one to finish. A pull never waits for an update.
+ *   the master takes a push in and sends a pull out at the same time, one of each at a
+ *              time, each direction's requests in arrival order (its link is full duplex,
+ *              and it lets one block in and one out: train/psx.h). A pull is m_w (the
+ *              worker gets the version as the transfer starts); a push is m_w, and the
+ *              worker goes on when it is in.
+ *   async      after a push the master applies the update u_T (costmodel_update_time)
+ *              and starts nothing else meanwhile; its worker's next pull waits for it.
+ *   hogwild    a push that is in goes to one of T updaters (u_1 each, on one core: u·ρ');
+ *              a push at the head of its queue while all T update waits for one to
+ *              finish. A pull never waits for an update.
+ * Neither the go before a push's block nor the word after a pull's is timed: a small
+ * message's latency, against a block's transfer.
  * The staleness of a gradient is the version (updates completed) when its update starts
  * less the version its worker pulled. The barrier releases when every worker is there
  * and the master is idle with nothing queued or being applied; then the next epoch
@@ -42,14 +45,16 @@ int job_async_new(job *j) {
     const costmodel_config *c = &j->spec.config;
     const size_t k = (size_t)j->k;
     j->msg_s = malloc(sizeof *j->msg_s * k);
-    j->queue = malloc(sizeof *j->queue * k);
+    j->in_queue = malloc(sizeof *j->in_queue * k);
+    j->out_queue = malloc(sizeof *j->out_queue * k);
+    j->pull_deferred = malloc(sizeof *j->pull_deferred * k);
     j->req_kind = malloc(sizeof *j->req_kind * k);
     j->req_t_s = malloc(sizeof *j->req_t_s * k);
     j->steps_done = malloc(sizeof *j->steps_done * k);
     j->pulled = malloc(sizeof *j->pulled * k);
     j->stale_cap = 64;
     j->stale_count = calloc((size_t)j->stale_cap, sizeof *j->stale_count);
-    if (!j->msg_s || !j->queue || !j->req_kind || !j->req_t_s || !j->steps_done || !j->pulled || !j->stale_count)
+    if (!j->msg_s || !j->in_queue || !j->out_queue || !j->pull_deferred || !j->req_kind || !j->req_t_s || !j->steps_done || !j->pulled || !j->stale_count)
         return -1;
     /* A dedicated master: every worker messages it, those on its machine by shared memory. */
     for (int w = 0; w < j->k; w++)
@@ -63,7 +68,9 @@ int job_async_new(job *j) {
 
 void job_async_free(job *j) {
     free(j->msg_s);
-    free(j->queue);
+    free(j->in_queue);
+    free(j->out_queue);
+    free(j->pull_deferred);
     free(j->req_kind);
     free(j->req_t_s);
     free(j->steps_done);
@@ -72,8 +79,10 @@ void job_async_free(job *j) {
 }
 
 void job_async_reset(job *j) {
-    j->q_head = j->q_len = 0;
-    j->master_busy = false;
+    j->in_head = j->in_len = j->out_head = j->out_len = 0;
+    j->in_busy = j->out_busy = j->applying = false;
+    j->in_worker = -1;
+    memset(j->pull_deferred, 0, sizeof *j->pull_deferred * (size_t)j->k);
     j->updating = 0;
     j->version = 0;
     j->at_barrier = 0;
@@ -148,41 +157,66 @@ void job_async_result(job *j, job_result *r) {
 }
 
 // ---------------------------------------------------------------------------------------
-// The master: one request at a time, in arrival order
+// The master: a push in and a pull out at a time, each direction in arrival order
 
-/* Serves the request at the head of the queue when the master is free (hogwild: and a
- * push has an idle updater to go to). */
-static void serve_next(job *j) {
-    if (j->master_busy || j->q_len == 0)
-        return;
-    const int w = j->queue[j->q_head];
-    if (j->async == JOB_HOGWILD && j->req_kind[w] == JOB_PUSH && j->updating == j->spec.config.cores)
-        return; /* every buffer is in an update: the push waits for one */
-    j->q_head = (j->q_head + 1) % j->k;
-    j->q_len--;
+/* Worker w's request leaves its queue: the wait is over and its transfer starts. */
+static void begin_transfer(job *j, int w) {
     const double now = engine_now(j->e);
     j->acc[w].wait_s += now - j->req_t_s[w];
     job_emit(j, w, TRACE_WAIT, j->req_t_s[w], now);
-    if (j->req_kind[w] == JOB_PULL)
-        j->pulled[w] = j->version;
-    j->master_busy = true;
     j->req_t_s[w] = now; /* from here: its transfer */
     engine_after(j->e, j->msg_s[w], j->k_served, w);
+}
+
+/* Starts the pushes and pulls at the heads of the queues whose direction is free (not
+ * while an async update is applied; hogwild: a push when an updater is idle). */
+static void serve_next(job *j) {
+    if (j->applying)
+        return;
+    if (!j->in_busy && j->in_len > 0 &&
+        !(j->async == JOB_HOGWILD && j->updating == j->spec.config.cores)) {
+        const int w = j->in_queue[j->in_head];
+        j->in_head = (j->in_head + 1) % j->k;
+        j->in_len--;
+        j->in_busy = true;
+        j->in_worker = w;
+        begin_transfer(j, w);
+    }
+    if (!j->out_busy && j->out_len > 0) {
+        const int w = j->out_queue[j->out_head];
+        j->out_head = (j->out_head + 1) % j->k;
+        j->out_len--;
+        j->out_busy = true;
+        j->pulled[w] = j->version;
+        begin_transfer(j, w);
+    }
+}
+
+/* Worker w's pull joins the pulls' queue. */
+static void queue_pull(job *j, int w) {
+    j->out_queue[(j->out_head + j->out_len) % j->k] = w;
+    j->out_len++;
 }
 
 static void request(job *j, int w, int kind) {
     j->req_kind[w] = kind;
     j->req_t_s[w] = engine_now(j->e);
-    j->queue[(j->q_head + j->q_len) % j->k] = w;
-    j->q_len++;
+    if (kind == JOB_PUSH) {
+        j->in_queue[(j->in_head + j->in_len) % j->k] = w;
+        j->in_len++;
+    } else if (j->async == JOB_ASYNC && j->in_busy && j->in_worker == w) {
+        j->pull_deferred[w] = true;
+    } else {
+        queue_pull(j, w);
+    }
     serve_next(j);
 }
-
 static void next_action(job *j, int w);
 static void check_epoch_end(job *j);
 
-/* A transfer is over: the worker goes on; after a push the master applies the gradient
- * (async: itself, before the next request; hogwild: an updater). */
+/* A transfer is over: the worker goes on. A push that is in is applied (async: by the
+ * master, its direction held until the update is done; hogwild: by an updater); a pull's
+ * direction is free. */
 static void on_served(void *ctx, int w) {
     job *j = ctx;
     const double now = engine_now(j->e);
@@ -191,15 +225,16 @@ static void on_served(void *ctx, int w) {
     if (j->req_kind[w] == JOB_PUSH) {
         count_staleness(j, j->version - j->pulled[w]);
         if (j->async == JOB_ASYNC) {
+            j->applying = true;
             engine_after(j->e, j->update_s, j->k_updated, w);
         } else {
+            j->in_busy = false;
             j->updating++;
-            j->master_busy = false;
             engine_after(j->e, j->update_one_s, j->k_updated, w);
         }
         j->steps_done[w]++;
     } else {
-        j->master_busy = false;
+        j->out_busy = false;
     }
     next_action(j, w);
     serve_next(j);
@@ -207,12 +242,16 @@ static void on_served(void *ctx, int w) {
 
 static void on_updated(void *ctx, int w) {
     job *j = ctx;
-    (void)w;
     j->version++;
-    if (j->async == JOB_ASYNC)
-        j->master_busy = false;
-    else
+    if (j->async == JOB_ASYNC) {
+        j->applying = j->in_busy = false;
+        if (j->pull_deferred[w]) {
+            j->pull_deferred[w] = false;
+            queue_pull(j, w);
+        }
+    } else {
         j->updating--;
+    }
     serve_next(j);
     check_epoch_end(j);
 }
@@ -265,7 +304,7 @@ void job_async_start(job *j) { begin_epoch(j); }
 
 /* The barrier: every worker there and the master idle. */
 static void check_epoch_end(job *j) {
-    if (j->at_barrier < j->k || j->master_busy || j->q_len > 0 || j->updating > 0)
+    if (j->at_barrier < j->k || j->in_busy || j->out_busy || j->in_len > 0 || j->out_len > 0 || j->updating > 0)
         return;
     const double now = engine_now(j->e);
     for (int w = 0; w < j->k; w++) {

@@ -76,19 +76,23 @@ struct job {
     job_span_fn span;
     void *span_ctx;
 
-    /* Async and hogwild (sim/job_async.c): the master's queue of requests, in arrival
-     * order; each worker has at most one request in it. */
+    /* Async and hogwild (sim/job_async.c): the master's two directions, each a queue of
+     * requests in arrival order (pushes coming in, pulls going out); each worker has at
+     * most one request in all. */
     job_async_mode async;
     int k_served, k_updated, k_astep;
     double update_one_s;          /* hogwild: one updater's update (one core) */
     double *msg_s;                /* (K) each worker's message time to the master */
-    int *queue;                   /* (K) ring of workers with a request */
-    long q_head, q_len;
+    int *in_queue, *out_queue;    /* (K each) rings of workers waiting to push / to pull */
+    long in_head, in_len, out_head, out_len;
     int *req_kind;                /* (K) its request: JOB_PULL or JOB_PUSH */
     double *req_t_s;              /* (K) when it was queued */
+    bool *pull_deferred;          /* (K) its pull waits for its own push's update (async) */
     long *steps_done;             /* (K) steps done this epoch */
     long *pulled;                 /* (K) version of the weights it computes on */
-    bool master_busy;
+    bool in_busy, out_busy;       /* a push coming in (async: or its update); a pull going out */
+    int in_worker;                /* whose push that is */
+    bool applying;                /* async: the master applies a gradient, and starts nothing */
     int updating;                 /* hogwild: gradients being applied */
     long version;                 /* updates applied (completed) */
     int at_barrier;

@@ -693,45 +693,53 @@ static costmodel_params async_params(void) {
 Test(costmodel, async_bound_is_the_workers_pace_or_the_masters_service_rate_by_hand) {
     const costmodel_params p = async_params();
     /* K = 4, N = 1, s = 10 steps, P = 10 pulls: a worker alone takes
-     * 10·(1 + 0.1) + 10·(0.1 + 0.05) = 12.5 s an epoch, τ = 1.25 s a step; the master is busy
-     * 10·(0.1 + 0.05) + 10·0.1 = 2.5 s for each worker's epoch, 4·2.5/10 = 1.0 s per step of
-     * all four: the workers set the pace, X = 4/1.25 = 3.2 steps a second, an epoch 12.5 s. */
+     * 10·(1 + 0.1) + 10·(0.1 + 0.05) = 12.5 s an epoch, τ = 1.25 s a step; the master takes
+     * its pushes in for 10·(0.1 + 0.05) = 1.5 s of each worker's epoch and sends its pulls
+     * out for 10·0.1 = 1 s, at the same time: max(4·1.5, 4·1)/10 = 0.6 s per step of all
+     * four. The workers set the pace, X = 4/1.25 = 3.2 steps a second, an epoch 12.5 s. */
     costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 1);
     costmodel_async a = costmodel_async_of(&p, &c);
     cr_assert_float_eq(a.worker_cycle_s, 1.25, 1e-12);
-    cr_assert_float_eq(a.master_s, 1.0, 1e-12);
+    cr_assert_float_eq(a.master_s, 0.6, 1e-12);
     cr_assert(!a.master_bound);
     cr_assert_float_eq(a.steps_per_s, 3.2, 1e-12);
     cr_assert_float_eq(a.epoch_s, 12.5, 1e-12);
     cr_assert_float_eq(costmodel_total_time(&p, &c), 12.5, 1e-12);
     cr_assert_float_eq(a.staleness, 3.0, 1e-12, "K - 1 pulling every step");
     cr_assert_float_eq(a.staleness_p90, 3.0, 1e-12);
-    /* K = 8 on the same shards' length: the master's 8·0.25 = 2.0 s per step of all eight
-     * exceeds τ = 1.25: X = 8/2 = 4 steps a second = 1/D, its service rate; an epoch 20 s. */
-    c = async_config(8, COSTMODEL_SYNC_ASYNC, 1);
+    /* K = 10 on the same shards' length: the pushes in, 10·0.15 = 1.5 s per step of all
+     * ten, exceed τ = 1.25: X = 10/1.5 steps a second, the master's rate; an epoch 15 s.
+     * (K = 8 would still be the workers' pace: 1.2 s; a master that took one request at a
+     * time, pushes and pulls, would bind from K = 5: 5·0.25.) */
+    c = async_config(10, COSTMODEL_SYNC_ASYNC, 1);
     a = costmodel_async_of(&p, &c);
     cr_assert(a.master_bound);
-    cr_assert_float_eq(a.master_s, 2.0, 1e-12);
-    cr_assert_float_eq(a.steps_per_s, 4.0, 1e-12);
-    cr_assert_float_eq(a.epoch_s, 20.0, 1e-12);
-    cr_assert_float_eq(a.staleness, 7.0, 1e-12);
+    cr_assert_float_eq(a.master_s, 1.5, 1e-12);
+    cr_assert_float_eq(a.steps_per_s, 10 / 1.5, 1e-12);
+    cr_assert_float_eq(a.epoch_s, 15.0, 1e-12);
+    cr_assert_float_eq(a.staleness, 9.0, 1e-12);
+    c.workers = 8;
+    c.examples = 32L * 10 * 8;
+    cr_assert(!costmodel_async_of(&p, &c).master_bound);
+    c = async_config(10, COSTMODEL_SYNC_ASYNC, 1);
     const costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
     /* compute 10 s; comm (10 + 10)·0.1 = 2 s; the rest is waiting for the master */
     cr_assert_float_eq(b.compute_s, 10.0, 1e-12);
     cr_assert_float_eq(b.comm_s, 2.0, 1e-12);
-    cr_assert_float_eq(b.wait_s, 8.0, 1e-12);
+    cr_assert_float_eq(b.wait_s, 3.0, 1e-12);
     cr_assert_float_eq(b.update_s, 0.0, 1e-12);
 }
 
 Test(costmodel, async_pulling_every_n_steps_by_hand) {
     const costmodel_params p = async_params();
     /* K = 4, N = 3, s = 10: pulls at steps 0, 3, 6, 9: P = 4. Alone: 10·1.1 + 4·0.15 =
-     * 11.6 s; the master 10·0.15 + 4·0.1 = 1.9 s a worker. Staleness K·(N + 1)/2 − 1 = 7,
-     * its 90th percentile K·⌈2.7⌉ − 1 = 11. */
+     * 11.6 s; the master's pushes in 10·0.15 = 1.5 s a worker, its pulls out 4·0.1 = 0.4 s:
+     * 4·1.5/10 per step of all. Staleness K·(N + 1)/2 − 1 = 7, its 90th percentile
+     * K·⌈2.7⌉ − 1 = 11. */
     costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 3);
     const costmodel_async a = costmodel_async_of(&p, &c);
     cr_assert_float_eq(a.epoch_s, 11.6, 1e-12);
-    cr_assert_float_eq(a.master_s, 4 * 1.9 / 10, 1e-12);
+    cr_assert_float_eq(a.master_s, 4 * 1.5 / 10, 1e-12);
     cr_assert_float_eq(a.staleness, 7.0, 1e-12);
     cr_assert_float_eq(a.staleness_p90, 11.0, 1e-12);
 }
@@ -739,12 +747,12 @@ Test(costmodel, async_pulling_every_n_steps_by_hand) {
 Test(costmodel, hogwild_pulls_without_waiting_and_its_updaters_can_bind_by_hand) {
     costmodel_params p = async_params();
     /* K = 4, N = 1, s = 10, T = 1: alone 10·1.1 + 10·0.1 + 0.05 (the last update) = 12.05 s;
-     * the main thread 10·0.1 + 10·0.1 = 2 s a worker (8/10 per step of all); the updater
+     * the master 10·0.1 = 1 s a worker each way (4/10 per step of all); the updater
      * 4·0.05 = 0.2. Staleness K = 4: the push before a pull lands after it. */
     costmodel_config c = async_config(4, COSTMODEL_SYNC_HOGWILD, 1);
     costmodel_async a = costmodel_async_of(&p, &c);
     cr_assert_float_eq(a.epoch_s, 12.05, 1e-12);
-    cr_assert_float_eq(a.master_s, 0.8, 1e-12);
+    cr_assert_float_eq(a.master_s, 0.4, 1e-12);
     cr_assert_float_eq(a.staleness, 4.0, 1e-12);
     /* An update of 1 s on one updater: 4 gradients a step of all need 4 s: the updater
      * binds (40 s an epoch); two updaters halve it. */

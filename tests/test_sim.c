@@ -818,7 +818,7 @@ Test(sim, gsl_error_handler_of_the_caller_is_left_in_place) {
 }
 
 /* ---------------------------------------------------------------------------------- */
-/* Async and hogwild: a master that serves requests one at a time */
+/* Async and hogwild: a master that takes one push in and sends one pull out at a time */
 
 /* Two workers on a cluster of two 2-core machines, the dedicated master on machine 0 with
  * worker 0 (messages by shared memory: α = 0.1 s) and worker 1 on machine 1 (α plus the
@@ -840,20 +840,23 @@ static job_spec async_by_hand(costmodel_sync sync) {
     return spec;
 }
 
-/* Async by hand (A = worker 0, m = 0.1; B = worker 1, m = 0.3; "v" = updates applied):
- *   0     queue [A.pull, B.pull]; A.pull 0–0.1 (v 0), A steps 0.1–1.1; B.pull 0.1–0.4 (v 0),
+/* Async by hand (A = worker 0, m = 0.1; B = worker 1, m = 0.3; "v" = updates applied). The
+ * master takes a push in while it sends a pull out, one of each at a time:
+ *   0     pulls queued [A, B]; A.pull 0–0.1 (v 0), A steps 0.1–1.1; B.pull 0.1–0.4 (v 0),
  *         B steps 0.4–1.4
- *   1.1   A.push 1.1–1.2; update 1.2–1.45 (staleness 0 − 0 = 0); A asks to pull at 1.2
- *   1.4   B asks to push: queued behind A.pull (the master is updating)
- *   1.45  v 1; A.pull 1.45–1.55 (v 1), A steps 1.55–2.55; B.push 1.55–1.85, update
- *         1.85–2.10 (staleness 1 − 0 = 1); B asks to pull at 1.85
- *   2.10  v 2; B.pull 2.10–2.40 (v 2), B steps 2.40–3.40
+ *   1.1   A.push 1.1–1.2; update 1.2–1.45 (staleness 0 − 0 = 0); A asks to pull at 1.2: it
+ *         waits for its own push's update
+ *   1.4   B asks to push: queued (the master is updating)
+ *   1.45  v 1; at once A.pull 1.45–1.55 (v 1) out and B.push 1.45–1.75 in; A steps
+ *         1.55–2.55; update 1.75–2.00 (staleness 1 − 0 = 1); B asks to pull at 1.75
+ *   2.00  v 2; B.pull 2.00–2.30 (v 2), B steps 2.30–3.30
  *   2.55  A.push 2.55–2.65, update 2.65–2.90 (staleness 2 − 1 = 1); A done: barrier at 2.65
- *   3.40  B.push 3.40–3.70, update 3.70–3.95 (staleness 3 − 2 = 1); B at the barrier at 3.70
- *   3.95  v 4, the master idle: the epoch (and the job) ends.
+ *   3.30  B.push 3.30–3.60, update 3.60–3.85 (staleness 3 − 2 = 1); B at the barrier at 3.60
+ *   3.85  v 4, the master idle: the epoch (and the job) ends.
+ * (One request at a time, B.push would have waited for A.pull until 1.55: 3.95.)
  * Staleness 0, 1, 1, 1: median 1, 90th percentile 1 (0.9·3 = 2.7 between two 1s), mean
- * 0.75. A: compute 2, comm 4 × 0.1, wait 0.25 (its second pull) + 1.30 (barrier); B:
- * compute 2, comm 4 × 0.3, wait 0.1 + 0.15 + 0.25 (queued) + 0.25 (barrier). */
+ * 0.75. A: compute 2, comm 4 × 0.1, wait 0.25 (its second pull) + 1.20 (barrier); B:
+ * compute 2, comm 4 × 0.3, wait 0.1 + 0.05 + 0.25 (queued) + 0.25 (barrier). */
 /* What a hand-worked case must give: the makespan, the four gradients' staleness
  * (median, 90th percentile, mean) and each worker's wait (its comm is 4 messages: 0.4 s
  * for A, 1.2 s for B; its compute 2 s; no update of its own). */
@@ -881,8 +884,8 @@ static void assert_by_hand(costmodel_sync sync, by_hand want) {
 }
 
 Test(sim, async_master_queues_requests_as_worked_out_by_hand) {
-    assert_by_hand(COSTMODEL_SYNC_ASYNC, (by_hand){ .makespan = 3.95, .median = 1, .p90 = 1, .mean = 0.75,
-                                                    .wait_a = 1.55, .wait_b = 0.75 });
+    assert_by_hand(COSTMODEL_SYNC_ASYNC, (by_hand){ .makespan = 3.85, .median = 1, .p90 = 1, .mean = 0.75,
+                                                    .wait_a = 1.45, .wait_b = 0.65 });
 }
 
 /* Hogwild by hand, one updater thread (T = 1): a push goes to the updater and the master
@@ -902,6 +905,30 @@ Test(sim, async_master_queues_requests_as_worked_out_by_hand) {
 Test(sim, hogwild_master_hands_updates_to_its_thread_as_worked_out_by_hand) {
     assert_by_hand(COSTMODEL_SYNC_HOGWILD, (by_hand){ .makespan = 3.6, .median = 1.5, .p90 = 2, .mean = 1.25,
                                                       .wait_a = 1.2, .wait_b = 0.4 });
+}
+
+/* Two workers across the network (1-core machines: the master's machine holds no worker),
+ * transfers of m = 1 s (the network's α), steps of c = 0.1 s, no update time, 20 steps each
+ * pulling every step. The master takes a push in while it sends a pull out, so the
+ * workers fall out of step, one pulling while the other pushes, and neither waits after
+ * B's first pull: A pulls 0–1, steps 1–1.1, pushes 1.1–2.1, pulls 2.1–3.1, …, a cycle of
+ * 2m + c = 2.1 s; B runs 1 s behind (its first pull after A's), its pushes in while A's
+ * pulls go out. A ends at 20·2.1 = 42 s, B at 43 s: the makespan. Each gradient but the
+ * first two has the other's push between its pull and its own: staleness K − 1 = 1. One
+ * request at a time, a master would need 2m per update: 80 s. */
+Test(sim, async_master_takes_a_push_in_while_it_sends_a_pull_out) {
+    job_spec spec = async_by_hand(COSTMODEL_SYNC_ASYNC);
+    spec.params.c0_s = 0.1;
+    spec.params.update_s = 0;
+    spec.params.host_cores = 1;
+    spec.params.machines = 3;
+    spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 0 };
+    spec.params.net = (costmodel_link){ .alpha_s = 1.0 };
+    spec.config.examples = 40;
+    const job_result r = run_once(&spec, 1, NULL);
+    cr_assert_float_eq(r.makespan_s, 43.0, 1e-9);
+    cr_assert_eq(r.updates, 40);
+    cr_assert_float_eq(r.staleness_median, 1.0, 1e-12);
 }
 
 /* One worker has no one to collide with: with zero variance the simulated run is the

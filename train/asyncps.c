@@ -63,6 +63,21 @@ struct asyncps_server {
     trace *tr;                    /* where the updaters record (the epoch's rec->tr) */
     bool trace_oom;
     float *staging;               /* (n_params) the copy of the weights a pull sends */
+    /* the master's intake (asyncps_serve) */
+    MPI_Request *reqs;            /* [0] the next request's header, [1..chunks] the push coming
+                                     in, [chunks + 1] the word that the pull going out is in */
+    int chunks, chunks_left;      /* messages of a block; of the push coming in, still to come */
+    psx_request header;           /* what reqs[0] receives */
+    int in_from, in_buf;          /* the push coming in: its worker (-1: none), its buffer */
+    psx_request in_h;             /* its header */
+    double in_t0_s;               /* when its receives were posted */
+    psx_request *waiting;         /* ring of pushes waiting to come in, in arrival order */
+    int *waiting_from;
+    int w_head, w_len, w_cap;
+    bool *pull_waits;             /* (world) a worker's pull waiting for its own push */
+    int out_to;                   /* the worker the pull going out is for; -1: none */
+    int *pulls;                   /* (world) ring of workers whose pull waits to go out */
+    int p_head, p_len;
     pthread_mutex_t mu, trace_lock;
     pthread_cond_t work, freed;
 };
@@ -151,6 +166,21 @@ asyncps_server *asyncps_server_new(const sync_ctx *s, net *n, int threads, float
     pthread_mutex_init(&sv->trace_lock, NULL);
     pthread_cond_init(&sv->work, NULL);
     pthread_cond_init(&sv->freed, NULL);
+    sv->chunks = psx_chunks(n->n_params);
+    sv->reqs = malloc(sizeof *sv->reqs * (size_t)(2 + sv->chunks));
+    sv->w_cap = s->world;
+    sv->waiting = malloc(sizeof *sv->waiting * (size_t)sv->w_cap);
+    sv->waiting_from = malloc(sizeof *sv->waiting_from * (size_t)sv->w_cap);
+    sv->pull_waits = calloc((size_t)s->world, sizeof *sv->pull_waits);
+    sv->pulls = malloc(sizeof *sv->pulls * (size_t)s->world);
+    if (!sv->reqs || !sv->waiting || !sv->waiting_from || !sv->pull_waits || !sv->pulls) {
+        errmsg_set(err, errlen, "out of memory for the master's requests");
+        asyncps_server_free(sv);
+        return NULL;
+    }
+    for (int i = 0; i <= sv->chunks + 1; i++)
+        sv->reqs[i] = MPI_REQUEST_NULL;
+    sv->in_from = sv->out_to = -1;
     if (sv->hogwild && start_updaters(sv, threads > 0 ? threads : 1, err, errlen)) {
         asyncps_server_free(sv);
         return NULL;
@@ -169,6 +199,11 @@ void asyncps_server_free(asyncps_server *sv) {
     free(sv->free_bufs);
     free(sv->queue);
     free(sv->staging);
+    free(sv->reqs);
+    free(sv->waiting);
+    free(sv->waiting_from);
+    free(sv->pull_waits);
+    free(sv->pulls);
     pthread_mutex_destroy(&sv->mu);
     pthread_mutex_destroy(&sv->trace_lock);
     pthread_cond_destroy(&sv->work);
@@ -179,20 +214,8 @@ void asyncps_server_free(asyncps_server *sv) {
 // ---------------------------------------------------------------------------------------
 // The master's loop
 
-/* Async: receive the gradient, apply it, then the next request. */
-static void serve_push(asyncps_server *sv, sync_rec *rec, const psx_request *h, int from) {
-    net *n = sv->n;
-    psx_async_take(MPI_COMM_WORLD, from, n->grads, n->n_params);
-    sync_mark(sv->s, rec, TRACE_COMM, model_bytes(n), 0, "push");
-    const long stale = atomic_load(&sv->applied) - h->version;
-    net_update(n, h->lr, sv->momentum, sv->weight_decay);
-    atomic_fetch_add(&sv->applied, 1);
-    sync_mark_update(sv->s, rec, stale, false);
-}
-
-/* Hogwild: receive the gradient into a free buffer (waiting for one when every updater is
- * busy) and hand it to the updaters. */
-static void hogwild_push(asyncps_server *sv, sync_rec *rec, const psx_request *h, int from) {
+/* Hogwild: a free gradient buffer, waiting for one when every updater is busy. */
+static int take_buffer(asyncps_server *sv, sync_rec *rec) {
     pthread_mutex_lock(&sv->mu);
     const bool waited = sv->n_free == 0;
     while (sv->n_free == 0)
@@ -201,8 +224,11 @@ static void hogwild_push(asyncps_server *sv, sync_rec *rec, const psx_request *h
     pthread_mutex_unlock(&sv->mu);
     if (waited)
         sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, "updaters");
-    psx_async_take(MPI_COMM_WORLD, from, sv->bufs[b], sv->n->n_params);
-    sync_mark(sv->s, rec, TRACE_COMM, model_bytes(sv->n), 0, "push");
+    return b;
+}
+
+/* Hogwild: the gradient in buffer b to the updaters. */
+static void hand_to_updater(asyncps_server *sv, const psx_request *h, int b) {
     pthread_mutex_lock(&sv->mu);
     sv->queue[(sv->q_head + sv->q_len) % sv->threads] =
         (update_job){ .buf = b, .epoch = h->epoch, .step = h->step, .version = h->version, .lr = h->lr };
@@ -212,8 +238,25 @@ static void hogwild_push(asyncps_server *sv, sync_rec *rec, const psx_request *h
     pthread_mutex_unlock(&sv->mu);
 }
 
-/* The weights as they are (hogwild: a copy taken while updaters may be writing them). */
-static void serve_pull(asyncps_server *sv, sync_rec *rec, int from) {
+/* Async: the gradient that came in, applied at once with the lock's meaning: the weights
+ * change only here, between requests. */
+static void apply_push(asyncps_server *sv, sync_rec *rec, const psx_request *h) {
+    net *n = sv->n;
+    const long stale = atomic_load(&sv->applied) - h->version;
+    net_update(n, h->lr, sv->momentum, sv->weight_decay);
+    atomic_fetch_add(&sv->applied, 1);
+    sync_mark_update(sv->s, rec, stale, false);
+}
+
+/* The next waiting pull goes out, when none is: the weights as they are (hogwild: a copy
+ * taken while updaters may be writing them). */
+static void start_pull(asyncps_server *sv, sync_rec *rec) {
+    if (sv->out_to >= 0 || sv->p_len == 0)
+        return;
+    const int to = sv->pulls[sv->p_head];
+    sv->p_head = (sv->p_head + 1) % sv->s->world;
+    sv->p_len--;
+    sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, NULL);
     const net *n = sv->n;
     const long version = atomic_load(&sv->applied);
     const float *w = n->params;
@@ -221,8 +264,15 @@ static void serve_pull(asyncps_server *sv, sync_rec *rec, int from) {
         memcpy(sv->staging, n->params, sizeof(float) * (size_t)n->n_params);
         w = sv->staging;
     }
-    psx_async_give(MPI_COMM_WORLD, from, version, w, n->n_params);
+    psx_async_give(MPI_COMM_WORLD, to, version, w, n->n_params, &sv->reqs[sv->chunks + 1]);
     sync_mark(sv->s, rec, TRACE_COMM, model_bytes(n), 0, "pull");
+    sv->out_to = to;
+}
+
+/* Worker w's pull waits to go out (a worker has one at most). */
+static void queue_pull(asyncps_server *sv, int w) {
+    sv->pulls[(sv->p_head + sv->p_len) % sv->s->world] = w;
+    sv->p_len++;
 }
 
 /* Hogwild: every received gradient applied before the epoch's barrier. */
@@ -237,6 +287,105 @@ static void drain_updaters(asyncps_server *sv, sync_rec *rec) {
         sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, "updaters");
 }
 
+/* Is a push of worker w waiting or coming in? */
+static bool push_pending(const asyncps_server *sv, int w) {
+    if (sv->in_from == w)
+        return true;
+    for (int i = 0; i < sv->w_len; i++)
+        if (sv->waiting_from[(sv->w_head + i) % sv->w_cap] == w)
+            return true;
+    return false;
+}
+
+/* A push's header: it waits its turn to come in (a worker whose sends are buffered can
+ * have several waiting, so the ring grows). 0, or -1 out of memory. */
+static int enqueue_push(asyncps_server *sv, const psx_request *h, int from) {
+    if (sv->w_len == sv->w_cap) {
+        const int cap = 2 * sv->w_cap;
+        psx_request *hs = malloc(sizeof *hs * (size_t)cap);
+        int *fs = malloc(sizeof *fs * (size_t)cap);
+        if (!hs || !fs) {
+            free(hs);
+            free(fs);
+            return -1;
+        }
+        for (int i = 0; i < sv->w_len; i++) {
+            hs[i] = sv->waiting[(sv->w_head + i) % sv->w_cap];
+            fs[i] = sv->waiting_from[(sv->w_head + i) % sv->w_cap];
+        }
+        free(sv->waiting);
+        free(sv->waiting_from);
+        sv->waiting = hs;
+        sv->waiting_from = fs;
+        sv->w_head = 0;
+        sv->w_cap = cap;
+    }
+    const int at = (sv->w_head + sv->w_len) % sv->w_cap;
+    sv->waiting[at] = *h;
+    sv->waiting_from[at] = from;
+    sv->w_len++;
+    return 0;
+}
+
+/* The next waiting push starts coming in, when none is: one at a time, as the workers'
+ * sends arrive, into the gradient block (hogwild: a free buffer). */
+static void start_push(asyncps_server *sv, sync_rec *rec) {
+    if (sv->in_from >= 0 || sv->w_len == 0)
+        return;
+    sv->in_h = sv->waiting[sv->w_head];
+    const int from = sv->waiting_from[sv->w_head];
+    sv->w_head = (sv->w_head + 1) % sv->w_cap;
+    sv->w_len--;
+    float *into = sv->n->grads;
+    if (sv->hogwild) {
+        sv->in_buf = take_buffer(sv, rec);
+        into = sv->bufs[sv->in_buf];
+    }
+    sv->in_from = from;
+    sv->in_t0_s = sync_now(sv->s);
+    sv->chunks_left = sv->chunks;
+    psx_async_take_start(MPI_COMM_WORLD, from, into, sv->n->n_params, sv->reqs + 1);
+}
+
+/* The push has come in: applied (async) or handed to an updater (hogwild); then its
+ * worker's pull, if it asked for one meanwhile. */
+static void finish_push(asyncps_server *sv, sync_rec *rec) {
+    const int from = sv->in_from;
+    const psx_request h = sv->in_h;
+    rec->step = h.step;
+    sync_mark_background(sv->s, rec, TRACE_COMM, sv->in_t0_s, model_bytes(sv->n), "push");
+    sv->in_from = -1;
+    sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, NULL); // the master's own time while it came in
+    if (sv->hogwild)
+        hand_to_updater(sv, &h, sv->in_buf);
+    else
+        apply_push(sv, rec, &h);
+    if (sv->pull_waits[from]) {
+        sv->pull_waits[from] = false;
+        queue_pull(sv, from);
+    }
+}
+
+/* A request's header from `from`: a push waits to come in; a pull is answered now, unless
+ * that worker's own push has not come in yet (a worker's requests take effect in its
+ * order: async with one worker is plain SGD); a done is counted (returns 1). */
+static int take_request(asyncps_server *sv, sync_rec *rec, const psx_request *h, int from) {
+    rec->step = h->step;
+    sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, NULL);
+    if (h->kind == PSX_PUSH) {
+        if (enqueue_push(sv, h, from))
+            MPI_Abort(MPI_COMM_WORLD, 1); // out of memory for a header: the push would never be taken
+    } else if (h->kind == PSX_PULL) {
+        if (push_pending(sv, from))
+            sv->pull_waits[from] = true;
+        else
+            queue_pull(sv, from);
+    } else {
+        return 1; // PSX_DONE: that worker's epoch is over
+    }
+    return 0;
+}
+
 void asyncps_serve(asyncps_server *sv, sync_rec *rec, int epoch, long *updates) {
     const long before = atomic_load(&sv->applied);
     if (sv->hogwild) {
@@ -246,20 +395,25 @@ void asyncps_serve(asyncps_server *sv, sync_rec *rec, int epoch, long *updates) 
         rec->lock = &sv->trace_lock;
     }
     rec->epoch = epoch;
-    for (int done = 0; done < sv->s->train_world;) {
-        psx_request h;
-        int from;
-        psx_async_next(MPI_COMM_WORLD, &h, &from);
-        rec->step = h.step;
-        sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, NULL);
-        if (h.kind == PSX_PUSH && sv->hogwild)
-            hogwild_push(sv, rec, &h, from);
-        else if (h.kind == PSX_PUSH)
-            serve_push(sv, rec, &h, from);
-        else if (h.kind == PSX_PULL)
-            serve_pull(sv, rec, from);
-        else
-            done++; // PSX_DONE: that worker's epoch is over
+    int done = 0;
+    psx_async_listen(MPI_COMM_WORLD, &sv->header, &sv->reqs[0]);
+    while (done < sv->s->train_world || sv->in_from >= 0 || sv->w_len > 0 || sv->out_to >= 0 || sv->p_len > 0) {
+        MPI_Status st;
+        const int i = psx_wait_any_napping(2 + sv->chunks, sv->reqs, &st);
+        if (i == 0) {
+            const psx_request h = sv->header;
+            done += take_request(sv, rec, &h, st.MPI_SOURCE);
+            if (done < sv->s->train_world)
+                psx_async_listen(MPI_COMM_WORLD, &sv->header, &sv->reqs[0]);
+        } else if (i == sv->chunks + 1) {
+            sv->out_to = -1; // the pull has arrived
+        } else if (i > 0 && --sv->chunks_left == 0) {
+            finish_push(sv, rec);
+        } else if (i < 0) {
+            break; // nothing posted: cannot happen while the loop's condition holds
+        }
+        start_push(sv, rec);
+        start_pull(sv, rec);
     }
     rec->step = -1;
     if (sv->hogwild)

@@ -12,16 +12,23 @@
  * The master, once per epoch:
  *     asyncps_serve(sv, rec, epoch);   // every request of the epoch, then the barrier
  *
- * What the master does with a request (psx.h: from any worker, in arrival order):
- *   async    one request at a time, start to end, as Elephas' asynchronous mode does under
- *            its lock: a push is received into the master's gradient block and applied at
- *            once with net_update (its own momentum; the worker's learning rate); a pull
- *            is answered with the weights as they are. The weights change only between
- *            requests.
+ * What the master does with the requests (psx.h: headers from any worker, in arrival
+ * order). It lets one push's block in and sends one pull's block out at a time, each
+ * direction in arrival order and both at once (its link is full duplex); a worker's pull
+ * waits for that worker's own push before it (its requests take effect in its order).
+ * Elephas' server reads a request's body before the handler takes its lock, so there too
+ * a push comes in while a pull goes out. Without the one-at-a-time, two workers' blocks,
+ * which leave through the kernel's buffers at once, shared a direction of a 100 Mbit/s
+ * link: both arrived late, and the workers stayed in step, pulling together and then
+ * pushing together (experiments/async/README.md).
+ *   async    as Elephas' asynchronous mode under its lock: a push that is in is applied at
+ *            once with net_update (its own momentum; the worker's learning rate), and
+ *            nothing else starts meanwhile; a pull sends the weights as they are. The
+ *            weights change only between requests.
  *   hogwild  the same requests without the lock (Elephas' hogwild): the main thread
  *            receives each push into a free buffer and hands it to one of T updater
  *            threads, which apply it with net_sgd to the shared weights and momentum while
- *            the main thread goes on with the next request; up to T updates run at once,
+ *            the main thread goes on with the requests; up to T updates run at once,
  *            none waits for another, and a pull sends a copy of the weights taken while
  *            updates may be half-way through them. Those races are the algorithm
  *            (Hogwild!, Niu et al. 2011), not a bug. Only the main thread calls MPI
@@ -47,10 +54,11 @@
  *   worker  compute (its step), comm "pull" and comm "push" (bytes = the model: the
  *           transfer, and any queueing behind other workers' requests at the master),
  *           and at the epoch's end a wait (the barrier);
- *   master  wait (idle until the next request), comm "push" (receiving the gradient),
- *           update "sgd" with its staleness (async: on its timeline; hogwild: on an
- *           updater thread, "background": true, overlapping the main thread's events),
- *           comm "pull" (sending the weights), and the epoch's barrier as a wait.
+ *   master  wait (idle until the next request, or until a push is in), comm "push"
+ *           (receiving the gradient: "background": true, from the go to its last byte,
+ *           beside the main thread's events), update "sgd" with its staleness (async: on
+ *           its timeline; hogwild: on an updater thread, "background": true), comm "pull"
+ *           (sending the weights, until MPI has them), and the epoch's barrier as a wait.
  * Event steps are the worker's global step of the request.
  * Library: returns status with err, never prints or exits; MPI errors abort the job.
  */

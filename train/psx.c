@@ -4,7 +4,15 @@
 
 #include <time.h>
 
-enum { PSX_TAG_PUSH = 21, PSX_TAG_PULL = 22, PSX_TAG_REQUEST = 23, PSX_TAG_APUSH = 24, PSX_TAG_APULL = 25 };
+enum {
+    PSX_TAG_PUSH = 21,
+    PSX_TAG_PULL = 22,
+    PSX_TAG_REQUEST = 23,
+    PSX_TAG_APUSH = 24,
+    PSX_TAG_APULL = 25,
+    PSX_TAG_AGO = 26,  /* rank 0 to a worker: send your push's block now */
+    PSX_TAG_AGOT = 27, /* a worker to rank 0: the pull's block is here */
+};
 
 long psx_recv_floats(long n) { return n < PSX_CHUNK_FLOATS ? n : PSX_CHUNK_FLOATS; }
 
@@ -60,6 +68,7 @@ static void recv_block(MPI_Comm comm, float *block, long n, int from, int tag) {
 
 void psx_async_push(MPI_Comm comm, const psx_request *h, const float *block, long n) {
     MPI_Send(h, (int)sizeof *h, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
+    MPI_Recv(NULL, 0, MPI_BYTE, 0, PSX_TAG_AGO, comm, MPI_STATUS_IGNORE);
     send_block(comm, block, n, 0, PSX_TAG_APUSH);
 }
 
@@ -69,6 +78,7 @@ void psx_async_pull(MPI_Comm comm, const psx_request *h, float *block, long n, l
     MPI_Send(&ask, (int)sizeof ask, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
     MPI_Recv(&answer, (int)sizeof answer, MPI_BYTE, 0, PSX_TAG_APULL, comm, MPI_STATUS_IGNORE);
     recv_block(comm, block, n, 0, PSX_TAG_APULL);
+    MPI_Send(NULL, 0, MPI_BYTE, 0, PSX_TAG_AGOT, comm);
     *version = answer.version;
 }
 
@@ -87,18 +97,33 @@ void psx_wait_napping(MPI_Request *req, MPI_Status *st) {
     }
 }
 
-void psx_async_next(MPI_Comm comm, psx_request *h, int *from) {
-    MPI_Request req;
-    MPI_Status st;
-    MPI_Irecv(h, (int)sizeof *h, MPI_BYTE, MPI_ANY_SOURCE, PSX_TAG_REQUEST, comm, &req);
-    psx_wait_napping(&req, &st);
-    *from = st.MPI_SOURCE;
+int psx_chunks(long n) { return n <= PSX_CHUNK_FLOATS ? 1 : (int)((n + PSX_CHUNK_FLOATS - 1) / PSX_CHUNK_FLOATS); }
+
+void psx_async_listen(MPI_Comm comm, psx_request *h, MPI_Request *req) {
+    MPI_Irecv(h, (int)sizeof *h, MPI_BYTE, MPI_ANY_SOURCE, PSX_TAG_REQUEST, comm, req);
 }
 
-void psx_async_take(MPI_Comm comm, int from, float *recv, long n) { recv_block(comm, recv, n, from, PSX_TAG_APUSH); }
+void psx_async_take_start(MPI_Comm comm, int from, float *recv, long n, MPI_Request *reqs) {
+    int i = 0;
+    for (long off = 0; off < n; off += PSX_CHUNK_FLOATS)
+        MPI_Irecv(recv + off, chunk_of(n, off), MPI_FLOAT, from, PSX_TAG_APUSH, comm, &reqs[i++]);
+    MPI_Send(NULL, 0, MPI_BYTE, from, PSX_TAG_AGO, comm);
+}
 
-void psx_async_give(MPI_Comm comm, int from, long version, const float *block, long n) {
+int psx_wait_any_napping(int count, MPI_Request *reqs, MPI_Status *st) {
+    const struct timespec nap = { 0, PSX_NAP_NS };
+    for (;;) {
+        int done = 0, index = MPI_UNDEFINED;
+        MPI_Testany(count, reqs, &index, &done, st);
+        if (done)
+            return index == MPI_UNDEFINED ? -1 : index;
+        nanosleep(&nap, NULL);
+    }
+}
+
+void psx_async_give(MPI_Comm comm, int from, long version, const float *block, long n, MPI_Request *got) {
     psx_request answer = { .kind = PSX_PULL, .version = version };
     MPI_Send(&answer, (int)sizeof answer, MPI_BYTE, from, PSX_TAG_APULL, comm);
     send_block(comm, block, n, from, PSX_TAG_APULL);
+    MPI_Irecv(NULL, 0, MPI_BYTE, from, PSX_TAG_AGOT, comm, got);
 }

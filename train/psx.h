@@ -31,9 +31,19 @@
  *   pull   header {PULL}; rank 0 answers with a header carrying its version, then its
  *          block of n floats;
  *   done   header {DONE, epoch}: this worker has no more requests this epoch.
- *     worker:  psx_async_pull(comm, &h, params, n, &version); ... psx_async_push(comm, &h, grads, n);
- *     rank 0:  psx_async_next(comm, &h, &from); psx_async_take(comm, from, recv, n) (push)
- *              or psx_async_give(comm, from, version, params, n) (pull)
+ * Rank 0 lets one block in and one block out at a time, each direction of its link on its
+ * own (a link is full duplex: experiments/async/README.md): a pushing worker sends its
+ * block when rank 0 says go, and a pulling worker says when the block has arrived. A
+ * block the kernel buffers leaves the sender at once, so without the go and the got two
+ * workers' blocks would share a direction and both arrive late; one at a time, the first
+ * arrives after one transfer (the workers then fall out of step, one pulling while the
+ * other pushes, instead of pulling and pushing together).
+ *     worker:  psx_async_pull(comm, &h, params, n, &version);  // header, block, got
+ *              psx_async_push(comm, &h, grads, n);             // header, wait for go, block
+ *     rank 0:  psx_async_listen(comm, &h, &reqs[0]);
+ *              i = psx_wait_any_napping(count, reqs, &st);        // 0: a header from st's source
+ *              psx_async_take_start(comm, from, recv, n, &reqs[1]); // a push: receives posted, go
+ *              psx_async_give(comm, from, version, params, n, &got); // a pull: the block; got posted
  * Only the thread that called MPI_Init calls these (train/asyncps.h's hogwild master
  * updates on other threads, never in MPI).
  */
@@ -92,12 +102,20 @@ void psx_async_push(MPI_Comm comm, const psx_request *h, const float *block, lon
 void psx_async_pull(MPI_Comm comm, const psx_request *h, float *block, long n, long *version);
 /* Worker: tells rank 0 it is done with epoch. */
 void psx_async_done(MPI_Comm comm, int epoch);
-/* Rank 0: the next request's header from any rank (napping until one comes: see
- * psx_wait_napping); *from its rank. */
-void psx_async_next(MPI_Comm comm, psx_request *h, int *from);
-/* Rank 0: a push's block from rank `from` into recv (n floats: the whole block). */
-void psx_async_take(MPI_Comm comm, int from, float *recv, long n);
-/* Rank 0: answers a pull of rank `from` with version and the block. */
-void psx_async_give(MPI_Comm comm, int from, long version, const float *block, long n);
+/* Messages a block of n floats takes: ⌈n / PSX_CHUNK_FLOATS⌉ (at least 1). */
+int psx_chunks(long n);
+/* Rank 0: posts the receive of the next request's header, from any rank, into *h. */
+void psx_async_listen(MPI_Comm comm, psx_request *h, MPI_Request *req);
+/* Rank 0: posts the receives of a push's block from rank `from` into recv (n floats: the
+ * whole block), one request per message in reqs (psx_chunks(n) of them), then tells
+ * `from` to send it. */
+void psx_async_take_start(MPI_Comm comm, int from, float *recv, long n, MPI_Request *reqs);
+/* Waits, napping as psx_wait_napping does, until one of the count requests completes:
+ * its index (it is then MPI_REQUEST_NULL) and status in *st; -1 when none is active. */
+int psx_wait_any_napping(int count, MPI_Request *reqs, MPI_Status *st);
+/* Rank 0: answers a pull of rank `from` with version and the block (returning when MPI
+ * has it: over TCP, often before it has arrived), then posts into *got the receive of
+ * `from`'s word that it has. */
+void psx_async_give(MPI_Comm comm, int from, long version, const float *block, long n, MPI_Request *got);
 
 #endif

@@ -53,6 +53,15 @@ void sync_mark_update(const sync_ctx *s, sync_rec *rec, long staleness, bool bac
     mark_event(rec, &e);
 }
 
+void sync_mark_background(const sync_ctx *s, sync_rec *rec, trace_phase ph, double t0_s, long bytes, const char *name) {
+    trace_event e = { .ph = ph, .t1_s = sync_now(s), .bytes = bytes, .background = true };
+    snprintf(e.name, sizeof e.name, "%s", name ? name : "");
+    const double mark_s = rec->mark_s;
+    rec->mark_s = t0_s;
+    mark_event(rec, &e);
+    rec->mark_s = mark_s;
+}
+
 trace_event *sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long bytes, long examples, const char *name) {
     return sync_mark_until(rec, ph, sync_now(s), bytes, examples, name);
 }

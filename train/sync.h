@@ -111,6 +111,9 @@ trace_event *sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long by
  * staleness (model/trace.h); background: applied on an updater thread beside the master's
  * own timeline (hogwild). */
 void sync_mark_update(const sync_ctx *s, sync_rec *rec, long staleness, bool background);
+/* A background event [t0_s, now) beside rec's own timeline (an async master's push coming
+ * in while it serves other requests); rec's mark does not move. */
+void sync_mark_background(const sync_ctx *s, sync_rec *rec, trace_phase ph, double t0_s, long bytes, const char *name);
 
 /* This rank's own update (local SGD, or world 1): net_update, recorded as update "sgd". */
 void sync_local_update(const sync_ctx *s, sync_rec *rec, net *n, const sync_sgd *opt);
