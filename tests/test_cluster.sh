@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
 # test_cluster: the namespace cluster of experiments/cluster works end to end.
-#   tests/test_cluster.sh LATENCY_PROBE
+#   tests/test_cluster.sh LATENCY_PROBE SPEEDUP
 # Brings up two hosts under a name and subnet of its own (so it cannot meet a cluster a
 # user has up, nor a second copy of itself), reshapes them (up is idempotent), runs
 # `mpirun -np 2` across them with the nsexec rsh agent, and checks that the two ranks ran
 # in different namespaces with different addresses and that MPI messages crossed between
-# them; then `down` must leave nothing behind. Everything is taken down on any exit.
+# them; that async training with its server on one host and its worker on the other (the
+# go before each push and the got after each pull: train/psx.h) is plain training bit for
+# bit; then `down` must leave nothing behind. Everything is taken down on any exit.
 # Exit 77 (ctest SKIP_RETURN_CODE) with the reason when this host cannot make namespaces.
 set -euo pipefail
 
-probe=${1:?usage: test_cluster.sh LATENCY_PROBE}
+probe=${1:?usage: test_cluster.sh LATENCY_PROBE SPEEDUP}
+speedup=${2:?usage: test_cluster.sh LATENCY_PROBE SPEEDUP}
 root=$(cd "$(dirname "$0")/.." && pwd)
 cluster="$root/experiments/cluster"
 # Open MPI leaks at exit; under LeakSanitizer (an ASan build of the probe) that is not ours.
@@ -83,6 +86,16 @@ addr1=$(echo "$where" | awk -F, '$2 == 1 {print $4}')
   || fail "ranks ran on '$host0' and '$host1', expected $prefix-h1 and $prefix-h2"
 echo "$out" | grep -q '^pingpong,4096,2,20,' || fail "no 4 KB ping-pong result between the hosts"
 echo "$out" | grep -q '^allreduce,4096,2,20,' || fail "no 4 KB all-reduce result between the hosts"
+
+# ---- async across the hosts: one worker pulling every step is plain SGD, bit for bit
+train=(train --limit 256 --epochs 2 --batch 16 --net conv3x3x4,relu,pool2,fc16,relu,fc10 --threads 1 --quiet --seed 3)
+crc() { grep -o '"params_crc32": *"[0-9a-f]*"' | sed 's/.*: *"\([0-9a-f]*\)"/\1/'; }
+plain=$("$speedup" "${train[@]}" | crc) || fail "plain training failed"
+out=$(timeout 120 "$cluster/run" --prefix "$prefix" -np 2 "$speedup" "${train[@]}" --sync async 2>&1) \
+  || fail "async across the cluster failed: $out"
+across=$(echo "$out" | crc)
+[ -n "$plain" ] && [ "$across" = "$plain" ] \
+  || fail "async with its worker on the other host: params_crc32 '$across', plain training '$plain'"
 
 # ---- down removes everything
 "$cluster/down" --prefix "$prefix" >/dev/null || fail "down failed"

@@ -17,13 +17,14 @@ static long model_bytes(const net *n) { return (long)sizeof(float) * n->n_params
 // The worker's side
 
 void asyncps_pull(const sync_ctx *s, sync_rec *rec, net *n, long *version) {
-    const psx_request h = { .epoch = rec->epoch, .step = rec->step };
+    const psx_request h = { .epoch = rec->epoch, .step = rec->step, .shared = s->beside_master };
     psx_async_pull(MPI_COMM_WORLD, &h, n->params, n->n_params, version);
     sync_mark(s, rec, TRACE_COMM, model_bytes(n), 0, "pull");
 }
 
 void asyncps_push(const sync_ctx *s, sync_rec *rec, const net *n, long version, float lr) {
-    const psx_request h = { .kind = PSX_PUSH, .epoch = rec->epoch, .step = rec->step, .version = version, .lr = lr };
+    const psx_request h = { .kind = PSX_PUSH, .epoch = rec->epoch, .step = rec->step, .version = version, .lr = lr,
+                            .shared = s->beside_master };
     psx_async_push(MPI_COMM_WORLD, &h, n->grads, n->n_params);
     sync_mark(s, rec, TRACE_COMM, model_bytes(n), 0, "push");
 }
@@ -75,6 +76,7 @@ struct asyncps_server {
     int *waiting_from;
     int w_head, w_len, w_cap;
     bool *pull_waits;             /* (world) a worker's pull waiting for its own push */
+    bool *beside;                 /* (world) a worker on the master's machine (psx_request.shared) */
     int out_to;                   /* the worker the pull going out is for; -1: none */
     int *pulls;                   /* (world) ring of workers whose pull waits to go out */
     int p_head, p_len;
@@ -172,8 +174,9 @@ asyncps_server *asyncps_server_new(const sync_ctx *s, net *n, int threads, float
     sv->waiting = malloc(sizeof *sv->waiting * (size_t)sv->w_cap);
     sv->waiting_from = malloc(sizeof *sv->waiting_from * (size_t)sv->w_cap);
     sv->pull_waits = calloc((size_t)s->world, sizeof *sv->pull_waits);
+    sv->beside = calloc((size_t)s->world, sizeof *sv->beside);
     sv->pulls = malloc(sizeof *sv->pulls * (size_t)s->world);
-    if (!sv->reqs || !sv->waiting || !sv->waiting_from || !sv->pull_waits || !sv->pulls) {
+    if (!sv->reqs || !sv->waiting || !sv->waiting_from || !sv->pull_waits || !sv->beside || !sv->pulls) {
         errmsg_set(err, errlen, "out of memory for the master's requests");
         asyncps_server_free(sv);
         return NULL;
@@ -203,6 +206,7 @@ void asyncps_server_free(asyncps_server *sv) {
     free(sv->waiting);
     free(sv->waiting_from);
     free(sv->pull_waits);
+    free(sv->beside);
     free(sv->pulls);
     pthread_mutex_destroy(&sv->mu);
     pthread_mutex_destroy(&sv->trace_lock);
@@ -264,9 +268,13 @@ static void start_pull(asyncps_server *sv, sync_rec *rec) {
         memcpy(sv->staging, n->params, sizeof(float) * (size_t)n->n_params);
         w = sv->staging;
     }
-    psx_async_give(MPI_COMM_WORLD, to, version, w, n->n_params, &sv->reqs[sv->chunks + 1]);
+    // Over shared memory the send ends when the worker has copied the block: nothing to
+    // wait for. Over a link, the direction is free when the worker says the block is in.
+    MPI_Request *got = sv->beside[to] ? NULL : &sv->reqs[sv->chunks + 1];
+    psx_async_give(MPI_COMM_WORLD, to, version, w, n->n_params, got);
     sync_mark(sv->s, rec, TRACE_COMM, model_bytes(n), 0, "pull");
-    sv->out_to = to;
+    if (got)
+        sv->out_to = to;
 }
 
 /* Worker w's pull waits to go out (a worker has one at most). */
@@ -344,7 +352,7 @@ static void start_push(asyncps_server *sv, sync_rec *rec) {
     sv->in_from = from;
     sv->in_t0_s = sync_now(sv->s);
     sv->chunks_left = sv->chunks;
-    psx_async_take_start(MPI_COMM_WORLD, from, into, sv->n->n_params, sv->reqs + 1);
+    psx_async_take_start(MPI_COMM_WORLD, from, into, sv->n->n_params, sv->reqs + 1, !sv->in_h.shared);
 }
 
 /* The push has come in: applied (async) or handed to an updater (hogwild); then its
@@ -371,6 +379,7 @@ static void finish_push(asyncps_server *sv, sync_rec *rec) {
  * order: async with one worker is plain SGD); a done is counted (returns 1). */
 static int take_request(asyncps_server *sv, sync_rec *rec, const psx_request *h, int from) {
     rec->step = h->step;
+    sv->beside[from] = h->shared;
     sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, NULL);
     if (h->kind == PSX_PUSH) {
         if (enqueue_push(sv, h, from))

@@ -68,7 +68,8 @@ static void recv_block(MPI_Comm comm, float *block, long n, int from, int tag) {
 
 void psx_async_push(MPI_Comm comm, const psx_request *h, const float *block, long n) {
     MPI_Send(h, (int)sizeof *h, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
-    MPI_Recv(NULL, 0, MPI_BYTE, 0, PSX_TAG_AGO, comm, MPI_STATUS_IGNORE);
+    if (!h->shared)
+        MPI_Recv(NULL, 0, MPI_BYTE, 0, PSX_TAG_AGO, comm, MPI_STATUS_IGNORE);
     send_block(comm, block, n, 0, PSX_TAG_APUSH);
 }
 
@@ -78,7 +79,8 @@ void psx_async_pull(MPI_Comm comm, const psx_request *h, float *block, long n, l
     MPI_Send(&ask, (int)sizeof ask, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
     MPI_Recv(&answer, (int)sizeof answer, MPI_BYTE, 0, PSX_TAG_APULL, comm, MPI_STATUS_IGNORE);
     recv_block(comm, block, n, 0, PSX_TAG_APULL);
-    MPI_Send(NULL, 0, MPI_BYTE, 0, PSX_TAG_AGOT, comm);
+    if (!h->shared)
+        MPI_Send(NULL, 0, MPI_BYTE, 0, PSX_TAG_AGOT, comm);
     *version = answer.version;
 }
 
@@ -103,11 +105,12 @@ void psx_async_listen(MPI_Comm comm, psx_request *h, MPI_Request *req) {
     MPI_Irecv(h, (int)sizeof *h, MPI_BYTE, MPI_ANY_SOURCE, PSX_TAG_REQUEST, comm, req);
 }
 
-void psx_async_take_start(MPI_Comm comm, int from, float *recv, long n, MPI_Request *reqs) {
+void psx_async_take_start(MPI_Comm comm, int from, float *recv, long n, MPI_Request *reqs, bool go) {
     int i = 0;
     for (long off = 0; off < n; off += PSX_CHUNK_FLOATS)
         MPI_Irecv(recv + off, chunk_of(n, off), MPI_FLOAT, from, PSX_TAG_APUSH, comm, &reqs[i++]);
-    MPI_Send(NULL, 0, MPI_BYTE, from, PSX_TAG_AGO, comm);
+    if (go)
+        MPI_Send(NULL, 0, MPI_BYTE, from, PSX_TAG_AGO, comm);
 }
 
 int psx_wait_any_napping(int count, MPI_Request *reqs, MPI_Status *st) {
@@ -125,5 +128,6 @@ void psx_async_give(MPI_Comm comm, int from, long version, const float *block, l
     psx_request answer = { .kind = PSX_PULL, .version = version };
     MPI_Send(&answer, (int)sizeof answer, MPI_BYTE, from, PSX_TAG_APULL, comm);
     send_block(comm, block, n, from, PSX_TAG_APULL);
-    MPI_Irecv(NULL, 0, MPI_BYTE, from, PSX_TAG_AGOT, comm, got);
+    if (got)
+        MPI_Irecv(NULL, 0, MPI_BYTE, from, PSX_TAG_AGOT, comm, got);
 }

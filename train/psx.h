@@ -32,12 +32,15 @@
  *          block of n floats;
  *   done   header {DONE, epoch}: this worker has no more requests this epoch.
  * Rank 0 lets one block in and one block out at a time, each direction of its link on its
- * own (a link is full duplex: experiments/async/README.md): a pushing worker sends its
- * block when rank 0 says go, and a pulling worker says when the block has arrived. A
+ * own (a link is full duplex: experiments/async/README.md): a worker on another machine
+ * sends its push's block when rank 0 says go, and says when a pull's block has arrived. A
  * block the kernel buffers leaves the sender at once, so without the go and the got two
  * workers' blocks would share a direction and both arrive late; one at a time, the first
  * arrives after one transfer (the workers then fall out of step, one pulling while the
- * other pushes, instead of pulling and pushing together).
+ * other pushes, instead of pulling and pushing together). A worker on rank 0's machine
+ * (h.shared) has no link to share: its push's block follows the header, and rank 0's send
+ * of a pull's block ends when the worker has copied it; the go and the got would only cost
+ * it two wake-ups of rank 0 a step (they doubled its requests' time on the 2-core VM).
  *     worker:  psx_async_pull(comm, &h, params, n, &version);  // header, block, got
  *              psx_async_push(comm, &h, grads, n);             // header, wait for go, block
  *     rank 0:  psx_async_listen(comm, &h, &reqs[0]);
@@ -51,6 +54,7 @@
 #define SPEEDUP_PSX_H
 
 #include <mpi.h>
+#include <stdbool.h>
 
 /* Floats per message: 2^28 (1 GiB), under an int count. */
 #define PSX_CHUNK_FLOATS (1L << 28)
@@ -93,6 +97,8 @@ typedef struct {
     long version;            /* push: the server version of the weights the gradient used;
                                 rank 0's answer to a pull: its version now */
     float lr;                /* push: the learning rate of the worker's step */
+    int shared;              /* the worker shares rank 0's machine: its blocks go by shared
+                                memory, with no go before a push's nor got after a pull's */
 } psx_request;
 
 /* Worker: sends a push header h (kind PSX_PUSH) and the block. */
@@ -108,14 +114,14 @@ int psx_chunks(long n);
 void psx_async_listen(MPI_Comm comm, psx_request *h, MPI_Request *req);
 /* Rank 0: posts the receives of a push's block from rank `from` into recv (n floats: the
  * whole block), one request per message in reqs (psx_chunks(n) of them), then tells
- * `from` to send it. */
-void psx_async_take_start(MPI_Comm comm, int from, float *recv, long n, MPI_Request *reqs);
+ * `from` to send it (go: unless the push's header was shared). */
+void psx_async_take_start(MPI_Comm comm, int from, float *recv, long n, MPI_Request *reqs, bool go);
 /* Waits, napping as psx_wait_napping does, until one of the count requests completes:
  * its index (it is then MPI_REQUEST_NULL) and status in *st; -1 when none is active. */
 int psx_wait_any_napping(int count, MPI_Request *reqs, MPI_Status *st);
 /* Rank 0: answers a pull of rank `from` with version and the block (returning when MPI
- * has it: over TCP, often before it has arrived), then posts into *got the receive of
- * `from`'s word that it has. */
+ * has it: over TCP, often before it has arrived), then, got not NULL (a pull whose header
+ * was not shared), posts into *got the receive of `from`'s word that it has. */
 void psx_async_give(MPI_Comm comm, int from, long version, const float *block, long n, MPI_Request *got);
 
 #endif

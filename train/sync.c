@@ -66,6 +66,21 @@ trace_event *sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long by
     return sync_mark_until(rec, ph, sync_now(s), bytes, examples, name);
 }
 
+/* Collective: does this rank share rank 0's machine (MPI's shared-memory domain)? */
+static bool shares_machine_with_rank0(void) {
+    MPI_Comm node;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Group world_group, node_group;
+    MPI_Comm_group(MPI_COMM_WORLD, &world_group);
+    MPI_Comm_group(node, &node_group);
+    int zero = 0, there = MPI_UNDEFINED;
+    MPI_Group_translate_ranks(world_group, 1, &zero, node_group, &there);
+    MPI_Group_free(&world_group);
+    MPI_Group_free(&node_group);
+    MPI_Comm_free(&node);
+    return there != MPI_UNDEFINED;
+}
+
 int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topology, costmodel_master master,
               char *err, int errlen) {
     memset(s, 0, sizeof *s);
@@ -107,6 +122,8 @@ int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topo
                  sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild");
         return -1;
     }
+    if (mpi && costmodel_sync_is_async(sync))
+        s->beside_master = shares_machine_with_rank0();
     if (mpi && sync == COSTMODEL_SYNC_HOGWILD && threads < MPI_THREAD_FUNNELED) {
         snprintf(err, (size_t)errlen, "--sync hogwild: this MPI provides no MPI_THREAD_FUNNELED (thread level %d): "
                  "the master's updater threads need it", threads);

@@ -51,6 +51,8 @@ typedef struct {
     double origin_s;               /* CLOCK_MONOTONIC value of the common time 0 */
     double init_t0_s, init_t1_s;   /* MPI_Init + the clock barrier, on the common clock */
     float *ps_recv;                /* ps rank 0: the exchange's receive buffer (sync_reserve) */
+    bool beside_master;            /* async, hogwild: this rank shares rank 0's machine (its
+                                      messages to it go through shared memory, not a link) */
 } sync_ctx;
 
 /* Where one rank records its events. Every sync_mark records [mark_s, now) and moves
