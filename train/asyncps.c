@@ -253,10 +253,10 @@ static void apply_push(asyncps_server *sv, sync_rec *rec, const psx_request *h) 
 }
 
 /* The next waiting pull goes out, when none is: the weights as they are (hogwild: a copy
- * taken while updaters may be writing them). */
-static void start_pull(asyncps_server *sv, sync_rec *rec) {
+ * taken while updaters may be writing them). Returns whether one went. */
+static bool start_pull(asyncps_server *sv, sync_rec *rec) {
     if (sv->out_to >= 0 || sv->p_len == 0)
-        return;
+        return false;
     const int to = sv->pulls[sv->p_head];
     sv->p_head = (sv->p_head + 1) % sv->s->world;
     sv->p_len--;
@@ -275,6 +275,7 @@ static void start_pull(asyncps_server *sv, sync_rec *rec) {
     sync_mark(sv->s, rec, TRACE_COMM, model_bytes(n), 0, "pull");
     if (got)
         sv->out_to = to;
+    return true;
 }
 
 /* Worker w's pull waits to go out (a worker has one at most). */
@@ -368,7 +369,7 @@ static void finish_push(asyncps_server *sv, sync_rec *rec) {
         hand_to_updater(sv, &h, sv->in_buf);
     else
         apply_push(sv, rec, &h);
-    if (sv->pull_waits[from]) {
+    if (sv->pull_waits[from] && !push_pending(sv, from)) { // eager sends: more of its pushes may wait
         sv->pull_waits[from] = false;
         queue_pull(sv, from);
     }
@@ -379,7 +380,8 @@ static void finish_push(asyncps_server *sv, sync_rec *rec) {
  * order: async with one worker is plain SGD); a done is counted (returns 1). */
 static int take_request(asyncps_server *sv, sync_rec *rec, const psx_request *h, int from) {
     rec->step = h->step;
-    sv->beside[from] = h->shared;
+    if (h->kind != PSX_DONE)
+        sv->beside[from] = h->shared;
     sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, NULL);
     if (h->kind == PSX_PUSH) {
         if (enqueue_push(sv, h, from))
@@ -422,7 +424,8 @@ void asyncps_serve(asyncps_server *sv, sync_rec *rec, int epoch, long *updates) 
             break; // nothing posted: cannot happen while the loop's condition holds
         }
         start_push(sv, rec);
-        start_pull(sv, rec);
+        while (start_pull(sv, rec)) // a pull by shared memory is over when the send returns
+            ;
     }
     rec->step = -1;
     if (sv->hogwild)
