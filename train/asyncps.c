@@ -375,9 +375,9 @@ static void finish_push(asyncps_server *sv, sync_rec *rec) {
     }
 }
 
-/* A request's header from `from`: a push waits to come in; a pull is answered now, unless
- * that worker's own push has not come in yet (a worker's requests take effect in its
- * order: async with one worker is plain SGD); a done is counted (returns 1). */
+/* A request's header from `from`: a push waits to come in; a pull joins the pulls' queue
+ * once that worker's own pushes are in (a worker's requests take effect in its order:
+ * async with one worker is plain SGD); a done is counted (returns 1). */
 static int take_request(asyncps_server *sv, sync_rec *rec, const psx_request *h, int from) {
     rec->step = h->step;
     if (h->kind != PSX_DONE)
