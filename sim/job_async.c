@@ -54,7 +54,8 @@ int job_async_new(job *j) {
     j->pulled = malloc(sizeof *j->pulled * k);
     j->stale_cap = 64;
     j->stale_count = calloc((size_t)j->stale_cap, sizeof *j->stale_count);
-    if (!j->msg_s || !j->in_queue || !j->out_queue || !j->pull_deferred || !j->req_kind || !j->req_t_s || !j->steps_done || !j->pulled || !j->stale_count)
+    if (!j->msg_s || !j->in_queue || !j->out_queue || !j->pull_deferred || !j->req_kind || !j->req_t_s ||
+        !j->steps_done || !j->pulled || !j->stale_count)
         return -1;
     /* A dedicated master: every worker messages it, those on its machine by shared memory. */
     for (int w = 0; w < j->k; w++)
@@ -80,7 +81,7 @@ void job_async_free(job *j) {
 
 void job_async_reset(job *j) {
     j->in_head = j->in_len = j->out_head = j->out_len = 0;
-    j->in_busy = j->out_busy = j->applying = false;
+    j->out_busy = j->applying = false;
     j->in_worker = -1;
     memset(j->pull_deferred, 0, sizeof *j->pull_deferred * (size_t)j->k);
     j->updating = 0;
@@ -168,49 +169,48 @@ static void begin_transfer(job *j, int w) {
     engine_after(j->e, j->msg_s[w], j->k_served, w);
 }
 
+/* A ring of K workers: w joins at the tail; the head leaves. */
+static void ring_add(const job *j, int *ring, long head, long *len, int w) {
+    ring[(head + *len) % j->k] = w;
+    (*len)++;
+}
+
+static int ring_take(const job *j, const int *ring, long *head, long *len) {
+    const int w = ring[*head];
+    *head = (*head + 1) % j->k;
+    (*len)--;
+    return w;
+}
+
 /* Starts the pushes and pulls at the heads of the queues whose direction is free (not
  * while an async update is applied; hogwild: a push when an updater is idle). */
 static void serve_next(job *j) {
     if (j->applying)
         return;
-    if (!j->in_busy && j->in_len > 0 &&
-        !(j->async == JOB_HOGWILD && j->updating == j->spec.config.cores)) {
-        const int w = j->in_queue[j->in_head];
-        j->in_head = (j->in_head + 1) % j->k;
-        j->in_len--;
-        j->in_busy = true;
-        j->in_worker = w;
-        begin_transfer(j, w);
+    if (j->in_worker < 0 && j->in_len > 0 && !(j->async == JOB_HOGWILD && j->updating == j->spec.config.cores)) {
+        j->in_worker = ring_take(j, j->in_queue, &j->in_head, &j->in_len);
+        begin_transfer(j, j->in_worker);
     }
     if (!j->out_busy && j->out_len > 0) {
-        const int w = j->out_queue[j->out_head];
-        j->out_head = (j->out_head + 1) % j->k;
-        j->out_len--;
+        const int w = ring_take(j, j->out_queue, &j->out_head, &j->out_len);
         j->out_busy = true;
         j->pulled[w] = j->version;
         begin_transfer(j, w);
     }
 }
 
-/* Worker w's pull joins the pulls' queue. */
-static void queue_pull(job *j, int w) {
-    j->out_queue[(j->out_head + j->out_len) % j->k] = w;
-    j->out_len++;
-}
-
 static void request(job *j, int w, int kind) {
     j->req_kind[w] = kind;
     j->req_t_s[w] = engine_now(j->e);
-    if (kind == JOB_PUSH) {
-        j->in_queue[(j->in_head + j->in_len) % j->k] = w;
-        j->in_len++;
-    } else if (j->async == JOB_ASYNC && j->in_busy && j->in_worker == w) {
-        j->pull_deferred[w] = true;
-    } else {
-        queue_pull(j, w);
-    }
+    if (kind == JOB_PUSH)
+        ring_add(j, j->in_queue, j->in_head, &j->in_len, w);
+    else if (j->async == JOB_ASYNC && j->in_worker == w)
+        j->pull_deferred[w] = true; /* its own push is still being applied */
+    else
+        ring_add(j, j->out_queue, j->out_head, &j->out_len, w);
     serve_next(j);
 }
+
 static void next_action(job *j, int w);
 static void check_epoch_end(job *j);
 
@@ -228,7 +228,7 @@ static void on_served(void *ctx, int w) {
             j->applying = true;
             engine_after(j->e, j->update_s, j->k_updated, w);
         } else {
-            j->in_busy = false;
+            j->in_worker = -1;
             j->updating++;
             engine_after(j->e, j->update_one_s, j->k_updated, w);
         }
@@ -244,10 +244,11 @@ static void on_updated(void *ctx, int w) {
     job *j = ctx;
     j->version++;
     if (j->async == JOB_ASYNC) {
-        j->applying = j->in_busy = false;
+        j->applying = false;
+        j->in_worker = -1;
         if (j->pull_deferred[w]) {
             j->pull_deferred[w] = false;
-            queue_pull(j, w);
+            ring_add(j, j->out_queue, j->out_head, &j->out_len, w);
         }
     } else {
         j->updating--;
@@ -304,7 +305,7 @@ void job_async_start(job *j) { begin_epoch(j); }
 
 /* The barrier: every worker there and the master idle. */
 static void check_epoch_end(job *j) {
-    if (j->at_barrier < j->k || j->in_busy || j->out_busy || j->in_len > 0 || j->out_len > 0 || j->updating > 0)
+    if (j->at_barrier < j->k || j->in_worker >= 0 || j->out_busy || j->in_len > 0 || j->out_len > 0 || j->updating > 0)
         return;
     const double now = engine_now(j->e);
     for (int w = 0; w < j->k; w++) {

@@ -90,8 +90,8 @@ struct job {
     bool *pull_deferred;          /* (K) its pull waits for its own push's update (async) */
     long *steps_done;             /* (K) steps done this epoch */
     long *pulled;                 /* (K) version of the weights it computes on */
-    bool in_busy, out_busy;       /* a push coming in (async: or its update); a pull going out */
-    int in_worker;                /* whose push that is */
+    int in_worker;                /* whose push is coming in (async: or being applied); -1: none */
+    bool out_busy;                /* a pull is going out */
     bool applying;                /* async: the master applies a gradient, and starts nothing */
     int updating;                 /* hogwild: gradients being applied */
     long version;                 /* updates applied (completed) */

@@ -89,15 +89,7 @@ void psx_async_done(MPI_Comm comm, int epoch) {
     MPI_Send(&h, (int)sizeof h, MPI_BYTE, 0, PSX_TAG_REQUEST, comm);
 }
 
-void psx_wait_napping(MPI_Request *req, MPI_Status *st) {
-    const struct timespec nap = { 0, PSX_NAP_NS };
-    for (int done = 0;;) {
-        MPI_Test(req, &done, st);
-        if (done)
-            return;
-        nanosleep(&nap, NULL);
-    }
-}
+void psx_wait_napping(MPI_Request *req, MPI_Status *st) { psx_wait_any_napping(1, req, st); }
 
 int psx_chunks(long n) { return n <= PSX_CHUNK_FLOATS ? 1 : (int)((n + PSX_CHUNK_FLOATS - 1) / PSX_CHUNK_FLOATS); }
 
