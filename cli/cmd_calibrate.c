@@ -205,6 +205,8 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "master_yield", p->master_yield, e->master_yield, "(of its core a dedicated master gives back)");
     print_param(r, "master_yield_loss", p->master_yield_loss, e->master_yield_loss,
                 "(of that yield given up over rounds longer than balance)");
+    print_param(r, "master_wake", p->master_wake_s, e->master_wake_s,
+                "s (a message to a dedicated master on a full host waits this much more)");
     print_param(r, "update", p->update_s, e->update_s, "s");
     print_param(r, "overlap", p->overlap, e->overlap, "(share of a step beside its all-reduce)");
     print_param(r, "overlap_slowdown", p->overlap_slowdown, e->overlap_slowdown,

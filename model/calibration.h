@@ -7,7 +7,7 @@
  *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
  *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update",
  *                 "run_cv_oversub", "startup_cpu", "startup_per_example", "oversub_compute", "balance",
- *                 "model_cv", "master_yield", "master_yield_loss", "overlap",
+ *                 "model_cv", "master_yield", "master_yield_loss", "master_wake", "overlap",
  *                 "overlap_slowdown", "overlap_exposed", "waits_block" },
  *                           (run_cv, update and every one after it optional on reading: 0;
  *                           earlier files' "oversub_sync" is not read)
@@ -70,6 +70,7 @@
 typedef struct {
     double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
     double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, run_cv_oversub, startup_cpu_s, startup_per_example_s, oversub_compute, balance_s, model_cv, master_yield, master_yield_loss;
+    double master_wake_s;
     double overlap, overlap_slowdown, overlap_exposed, waits_block;
 } calibration_stderr;
 

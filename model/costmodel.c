@@ -38,6 +38,7 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         { "oversubscribed compute must be a finite number >= 0", p->oversub_compute },
         { "balance time must be a finite number >= 0", p->balance_s },
         { "overlap slowdown must be a finite number >= 0", p->overlap_slowdown },
+        { "master wake must be a finite number >= 0", p->master_wake_s },
         { "network latency must be a finite number >= 0", p->net.alpha_s },
         { "network 1/rate must be a finite number >= 0", p->net.beta_s_per_byte },
     };
@@ -301,9 +302,16 @@ static costmodel_link link_of(const costmodel_params *p, const costmodel_config 
     return l;
 }
 
+bool costmodel_master_crowded(const costmodel_params *p, const costmodel_config *c) {
+    if (c->topology != COSTMODEL_TOPO_PS || c->master != COSTMODEL_MASTER_DEDICATED || !(p->host_cores > 0))
+        return false;
+    return (double)costmodel_placement_of(p, c).workers_on_master * c->cores >= p->host_cores;
+}
+
 double costmodel_message_time(const costmodel_params *p, const costmodel_config *c, bool remote) {
     costmodel_link l = link_of(p, c, remote);
-    return l.alpha_s + l.beta_s_per_byte * p->model_bytes;
+    const double wake = costmodel_master_crowded(p, c) ? p->master_wake_s : 0.0;
+    return l.alpha_s + l.beta_s_per_byte * p->model_bytes + wake;
 }
 
 double costmodel_ring_step_time(const costmodel_params *p, const costmodel_config *c) {

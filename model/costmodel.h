@@ -69,8 +69,14 @@
  * α + latency and max(β, 1/rate) per byte (the host's own message cost stays, the wire adds
  * its latency and caps the bandwidth). A parameter server serves its machine's workers at
  * shared-memory cost and the others over its one network link, one message at a time; a
- * ring all-reduce that spans machines is paced by its network hops (each of its 2(K−1)
- * steps moves M/K bytes over a network hop somewhere in the ring).
+ * dedicated one whose machine's cores the workers' threads all take
+ * (costmodel_master_crowded) pays master_wake_s more a message: it naps between
+ * requests, or is preempted in its send, and has to win a core back from a worker each
+ * time (the C trainer's 2×1 batch ps with a dedicated master on the 2-core VM: a push
+ * 0.5–0.6 ms, a pull 2.1–3.9 ms, against α + β·M = 0.44 ms; async at K = 2, a worker's
+ * push 1.9 ms and pull 1.2 ms). A ring all-reduce that spans machines is paced by its
+ * network hops (each of its 2(K−1) steps moves M/K bytes over a network hop somewhere in
+ * the ring).
  * When p does not divide s the last round of an epoch has r = s mod p steps; it is
  * charged r·step and its own √r straggler term (exact, where DESIGN.md's E·⌈s/p⌉·round
  * would over-count).
@@ -172,6 +178,11 @@ typedef struct {
                                 than τ between exchanges gives up (the scheduler makes it up to a
                                 task that yielded): m = 1 − y + (1 − w)·L, w the round's packing
                                 weight (costmodel_slowdown), at most 1; 0 = y in every round */
+    double master_wake_s;    /* how much longer a message to or from a dedicated parameter server
+                                takes when the workers' threads fill its machine's cores
+                                (costmodel_master_crowded): the master, napping between requests
+                                or preempted in its send, has to win a core back from a worker
+                                (see Placement); 0 = no longer than α + β·M */
     /* Where the ranks run (costmodel_placement_of): */
     int machines;            /* M: machines of host_cores cores each; 0 or 1 = one host */
     costmodel_link net;      /* the network between machines (M ≥ 2): latency, 1/rate */
@@ -254,8 +265,12 @@ double costmodel_shared_rho(const costmodel_params *p, const costmodel_config *c
 /* Does the config's exchange cross the network (a cluster, ranks on two machines or more)? */
 bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config *c);
 
+/* Is the config's master a dedicated parameter server on a machine whose cores its
+ * workers' threads all take (workers on the master's machine · T ≥ its cores)? */
+bool costmodel_master_crowded(const costmodel_params *p, const costmodel_config *c);
+
 /* One message of the model's M bytes to or from the master: over shared memory, or across
- * the network when remote. */
+ * the network when remote; master_wake_s more where the master is crowded. */
 double costmodel_message_time(const costmodel_params *p, const costmodel_config *c, bool remote);
 
 /* One of the 2(K−1) steps of a ring all-reduce (M/K bytes over the ring's slowest hop). */

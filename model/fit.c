@@ -87,9 +87,10 @@ void fit_note(fit_core *f, const char *param, const char *fmt, ...) {
     va_end(ap);
 }
 
-/* alpha, beta of each topology. One that no trace synchronises through and no run uses is
- * left uncalibrated (0, with a note; a prediction for it then needs the link given) when
- * the other could be fitted; when neither could, both say what is missing. */
+/* alpha, beta of each topology, then the crowded master's wake on the ps link. One that no
+ * trace synchronises through and no run uses is left uncalibrated (0, with a note; a
+ * prediction for it then needs the link given) when the other could be fitted; when
+ * neither could, both say what is missing. */
 static int fit_links(fit_subset *s, fit_core *f, char *err, int errlen) {
     int rc[COSTMODEL_TOPO_COUNT];
     bool fitted = false;
@@ -112,7 +113,7 @@ static int fit_links(fit_subset *s, fit_core *f, char *err, int errlen) {
         fit_note(f, param, "no %s synchronisation and no %s run in the traces: alpha_%s and beta_%s are not "
                  "calibrated (0 here); predicting %s needs --latency and --bandwidth", name, name, name, name, name);
     }
-    return 0;
+    return rc[COSTMODEL_TOPO_PS] == 0 && fit_master_wake(s, f, err, errlen) < 0 ? -1 : 0;
 }
 
 /* How the ranks wait (costmodel_params.waits_block), from the headers of the runs that
@@ -161,6 +162,7 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     if (fit_cv(s, f, err, errlen) < 0 || (rc == 0 && fit_oversub(s, f, err, errlen) < 0) ||
         (rc == 0 && fit_master_yield(s, f, err, errlen) < 0))
         return -1;
+
     if (fit_startup(s, f, err, errlen) < 0 || fit_run_cv(s, f, err, errlen) < 0)
         return -1;
     if (s->missing[0])
@@ -367,13 +369,14 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
                           (double)c->workers * c->cores >= g->p.host_cores;
     bool long_rounds = g && costmodel_packing_weight(&g->p, c) < 0.5;
     bool dedicated_unfit = dedicated_full && (core_has_note(g, "master_yield") ||
-                                              (long_rounds && core_has_note(g, "master_yield_loss")));
+                                              (long_rounds && core_has_note(g, "master_yield_loss")) ||
+                                              core_has_note(g, "master_wake"));
     bool one_step = costmodel_schedule_of(c).steps_per_round == 1;
     bool oversub = g && c->master == COSTMODEL_MASTER_WORKER && costmodel_rho(&g->p, c) > 1.0 &&
                    core_has_note(g, one_step ? "oversub_compute" : "balance");
     if (g && (oversub || dedicated_unfit)) {
         snprintf(run->loo_note, sizeof run->loo_note, "model: no other run %s", dedicated_unfit ?
-                 "with a dedicated master on a full host to fit master_yield (and its loss) from" : one_step ?
+                 "with a dedicated master on a full host to fit master_yield, its loss and master_wake from" : one_step ?
                  "of one-step rounds with more ranks than cores to fit oversub_compute from" :
                  "of longer rounds with more ranks than cores to fit balance from");
         g = NULL;

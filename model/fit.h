@@ -41,6 +41,11 @@
  *            trace synchronises through and no training run uses (a PyTorch job: ps) is
  *            left uncalibrated — 0, with a note, cal.uncalibrated set — when the other
  *            one fits; when neither can, both say what is missing.
+ *   master_wake  over the synchronisations of the batch-sync runs whose dedicated ps
+ *            master shares its host with workers that take every core
+ *            (traceinfo_master_crowded): robust location of span/(2K) − (α_ps + β_ps·bytes),
+ *            what each of the 2K messages took beyond the link (the master has to win a
+ *            core back); held at 0 when below. No such run: 0 with a note.
  *   overlap  φ: the median over the steps of the runs with K ≥ 2 and ρ = 1 of
  *            traceinfo_overlaps (the share of the step during which its own exchange
  *            already ran beside it, on another thread); standard error √(π/2)·sd/√n.

@@ -262,3 +262,60 @@ int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
     free(v);
     return 0;
 }
+
+/* The rows of master_wake from run t (see fit_master_wake): one per synchronisation. The
+ * trainer's barrier comes before the exchange (train/sync.c), so no straggler is in it. */
+static int push_master_wake_rows(const fit_core *f, const trace *t, fit_rows *r) {
+    const double messages = 2.0 * t->run.config.workers;
+    const costmodel_link *l = &f->p.link[COSTMODEL_TOPO_PS];
+    traceinfo_sync *sy;
+    long n = traceinfo_syncs(t, &sy);
+    int rc = n < 0 ? -1 : 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        if (pattern_of(sy[i].name) != PATTERN_RUN && pattern_of(sy[i].name) != PATTERN_PS)
+            continue;
+        const double bytes = sy[i].bytes > 0 ? (double)sy[i].bytes : (double)t->run.model_bytes, one = 1.0;
+        rc = fit_rows_push(r, &one, sy[i].span_s / messages - (l->alpha_s + l->beta_s_per_byte * bytes));
+    }
+    free(sy);
+    return rc;
+}
+
+/* master_wake: what a message to a dedicated master whose workers fill its host's cores
+ * takes beyond alpha_ps + beta_ps·bytes, from the batch-sync runs with such a master
+ * (one exchange a step: enough of them to fit) — per synchronisation its span over its
+ * 2K messages less that: a robust location, so a preempted exchange has no pull. Held
+ * at 0 when it comes out below; no such run: 0 with a note. */
+int fit_master_wake(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 1 };
+    int rc = -1;
+    f->p.master_wake_s = f->se.master_wake_s = 0;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        const costmodel_config *c = &t->run.config;
+        if (fit_used(s, i, true) && c->sync == COSTMODEL_SYNC_BATCH && traceinfo_master_crowded(&t->run) &&
+            push_master_wake_rows(f, t, &r)) {
+            errmsg_set(err, errlen, "out of memory");
+            goto done;
+        }
+    }
+    rc = 0;
+    if (r.n < 2) {
+        fit_note(f, "master_wake", "no run with a dedicated master on a full host in batch sync: a message to such "
+                 "a master is taken to cost alpha_ps + beta_ps*bytes, as to one with a core of its own");
+        goto done;
+    }
+    robustfit_result res;
+    if (fit_rows_robust(&r, false, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    fit_add_robust_reg(f, "master_wake", &res, false);
+    if (res.c[0] > 0) {
+        f->p.master_wake_s = res.c[0];
+        f->se.master_wake_s = res.se[0];
+    }
+done:
+    fit_rows_free(&r);
+    return rc;
+}

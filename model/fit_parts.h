@@ -5,7 +5,8 @@
  *                  leave-one-configuration-out validation, the Ernest comparison
  *   fit_rows.c     growing arrays of regression rows, NNLS and robust fits on them
  *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv, u
- *   fit_comm.c     synchronisation level: alpha, beta per topology, the overlap
+ *   fit_comm.c     synchronisation level: alpha, beta per topology, the overlap, the
+ *                  crowded master's wake
  *   fit_oversub.c  ranks that outnumber the cores: kappa, tau (whole runs' rounds)
  *   fit_run.c      run level: w0, w1 (start-up), run_cv (repeated configurations)
  *
@@ -97,6 +98,7 @@ void fit_comm_absent(fit_subset *s, costmodel_topology topo);
 int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen);    /* after fit_comm, fit_update, fit_cv */
 int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen); /* after fit_sigma, fit_oversub */
+int fit_master_wake(fit_subset *s, fit_core *f, char *err, int errlen);  /* after fit_comm of both topologies */
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 

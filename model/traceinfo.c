@@ -38,6 +38,11 @@ double traceinfo_rho(const trace_run *r) {
     return costmodel_rho(&p, &r->config);
 }
 
+bool traceinfo_master_crowded(const trace_run *r) {
+    costmodel_params p = { .host_cores = r->host_cores };
+    return costmodel_master_crowded(&p, &r->config);
+}
+
 double traceinfo_training_time(const trace *t) {
     int ranks = traceinfo_ranks(t);
     double *end = calloc((size_t)ranks, sizeof *end), *eval = calloc((size_t)ranks, sizeof *eval);

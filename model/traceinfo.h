@@ -43,6 +43,8 @@
  *                  foreground comm of that epoch and step exchanging gradients, summed —
  *                  what of the exchange the rank still waited for once the step ended.
  *   ρ              costmodel_rho of the run's config on its host's cores.
+ *   crowded master costmodel_master_crowded of the run's config on its host's cores: a
+ *                  dedicated parameter server whose workers' threads take every core.
  *   accuracy curve rank 0's eval events that carry an accuracy (model/trace.h), in time
  *                  order: one point each. Its training time is the event's start less
  *                  every eval span of rank 0 that ended before it (evaluations and
@@ -100,6 +102,7 @@ bool traceinfo_is_async_request(const trace *t, const trace_event *e);
 /* The async summary of t: 0, or -1 out of memory. */
 int traceinfo_async_of(const trace *t, traceinfo_async *out);
 double traceinfo_rho(const trace_run *r);
+bool traceinfo_master_crowded(const trace_run *r);
 double traceinfo_training_time(const trace *t);
 traceinfo_phases traceinfo_phase_means(const trace *t);
 /* Every synchronisation of t, ordered by (name, bytes, epoch, step): *out malloc'd (free

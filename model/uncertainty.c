@@ -11,7 +11,7 @@
 /* ---------------------------------------------------------------------------------- */
 /* The drawn parameters: where each lives in costmodel_params and calibration_stderr */
 
-enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 20, MAX_REJECTIONS = 1000 };
+enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 21, MAX_REJECTIONS = 1000 };
 
 static const struct {
     size_t value, se;        /* offsets into costmodel_params and calibration_stderr */
@@ -37,6 +37,7 @@ static const struct {
     { offsetof(costmodel_params, balance_s), offsetof(calibration_stderr, balance_s), INFINITY },
     { offsetof(costmodel_params, master_yield), offsetof(calibration_stderr, master_yield), 1.0 },
     { offsetof(costmodel_params, master_yield_loss), offsetof(calibration_stderr, master_yield_loss), 1.0 },
+    { offsetof(costmodel_params, master_wake_s), offsetof(calibration_stderr, master_wake_s), INFINITY },
     { offsetof(costmodel_params, overlap), offsetof(calibration_stderr, overlap), 1.0 },
     { offsetof(costmodel_params, overlap_slowdown), offsetof(calibration_stderr, overlap_slowdown), INFINITY },
     { offsetof(costmodel_params, overlap_exposed), offsetof(calibration_stderr, overlap_exposed), 1.0 },

@@ -19,7 +19,8 @@
  *                per worker:  var(T) = (CV·step)²·E·s·V(K).
  *   parameters   the calibration's estimate: c0, c1 jointly normal (their standard errors
  *                and cov_c0_c1); sigma, alpha/beta per topology, w0, w1, cv, update, overlap
- *                (φ, χ, ε) and the oversubscription's parameters independent normal with their standard errors. model_bytes and
+ *                (φ, χ, ε), the oversubscription's parameters and the crowded master's wake
+ *                independent normal with their standard errors. model_bytes and
  *                host_cores come from the run header (exact); run_cv itself is taken at
  *                its value. A standard error of 0 (or NaN: not reported) means known.
  *

@@ -7,7 +7,8 @@
  *              steps are drawn as job.c draws them (log-normal or replayed: slowed by ρ'
  *              where ranks outnumber the cores); after each step it requests a push;
  *              it goes on when its request has been served (the transfer, m_w: its
- *              message time, local or across the network). After its s-th step it waits
+ *              message time, local or across the network, with the wake of a master
+ *              crowded by its workers: costmodel_message_time). After its s-th step it waits
  *              at the epoch's barrier.
  *   the master takes a push in and sends a pull out at the same time, one of each at a
  *              time, each direction's requests in arrival order (its link is full duplex,

@@ -123,6 +123,7 @@ static calibration example_calibration(void) {
     cal.params.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 3e-5, 7e-10 };
     cal.params.startup_cpu_s = 0.02;
     cal.params.startup_per_example_s = 4e-6;
+    cal.params.master_wake_s = 1.2e-3;
     cal.stderr_ = (calibration_stderr){ .c0_s = 0, .c1_s = 0.01, .sigma = 0.02, .alpha_ps = 1e-3,
                                         .beta_ps = 1e-10, .alpha_allreduce = 2e-6, .beta_allreduce = 3e-11,
                                         .model_bytes = 0, .w0_s = 0.5, .w1_s = 0.25, .cv = 0.004, .host_cores = 0 };
@@ -156,6 +157,7 @@ Test(calibration, write_then_read_round_trips_every_parameter) {
     cr_assert_eq(back.stderr_.beta_allreduce, cal.stderr_.beta_allreduce);
     cr_assert_eq(back.stderr_.w1_s, cal.stderr_.w1_s);
     cr_assert_eq(back.params.startup_per_example_s, 4e-6);
+    cr_assert_eq(back.params.master_wake_s, 1.2e-3);
     cr_assert_str_eq(back.host, "node-a");
     cr_assert(back.has_workload);
     cr_assert_eq(back.examples, 6000);
@@ -209,6 +211,10 @@ Test(calibration, master_yield_above_one_is_refused_by_the_reader) {
     // instead of the file.
     assert_refused_with("\"master_yield\": {\"value\": 5.4, \"unit\": \"1\"}",
                         "params.master_yield.value: expected a fraction in [0, 1], got 5.4");
+}
+
+Test(calibration, a_negative_master_wake_is_refused_by_the_reader) {
+    assert_refused_with("\"master_wake\": {\"value\": -0.001, \"unit\": \"s\"}", "params.master_wake.value");
 }
 
 Test(calibration, waits_block_other_than_0_or_1_is_refused_by_the_reader) {
@@ -296,6 +302,7 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     cr_assert_eq(back.params.overlap_slowdown, 0.0);
     cr_assert_eq(back.params.overlap_exposed, 0.0);
     cr_assert_eq(back.params.waits_block, 0.0, "a file from before waits_block: ranks poll, as the trainer's");
+    cr_assert_eq(back.params.master_wake_s, 0.0, "a file from before master_wake: messages cost alpha + beta*bytes");
     cr_assert(!back.uncalibrated[COSTMODEL_TOPO_PS] && !back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
     char *bad = clirun_write_file(dir, "bad.json",
                                   "{\"format\": \"speedup-calibration\", \"version\": 1,\n"

@@ -542,6 +542,41 @@ Test(costmodel, dedicated_master_takes_a_slot_of_machine_zero) {
     assert_rel(costmodel_sync_time(&p, &c), 0.03246, 1e-12);
 }
 
+/* A dedicated master whose workers take every core of its machine pays master_wake a
+ * message; one with a core to spare, or a master that trains, does not. Messages of
+ * 1e-5 + 1e-10·1e6 = 1.1e-4 s by shared memory, wake 4e-4 s. */
+Test(costmodel, a_master_crowded_by_its_workers_pays_its_wake_on_every_message) {
+    costmodel_params p = cluster_params(0, 2);
+    p.master_wake_s = 4e-4;
+    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    /* One host, 2 workers of one core on 2 cores: crowded, S = 2·2·(1.1e-4 + 4e-4) = 2.04e-3. */
+    cr_assert(costmodel_master_crowded(&p, &c));
+    assert_rel(costmodel_sync_time(&p, &c), 2.04e-3, 1e-12);
+    /* One worker leaves a core to the master: S = 2·1.1e-4. */
+    c.workers = 1;
+    cr_assert(!costmodel_master_crowded(&p, &c));
+    assert_rel(costmodel_sync_time(&p, &c), 2.2e-4, 1e-12);
+    /* A master that trains is not napping for requests: K = 2, one other worker, 2·1.1e-4. */
+    c.workers = 2;
+    c.master = COSTMODEL_MASTER_WORKER;
+    cr_assert(!costmodel_master_crowded(&p, &c));
+    assert_rel(costmodel_sync_time(&p, &c), 2.2e-4, 1e-12);
+    /* 2 machines of 2 cores: K = 3 dedicated fit the slots (machine 0: the master and one
+     * worker), not crowded: S = 2·(1.1e-4 + 2·((1e-5 + 5e-5) + 8e-9·1e6)) = 0.03246. K = 5
+     * outnumber the slots and are spread, 3 of them on machine 0: crowded, every message
+     * 4e-4 more: S = 2·(3·5.1e-4 + 2·8.46e-3) = 0.03690. */
+    p = cluster_params(2, 2);
+    p.master_wake_s = 4e-4;
+    c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    cr_assert(!costmodel_master_crowded(&p, &c));
+    assert_rel(costmodel_sync_time(&p, &c), 0.03246, 1e-12);
+    c.workers = 5;
+    cr_assert(costmodel_master_crowded(&p, &c));
+    assert_rel(costmodel_sync_time(&p, &c), 0.0369, 1e-12);
+}
+
 Test(costmodel, ring_that_spans_machines_is_paced_by_the_network) {
     costmodel_params p = cluster_params(2, 2);
     /* K = 2 fits machine 0: shared memory, 2·1·(1e-5 + 1e-10·1e6/2) = 1.2e-4. */

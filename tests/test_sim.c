@@ -916,19 +916,41 @@ Test(sim, hogwild_master_hands_updates_to_its_thread_as_worked_out_by_hand) {
  * pulls go out. A ends at 20·2.1 = 42 s, B at 43 s: the makespan. Each gradient but the
  * first two has the other's push between its pull and its own: staleness K − 1 = 1. One
  * request at a time, a master would need 2m per update: 80 s. */
-Test(sim, async_master_takes_a_push_in_while_it_sends_a_pull_out) {
+/* async_by_hand's two workers with steps of 0.1 s, no update time, 20 steps each. */
+static job_spec twenty_short_steps_each(void) {
     job_spec spec = async_by_hand(COSTMODEL_SYNC_ASYNC);
     spec.params.c0_s = 0.1;
     spec.params.update_s = 0;
+    spec.config.examples = 40;
+    return spec;
+}
+
+Test(sim, async_master_takes_a_push_in_while_it_sends_a_pull_out) {
+    job_spec spec = twenty_short_steps_each();
     spec.params.host_cores = 1;
     spec.params.machines = 3;
     spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 0 };
     spec.params.net = (costmodel_link){ .alpha_s = 1.0 };
-    spec.config.examples = 40;
     const job_result r = run_once(&spec, 1, NULL);
     cr_assert_float_eq(r.makespan_s, 43.0, 1e-9);
     cr_assert_eq(r.updates, 40);
     cr_assert_float_eq(r.staleness_median, 1.0, 1e-12);
+}
+
+/* The same two workers on the master's own 2-core host, whose workers take both cores:
+ * every message is the link's 0.4 s plus the crowded master's wake of 0.6 s, m = 1 s
+ * again (a master that gives its whole core back, y = 1: ρ = 1, steps unslowed), so the
+ * same 43 s. Without the wake, m = 0.4 s: A's cycle 2·0.4 + 0.1 = 0.9 s, 20 of them and
+ * B 0.4 s behind: 18.4 s. */
+Test(sim, a_crowded_masters_wake_lengthens_every_local_message) {
+    job_spec spec = twenty_short_steps_each();
+    spec.params.machines = 0;
+    spec.params.master_yield = 1;
+    spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.4 };
+    spec.params.master_wake_s = 0.6;
+    cr_assert_float_eq(run_once(&spec, 1, NULL).makespan_s, 43.0, 1e-9);
+    spec.params.master_wake_s = 0;
+    cr_assert_float_eq(run_once(&spec, 1, NULL).makespan_s, 18.4, 1e-9);
 }
 
 /* One worker has no one to collide with: with zero variance the simulated run is the
