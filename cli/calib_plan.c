@@ -51,7 +51,8 @@ static int plan_configs(int p, calib_plan_entry *out) {
     out[n++] = (calib_plan_entry){ p + 1, 1, "every:4", "allreduce", b, 1, NULL };
     out[n++] = (calib_plan_entry){ 2 * p, 1, "batch", "allreduce", 16L * 2 * p, 1, NULL };
     /* The workers fill the cores and a dedicated master polls beside them, between
-     * exchanges one step apart (master_yield) and an epoch apart (master_yield_loss). */
+     * exchanges one step apart (master_yield, and master_wake from the exchanges) and an
+     * epoch apart (master_yield_loss). */
     out[n++] = (calib_plan_entry){ p, 1, "batch", "ps", b, 1, "dedicated" };
     out[n++] = (calib_plan_entry){ p, 1, "epoch", "ps", b, 1, "dedicated" };
     return n;

@@ -15,8 +15,9 @@
  *   step and of four: oversub_compute, balance); (2P)×1 batch at 32P (16 examples a
  *   worker): two on every core, oversub_compute again with nothing to pack;
  *   P×1 batch and epoch ps with a dedicated master: how much of a core its polling takes
- *   between exchanges one step and an epoch apart (master_yield, master_yield_loss; the
- *   name carries "-dedicated").
+ *   between exchanges one step and an epoch apart (master_yield, master_yield_loss), and
+ *   what each of its messages takes beyond the link's α + β·M, with no core of its own
+ *   (master_wake, from the batch run's exchanges; the name carries "-dedicated").
  * On 2 cores: 1×1 b32, 1×2 b32, 2×1 batch, 2×1 epoch, 1×1 b16, 1×1 b64, 1×2 b64, 2×1 batch
  * ps, 3×1 batch b48, 3×1 every:4, 4×1 batch b64, 2×1 batch and epoch ps dedicated: 13
  * configurations of one epoch of --limit examples.

@@ -188,16 +188,21 @@ static double master_cores(const costmodel_params *p, const costmodel_config *c)
     return fmin(1.0, m);
 }
 
-static double rho_of(const costmodel_params *p, const costmodel_config *c, int workers, double master) {
-    double cores_used = (double)workers * c->cores + master;
+/* ρ of a machine with `workers` workers, each computing `duty` of the time (1, or an
+ * async worker's share: async_duty). */
+static double rho_of(const costmodel_params *p, const costmodel_config *c, int workers, double master,
+                     double duty) {
+    double cores_used = (double)workers * c->cores * duty + master;
     return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
 }
 
-costmodel_placement costmodel_placement_of(const costmodel_params *p, const costmodel_config *c) {
+static double async_duty(const costmodel_params *p, const costmodel_config *c);
+/* The placement with the workers computing `duty` of the time. */
+static costmodel_placement placement_at(const costmodel_params *p, const costmodel_config *c, double duty) {
     int k = c->workers;
     costmodel_placement pl = { .machines_used = 1, .workers_on_master = k, .workers_busiest = k };
     if (p->machines < 2) {
-        pl.rho = rho_of(p, c, k, master_cores(p, c));
+        pl.rho = rho_of(p, c, k, master_cores(p, c), duty);
         return pl;
     }
     /* Slots as mpirun fills them: a worker takes T cores, a dedicated master one core of
@@ -217,8 +222,12 @@ costmodel_placement costmodel_placement_of(const costmodel_params *p, const cost
     /* More workers than slots: spread evenly, machine 0 (with the master) among the fullest. */
     pl.machines_used = m;
     pl.workers_on_master = pl.workers_busiest = (k + m - 1) / m;
-    pl.rho = rho_of(p, c, pl.workers_on_master, master_cores(p, c));
+    pl.rho = rho_of(p, c, pl.workers_on_master, master_cores(p, c), duty);
     return pl;
+}
+
+costmodel_placement costmodel_placement_of(const costmodel_params *p, const costmodel_config *c) {
+    return placement_at(p, c, 1.0);
 }
 
 double costmodel_rho(const costmodel_params *p, const costmodel_config *c) {
@@ -230,12 +239,16 @@ static double packed_threads(const costmodel_params *p, const costmodel_config *
     return ceil((double)pl->workers_busiest * c->cores / p->host_cores);
 }
 
-double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) {
-    const costmodel_placement pl = costmodel_placement_of(p, c);
+static double slowdown_at(const costmodel_params *p, const costmodel_config *c, double duty) {
+    const costmodel_placement pl = placement_at(p, c, duty);
     if (pl.rho <= 1.0)
         return 1.0;
     const double w = costmodel_packing_weight(p, c), v = costmodel_round_weight(p, c);
     return pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) + v * p->oversub_compute * (pl.rho - 1.0);
+}
+
+double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) {
+    return slowdown_at(p, c, costmodel_sync_is_async(c->sync) ? async_duty(p, c) : 1.0);
 }
 
 static double core_scaling(const costmodel_params *p, const costmodel_config *c) {
@@ -312,6 +325,29 @@ double costmodel_message_time(const costmodel_params *p, const costmodel_config 
     costmodel_link l = link_of(p, c, remote);
     const double wake = costmodel_master_crowded(p, c) ? p->master_wake_s : 0.0;
     return l.alpha_s + l.beta_s_per_byte * p->model_bytes + wake;
+}
+
+/* The share of its cycle an async worker computes, alone at the master: a step against
+ * the step, its push and its share of a pull (async: and of the update a pull waits
+ * for), at the slowdown that share gives (a fixed point; the iteration contracts, as the
+ * share moves ρ' by little). A worker that waits for the master leaves its core to the
+ * others. */
+static double async_duty(const costmodel_params *p, const costmodel_config *c) {
+    const costmodel_schedule s = costmodel_schedule_of(c);
+    const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
+    const double m = costmodel_message_time(p, c, false);
+    const double n = c->every_n > 0 ? c->every_n : 1;
+    double duty = 1.0;
+    for (int i = 0; i < 50; i++) {
+        const double slow = slowdown_at(p, c, duty);
+        const double step = (p->c0_s + p->c1_s * amdahl * s.local_batch) * slow;
+        const double waits = m + (m + (c->sync == COSTMODEL_SYNC_ASYNC ? p->update_s * amdahl * slow : 0.0)) / n;
+        const double next = step > 0 ? step / (step + waits) : 1.0;
+        if (fabs(next - duty) < 1e-13)
+            return next;
+        duty = next;
+    }
+    return duty;
 }
 
 double costmodel_ring_step_time(const costmodel_params *p, const costmodel_config *c) {
@@ -418,8 +454,11 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_co
     a.epoch_s = steps * busy + p->cv * step * sqrt(steps) * gmax_expected(c->workers);
     const double n = c->every_n > 0 ? c->every_n : 1;
     /* Async: a pull waits for the update of its worker's push before it; hogwild's does
-     * not, so that push lands after the pull too. */
-    const double own = c->sync == COSTMODEL_SYNC_ASYNC ? 1.0 : 0.0;
+     * not, so that push lands after the pull too, unless a crowded master's wake, which
+     * comes before it reads the weights, outlasts the update. */
+    const bool own_in = c->sync == COSTMODEL_SYNC_ASYNC ||
+                        (costmodel_master_crowded(p, c) && p->master_wake_s >= hogwild_update_time(p, c));
+    const double own = own_in ? 1.0 : 0.0;
     a.staleness = c->workers * (n + 1.0) / 2.0 - own;
     a.staleness_p90 = c->workers * ceil(0.9 * n) - own;
     return a;

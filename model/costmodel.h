@@ -9,7 +9,8 @@
  * that outnumber the cores do to compute: 1 at ρ = 1, else
  *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1),  v = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else,
  *                                             w = v (0 where waits block; async: v = 1, w
- *                                             from the epoch's round)
+ *                                             from the epoch's round, ρ of the workers'
+ *                                             computing share: see Async below)
  * with n = K·T the training threads (of the busiest machine) and step₁ one step and update
  * on an idle core. Why: the scheduler keeps a rank on its core (per-core run queues; a
  * rank waiting for a synchronisation busy-polls, so no core goes idle to pull work over),
@@ -99,7 +100,13 @@
  *            s·I_w = s·m_w, s·O_w = P·m_w, while T updater threads apply each gradient
  *                    in u_1: at most T/u_1 gradients a second
  *   epoch    = max(s·max_w τ_w, s·Σ_w I_w, s·Σ_w O_w, hogwild: s·K·u_1/T) + CV·step·√s·G(K)
- * that is, the throughput bound X = min(Σ_w 1/τ_w, 1/max(mean_w I_w, mean_w O_w)) worker
+ * A worker waiting for the master leaves its core to the others: where the ranks
+ * outnumber the cores, the ρ in its ρ' counts each worker by the share of its cycle alone
+ * at the master that it computes, d = step/(step + m + (m + u_T)/N) (hogwild: no u_T;
+ * m the local one), a fixed point since step holds ρ' (costmodel_rho still counts the
+ * threads). Without it, with the crowded master's wake, K = 3 and 4 on the 2-core VM came
+ * out 4 % slow on average, and K = 2 (ρ ≈ 1) not at all (experiments/async, session 12).
+ * That is, the throughput bound X = min(Σ_w 1/τ_w, 1/max(mean_w I_w, mean_w O_w)) worker
  * steps a second (the workers' pace, or the master's busier direction: queueing at the
  * master as K grows),
  * and the barrier's straggler wait. With one worker (nothing to collide with) and CV = 0
@@ -109,7 +116,9 @@
  * K·j − 1 for the j-th step after a pull (the K − 1 others push once a step, and the
  * worker's own j − 1 pushes land too): K·(N + 1)/2 − 1 on average, K − 1 for N = 1; its
  * 90th percentile K·⌈0.9·N⌉ − 1. Hogwild's pull does not wait for the update of the push
- * just before it, which then lands after the pull as well: K·j, K·(N + 1)/2, K·⌈0.9·N⌉.
+ * just before it, which then lands after the pull as well: K·j, K·(N + 1)/2, K·⌈0.9·N⌉ —
+ * but where the master is crowded (costmodel_master_crowded) its wake comes before it
+ * reads the weights, and when the wake outlasts u_1 the update is in them: as async.
  * Breakdown per worker: compute E·s·step, comm E·(s + P)·mean m_w, update 0 (the
  * master's), wait the rest (queueing at the master, the pulls' wait for the update, the
  * barrier). T(K,T) = W(K) + E·epoch. The baseline of a speedup is plain training: one

@@ -13,7 +13,9 @@
  *   the master takes a push in and sends a pull out at the same time, one of each at a
  *              time, each direction's requests in arrival order (its link is full duplex,
  *              and it lets one block in and one out: train/psx.h). A pull is m_w (the
- *              worker gets the version as the transfer starts); a push is m_w, and the
+ *              worker gets the version as the transfer starts; a master crowded by its
+ *              workers first has to win a core back, and reads the weights when its wake
+ *              is over: updates that end meanwhile are in them); a push is m_w, and the
  *              worker goes on when it is in.
  *   async      after a push the master applies the update u_T (costmodel_update_time)
  *              and starts nothing else meanwhile; its worker's next pull waits for it.
@@ -38,6 +40,7 @@
 static void on_served(void *ctx, int w);
 static void on_updated(void *ctx, int w);
 static void on_astep(void *ctx, int w);
+static void on_copied(void *ctx, int w);
 
 // ---------------------------------------------------------------------------------------
 // Life cycle
@@ -62,10 +65,12 @@ int job_async_new(job *j) {
     for (int w = 0; w < j->k; w++)
         j->msg_s[w] = w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s;
     j->update_one_s = j->spec.params.update_s * costmodel_slowdown(&j->spec.params, c); /* one core */
+    j->wake_s = costmodel_master_crowded(&j->spec.params, c) ? j->spec.params.master_wake_s : 0.0;
     j->k_served = engine_kind(j->e, on_served, j);
     j->k_updated = engine_kind(j->e, on_updated, j);
     j->k_astep = engine_kind(j->e, on_astep, j);
-    return j->k_served < 0 || j->k_updated < 0 || j->k_astep < 0 ? -1 : 0;
+    j->k_copied = engine_kind(j->e, on_copied, j);
+    return j->k_served < 0 || j->k_updated < 0 || j->k_astep < 0 || j->k_copied < 0 ? -1 : 0;
 }
 
 void job_async_free(job *j) {
@@ -195,9 +200,19 @@ static void serve_next(job *j) {
     if (!j->out_busy && j->out_len > 0) {
         const int w = ring_take(j, j->out_queue, &j->out_head, &j->out_len);
         j->out_busy = true;
-        j->pulled[w] = j->version;
+        if (j->wake_s > 0)
+            engine_after(j->e, j->wake_s, j->k_copied, w); /* before the transfer's end */
+        else
+            j->pulled[w] = j->version;
         begin_transfer(j, w);
     }
+}
+
+/* A crowded master reads the weights a pull sends once it has won a core back: the
+ * version then, updates that ended during its wake included. */
+static void on_copied(void *ctx, int w) {
+    job *j = ctx;
+    j->pulled[w] = j->version;
 }
 
 static void request(job *j, int w, int kind) {

@@ -800,6 +800,46 @@ Test(costmodel, hogwild_pulls_without_waiting_and_its_updaters_can_bind_by_hand)
     cr_assert_float_eq(a.master_s, 2.0, 1e-12);
 }
 
+/* A crowded master wins its core back before it reads the weights: where its wake
+ * outlasts one update, hogwild's own push is in the next pull, staleness K − 1 as async.
+ * K = 2 workers on 2 cores (a master that gives its core back, y = 1: ρ = 1), u = 0.05 s,
+ * N = 1: wake 0.1 s, staleness 1; wake 0.01 s, the update still runs: 2; the same K on
+ * 4 cores, no wake at all: 2. */
+Test(costmodel, a_crowded_masters_wake_lets_hogwilds_own_update_into_the_next_pull) {
+    costmodel_params p = async_params();
+    p.host_cores = 2;
+    p.master_yield = 1;
+    p.master_wake_s = 0.1;
+    costmodel_config c = async_config(2, COSTMODEL_SYNC_HOGWILD, 1);
+    cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 1.0, 1e-12);
+    p.master_wake_s = 0.01;
+    cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 2.0, 1e-12);
+    p.master_wake_s = 0.1;
+    p.host_cores = 4;
+    cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 2.0, 1e-12);
+}
+
+/* An async worker that waits for the master leaves its core to the others: ρ counts the
+ * workers by the share of their cycle they compute. 3 workers of one core on 2, a master
+ * that gives its core back (y = 1), steps of c0 = 1 s on an idle core, κ = 0, τ = 0 (no
+ * packing), messages of 0.1 s, no update, a pull every step: the cycle is step + 0.2 s
+ * and the share d = step/(step + 0.2), step = ρ = 3d/2: 3d/2 + 0.2 = 3/2, d = 13/15 and
+ * ρ' = 1.3, where counting every worker whole gives 1.5. The threads' ρ stays 1.5. */
+Test(costmodel, async_workers_waiting_for_the_master_leave_their_cores_to_the_others) {
+    costmodel_params p = async_params();
+    p.host_cores = 2;
+    p.master_yield = 1;
+    p.update_s = 0;
+    costmodel_config c = async_config(3, COSTMODEL_SYNC_HOGWILD, 1);
+    assert_rel(costmodel_slowdown(&p, &c), 1.3, 1e-9);
+    assert_rel(costmodel_step_time(&p, &c), 1.3, 1e-9);
+    assert_rel(costmodel_rho(&p, &c), 1.5, 1e-12);
+    /* Synchronous workers wait at barriers polling: counted whole (epoch sync: no packing). */
+    c.sync = COSTMODEL_SYNC_EPOCH;
+    c.master = COSTMODEL_MASTER_WORKER;
+    assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
+}
+
 Test(costmodel, async_speedup_is_against_plain_training_on_one_core) {
     const costmodel_params p = async_params();
     costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 1);

@@ -953,6 +953,37 @@ Test(sim, a_crowded_masters_wake_lengthens_every_local_message) {
     cr_assert_float_eq(run_once(&spec, 1, NULL).makespan_s, 18.4, 1e-9);
 }
 
+/* A crowded master reads a pull's weights when its wake is over. One hogwild worker on a
+ * 1-core host (crowded; y = 1: ρ = 1), steps of 1 s, α = 0.1 s and a wake of 0.3 s (a
+ * message 0.4 s), updates of 0.2 s, 3 steps pulling every step:
+ *   pull 0–0.4 (read at 0.3: v 0), step 0.4–1.4, push 1.4–1.8 (staleness 0), update
+ *   1.8–2.0; pull 1.8–2.2 (read at 2.1: v 1), step 2.2–3.2, push 3.2–3.6 (staleness
+ *   1 − 1 = 0), update 3.6–3.8; pull 3.6–4.0 (read at 3.9: v 2), step 4.0–5.0, push
+ *   5.0–5.4 (0), update 5.4–5.6: the end.
+ * Staleness 0, 0, 0. With the same 0.4 s message and no wake, each pull reads the weights
+ * while its push's update still runs: 0, 1, 1. The makespan is 5.6 s either way. */
+Test(sim, a_crowded_master_reads_a_pulls_weights_after_its_wake) {
+    job_spec spec = async_by_hand(COSTMODEL_SYNC_HOGWILD);
+    spec.params.machines = 0;
+    spec.params.host_cores = 1;
+    spec.params.master_yield = 1;
+    spec.params.update_s = 0.2;
+    spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
+    spec.params.master_wake_s = 0.3;
+    spec.config.workers = 1;
+    spec.config.examples = 3;
+    job_result r = run_once(&spec, 1, NULL);
+    cr_assert_float_eq(r.makespan_s, 5.6, 1e-9);
+    cr_assert_eq(r.updates, 3);
+    cr_assert_float_eq(r.staleness_mean, 0.0, 1e-12);
+    spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.4 };
+    spec.params.master_wake_s = 0;
+    r = run_once(&spec, 1, NULL);
+    cr_assert_float_eq(r.makespan_s, 5.6, 1e-9);
+    cr_assert_float_eq(r.staleness_mean, 2.0 / 3.0, 1e-12);
+    cr_assert_float_eq(r.staleness_median, 1.0, 1e-12);
+}
+
 /* One worker has no one to collide with: with zero variance the simulated run is the
  * closed form's, async and hogwild, pulling every step or every 3 of 7 (the last pull
  * period cut short), on a host where the master's polling core oversubscribes (ρ > 1: the
