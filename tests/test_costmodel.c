@@ -800,15 +800,22 @@ Test(costmodel, hogwild_pulls_without_waiting_and_its_updaters_can_bind_by_hand)
     cr_assert_float_eq(a.master_s, 2.0, 1e-12);
 }
 
+/* async_params on a host of `cores` cores, with a master that gives its whole core back
+ * (y = 1): ρ counts the workers alone. */
+static costmodel_params async_params_on(double cores) {
+    costmodel_params p = async_params();
+    p.host_cores = cores;
+    p.master_yield = 1;
+    return p;
+}
+
 /* A crowded master wins its core back before it reads the weights: where its wake
  * outlasts one update, hogwild's own push is in the next pull, staleness K − 1 as async.
  * K = 2 workers on 2 cores (a master that gives its core back, y = 1: ρ = 1), u = 0.05 s,
  * N = 1: wake 0.1 s, staleness 1; wake 0.01 s, the update still runs: 2; the same K on
  * 4 cores, no wake at all: 2. */
 Test(costmodel, a_crowded_masters_wake_lets_hogwilds_own_update_into_the_next_pull) {
-    costmodel_params p = async_params();
-    p.host_cores = 2;
-    p.master_yield = 1;
+    costmodel_params p = async_params_on(2);
     p.master_wake_s = 0.1;
     costmodel_config c = async_config(2, COSTMODEL_SYNC_HOGWILD, 1);
     cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 1.0, 1e-12);
@@ -826,9 +833,7 @@ Test(costmodel, a_crowded_masters_wake_lets_hogwilds_own_update_into_the_next_pu
  * and the share d = step/(step + 0.2), step = ρ = 3d/2: 3d/2 + 0.2 = 3/2, d = 13/15 and
  * ρ' = 1.3, where counting every worker whole gives 1.5. The threads' ρ stays 1.5. */
 Test(costmodel, async_workers_waiting_for_the_master_leave_their_cores_to_the_others) {
-    costmodel_params p = async_params();
-    p.host_cores = 2;
-    p.master_yield = 1;
+    costmodel_params p = async_params_on(2);
     p.update_s = 0;
     costmodel_config c = async_config(3, COSTMODEL_SYNC_HOGWILD, 1);
     assert_rel(costmodel_slowdown(&p, &c), 1.3, 1e-9);
