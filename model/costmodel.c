@@ -172,9 +172,18 @@ double costmodel_packing_weight(const costmodel_params *p, const costmodel_confi
     return round_fade(p, c, costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round);
 }
 
+/* What of a step T cores take against one (Amdahl: σ serial). */
+static double amdahl_of(const costmodel_params *p, const costmodel_config *c) {
+    return p->sigma + (1.0 - p->sigma) / c->cores;
+}
+
+/* A step of `examples` on T idle cores. */
+static double idle_step_at(const costmodel_params *p, const costmodel_config *c, double examples) {
+    return p->c0_s + p->c1_s * amdahl_of(p, c) * examples;
+}
+
 double costmodel_idle_step_time(const costmodel_params *p, const costmodel_config *c) {
-    const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
-    return p->c0_s + (p->c1_s * costmodel_schedule_of(c).local_batch + p->update_s) * amdahl;
+    return p->c0_s + (p->c1_s * costmodel_schedule_of(c).local_batch + p->update_s) * amdahl_of(p, c);
 }
 
 /* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more
@@ -252,7 +261,7 @@ double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) 
 }
 
 static double core_scaling(const costmodel_params *p, const costmodel_config *c) {
-    return (p->sigma + (1.0 - p->sigma) / c->cores) * costmodel_slowdown(p, c);
+    return amdahl_of(p, c) * costmodel_slowdown(p, c);
 }
 
 /* A step whose exchange runs on threads beside it (φ > 0): slowed by χ wherever it runs,
@@ -269,8 +278,7 @@ bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c) 
  * the im2col set-up), run on the step's first thread: it is slowed by ρ' like the rest,
  * not parallelised by T. */
 double costmodel_step_time_at(const costmodel_params *p, const costmodel_config *c, double examples) {
-    const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
-    double step = (p->c0_s + p->c1_s * amdahl * examples) * costmodel_slowdown(p, c);
+    double step = idle_step_at(p, c, examples) * costmodel_slowdown(p, c);
     return exchange_beside_steps(p, c) ? step * (1.0 + p->overlap_slowdown) : step;
 }
 
@@ -327,21 +335,28 @@ double costmodel_message_time(const costmodel_params *p, const costmodel_config 
     return l.alpha_s + l.beta_s_per_byte * p->model_bytes + wake;
 }
 
+/* Pulls per epoch of a worker: at its steps 0, N, 2N, … */
+static double async_pulls(const costmodel_config *c, long steps) {
+    const long n = c->every_n > 0 ? c->every_n : 1;
+    return (double)((steps + n - 1) / n);
+}
+
 /* The share of its cycle an async worker computes, alone at the master: a step against
  * the step, its push and its share of a pull (async: and of the update a pull waits
- * for), at the slowdown that share gives (a fixed point; the iteration contracts, as the
- * share moves ρ' by little). A worker that waits for the master leaves its core to the
- * others. */
+ * for), at the slowdown that share gives (a fixed point, iterated from 1: the share only
+ * falls, and settles in a few rounds, as it moves ρ' by little). A worker that waits for
+ * the master leaves its core to the others. */
 static double async_duty(const costmodel_params *p, const costmodel_config *c) {
     const costmodel_schedule s = costmodel_schedule_of(c);
-    const double amdahl = p->sigma + (1.0 - p->sigma) / c->cores;
     const double m = costmodel_message_time(p, c, false);
-    const double n = c->every_n > 0 ? c->every_n : 1;
+    const double pull_share = async_pulls(c, s.steps_per_epoch) / (double)s.steps_per_epoch;
+    const bool waits_update = c->sync == COSTMODEL_SYNC_ASYNC;
     double duty = 1.0;
     for (int i = 0; i < 50; i++) {
         const double slow = slowdown_at(p, c, duty);
-        const double step = (p->c0_s + p->c1_s * amdahl * s.local_batch) * slow;
-        const double waits = m + (m + (c->sync == COSTMODEL_SYNC_ASYNC ? p->update_s * amdahl * slow : 0.0)) / n;
+        const double step = idle_step_at(p, c, s.local_batch) * slow;
+        const double update = waits_update ? p->update_s * amdahl_of(p, c) * slow : 0.0;
+        const double waits = m + pull_share * (m + update);
         const double next = step > 0 ? step / (step + waits) : 1.0;
         if (fabs(next - duty) < 1e-13)
             return next;
@@ -401,12 +416,6 @@ static double round_wait(const costmodel_params *p, const costmodel_config *c, d
 /* ---------------------------------------------------------------------------------- */
 /* Async and hogwild: a master that serves each request as it comes */
 
-/* Pulls per epoch of a worker: at its steps 0, N, 2N, … */
-static double async_pulls(const costmodel_config *c, long steps) {
-    const long n = c->every_n > 0 ? c->every_n : 1;
-    return (double)((steps + n - 1) / n);
-}
-
 /* One hogwild updater's update: costmodel_update_time on one core, u·ρ'. */
 static double hogwild_update_time(const costmodel_params *p, const costmodel_config *c) {
     return p->update_s * costmodel_slowdown(p, c);
@@ -455,7 +464,8 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_co
     const double n = c->every_n > 0 ? c->every_n : 1;
     /* Async: a pull waits for the update of its worker's push before it; hogwild's does
      * not, so that push lands after the pull too, unless a crowded master's wake, which
-     * comes before it reads the weights, outlasts the update. */
+     * comes before it reads the weights, outlasts the update. (The simulator's pull also
+     * takes in other workers' updates that end during the wake; this count does not.) */
     const bool own_in = c->sync == COSTMODEL_SYNC_ASYNC ||
                         (costmodel_master_crowded(p, c) && p->master_wake_s >= hogwild_update_time(p, c));
     const double own = own_in ? 1.0 : 0.0;

@@ -302,7 +302,8 @@ bool costmodel_has_sync(const costmodel_config *c);
 
 /* ρ' of the header: how much slower a step and an update run than on an idle core of
  * the same host (ρ, the threads' packing on the busiest core, κ); 1 when ranks do not
- * outnumber the cores. */
+ * outnumber the cores. Async and hogwild count each worker in ρ by the share of its
+ * cycle it computes (see Async above), so theirs can be 1 where costmodel_rho is not. */
 double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
 
 /* v of the header: how short c's rounds are against τ, 1 for rounds of one step, falling
@@ -349,9 +350,11 @@ typedef struct {
     double steps_per_s;      /* X: the bound on the workers' steps per second, all workers */
     bool master_bound;       /* the master's service rate sets X (not the workers' pace) */
     double epoch_s;          /* one epoch: s·max(τ, master_s) + the barrier's straggler wait */
-    double staleness;        /* K·(N + 1)/2 − 1 (hogwild: K·(N + 1)/2): the mean (and median)
-                                staleness of a gradient */
-    double staleness_p90;    /* K·⌈0.9·N⌉ − 1 (hogwild: K·⌈0.9·N⌉): its 90th percentile */
+    double staleness;        /* K·(N + 1)/2 − 1 (hogwild: K·(N + 1)/2, less 1 where a crowded
+                                master's wake outlasts u_1): the mean (and median) staleness of
+                                a gradient */
+    double staleness_p90;    /* K·⌈0.9·N⌉ − 1 (hogwild: K·⌈0.9·N⌉, less 1 likewise): its 90th
+                                percentile */
 } costmodel_async;
 costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_config *c);
 

@@ -162,7 +162,6 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     if (fit_cv(s, f, err, errlen) < 0 || (rc == 0 && fit_oversub(s, f, err, errlen) < 0) ||
         (rc == 0 && fit_master_yield(s, f, err, errlen) < 0))
         return -1;
-
     if (fit_startup(s, f, err, errlen) < 0 || fit_run_cv(s, f, err, errlen) < 0)
         return -1;
     if (s->missing[0])
@@ -365,18 +364,21 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
      * beside workers that fill the cores), the fit knows nothing of what it needs: no
      * prediction, rather than one that misses by construction. */
     const costmodel_config *c = &run->config;
-    bool dedicated_full = g && g->p.host_cores > 0 && c->master == COSTMODEL_MASTER_DEDICATED &&
-                          (double)c->workers * c->cores >= g->p.host_cores;
-    bool long_rounds = g && costmodel_packing_weight(&g->p, c) < 0.5;
-    bool dedicated_unfit = dedicated_full && (core_has_note(g, "master_yield") ||
-                                              (long_rounds && core_has_note(g, "master_yield_loss")) ||
-                                              core_has_note(g, "master_wake"));
+    const bool crowded = g && costmodel_master_crowded(&g->p, c);
+    const bool long_rounds = g && costmodel_packing_weight(&g->p, c) < 0.5;
+    /* The first of what a crowded master needs that the fit could not give. */
+    const char *unfit = !crowded ? NULL : core_has_note(g, "master_yield") ? "master_yield"
+                      : long_rounds && core_has_note(g, "master_yield_loss") ? "master_yield_loss"
+                      : core_has_note(g, "master_wake") ? "master_wake" : NULL;
     bool one_step = costmodel_schedule_of(c).steps_per_round == 1;
     bool oversub = g && c->master == COSTMODEL_MASTER_WORKER && costmodel_rho(&g->p, c) > 1.0 &&
                    core_has_note(g, one_step ? "oversub_compute" : "balance");
-    if (g && (oversub || dedicated_unfit)) {
-        snprintf(run->loo_note, sizeof run->loo_note, "model: no other run %s", dedicated_unfit ?
-                 "with a dedicated master on a full host to fit master_yield, its loss and master_wake from" : one_step ?
+    if (unfit) {
+        snprintf(run->loo_note, sizeof run->loo_note,
+                 "model: no other run with a dedicated master on a full host to fit %s from", unfit);
+        g = NULL;
+    } else if (oversub) {
+        snprintf(run->loo_note, sizeof run->loo_note, "model: no other run %s", one_step ?
                  "of one-step rounds with more ranks than cores to fit oversub_compute from" :
                  "of longer rounds with more ranks than cores to fit balance from");
         g = NULL;

@@ -14,7 +14,9 @@
  *      ps: the master's link (one engine resource, latency α, bandwidth 1/β) takes each
  *          remote worker's push of M bytes one at a time, in rank order, then sends the
  *          averaged model back to each one at a time: 2·(K−1)·(α+βM) when the master
- *          trains too (rank 0 needs no message), 2·K·(α+βM) when it is dedicated;
+ *          trains too (rank 0 needs no message), 2·K·(α+βM) when it is dedicated (each
+ *          message master_wake more where its workers take every core:
+ *          costmodel_message_time);
  *      allreduce: a ring of 2(K−1) steps, each moving M/K bytes over every link at once
  *          (α + β·M/K). The K links are identical and start together after the barrier,
  *          so one event stands for a step's K simultaneous transfers.
@@ -53,7 +55,9 @@
  * slows every step and update by the constant ρ' of costmodel_slowdown (ρ, the threads'
  * packing on the busiest core over a short round, κ), the same for every worker, not by a
  * sharing that changes as workers reach a barrier: MPI waits by polling, so a waiting
- * worker keeps its cores busy. Ranks whose waits block (gloo's: costmodel_shared_rho > 1
+ * worker keeps its cores busy (async and hogwild workers, which wait on the master after
+ * every step, are counted in ρ by the share of their cycle they compute: the closed
+ * form's ρ', constant too). Ranks whose waits block (gloo's: costmodel_shared_rho > 1
  * on one host) do change it: a round's steps are drawn when it starts and each worker's
  * are stretched to when it would end under processor sharing (the first to finish gives
  * its core to the rest; model/gmax.h), so the round's mean is the closed form's
@@ -85,7 +89,8 @@
  * (3 + T)·M (model/memory.h).
  *
  * Memory is O(K) plus the replayed steps: at most one event per worker and one for the
- * link or ring is pending (hogwild: one per updater); async counts staleness in a table
+ * link or ring is pending (hogwild: one per updater; a crowded master: one read of a
+ * pull's weights); async counts staleness in a table
  * as long as the largest staleness, not per gradient. Nothing prints; errors come back as a status and a one-line
  * message.
  */

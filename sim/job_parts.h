@@ -82,7 +82,9 @@ struct job {
     job_async_mode async;
     int k_served, k_updated, k_astep, k_copied;
     double update_one_s;          /* hogwild: one updater's update (one core) */
-    double wake_s;                /* a crowded master's wake before it acts on a request */
+    double wake_s;                /* a crowded master's wake: a pull's weights are read this
+                                     long after its transfer starts (msg_s holds it, so the
+                                     read comes before the transfer ends) */
     double *msg_s;                /* (K) each worker's message time to the master */
     int *in_queue, *out_queue;    /* (K each) rings of workers waiting to push / to pull */
     long in_head, in_len, out_head, out_len;

@@ -126,7 +126,8 @@ static calibration example_calibration(void) {
     cal.params.master_wake_s = 1.2e-3;
     cal.stderr_ = (calibration_stderr){ .c0_s = 0, .c1_s = 0.01, .sigma = 0.02, .alpha_ps = 1e-3,
                                         .beta_ps = 1e-10, .alpha_allreduce = 2e-6, .beta_allreduce = 3e-11,
-                                        .model_bytes = 0, .w0_s = 0.5, .w1_s = 0.25, .cv = 0.004, .host_cores = 0 };
+                                        .model_bytes = 0, .w0_s = 0.5, .w1_s = 0.25, .cv = 0.004, .host_cores = 0,
+                                        .master_wake_s = 5e-5 };
     cal.has_workload = true;
     cal.examples = 6000;
     cal.batch = 32;
@@ -158,6 +159,7 @@ Test(calibration, write_then_read_round_trips_every_parameter) {
     cr_assert_eq(back.stderr_.w1_s, cal.stderr_.w1_s);
     cr_assert_eq(back.params.startup_per_example_s, 4e-6);
     cr_assert_eq(back.params.master_wake_s, 1.2e-3);
+    cr_assert_eq(back.stderr_.master_wake_s, 5e-5);
     cr_assert_str_eq(back.host, "node-a");
     cr_assert(back.has_workload);
     cr_assert_eq(back.examples, 6000);

@@ -821,6 +821,10 @@ Test(costmodel, a_crowded_masters_wake_lets_hogwilds_own_update_into_the_next_pu
     cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 1.0, 1e-12);
     p.master_wake_s = 0.01;
     cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 2.0, 1e-12);
+    /* A wake as long as the update: the update ends first (the simulator runs it first, as
+     * it was scheduled first). */
+    p.master_wake_s = 0.05;
+    cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 1.0, 1e-12);
     p.master_wake_s = 0.1;
     p.host_cores = 4;
     cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 2.0, 1e-12);
@@ -839,6 +843,12 @@ Test(costmodel, async_workers_waiting_for_the_master_leave_their_cores_to_the_ot
     assert_rel(costmodel_slowdown(&p, &c), 1.3, 1e-9);
     assert_rel(costmodel_step_time(&p, &c), 1.3, 1e-9);
     assert_rel(costmodel_rho(&p, &c), 1.5, 1e-12);
+    /* Async waits for its update before a pull: u = 0.2 s on one core (u_T = 0.2·ρ'),
+     * a pull every N = 2 of its 10 steps: waits 0.1 + (0.1 + 0.2·ρ)/2 = 0.15 + 0.1·ρ a
+     * step, d = ρ/(1.1·ρ + 0.15) with ρ = 3d/2: 1.65·d + 0.15 = 1.5, d = 9/11, ρ' = 27/22. */
+    p.update_s = 0.2;
+    c = async_config(3, COSTMODEL_SYNC_ASYNC, 2);
+    assert_rel(costmodel_slowdown(&p, &c), 27.0 / 22.0, 1e-9);
     /* Synchronous workers wait at barriers polling: counted whole (epoch sync: no packing). */
     c.sync = COSTMODEL_SYNC_EPOCH;
     c.master = COSTMODEL_MASTER_WORKER;

@@ -907,15 +907,6 @@ Test(sim, hogwild_master_hands_updates_to_its_thread_as_worked_out_by_hand) {
                                                       .wait_a = 1.2, .wait_b = 0.4 });
 }
 
-/* Two workers across the network (1-core machines: the master's machine holds no worker),
- * transfers of m = 1 s (the network's α), steps of c = 0.1 s, no update time, 20 steps each
- * pulling every step. The master takes a push in while it sends a pull out, so the
- * workers fall out of step, one pulling while the other pushes, and neither waits after
- * B's first pull: A pulls 0–1, steps 1–1.1, pushes 1.1–2.1, pulls 2.1–3.1, …, a cycle of
- * 2m + c = 2.1 s; B runs 1 s behind (its first pull after A's), its pushes in while A's
- * pulls go out. A ends at 20·2.1 = 42 s, B at 43 s: the makespan. Each gradient but the
- * first two has the other's push between its pull and its own: staleness K − 1 = 1. One
- * request at a time, a master would need 2m per update: 80 s. */
 /* async_by_hand's two workers with steps of 0.1 s, no update time, 20 steps each. */
 static job_spec twenty_short_steps_each(void) {
     job_spec spec = async_by_hand(COSTMODEL_SYNC_ASYNC);
@@ -925,6 +916,15 @@ static job_spec twenty_short_steps_each(void) {
     return spec;
 }
 
+/* Two workers across the network (1-core machines: the master's machine holds no worker),
+ * transfers of m = 1 s (the network's α), steps of c = 0.1 s, no update time, 20 steps each
+ * pulling every step. The master takes a push in while it sends a pull out, so the
+ * workers fall out of step, one pulling while the other pushes, and neither waits after
+ * B's first pull: A pulls 0–1, steps 1–1.1, pushes 1.1–2.1, pulls 2.1–3.1, …, a cycle of
+ * 2m + c = 2.1 s; B runs 1 s behind (its first pull after A's), its pushes in while A's
+ * pulls go out. A ends at 20·2.1 = 42 s, B at 43 s: the makespan. Each gradient but the
+ * first two has the other's push between its pull and its own: staleness K − 1 = 1. One
+ * request at a time, a master would need 2m per update: 80 s. */
 Test(sim, async_master_takes_a_push_in_while_it_sends_a_pull_out) {
     job_spec spec = twenty_short_steps_each();
     spec.params.host_cores = 1;
