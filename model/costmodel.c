@@ -329,10 +329,13 @@ bool costmodel_master_crowded(const costmodel_params *p, const costmodel_config 
     return (double)costmodel_placement_of(p, c).workers_on_master * c->cores >= p->host_cores;
 }
 
+double costmodel_master_wake(const costmodel_params *p, const costmodel_config *c) {
+    return costmodel_master_crowded(p, c) ? p->master_wake_s : 0.0;
+}
+
 double costmodel_message_time(const costmodel_params *p, const costmodel_config *c, bool remote) {
     costmodel_link l = link_of(p, c, remote);
-    const double wake = costmodel_master_crowded(p, c) ? p->master_wake_s : 0.0;
-    return l.alpha_s + l.beta_s_per_byte * p->model_bytes + wake;
+    return l.alpha_s + l.beta_s_per_byte * p->model_bytes + costmodel_master_wake(p, c);
 }
 
 /* Pulls per epoch of a worker: at its steps 0, N, 2N, … */
@@ -466,8 +469,8 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_co
      * not, so that push lands after the pull too, unless a crowded master's wake, which
      * comes before it reads the weights, outlasts the update. (The simulator's pull also
      * takes in other workers' updates that end during the wake; this count does not.) */
-    const bool own_in = c->sync == COSTMODEL_SYNC_ASYNC ||
-                        (costmodel_master_crowded(p, c) && p->master_wake_s >= hogwild_update_time(p, c));
+    const double wake = costmodel_master_wake(p, c);
+    const bool own_in = c->sync == COSTMODEL_SYNC_ASYNC || (wake > 0 && wake >= hogwild_update_time(p, c));
     const double own = own_in ? 1.0 : 0.0;
     a.staleness = c->workers * (n + 1.0) / 2.0 - own;
     a.staleness_p90 = c->workers * ceil(0.9 * n) - own;

@@ -278,8 +278,12 @@ bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config 
  * workers' threads all take (workers on the master's machine · T ≥ its cores)? */
 bool costmodel_master_crowded(const costmodel_params *p, const costmodel_config *c);
 
+/* The wake a message to or from the master pays: master_wake_s where it is crowded, else
+ * 0. The one place that decides it (the simulator's read of a pull's weights too). */
+double costmodel_master_wake(const costmodel_params *p, const costmodel_config *c);
+
 /* One message of the model's M bytes to or from the master: over shared memory, or across
- * the network when remote; master_wake_s more where the master is crowded. */
+ * the network when remote; costmodel_master_wake more. */
 double costmodel_message_time(const costmodel_params *p, const costmodel_config *c, bool remote);
 
 /* One of the 2(K−1) steps of a ring all-reduce (M/K bytes over the ring's slowest hop). */

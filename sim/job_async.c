@@ -65,7 +65,7 @@ int job_async_new(job *j) {
     for (int w = 0; w < j->k; w++)
         j->msg_s[w] = w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s;
     j->update_one_s = j->spec.params.update_s * costmodel_slowdown(&j->spec.params, c); /* one core */
-    j->wake_s = costmodel_master_crowded(&j->spec.params, c) ? j->spec.params.master_wake_s : 0.0;
+    j->wake_s = costmodel_master_wake(&j->spec.params, c);
     j->k_served = engine_kind(j->e, on_served, j);
     j->k_updated = engine_kind(j->e, on_updated, j);
     j->k_astep = engine_kind(j->e, on_astep, j);

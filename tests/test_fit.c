@@ -94,14 +94,33 @@ static int fit_set(trace_set *s, fit_result *r, char *err, int errlen) {
     return fit_traces(s->tr, (const char *const *)s->paths, s->n, r, err, errlen);
 }
 
-/* The example set drawn with seed, fitted (release both). */
-static void fit_example(const synth_truth *truth, unsigned long seed, trace_set *s, fit_result *r) {
+/* The example set drawn with seed and fitted (release both); the generator, to draw more
+ * runs from (free it). */
+static gsl_rng *fit_example_drawing(const synth_truth *truth, unsigned long seed, trace_set *s, fit_result *r) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, seed);
     example_set(s, truth, rng);
-    gsl_rng_free(rng);
     char err[1024] = "";
     cr_assert_eq(fit_set(s, r, err, sizeof err), 0, "%s", err);
+    return rng;
+}
+
+/* The example set drawn with seed, fitted (release both). */
+static void fit_example(const synth_truth *truth, unsigned long seed, trace_set *s, fit_result *r) {
+    gsl_rng_free(fit_example_drawing(truth, seed, s, r));
+}
+
+/* 4 workers of one core and a dedicated master on the example host's 4 cores: crowded. */
+static costmodel_config crowded_dedicated(const char *sync) {
+    costmodel_config c = cfg(4, 1, sync, COSTMODEL_TOPO_PS);
+    c.master = COSTMODEL_MASTER_DEDICATED;
+    return c;
+}
+
+/* n runs of c drawn from truth, kept in s. */
+static void keep_runs(trace_set *s, const synth_truth *truth, const costmodel_config *c, int n, gsl_rng *rng) {
+    for (int i = 0; i < n; i++)
+        keep(s, synth_run(truth, c, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
 }
 
 static void within_3se(const char *name, double got, double se, double truth) {
@@ -475,14 +494,11 @@ Test(fit, oversubscription_cost_ignores_the_dedicated_masters_runs) {
     trace_set s;
     example_set(&s, &truth, rng);
     costmodel_config six = cfg(6, 1, "batch", COSTMODEL_TOPO_ALLREDUCE);
-    for (int i = 0; i < 3; i++)
-        keep(&s, synth_run(&truth, &six, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    keep_runs(&s, &truth, &six, 3, rng);
     synth_truth busy = truth;
     busy.p.oversub_compute = 1.0;
-    costmodel_config ded = cfg(4, 1, "batch", COSTMODEL_TOPO_PS);
-    ded.master = COSTMODEL_MASTER_DEDICATED;
-    for (int i = 0; i < 5; i++) // more of them than the workers-only runs: the median would be theirs
-        keep(&s, synth_run(&busy, &ded, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    costmodel_config ded = crowded_dedicated("batch");
+    keep_runs(&s, &busy, &ded, 5, rng); // more of them than the workers-only runs: the median would be theirs
     gsl_rng_free(rng);
     fit_result r;
     char err[1024] = "";
@@ -500,19 +516,15 @@ Test(fit, oversubscription_cost_ignores_the_dedicated_masters_runs) {
 Test(fit, a_dedicated_masters_share_of_a_core_comes_from_its_workers_steps) {
     synth_truth truth = truth_example();
     truth.p.master_yield = 0.5;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, 8);
     trace_set s;
-    example_set(&s, &truth, rng);
     fit_result r;
+    gsl_rng *rng = fit_example_drawing(&truth, 8, &s, &r);
     char err[1024] = "";
-    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     cr_assert_eq(r.cal.params.master_yield, 0.0);
     cr_assert(note_on(&r, "master_yield") && strstr(note_on(&r, "master_yield"), "whole core"));
     fit_result_release(&r);
-    costmodel_config ded = cfg(4, 1, "batch", COSTMODEL_TOPO_PS);
-    ded.master = COSTMODEL_MASTER_DEDICATED;
-    keep(&s, synth_run(&truth, &ded, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    const costmodel_config ded = crowded_dedicated("batch");
+    keep_runs(&s, &truth, &ded, 1, rng);
     gsl_rng_free(rng);
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     cr_assert(fabs(r.cal.params.master_yield - 0.5) < 0.2, "y = %g", r.cal.params.master_yield);
@@ -538,10 +550,8 @@ Test(fit, a_dedicated_master_polling_past_tau_gives_up_part_of_its_yield) {
     gsl_rng_set(rng, 12);
     trace_set s;
     example_set(&s, &truth, rng);
-    costmodel_config batch = cfg(4, 1, "batch", COSTMODEL_TOPO_PS), epoch = cfg(4, 1, "epoch", COSTMODEL_TOPO_PS);
-    batch.master = epoch.master = COSTMODEL_MASTER_DEDICATED;
-    for (int i = 0; i < 2; i++)
-        keep(&s, synth_run(&truth, &batch, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    const costmodel_config batch = crowded_dedicated("batch"), epoch = crowded_dedicated("epoch");
+    keep_runs(&s, &truth, &batch, 2, rng);
     fit_result r;
     char err[1024] = "";
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
@@ -549,8 +559,7 @@ Test(fit, a_dedicated_master_polling_past_tau_gives_up_part_of_its_yield) {
     cr_assert(note_on(&r, "master_yield_loss") && strstr(note_on(&r, "master_yield_loss"), "longer than balance"), "%s",
               note_on(&r, "master_yield_loss"));
     fit_result_release(&r);
-    for (int i = 0; i < 2; i++)
-        keep(&s, synth_run(&truth, &epoch, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    keep_runs(&s, &truth, &epoch, 2, rng);
     gsl_rng_free(rng);
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     cr_assert(fabs(r.cal.params.master_yield - 0.5) < 0.2, "y = %g", r.cal.params.master_yield);
@@ -568,25 +577,19 @@ Test(fit, a_dedicated_master_polling_past_tau_gives_up_part_of_its_yield) {
 Test(fit, a_crowded_masters_wake_comes_from_its_batch_exchanges) {
     synth_truth truth = truth_example();
     truth.p.master_wake_s = 2e-3;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, 16);
     trace_set s;
-    example_set(&s, &truth, rng);
     fit_result r;
+    gsl_rng *rng = fit_example_drawing(&truth, 16, &s, &r);
     char err[1024] = "";
-    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     cr_assert_eq(r.cal.params.master_wake_s, 0.0);
     cr_assert(note_on(&r, "master_wake") && strstr(note_on(&r, "master_wake"), "full host"), "%s",
               note_on(&r, "master_wake"));
     fit_result_release(&r);
     /* An epoch-sync run with the same master first: it gives master_yield without the
      * batch runs, so only master_wake is missing when they are left out. */
-    costmodel_config ded = cfg(4, 1, "epoch", COSTMODEL_TOPO_PS);
-    ded.master = COSTMODEL_MASTER_DEDICATED;
-    keep(&s, synth_run(&truth, &ded, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
-    costmodel_sync_parse("batch", &ded.sync, &ded.every_n);
-    for (int i = 0; i < 2; i++)
-        keep(&s, synth_run(&truth, &ded, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    const costmodel_config epoch = crowded_dedicated("epoch"), batch = crowded_dedicated("batch");
+    keep_runs(&s, &truth, &epoch, 1, rng);
+    keep_runs(&s, &truth, &batch, 2, rng);
     gsl_rng_free(rng);
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     within_3se("master_wake", r.cal.params.master_wake_s, r.cal.stderr_.master_wake_s, 2e-3);
