@@ -163,13 +163,13 @@ double costmodel_round_weight(const costmodel_params *p, const costmodel_config 
     return costmodel_sync_is_async(c->sync) ? 1.0 : round_fade(p, c, costmodel_schedule_of(c).steps_per_round);
 }
 
-/* The packing's round ends where every rank waits for the slowest (async: the epoch's
- * barrier). */
+/* The packing's round ends where every rank waits for the slowest. Async and hogwild
+ * workers nap at the epoch's barrier (psx_barrier_napping): the first one done leaves its
+ * core idle and the scheduler pulls a packed one over, so nothing stays packed. */
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c) {
-    if (p->waits_block > 0)
+    if (p->waits_block > 0 || costmodel_sync_is_async(c->sync))
         return 0.0;
-    const costmodel_schedule s = costmodel_schedule_of(c);
-    return round_fade(p, c, costmodel_sync_is_async(c->sync) ? s.steps_per_epoch : s.steps_per_round);
+    return round_fade(p, c, costmodel_schedule_of(c).steps_per_round);
 }
 
 /* What of a step T cores take against one (Amdahl: σ serial). */
@@ -248,12 +248,30 @@ static double packed_threads(const costmodel_params *p, const costmodel_config *
     return ceil((double)pl->workers_busiest * c->cores / p->host_cores);
 }
 
+/* The load of an async master's core where waiting ranks poll: nothing re-places the ranks
+ * within an epoch, so where the workers' threads fill the master's machine's P cores
+ * alike (P divides them) the master's part of a core sits beside n/P of them all epoch,
+ * and the barrier waits for those (their share d of a core each); 0 elsewhere (the
+ * master takes a core with fewer). */
+static double async_master_core_load(const costmodel_params *p, const costmodel_config *c,
+                                     const costmodel_placement *pl, double duty) {
+    if (!costmodel_sync_is_async(c->sync) || !(p->host_cores > 0) || p->waits_block > 0)
+        return 0.0;
+    const double on_master = (double)pl->workers_on_master * c->cores;
+    if (on_master < p->host_cores || fmod(on_master, p->host_cores) != 0)
+        return 0.0;
+    return on_master / p->host_cores * duty + master_cores(p, c);
+}
+
 static double slowdown_at(const costmodel_params *p, const costmodel_config *c, double duty) {
     const costmodel_placement pl = placement_at(p, c, duty);
+    const double beside_master = async_master_core_load(p, c, &pl, duty);
     if (pl.rho <= 1.0)
-        return 1.0;
+        return fmax(1.0, beside_master);
     const double w = costmodel_packing_weight(p, c), v = costmodel_round_weight(p, c);
-    return pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) + v * p->oversub_compute * (pl.rho - 1.0);
+    const double shared = pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) +
+                          v * p->oversub_compute * (pl.rho - 1.0);
+    return fmax(shared, beside_master);
 }
 
 double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) {

@@ -8,9 +8,9 @@
  * and each synchronisation that exists costs S(K). ρ' (costmodel_slowdown) is what ranks
  * that outnumber the cores do to compute: 1 at ρ = 1, else
  *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1),  v = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else,
- *                                             w = v (0 where waits block; async: v = 1, w
- *                                             from the epoch's round, ρ of the workers'
- *                                             computing share: see Async below)
+ *                                             w = v (0 where waits block; async: v = 1,
+ *                                             w = 0, ρ of the workers' computing share:
+ *                                             see Async below)
  * with n = K·T the training threads (of the busiest machine) and step₁ one step and update
  * on an idle core. Why: the scheduler keeps a rank on its core (per-core run queues; a
  * rank waiting for a synchronisation busy-polls, so no core goes idle to pull work over),
@@ -106,6 +106,16 @@
  * m the local one), a fixed point since step holds ρ' (costmodel_rho still counts the
  * threads). Without it, with the crowded master's wake, K = 3 and 4 on the 2-core VM came
  * out 4 % slow on average, and K = 2 (ρ ≈ 1) not at all (experiments/async, session 12).
+ * Nothing stays packed (w = 0): the workers nap at the epoch's barrier
+ * (psx_barrier_napping), so the first one done leaves its core idle and the scheduler
+ * pulls a packed one over. When they polled there, K = 3 on the 2-core VM kept two workers
+ * on one core until the barrier in most runs (their steps 2.0× the lone one's, τ = 0.2 s
+ * notwithstanding) and ran 1.75–2.10 s, 11–15 % slower than the model's even sharing;
+ * napping, 1.58–1.65 s, within 8 % (experiments/async, session 13). But within the epoch
+ * nothing re-places the ranks either: where the workers' n threads fill the master's P
+ * cores alike (P | n), the master's part of a core (1 − y) sits beside n/P of them all
+ * epoch and the barrier waits for those, so ρ' ≥ (n/P)·d + 1 − y (1.1 at K = 2 on the
+ * 2-core VM, whose worker beside the master stepped 1.0–1.4× the other's).
  * That is, the throughput bound X = min(Σ_w 1/τ_w, 1/max(mean_w I_w, mean_w O_w)) worker
  * steps a second (the workers' pace, or the master's busier direction: queueing at the
  * master as K grows),
@@ -316,8 +326,8 @@ double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
 double costmodel_round_weight(const costmodel_params *p, const costmodel_config *c);
 
 /* w of the header: how far c's rounds stay packed, 1 for rounds of one step, falling to 0
- * as a round's idle steps pass τ (async: the epoch is the round); 0 when waiting ranks
- * block (waits_block). */
+ * as a round's idle steps pass τ; 0 when waiting ranks block (waits_block), and for async
+ * and hogwild, whose workers nap at the epoch's barrier. */
 double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c);
 
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */

@@ -252,11 +252,13 @@ Test(costmodel, ranks_that_block_still_pay_kappa_in_short_rounds_only) {
     assert_rel(costmodel_slowdown(&p, &c), 1.55, 1e-12);
 }
 
-Test(costmodel, async_workers_pay_kappa_at_every_step) {
+Test(costmodel, async_workers_pay_kappa_at_every_step_and_never_stay_packed) {
     /* 3 async workers and a server that gives its whole core back (y = 1) on 2 cores: ρ =
      * 1.5. Each worker waits on the server after every step, so κ = 0.2 is paid as in a
-     * round of one step (v = 1), while the packing's round is the epoch of ⌈6000/(3·32)⌉ =
-     * 63 idle steps of 3.2 s, far past τ = 19.2 s (w = 0): ρ' = 1.5 + 0.2·0.5 = 1.6. */
+     * round of one step (v = 1), while the first worker done naps at the epoch's barrier
+     * and leaves its core to the other two (w = 0): ρ' = 1.5 + 0.2·0.5 = 1.6. The same with
+     * τ = 1000 s, where a synchronous round as long as the epoch (⌈6000/(3·32)⌉ = 63 steps
+     * of 3.2 s) would stay 1 − 62·3.2/1000 = 0.80 packed. */
     costmodel_params p = kappa_tau_params();
     p.master_yield = 1.0;
     costmodel_config c = config(3, COSTMODEL_SYNC_ASYNC, COSTMODEL_TOPO_PS);
@@ -264,6 +266,12 @@ Test(costmodel, async_workers_pay_kappa_at_every_step) {
     c.every_n = 1;
     cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
     cr_assert_eq(costmodel_round_weight(&p, &c), 1.0);
+    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    p.balance_s = 1000;
+    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
+    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    c.sync = COSTMODEL_SYNC_HOGWILD;
+    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
 }
 
@@ -853,6 +861,36 @@ Test(costmodel, async_workers_waiting_for_the_master_leave_their_cores_to_the_ot
     c.sync = COSTMODEL_SYNC_EPOCH;
     c.master = COSTMODEL_MASTER_WORKER;
     assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
+}
+
+/* Nothing re-places an async job's ranks within an epoch: where the workers fill the
+ * master's cores alike, the master's part of a core (m = 1 − y = 0.1) sits beside some of
+ * them all epoch, and the barrier waits for those. 2 cores, steps of 1 s, messages and
+ * updates free (each worker computes all the time, d = 1), κ = 0: K = 2, ρ = (2 + 0.1)/2
+ * = 1.05 but the master's core holds 1 + 0.1: 1.1; K = 4, 2 + 0.1 = 2.1 against ρ = 2.05;
+ * K = 3 fills the cores unevenly and the master takes the core with one: ρ = 1.55; K = 1
+ * leaves it a core: 1. Ranks that block move: ρ, 1.05 at K = 2. */
+Test(costmodel, an_async_master_slows_the_workers_that_share_its_core) {
+    costmodel_params p = async_params_on(2);
+    p.master_yield = 0.9;
+    p.update_s = 0;
+    p.link[COSTMODEL_TOPO_PS].alpha_s = 0;
+    costmodel_config c = async_config(2, COSTMODEL_SYNC_HOGWILD, 1);
+    assert_rel(costmodel_slowdown(&p, &c), 1.1, 1e-12);
+    c = async_config(4, COSTMODEL_SYNC_HOGWILD, 1);
+    assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
+    c = async_config(3, COSTMODEL_SYNC_ASYNC, 1);
+    assert_rel(costmodel_slowdown(&p, &c), 1.55, 1e-12);
+    c = async_config(1, COSTMODEL_SYNC_ASYNC, 1);
+    assert_rel(costmodel_slowdown(&p, &c), 1.0, 1e-12);
+    c = async_config(2, COSTMODEL_SYNC_HOGWILD, 1);
+    p.waits_block = 1;
+    assert_rel(costmodel_slowdown(&p, &c), 1.05, 1e-12);
+    /* A worker that waits 0.2 s a cycle on messages of 0.1 s computes d = ρ'/(ρ' + 0.2) of
+     * it: d + 0.1 = ρ' has its root at 0.92 < 1, so the master fits in the waits: 1. */
+    p.waits_block = 0;
+    p.link[COSTMODEL_TOPO_PS].alpha_s = 0.1;
+    assert_rel(costmodel_slowdown(&p, &c), 1.0, 1e-12);
 }
 
 Test(costmodel, async_speedup_is_against_plain_training_on_one_core) {

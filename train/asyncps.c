@@ -32,7 +32,7 @@ void asyncps_push(const sync_ctx *s, sync_rec *rec, const net *n, long version, 
 void asyncps_end_epoch(const sync_ctx *s, sync_rec *rec) {
     psx_async_done(MPI_COMM_WORLD, rec->epoch);
     rec->step = -1;
-    MPI_Barrier(MPI_COMM_WORLD);
+    psx_barrier_napping(MPI_COMM_WORLD);
     sync_mark(s, rec, TRACE_WAIT, 0, 0, NULL);
 }
 
@@ -431,7 +431,7 @@ void asyncps_serve(asyncps_server *sv, sync_rec *rec, int epoch, long *updates) 
     if (sv->hogwild)
         drain_updaters(sv, rec);
     rec->lock = NULL; // the updaters are idle until the next epoch
-    MPI_Barrier(MPI_COMM_WORLD);
+    psx_barrier_napping(MPI_COMM_WORLD);
     sync_mark(sv->s, rec, TRACE_WAIT, 0, 0, NULL);
     *updates += atomic_load(&sv->applied) - before;
 }

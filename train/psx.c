@@ -116,6 +116,12 @@ int psx_wait_any_napping(int count, MPI_Request *reqs, MPI_Status *st) {
     }
 }
 
+void psx_barrier_napping(MPI_Comm comm) {
+    MPI_Request req;
+    MPI_Ibarrier(comm, &req);
+    psx_wait_napping(&req, MPI_STATUS_IGNORE);
+}
+
 void psx_async_give(MPI_Comm comm, int from, long version, const float *block, long n, MPI_Request *got) {
     psx_request answer = { .kind = PSX_PULL, .version = version };
     MPI_Send(&answer, (int)sizeof answer, MPI_BYTE, from, PSX_TAG_APULL, comm);

@@ -81,6 +81,13 @@ void psx_exchange(MPI_Comm comm, float *push, float *pull, long n, float *recv, 
  * average, on the 2-core VM). It completes at most one nap late. */
 void psx_wait_napping(MPI_Request *req, MPI_Status *st);
 
+/* A barrier whose waiting ranks nap as psx_wait_napping does (MPI_Ibarrier). Where ranks
+ * outnumber the cores, an async worker done with its epoch first that polled at the
+ * barrier kept its core while two others went on packed on the other one (their steps
+ * 2.0× the lone one's until the barrier, in most K = 3 runs on the 2-core VM); a napping
+ * one leaves its core idle, and the scheduler pulls one of them over. */
+void psx_barrier_napping(MPI_Comm comm);
+
 /* How long psx_wait_napping sleeps: short against a step (10–20 ms here), long against a
  * wake-up's own cost (a few µs). 20 µs to 1 ms gave the same every:8 runs on the 2-core
  * VM; batch sync was fastest near 300 µs. */
