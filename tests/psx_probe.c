@@ -8,11 +8,21 @@
  * rank 0 pushes 1e8, the last rank −1e8 and the others 1, so the sum in rank order is
  * ((1e8 + 1) + …) − 1e8 = 0 in float (1e8 + 1 rounds to 1e8), and an order that subtracts
  * before adding a 1 would leave 1 or more.
+ *
+ *   psx_probe barrier MS   rank 0 sleeps MS ms, then every rank enters psx_barrier_napping;
+ *                   each rank checks that it left no earlier than rank 0 came (MS after the
+ *                   start, less 10 % for clocks and start-up) and, other than rank 0, that
+ *                   it used under a quarter of that wait's wall time as CPU (a polling
+ *                   barrier burns all of it while the core is free); it prints ok or FAIL
+ *                   as above.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "train/psx.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 
 typedef struct {
     float *push, *pull;
@@ -41,11 +51,39 @@ static void between(void *ctx) {
         p->pull[i] = p->push[i] + 0.5f;
 }
 
+static double seconds_of(clockid_t clock) {
+    struct timespec t;
+    clock_gettime(clock, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
+/* The barrier mode (see the top). */
+static int barrier_probe(int rank, long ms) {
+    char why[160] = "";
+    MPI_Barrier(MPI_COMM_WORLD); // start together
+    const double wall0 = seconds_of(CLOCK_MONOTONIC), cpu0 = seconds_of(CLOCK_PROCESS_CPUTIME_ID);
+    if (rank == 0) {
+        const struct timespec late = { ms / 1000, (ms % 1000) * 1000000L };
+        nanosleep(&late, NULL);
+    }
+    psx_barrier_napping(MPI_COMM_WORLD);
+    const double wall = seconds_of(CLOCK_MONOTONIC) - wall0, cpu = seconds_of(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+    if (wall < 0.9e-3 * (double)ms)
+        snprintf(why, sizeof why, "left the barrier after %.3f s, before rank 0 came (%.3f s)", wall, 1e-3 * (double)ms);
+    else if (rank != 0 && cpu > 0.25 * wall)
+        snprintf(why, sizeof why, "used %.3f s of CPU in a %.3f s wait", cpu, wall);
+    printf("rank %d %s%s\n", rank, why[0] ? "FAIL: " : "ok", why);
+    MPI_Finalize();
+    return why[0] ? 1 : 0;
+}
+
 int main(int argc, char **argv) {
     MPI_Init(&argc, &argv);
     int rank, size;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
+    if (argc > 1 && strcmp(argv[1], "barrier") == 0)
+        return barrier_probe(rank, argc > 2 ? atol(argv[2]) : 300);
     probe p = { .n = argc > 1 ? atol(argv[1]) : 1000, .size = size };
     p.push = malloc(sizeof(float) * (size_t)p.n);
     p.pull = malloc(sizeof(float) * (size_t)p.n);
