@@ -252,7 +252,8 @@ static double packed_threads(const costmodel_params *p, const costmodel_config *
  * within an epoch, so where the workers' threads fill the master's machine's P cores
  * alike (P divides them) the master's part of a core sits beside n/P of them all epoch,
  * and the barrier waits for those (their share d of a core each); 0 elsewhere (the
- * master takes a core with fewer). */
+ * master takes a core with fewer). No κ: a floor under ρ' that binds near ρ = 1 (K = 2
+ * on 2 cores), where the κ term, ∝ ρ − 1, is small. */
 static double async_master_core_load(const costmodel_params *p, const costmodel_config *c,
                                      const costmodel_placement *pl, double duty) {
     if (!costmodel_sync_is_async(c->sync) || !(p->host_cores > 0) || p->waits_block > 0)
@@ -265,13 +266,13 @@ static double async_master_core_load(const costmodel_params *p, const costmodel_
 
 static double slowdown_at(const costmodel_params *p, const costmodel_config *c, double duty) {
     const costmodel_placement pl = placement_at(p, c, duty);
-    const double beside_master = async_master_core_load(p, c, &pl, duty);
+    const double master_core_floor = async_master_core_load(p, c, &pl, duty);
     if (pl.rho <= 1.0)
-        return fmax(1.0, beside_master);
+        return fmax(1.0, master_core_floor);
     const double w = costmodel_packing_weight(p, c), v = costmodel_round_weight(p, c);
     const double shared = pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) +
                           v * p->oversub_compute * (pl.rho - 1.0);
-    return fmax(shared, beside_master);
+    return fmax(shared, master_core_floor);
 }
 
 double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) {

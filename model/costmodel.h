@@ -6,7 +6,8 @@
  *   round      = p·(step + upd) + CV·step·√p·G(K) + X(K)   (G_ρ(K) where waits block)
  *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1)
  * and each synchronisation that exists costs S(K). ρ' (costmodel_slowdown) is what ranks
- * that outnumber the cores do to compute: 1 at ρ = 1, else
+ * that outnumber the cores do to compute: 1 at ρ = 1 (async: at least the master's core's
+ * load, see Async below), else
  *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1),  v = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else,
  *                                             w = v (0 where waits block; async: v = 1,
  *                                             w = 0, ρ of the workers' computing share:
@@ -110,8 +111,8 @@
  * (psx_barrier_napping), so the first one done leaves its core idle and the scheduler
  * pulls a packed one over. When they polled there, K = 3 on the 2-core VM kept two workers
  * on one core until the barrier in most runs (their steps 2.0× the lone one's, τ = 0.2 s
- * notwithstanding) and ran 1.75–2.10 s, 11–15 % slower than the model's even sharing;
- * napping, 1.58–1.65 s, within 8 % (experiments/async, session 13). But within the epoch
+ * notwithstanding) and ran 1.75–1.99 s (medians of three runs), 12–15 % slower than the
+ * model's even sharing; napping, 1.60–1.69 s, within 6 % (experiments/async, session 13). But within the epoch
  * nothing re-places the ranks either: where the workers' n threads fill the master's P
  * cores alike (P | n), the master's part of a core (1 − y) sits beside n/P of them all
  * epoch and the barrier waits for those, so ρ' ≥ (n/P)·d + 1 − y (1.1 at K = 2 on the
@@ -218,7 +219,8 @@ typedef struct {
                                 socket or a future: gloo, DDP's reducer), so a core it leaves
                                 idle pulls a waiting rank over and the cores are shared evenly
                                 (no packing: w = 0); 0: it busy-polls (Open MPI, the C
-                                trainer) and the packing holds (costmodel_packing_weight) */
+                                trainer) and the packing holds (costmodel_packing_weight),
+                                but for async and hogwild, which nap at the epoch's barrier */
 } costmodel_params;
 
 /* What the user runs. */
@@ -317,7 +319,9 @@ bool costmodel_has_sync(const costmodel_config *c);
 /* ρ' of the header: how much slower a step and an update run than on an idle core of
  * the same host (ρ, the threads' packing on the busiest core, κ); 1 when ranks do not
  * outnumber the cores. Async and hogwild count each worker in ρ by the share of its
- * cycle it computes (see Async above), so theirs can be 1 where costmodel_rho is not. */
+ * cycle it computes, so theirs can be 1 where costmodel_rho is not, and where their
+ * workers fill the master's cores alike, it is at least the load of the master's core
+ * (see Async above). */
 double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
 
 /* v of the header: how short c's rounds are against τ, 1 for rounds of one step, falling

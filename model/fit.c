@@ -365,7 +365,7 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
      * prediction, rather than one that misses by construction. */
     const costmodel_config *c = &run->config;
     const bool crowded = g && costmodel_master_crowded(&g->p, c);
-    const bool long_rounds = g && costmodel_packing_weight(&g->p, c) < 0.5;
+    const bool long_rounds = g && !costmodel_sync_is_async(c->sync) && costmodel_packing_weight(&g->p, c) < 0.5;
     /* The first of what a crowded master needs that the fit could not give. */
     const char *unfit = !crowded ? NULL : core_has_note(g, "master_yield") ? "master_yield"
                       : long_rounds && core_has_note(g, "master_yield_loss") ? "master_yield_loss"

@@ -56,8 +56,8 @@
  * packing on the busiest core over a short round, κ), the same for every worker, not by a
  * sharing that changes as workers reach a barrier: MPI waits by polling, so a waiting
  * worker keeps its cores busy (async and hogwild workers, which wait on the master after
- * every step, are counted in ρ by the share of their cycle they compute: the closed
- * form's ρ', constant too). Ranks whose waits block (gloo's: costmodel_shared_rho > 1
+ * every step, are counted in ρ by the share of their cycle they compute, and nap at the
+ * epoch's barrier, so they are never packed: the closed form's ρ', constant too). Ranks whose waits block (gloo's: costmodel_shared_rho > 1
  * on one host) do change it: a round's steps are drawn when it starts and each worker's
  * are stretched to when it would end under processor sharing (the first to finish gives
  * its core to the rest; model/gmax.h), so the round's mean is the closed form's

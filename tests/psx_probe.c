@@ -10,11 +10,12 @@
  * before adding a 1 would leave 1 or more.
  *
  *   psx_probe barrier MS   rank 0 sleeps MS ms, then every rank enters psx_barrier_napping;
- *                   each rank checks that it left no earlier than rank 0 came (MS after the
- *                   start, less 10 % for clocks and start-up) and, other than rank 0, that
- *                   it used under a quarter of that wait's wall time as CPU (a polling
- *                   barrier burns all of it while the core is free); it prints ok or FAIL
- *                   as above.
+ *                   each rank checks that it left no earlier than rank 0 came (one
+ *                   host's CLOCK_MONOTONIC, rank 0's reading broadcast after) and, other
+ *                   than rank 0, that it used under a quarter of its wait's wall time as
+ *                   CPU; it prints ok or FAIL as above. A polling barrier burns all of it
+ *                   while the cores are free (0.299 s of 0.301 s); on a loaded machine
+ *                   Open MPI's oversubscribed polling yields and may come in under.
  */
 #define _POSIX_C_SOURCE 200809L
 #include "train/psx.h"
@@ -62,14 +63,18 @@ static int barrier_probe(int rank, long ms) {
     char why[160] = "";
     MPI_Barrier(MPI_COMM_WORLD); // start together
     const double wall0 = seconds_of(CLOCK_MONOTONIC), cpu0 = seconds_of(CLOCK_PROCESS_CPUTIME_ID);
+    double came = 0;
     if (rank == 0) {
         const struct timespec late = { ms / 1000, (ms % 1000) * 1000000L };
         nanosleep(&late, NULL);
+        came = seconds_of(CLOCK_MONOTONIC);
     }
     psx_barrier_napping(MPI_COMM_WORLD);
-    const double wall = seconds_of(CLOCK_MONOTONIC) - wall0, cpu = seconds_of(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
-    if (wall < 0.9e-3 * (double)ms)
-        snprintf(why, sizeof why, "left the barrier after %.3f s, before rank 0 came (%.3f s)", wall, 1e-3 * (double)ms);
+    const double left = seconds_of(CLOCK_MONOTONIC), cpu = seconds_of(CLOCK_PROCESS_CPUTIME_ID) - cpu0;
+    const double wall = left - wall0;
+    MPI_Bcast(&came, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    if (left < came)
+        snprintf(why, sizeof why, "left the barrier %.3f s before rank 0 came", came - left);
     else if (rank != 0 && cpu > 0.25 * wall)
         snprintf(why, sizeof why, "used %.3f s of CPU in a %.3f s wait", cpu, wall);
     printf("rank %d %s%s\n", rank, why[0] ? "FAIL: " : "ok", why);
