@@ -248,6 +248,10 @@ static double packed_threads(const costmodel_params *p, const costmodel_config *
     return ceil((double)pl->workers_busiest * c->cores / p->host_cores);
 }
 
+bool costmodel_fills_cores_alike(double threads, double cores) {
+    return cores > 0 && threads >= cores && fmod(threads, cores) == 0;
+}
+
 /* The load of an async master's core where waiting ranks poll: nothing re-places the ranks
  * within an epoch, so where the workers' threads fill the master's machine's P cores
  * alike (P divides them) the master's part of a core sits beside n/P of them all epoch,
@@ -256,10 +260,9 @@ static double packed_threads(const costmodel_params *p, const costmodel_config *
  * on 2 cores), where the κ term, ∝ ρ − 1, is small. */
 static double async_master_core_load(const costmodel_params *p, const costmodel_config *c,
                                      const costmodel_placement *pl, double duty) {
-    if (!costmodel_sync_is_async(c->sync) || !(p->host_cores > 0) || p->waits_block > 0)
-        return 0.0;
     const double on_master = (double)pl->workers_on_master * c->cores;
-    if (on_master < p->host_cores || fmod(on_master, p->host_cores) != 0)
+    if (!costmodel_sync_is_async(c->sync) || p->waits_block > 0 ||
+        !costmodel_fills_cores_alike(on_master, p->host_cores))
         return 0.0;
     return on_master / p->host_cores * duty + master_cores(p, c);
 }

@@ -112,11 +112,12 @@
  * pulls a packed one over. When they polled there, K = 3 on the 2-core VM kept two workers
  * on one core until the barrier in most runs (their steps 2.0× the lone one's, τ = 0.2 s
  * notwithstanding) and ran 1.75–1.99 s (medians of three runs), 12–15 % slower than the
- * model's even sharing; napping, 1.60–1.69 s, within 6 % (experiments/async, session 13). But within the epoch
- * nothing re-places the ranks either: where the workers' n threads fill the master's P
- * cores alike (P | n), the master's part of a core (1 − y) sits beside n/P of them all
- * epoch and the barrier waits for those, so ρ' ≥ (n/P)·d + 1 − y (1.1 at K = 2 on the
- * 2-core VM, whose worker beside the master stepped 1.0–1.4× the other's).
+ * model's even sharing; napping, 1.60–1.69 s, within 6 % (experiments/async, session 13).
+ * But within the epoch nothing re-places the ranks either: where the workers' n threads
+ * fill the master's P cores alike (costmodel_fills_cores_alike), the master's part of a
+ * core (1 − y) sits beside n/P of them all epoch and the barrier waits for those, so
+ * ρ' ≥ (n/P)·d + 1 − y (1.1 at K = 2 on the 2-core VM, whose worker beside the master
+ * stepped 1.0–1.4× the other's).
  * That is, the throughput bound X = min(Σ_w 1/τ_w, 1/max(mean_w I_w, mean_w O_w)) worker
  * steps a second (the workers' pace, or the master's busier direction: queueing at the
  * master as K grows),
@@ -289,6 +290,12 @@ bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config 
 /* Is the config's master a dedicated parameter server on a machine whose cores its
  * workers' threads all take (workers on the master's machine · T ≥ its cores)? */
 bool costmodel_master_crowded(const costmodel_params *p, const costmodel_config *c);
+
+/* Do `threads` fill `cores` cores alike, as many on each and at least one (P divides n)?
+ * Where a dedicated master's workers do, its part of a core sits beside a full core's
+ * worth of them: the synchronous master's yield is read from such runs (model/fit), and an
+ * async master's core paces the epoch (costmodel_slowdown). */
+bool costmodel_fills_cores_alike(double threads, double cores);
 
 /* The wake a message to or from the master pays: master_wake_s where it is crowded, else
  * 0. The one place that decides it (the simulator's read of a pull's weights too). */

@@ -403,8 +403,8 @@ static bool tells_master_share(const fit_subset *s, int i) {
     const costmodel_config *c = &t->run.config;
     double P = t->run.host_cores, KT = (double)c->workers * c->cores;
     /* An async master works (receives, updates, sends) besides polling: not its yield. */
-    return fit_used(s, i, true) && c->master == COSTMODEL_MASTER_DEDICATED && P > 0 && KT >= P &&
-           fmod(KT, P) == 0 && !costmodel_sync_is_async(c->sync);
+    return fit_used(s, i, true) && c->master == COSTMODEL_MASTER_DEDICATED && costmodel_fills_cores_alike(KT, P) &&
+           !costmodel_sync_is_async(c->sync);
 }
 
 /* L from the long-round runs' m (m_long[i], NAN for the others), given y; -1 out of
