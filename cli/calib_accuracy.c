@@ -12,7 +12,7 @@
 
 const calib_accuracy_run calib_accuracy_runs[CALIB_ACCURACY_RUNS] = {
     { 1, "batch", false }, { 2, "batch", true }, { 2, "every:8", false }, { 2, "epoch", false },
-    { 4, "every:8", false },
+    { 4, "every:8", false }, { 4, "async", false },
 };
 
 static double now_s(void) {
@@ -29,7 +29,7 @@ long calib_accuracy_limit(double budget_s, int epochs) {
 }
 
 long calib_accuracy_eval_every(const calib_accuracy_run *r, long limit) {
-    if (strcmp(r->sync, "epoch") == 0)
+    if (strcmp(r->sync, "epoch") == 0 || strcmp(r->sync, "async") == 0)
         return 0;
     const bool one_batch = strcmp(r->sync, "batch") == 0 && !r->batch_per_worker;
     const double g = (double)CALIB_ACCURACY_BATCH * (one_batch ? 1 : r->workers);
@@ -61,7 +61,8 @@ static int run_one(const calib_accuracy_run *r, int i, const char *dir, long lim
     const long n_every = calib_accuracy_eval_every(r, limit);
     snprintf(every, sizeof every, "%ld", n_every);
     snprintf(subset, sizeof subset, "%ld", limit < 2000 ? limit : 2000);
-    const char *av[32] = { "train", "--workers", k, "--threads", "1", "--sync", r->sync, "--topology", "allreduce",
+    const char *topology = strcmp(r->sync, "async") == 0 ? "ps" : "allreduce"; /* async: through its server */
+    const char *av[32] = { "train", "--workers", k, "--threads", "1", "--sync", r->sync, "--topology", topology,
                            "--batch", b, "--limit", l, "--epochs", e, "--quiet", "--trace", path };
     int a = 18;
     if (n_every > 0) {

@@ -9,6 +9,9 @@
  *   2x1 every:8                     local SGD, H = 8: γ
  *   2x1 epoch                       local SGD, H = the steps of an epoch: γ at another ln H
  *   4x1 every:8                     another K: the K·B and (1 − 1/K) dependences
+ *   4x1 async                       stale gradients (mean staleness about 3, a dedicated
+ *                                   master: 5 ranks): β, and the staleness predictions
+ *                                   may reach (model/efficiency.h)
  * Traces: acc-KxT-SYNC[-bpw]-bB.trace.jsonl (every:8 written every8).
  *
  * Size: every run trains D examples per epoch for E epochs and evaluates min(D, 10000)
@@ -20,7 +23,8 @@
  * epoch), a step being the run's global batch G (B; K·B with --batch-per-worker or local
  * SGD): N = max(1, round(D / (10·G))); every:8 rounds it to a multiple of 8 (the trainer
  * evaluates only the averaged model), epoch sync has none (its workers share a model only
- * at the epoch's end, where the whole test set is evaluated anyway). The subset: min(2000,
+ * at the epoch's end, where the whole test set is evaluated anyway) and neither has async
+ * (the model is the server's, evaluated at each epoch's end). The subset: min(2000,
  * D) test examples. The fit is for this D and E: predictions with --target-accuracy
  * default to them.
  */
@@ -33,11 +37,11 @@
 #define CALIB_ACCURACY_RATE 400.0
 #define CALIB_ACCURACY_BATCH 32
 
-enum { CALIB_ACCURACY_RUNS = 5, CALIB_ACCURACY_DEFAULT_EPOCHS = 10 };
+enum { CALIB_ACCURACY_RUNS = 6, CALIB_ACCURACY_DEFAULT_EPOCHS = 10 };
 
 typedef struct {
     int workers;
-    const char *sync;             /* "batch", "every:8", "epoch" */
+    const char *sync;             /* "batch", "every:8", "epoch", "async" */
     bool batch_per_worker;
 } calib_accuracy_run;
 

@@ -99,6 +99,12 @@ static int advise_rows(const grid *g, const memopt *mo, int total, prediction_ro
                     continue;
                 }
                 rows[n] = predictions_from_model_interval(&g->params, &c, &g->unc);
+                if (!isnan(g->target_accuracy) &&
+                    efficiency_check_staleness(&g->efficiency, rows[n].staleness_mean, err, sizeof err)) {
+                    grid_describe(&c, name, sizeof name);
+                    snprintf(skipped[(*n_skipped)++], sizeof *skipped, "%s: no time to accuracy: %s", name, err);
+                    continue;
+                }
                 memopt_fill(mo, g->params.model_bytes, &c, &rows[n]);
                 if (grid_fill_tta(g, &c, &rows[n]))
                     return -1;

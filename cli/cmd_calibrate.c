@@ -42,7 +42,8 @@ static void usage(FILE *out) {
             "configuration twice, interleaved (A B C ... A B C; traces ...-r1, ...-r2), and\n"
             "`mpirun -np 2 speedup commbench` once, then the fit below on their traces.\n"
             "With --accuracy-plan, also the runs the accuracy fit needs (cli/calib_accuracy.h:\n"
-            "1x1 batch, 2x1 batch with --batch-per-worker, 2x1 every:8, 2x1 epoch, 4x1 every:8),\n"
+            "1x1 batch, 2x1 batch with --batch-per-worker, 2x1 every:8, 2x1 epoch, 4x1 every:8,\n"
+            "4x1 async: what staleness costs),\n"
             "each to the end of its --accuracy-epochs schedule, sized to the stated seconds.\n"
             "\n"
             "From traces: fits c0, c1, sigma, alpha and beta per topology, w0, w1, cv, the\n"
@@ -62,7 +63,8 @@ static void usage(FILE *out) {
             "`speedup train` since it records them) also give the accuracy curve against epochs\n"
             "and each configuration's slowdown of it (model/efficiency.h; calibration.json's\n"
             "efficiency), fitted on the runs of the schedule (examples, epochs) with the most\n"
-            "points (async and hogwild runs left out: stale gradients are not in the form):\n"
+            "points (async and hogwild runs with their gradients' mean staleness, which gives\n"
+            "what staleness costs in epochs, stale_cost):\n"
             "what `--target-accuracy` predicts from.\n"
             "\n");
     fprintf(out,
@@ -275,12 +277,17 @@ static void print_efficiency(const efficiency_model *m, const char *note) {
         if (j == EFFICIENCY_W && m->fitted[j])
             infinite ? printf(" (B_noise unbounded: a larger batch costs no epochs)")
                      : printf(" (B_noise = %.3g +- %.2g examples)", bn, bse);
+        if (j == EFFICIENCY_STALE_COST && m->fitted[j])
+            printf(" (each update of mean staleness stretches the epochs by %.3g; measured up to %.3g updates)",
+                   t[j], m->staleness_max);
         if (m->at_bound[j] && j == EFFICIENCY_LOG_HC)
             printf(" (held, H_c = %.3g steps: the runs do not place it inside [1, the longest period])", exp(t[j]));
         else if (m->at_bound[j])
             printf(" (fitted below 0, held at the bound 0: a larger batch cost no epochs)");
         else if (!m->fitted[j] && j == EFFICIENCY_LOG_HC && m->fitted[EFFICIENCY_GAMMA])
             printf(" (not fitted: the local-SGD runs had one averaging period; held at 0: drift saturated)");
+        else if (!m->fitted[j] && j == EFFICIENCY_STALE_COST)
+            printf(" (not fitted: no async or hogwild run with stale gradients; held at 0)");
         else if (!m->fitted[j])
             printf(" (not fitted: no run varied it; held at 0)");
         printf("\n");

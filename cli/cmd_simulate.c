@@ -135,6 +135,7 @@ static prediction_row row_of(const costmodel_config *c, const replicate_summary 
         .compute_s = s->compute_s, .comm_s = s->comm_s, .wait_s = s->wait_s, .startup_s = s->startup_s,
         .update_s = s->update_s, .has_staleness = costmodel_sync_is_async(c->sync),
         .staleness_median = s->staleness_median, .staleness_p90 = s->staleness_p90,
+        .staleness_mean = s->staleness_mean,
     };
     costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
     return r;

@@ -238,7 +238,8 @@ int grid_fill_tta(const grid *g, const costmodel_config *c, prediction_row *r) {
     if (t.epoch_s < 0)
         t.epoch_s = 0;
     char err[512], name[96];
-    if (efficiency_predict(&g->efficiency, c, g->target_accuracy, &t, &r->tta, err, sizeof err)) {
+    if (efficiency_predict(&g->efficiency, c, r->staleness_mean, g->target_accuracy, &t, &r->tta, err,
+                           sizeof err)) {
         grid_describe(c, name, sizeof name);
         args_error("--target-accuracy: %s: %s", name, err);
         return 1;

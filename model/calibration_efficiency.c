@@ -16,6 +16,7 @@ static const struct {
     [EFFICIENCY_PLATEAU] = { "1", RANGE_PLATEAU },   [EFFICIENCY_LOG_X0] = { "ln(epochs)", RANGE_FINITE },
     [EFFICIENCY_POWER] = { "1", RANGE_POSITIVE },    [EFFICIENCY_W] = { "1", RANGE_NONNEGATIVE },
     [EFFICIENCY_GAMMA] = { "1", RANGE_FINITE },      [EFFICIENCY_LOG_HC] = { "ln(steps)", RANGE_FINITE },
+    [EFFICIENCY_STALE_COST] = { "1/update", RANGE_FINITE },
 };
 
 
@@ -73,7 +74,8 @@ json_t *calibration_efficiency_to_json(const efficiency_model *m) {
                                      (json_int_t)m->batch, "epochs", m->epochs, "schedule", "cosine")) ||
         put(o, "chance", json_real(m->chance)) || put(o, "params", params_json(m)) || put(o, "cov", cov_json(m)) ||
         put(o, "noise", json_pack("{s:f, s:f}", "sd_test", m->sd_test, "sd_subset", m->sd_subset)) ||
-        put(o, "fit", json_pack("{s:I, s:i, s:i}", "points", (json_int_t)m->points, "runs", m->runs, "dof", m->dof)) ||
+        put(o, "fit", json_pack("{s:I, s:i, s:i, s:f}", "points", (json_int_t)m->points, "runs", m->runs, "dof",
+                                m->dof, "staleness_max", m->staleness_max)) ||
         put(o, "b_noise", infinite || !m->fitted[EFFICIENCY_W]
                               ? json_null()
                               : json_pack("{s:f, s:f, s:s}", "value", bn, "stderr", bse, "unit", "example"))) {
@@ -126,8 +128,9 @@ static int read_params(const char *path, json_t *o, efficiency_model *m, char *e
     json_t *params = json_object_get(o, "params");
     if (!json_is_object(params))
         return errmsg_set(err, errlen, "%s: efficiency.params: missing or not an object", path);
-    /* Written before H_c: the ln H form, five parameters (efficiency.h). */
+    /* Written before H_c: the ln H form, five parameters; before β: six, β = 0 (efficiency.h). */
     m->legacy_log_h = json_object_get(params, efficiency_param_name(EFFICIENCY_LOG_HC)) == NULL;
+    m->pre_stale = m->legacy_log_h || json_object_get(params, efficiency_param_name(EFFICIENCY_STALE_COST)) == NULL;
     for (int j = 0; j < efficiency_n_params(m); j++) {
         const char *name = efficiency_param_name(j);
         json_t *entry = json_object_get(params, name), *v = json_object_get(entry, "value");
@@ -205,6 +208,11 @@ int calibration_efficiency_read(const char *path, json_t *o, efficiency_model *m
     m->points = (long)json_integer_value(json_object_get(fit, "points"));
     m->runs = (int)json_integer_value(json_object_get(fit, "runs"));
     m->dof = (int)json_integer_value(json_object_get(fit, "dof"));
+    /* Absent before β; a β fitted needs it (else every stale prediction would be refused). */
+    json_t *tau_max = json_object_get(fit, "staleness_max");
+    if (tau_max && (!json_is_number(tau_max) || !(json_number_value(tau_max) >= 0)))
+        return errmsg_set(err, errlen, "%s: efficiency.fit.staleness_max: expected a number >= 0", path);
+    m->staleness_max = tau_max ? json_number_value(tau_max) : 0;
     m->known = true;
     return 0;
 }

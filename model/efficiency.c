@@ -15,9 +15,6 @@
 #include <string.h>
 
 enum { DRAWS = 4000 };
-#define STALE_WHY                                                                                                 \
-    "async and hogwild train on stale gradients, whose cost in epochs the efficiency fit has no term for (only " \
-    "async with one worker pulling every step, plain SGD, is predicted)"
 static const unsigned long DRAW_SEED = 20181214; /* fixed: the same interval every time */
 
 /* ---------------------------------------------------------------------------------- */
@@ -48,6 +45,7 @@ double efficiency_averaging_period(const costmodel_config *c) {
 static const char *const PARAM_NAMES[EFFICIENCY_NP] = {
     [EFFICIENCY_PLATEAU] = "plateau", [EFFICIENCY_LOG_X0] = "log_x0", [EFFICIENCY_POWER] = "power",
     [EFFICIENCY_W] = "w",             [EFFICIENCY_GAMMA] = "gamma",   [EFFICIENCY_LOG_HC] = "log_h_c",
+    [EFFICIENCY_STALE_COST] = "stale_cost",
 };
 
 const char *efficiency_param_name(efficiency_param j) {
@@ -55,7 +53,7 @@ const char *efficiency_param_name(efficiency_param j) {
 }
 
 int efficiency_n_params(const efficiency_model *m) {
-    return m->legacy_log_h ? EFFICIENCY_LOG_HC : EFFICIENCY_NP;
+    return m->legacy_log_h ? EFFICIENCY_LOG_HC : m->pre_stale ? EFFICIENCY_STALE_COST : EFFICIENCY_NP;
 }
 
 const char *efficiency_form(bool legacy) {
@@ -63,8 +61,9 @@ const char *efficiency_form(bool legacy) {
                     "s = (1 + w*(G/batch - 1))*(1 + gamma*(1 - 1/K)*ln(H)); G global batch, K workers, "
                     "H local steps between averagings (1 for batch sync)"
                   : "acc(e) = plateau - (plateau - chance)/(1 + (e/(s*exp(log_x0)))^power); "
-                    "s = (1 + w*(G/batch - 1))*(1 + gamma*(1 - 1/K)*(H - 1)/(H - 1 + exp(log_h_c))); G global "
-                    "batch, K workers, H local steps between averagings (1 for batch sync)";
+                    "s = (1 + w*(G/batch - 1))*(1 + gamma*(1 - 1/K)*(H - 1)/(H - 1 + exp(log_h_c)))"
+                    "*(1 + stale_cost*tau); G global batch, K workers, H local steps between averagings (1 for "
+                    "batch sync and async), tau the gradients' mean staleness (0 but for async and hogwild)";
 }
 
 /* D(H), the models' drift after H local steps (see the header). */
@@ -74,16 +73,19 @@ static double drift_of(const double *theta, bool legacy_log_h, double h) {
     return (h - 1) / (h - 1 + exp(theta[EFFICIENCY_LOG_HC]));
 }
 
-/* s(c) of θ against the reference batch b_ref. */
-static double slowdown_of(const double *theta, bool legacy_log_h, double b_ref, const costmodel_config *c) {
+/* s(c) of θ against the reference batch b_ref, the gradients' mean staleness tau. (θ's β
+ * is 0 in a file from before it.) */
+static double slowdown_of(const double *theta, bool legacy_log_h, double b_ref, const costmodel_config *c,
+                          double tau) {
     const double g = efficiency_global_batch(c), h = efficiency_averaging_period(c);
     const double k = c->workers > 1 ? c->workers : 1;
     return (1 + theta[EFFICIENCY_W] * (g / b_ref - 1)) *
-           (1 + theta[EFFICIENCY_GAMMA] * (1 - 1 / k) * drift_of(theta, legacy_log_h, h));
+           (1 + theta[EFFICIENCY_GAMMA] * (1 - 1 / k) * drift_of(theta, legacy_log_h, h)) *
+           (1 + theta[EFFICIENCY_STALE_COST] * tau);
 }
 
-double efficiency_slowdown(const efficiency_model *m, const costmodel_config *c) {
-    return slowdown_of(m->theta, m->legacy_log_h, (double)m->batch, c);
+double efficiency_slowdown(const efficiency_model *m, const costmodel_config *c, double tau) {
+    return slowdown_of(m->theta, m->legacy_log_h, (double)m->batch, c, tau);
 }
 
 static double curve(double chance, const double *theta, double x) {
@@ -97,8 +99,8 @@ double efficiency_curve(const efficiency_model *m, const double theta[EFFICIENCY
     return curve(m->chance, theta, x);
 }
 
-double efficiency_accuracy(const efficiency_model *m, const costmodel_config *c, double epochs) {
-    const double s = efficiency_slowdown(m, c);
+double efficiency_accuracy(const efficiency_model *m, const costmodel_config *c, double tau, double epochs) {
+    const double s = efficiency_slowdown(m, c, tau);
     return curve(m->chance, m->theta, s > 0 ? epochs / s : 0);
 }
 
@@ -124,6 +126,7 @@ typedef struct {
     int free_idx[EFFICIENCY_NP], n_free;
     double wt_test, wt_subset;       /* 1/σ of each group */
     double h_max;                    /* the longest averaging period of a local-SGD run (K > 1) */
+    double tau_max;                  /* the largest mean staleness of a run */
 } fit_problem;
 
 static void unpack(const fit_problem *pb, const gsl_vector *x, double *theta) {
@@ -139,7 +142,7 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f) {
     size_t i = 0;
     for (int r = 0; r < pb->n_runs; r++) {
         const efficiency_run *run = &pb->runs[r];
-        double s = slowdown_of(theta, false, pb->b_ref, &run->config);
+        double s = slowdown_of(theta, false, pb->b_ref, &run->config, run->staleness);
         if (!(s > 1e-6))
             s = 1e-6; /* a flat region the trust region steps back from */
         for (long p = 0; p < run->n; p++) {
@@ -150,12 +153,20 @@ static int residuals(const gsl_vector *x, void *data, gsl_vector *f) {
     return GSL_SUCCESS;
 }
 
+/* Does run follow the reference curve f itself: one update per gradient of every example
+ * seen (H = 1), fresh (τ = 0), of global batch b_ref (any, for b_ref +∞)? */
+static bool follows_reference(const efficiency_run *run, double b_ref) {
+    const double g = efficiency_global_batch(&run->config);
+    return efficiency_averaging_period(&run->config) == 1 && run->staleness == 0 && (isinf(b_ref) || g == b_ref);
+}
+
 /* The checks and the reference batch: 0, or -1 with why. */
 static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, char *why, int whylen) {
     if (n_runs < 1)
         return errmsg_set(why, whylen, "no run with accuracy points");
     pb->b_ref = INFINITY;
     pb->n_points = 0;
+    pb->tau_max = 0;
     for (int r = 0; r < n_runs; r++) {
         const efficiency_run *run = &runs[r];
         const costmodel_config *c = &run->config, *c0 = &runs[0].config;
@@ -168,15 +179,16 @@ static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, 
                               runs[0].name, c->examples, run->name);
         if (c->batch < 1 || c->workers < 1 || c->epochs < 1 || c->examples < 1)
             return errmsg_set(why, whylen, "%s: workers, batch, epochs and examples must be >= 1", run->name);
-        if (efficiency_stale(c))
-            return errmsg_set(why, whylen, "%s: %s", run->name, STALE_WHY);
+        if (!(isfinite(run->staleness) && run->staleness >= 0))
+            return errmsg_set(why, whylen, "%s: mean staleness %g: expected a number >= 0", run->name, run->staleness);
+        pb->tau_max = fmax(pb->tau_max, run->staleness);
         for (long p = 0; p < run->n; p++)
             if (!isfinite(run->epochs[p]) || run->epochs[p] < 0 || !isfinite(run->accuracy[p]) ||
                 run->accuracy[p] < 0 || run->accuracy[p] > 1)
                 return errmsg_set(why, whylen, "%s: accuracy point %ld: expected epochs >= 0 and an accuracy in "
                                   "[0, 1], got %g at %g epochs", run->name, p + 1, run->accuracy[p], run->epochs[p]);
         pb->n_points += run->n;
-        if (efficiency_averaging_period(c) == 1 && efficiency_global_batch(c) < pb->b_ref)
+        if (follows_reference(run, INFINITY) && efficiency_global_batch(c) < pb->b_ref)
             pb->b_ref = efficiency_global_batch(c);
     }
     if (!isfinite(pb->b_ref))
@@ -186,7 +198,7 @@ static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, 
     double seen[3];
     int distinct = 0;
     for (int r = 0; r < n_runs && distinct < 3; r++) {
-        if (efficiency_averaging_period(&runs[r].config) != 1 || efficiency_global_batch(&runs[r].config) != pb->b_ref)
+        if (!follows_reference(&runs[r], pb->b_ref))
             continue;
         for (long p = 0; p < runs[r].n && distinct < 3; p++) {
             bool is_new = true;
@@ -203,7 +215,7 @@ static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, 
     return 0;
 }
 
-/* Which of w, γ, ln H_c the runs can tell (see the header), and the starting point. */
+/* Which of w, γ, ln H_c, β the runs can tell (see the header), and the starting point. */
 static void fit_start(fit_problem *pb) {
     bool vary_g = false;
     double top = 0, x_half = INFINITY, x_min = INFINITY, h_lo = INFINITY, h_hi = 0;
@@ -220,7 +232,7 @@ static void fit_start(fit_problem *pb) {
     }
     for (int r = 0; r < pb->n_runs; r++) {
         const efficiency_run *run = &pb->runs[r];
-        if (efficiency_averaging_period(&run->config) != 1 || efficiency_global_batch(&run->config) != pb->b_ref)
+        if (!follows_reference(run, pb->b_ref))
             continue;
         for (long p = 0; p < run->n; p++) {
             if (run->epochs[p] > 0 && run->epochs[p] < x_min)
@@ -242,9 +254,13 @@ static void fit_start(fit_problem *pb) {
     pb->theta[EFFICIENCY_GAMMA] = vary_h ? 0.1 : 0; /* off 0, where ln H_c has no slope */
     pb->theta[EFFICIENCY_LOG_HC] = 0;
     pb->h_max = h_hi;
+    /* Stale gradients in some run: β, from 0 (what staleness costs is the fit's to say). */
+    const bool stale = pb->tau_max > 0;
+    pb->theta[EFFICIENCY_STALE_COST] = 0;
     pb->n_free = 0;
     for (int j = 0; j < EFFICIENCY_NP; j++)
-        if ((j != EFFICIENCY_W || vary_g) && (j != EFFICIENCY_GAMMA || vary_h) && (j != EFFICIENCY_LOG_HC || two_h))
+        if ((j != EFFICIENCY_W || vary_g) && (j != EFFICIENCY_GAMMA || vary_h) && (j != EFFICIENCY_LOG_HC || two_h) &&
+            (j != EFFICIENCY_STALE_COST || stale))
             pb->free_idx[pb->n_free++] = j;
 }
 
@@ -465,6 +481,7 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
     out->batch = (long)pb.b_ref;
     out->chance = chance;
     out->points = pb.n_points;
+    out->staleness_max = pb.tau_max;
     out->runs = n_runs;
     out->dof = (int)(pb.n_points - pb.n_free);
     return 0;
@@ -484,8 +501,11 @@ int efficiency_check(const efficiency_model *m, const costmodel_config *c, char 
         return errmsg_set(why, whylen, "the efficiency fit was measured on %ld examples, not %ld (an epoch of "
                           "other data is other progress): predict with --examples %ld, or fit traces of such runs",
                           m->examples, c->examples, m->examples);
-    if (efficiency_stale(c))
-        return errmsg_set(why, whylen, "%s", STALE_WHY);
+    if (efficiency_stale(c) && !m->fitted[EFFICIENCY_STALE_COST])
+        return errmsg_set(why, whylen, "stale gradients (async or hogwild with more than one worker or a pull "
+                          "period): the efficiency fit had no such run, so what staleness costs in epochs "
+                          "(stale_cost) was not fitted; fit traces of async accuracy runs (experiments/"
+                          "time-to-accuracy)");
     const double g = efficiency_global_batch(c), h = efficiency_averaging_period(c);
     if (!m->fitted[EFFICIENCY_W] && !m->at_bound[EFFICIENCY_W] && fabs(g / (double)m->batch - 1) > 1e-12)
         return errmsg_set(why, whylen, "a global batch of %g: the efficiency fit's runs all had %ld, so what a "
@@ -493,9 +513,25 @@ int efficiency_check(const efficiency_model *m, const costmodel_config *c, char 
     if (!m->fitted[EFFICIENCY_GAMMA] && c->workers > 1 && h > 1)
         return errmsg_set(why, whylen, "local SGD (%d workers averaging every %g steps): the efficiency fit had no "
                           "such run, so its penalty (gamma) was not fitted", c->workers, h);
-    if (!(efficiency_slowdown(m, c) > 0))
+    if (!(efficiency_slowdown(m, c, 0) > 0))
         return errmsg_set(why, whylen, "the fitted slowdown of this configuration is %g, not positive: outside "
-                          "what the fit can say", efficiency_slowdown(m, c));
+                          "what the fit can say", efficiency_slowdown(m, c, 0));
+    return 0;
+}
+
+int efficiency_check_staleness(const efficiency_model *m, double tau, char *why, int whylen) {
+    if (!(isfinite(tau) && tau >= 0))
+        return errmsg_set(why, whylen, "mean staleness %g: expected a number >= 0", tau);
+    if (tau == 0)
+        return 0;
+    if (tau > m->staleness_max + EFFICIENCY_STALENESS_SLACK)
+        return errmsg_set(why, whylen, "a mean staleness of %.2f updates is beyond the %.2f the efficiency fit "
+                          "measured (what staleness costs is fitted to first order, and a staler server can "
+                          "diverge): fit traces of async accuracy runs at least this stale", tau,
+                          m->staleness_max);
+    if (!(1 + m->theta[EFFICIENCY_STALE_COST] * tau > 0))
+        return errmsg_set(why, whylen, "the fitted staleness stretch 1 + %g*%g is not positive: outside what the "
+                          "fit can say", m->theta[EFFICIENCY_STALE_COST], tau);
     return 0;
 }
 
@@ -551,7 +587,7 @@ static double quantile(const double *v, int n, double q) {
 }
 
 /* The 95% PI of one run by draws (see the header): epochs into ep[DRAWS], times into tm. */
-static int predict_draws(const efficiency_model *m, const costmodel_config *c, double target,
+static int predict_draws(const efficiency_model *m, const costmodel_config *c, double tau, double target,
                          const efficiency_timing *timing, double *ep, double *tm) {
     int idx[EFFICIENCY_NP], p;
     gsl_matrix *L = cov_factor(m, idx, &p);
@@ -567,7 +603,7 @@ static int predict_draws(const efficiency_model *m, const costmodel_config *c, d
         draw_theta(m, L, idx, p, rng, theta);
         const double eps = gsl_ran_gaussian_ziggurat(rng, m->sd_test);
         const double zt = gsl_ran_gaussian_ziggurat(rng, 1.0);
-        const double s = slowdown_of(theta, m->legacy_log_h, (double)m->batch, c);
+        const double s = slowdown_of(theta, m->legacy_log_h, (double)m->batch, c, tau);
         double e = s > 0 ? s * curve_inverse(m->chance, theta, target - eps) : INFINITY;
         if (!(e <= m->epochs))
             e = INFINITY;
@@ -581,24 +617,27 @@ static int predict_draws(const efficiency_model *m, const costmodel_config *c, d
     return 0;
 }
 
-int efficiency_predict(const efficiency_model *m, const costmodel_config *c, double target,
+int efficiency_predict(const efficiency_model *m, const costmodel_config *c, double tau, double target,
                        const efficiency_timing *timing, efficiency_prediction *out, char *why, int whylen) {
     memset(out, 0, sizeof *out);
     gsl_set_error_handler_off();
     if (!(target > 0 && target < 1))
         return errmsg_set(why, whylen, "target accuracy %g: expected a fraction in (0, 1), e.g. 0.90", target);
-    if (efficiency_check(m, c, why, whylen))
+    if (efficiency_check(m, c, why, whylen) || efficiency_check_staleness(m, tau, why, whylen))
         return -1;
     out->target = target;
-    out->slowdown = efficiency_slowdown(m, c);
+    out->slowdown = efficiency_slowdown(m, c, tau);
+    if (!(out->slowdown > 0))
+        return errmsg_set(why, whylen, "the fitted slowdown of this configuration is %g, not positive: outside "
+                          "what the fit can say", out->slowdown);
     out->plateau = m->theta[EFFICIENCY_PLATEAU];
-    out->accuracy_at_end = efficiency_accuracy(m, c, m->epochs);
+    out->accuracy_at_end = efficiency_accuracy(m, c, tau, m->epochs);
     const double x = curve_inverse(m->chance, m->theta, target);
     out->reach = !isfinite(x) ? EFFICIENCY_ABOVE_PLATEAU
                  : out->slowdown * x > m->epochs ? EFFICIENCY_BEYOND_SCHEDULE : EFFICIENCY_REACHED;
     out->epochs = isfinite(x) ? out->slowdown * x : 0;
     double *ep = malloc(2 * DRAWS * sizeof *ep);
-    if (!ep || predict_draws(m, c, target, timing, ep, ep + DRAWS)) {
+    if (!ep || predict_draws(m, c, tau, target, timing, ep, ep + DRAWS)) {
         free(ep);
         return errmsg_set(why, whylen, "out of memory");
     }

@@ -9,7 +9,7 @@
  *
  *   acc_c(e) = f(e / s(c))
  *   f(x)     = a − (a − c0) / (1 + (x/x0)^α)       c0 = 1/classes (chance), a the plateau
- *   s(c)     = (1 + w·(G/B_ref − 1)) · (1 + γ·(1 − 1/K)·D(H))
+ *   s(c)     = (1 + w·(G/B_ref − 1)) · (1 + γ·(1 − 1/K)·D(H)) · (1 + β·τ)
  *   D(H)     = (H − 1) / (H − 1 + H_c)             the drift: 0 at H = 1, half at H_c + 1, → 1
  *
  *   G       the global batch: the examples of one averaged update. Batch sync: B (the
@@ -19,12 +19,14 @@
  *           (s = steps per epoch per worker, model/costmodel.h's schedule).
  *   B_ref   the reference global batch: the smallest G among the runs with H = 1 (one
  *           worker, or batch sync), whose curve is f itself.
- *   Async and hogwild (train/asyncps.h: a parameter server applying each worker's
- *           gradient as it comes): G = B and H = 1 — each gradient is one update, none is
- *           averaged — but a gradient computed on weights the other workers have since
- *           moved (its staleness, model/trace.h) does less than a fresh one, and nothing
- *           here measures how much less: such configurations are refused (efficiency_stale),
- *           all but async with one worker pulling every step, which is plain SGD bit for bit.
+ *   τ       the mean staleness of the configuration's gradients: how many updates the
+ *           server applied between a gradient's pull and its own (model/trace.h). 0 but for
+ *           async and hogwild (train/asyncps.h: a parameter server applying each worker's
+ *           gradient as it comes), where G = B and H = 1 — each gradient is one update, none
+ *           is averaged — and K workers pulling every N steps make τ ≈ K·(N + 1)/2 − 1
+ *           (model/costmodel.h). Fitted on each run's measured τ (the trace's update events);
+ *           predicted with the cost model's or the simulator's τ (efficiency_predict's
+ *           argument), so that the held-out check tests both.
  *
  * Why this form:
  *  - f is the Morgan-Mercer-Flodin curve, one of the parametric learning-curve families
@@ -64,6 +66,21 @@
  *    The parameter is fitted only when the local-SGD runs (K > 1) have two or more
  *    distinct H; with one H, H_c and γ cannot be told apart: ln H_c is held at 0 (D = 1 −
  *    1/H: the penalty taken as saturated at every period) and marked not fitted.
+ *  - Staleness: a gradient τ updates old was taken where the weights no longer are; to
+ *    first order in the rate it is the fresh gradient less the curvature times the τ
+ *    steps since, so each stale update makes less progress than a fresh one, and the
+ *    loss in a bound of asynchronous SGD grows linearly in τ (Lian et al. 2015,
+ *    "Asynchronous parallel stochastic gradient for nonconvex optimization": the extra
+ *    term ∝ η·L·τ; Zhang et al. 2016, "Staleness-aware async-SGD", divides the rate by
+ *    τ to undo it). Hence the stretch 1 + β·τ, first order in τ, β fitted (its sign too:
+ *    with momentum, asynchrony also acts as extra momentum (Mitliagkas et al. 2016,
+ *    "Asynchrony begets momentum"), which can help as well as hurt). Beyond the largest τ
+ *    measured the first order is not trusted: a staler server can diverge, and on full
+ *    Fashion-MNIST two async workers pulling every 4 steps (τ ≈ 4, the server's momentum
+ *    0.9) did, a NaN loss in the second epoch, where K = 4 pulling every step (τ 2.8)
+ *    trained (experiments/time-to-accuracy). So a prediction whose τ exceeds the fit's
+ *    largest measured τ (staleness_max) by more than EFFICIENCY_STALENESS_SLACK is refused. Hogwild shares β with async: its races are
+ *    not in the form, and the held-out check says what that costs.
  *  - A stretch in e keeps the curve's shape: the plateau is the same for every
  *    configuration, and within the schedule's E epochs a slowed one reaches f(E/s) only.
  *    The learning rate follows a cosine over --epochs (after a warm-up), so the curve is
@@ -81,7 +98,8 @@
  * by 1/σ² of its group (points on the whole test set; points on --eval-every's fixed
  * subset, noisier), σ of a group = its residuals' rms. Covariance (JᵀJ)⁻¹·χ²/dof. w is
  * fitted only when some run's G differs from B_ref, γ only when some run has K > 1 and
- * H > 1, ln H_c only when two or more such H differ; else each is held at 0 (fitted[]
+ * H > 1, ln H_c only when two or more such H differ, β only when some run's τ > 0 (an
+ * async or hogwild run with K > 1 or N > 1); else each is held at 0 (fitted[]
  * false) and a prediction that needs w or γ is refused. A w fitted below 0 (a larger
  * batch needing fewer epochs) is held at its bound 0 and the rest refitted (at_bound[w]:
  * predictions for any batch then use w = 0). ln H_c starts from the best of a profile
@@ -121,13 +139,15 @@ typedef enum {
     EFFICIENCY_W,            /* w ≥ 0: the global batch's share of the slowdown */
     EFFICIENCY_GAMMA,        /* γ: local SGD's penalty per unit of (1 − 1/K)·D(H) */
     EFFICIENCY_LOG_HC,       /* ln H_c: H_c + 1 the averaging period paying half of γ */
+    EFFICIENCY_STALE_COST,   /* β: the stretch per update of mean staleness τ */
     EFFICIENCY_NP
 } efficiency_param;
 
 /* θ_j's name in calibration.json, `speedup calibrate`'s output and the report. */
 const char *efficiency_param_name(efficiency_param j);
 /* The form in one line of ASCII (calibration.json's "form"; the outputs print it); legacy:
- * the ln H form of files from before H_c. */
+ * the ln H form of files from before H_c. (A file from before β has β = 0: the current
+ * form is its form.) */
 const char *efficiency_form(bool legacy);
 
 /* The fitted model, as calibration.json stores it. */
@@ -142,13 +162,16 @@ typedef struct {
     bool fitted[EFFICIENCY_NP];        /* w, γ: false when the runs did not vary them */
     bool at_bound[EFFICIENCY_NP];      /* w, ln H_c: fitted past a bound and held (fitted false) */
     bool legacy_log_h;                 /* a file from before H_c: D(H) = ln H, H_c unused */
+    bool pre_stale;                    /* a file from before β: β = 0, not fitted (legacy_log_h
+                                          files are pre_stale too) */
+    double staleness_max;              /* the largest mean staleness τ of the fitted runs */
     double sd_test, sd_subset;         /* residual σ: whole-test-set points, subset points */
     long points;                       /* accuracy points fitted */
     int runs, dof;
 } efficiency_model;
 
-/* The parameters m has: θ_0 .. θ_{n-1} (all of them, or those before ln H_c when
- * legacy_log_h). */
+/* The parameters m has: θ_0 .. θ_{n-1} (all of them; those before β when pre_stale;
+ * those before ln H_c when legacy_log_h). */
 int efficiency_n_params(const efficiency_model *m);
 
 /* One training run's accuracy points, for the fit. */
@@ -159,6 +182,7 @@ typedef struct {
     const double *accuracy;            /* (n) in [0, 1] */
     const bool *subset;                /* (n) measured on a fixed subset of the test set */
     long n;
+    double staleness;                  /* τ: the mean staleness of its gradients (0 but for async) */
 } efficiency_run;
 
 /* Why a target is not reached. */
@@ -186,9 +210,8 @@ typedef struct {
 } efficiency_prediction;
 
 /* Fits *out from runs (see above): 0, or -1 with why ("no reference run ...", "runs of
- * different schedules: 4 epochs in A, 10 in B", a run on stale gradients, a fit that does
- * not converge). chance is
- * the accuracy of an untrained network, 1/classes. */
+ * different schedules: 4 epochs in A, 10 in B", a staleness that is not a number >= 0, a
+ * fit that does not converge). chance is the accuracy of an untrained network, 1/classes. */
 int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, efficiency_model *out, char *why,
                    int whylen);
 
@@ -205,38 +228,46 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
  * form was shaped on, leaving the warm-up out halved the residual sd: 1.3 → 0.7 points of
  * accuracy). The trace header does not record --warmup-epochs: the trainer's default, 1,
  * is assumed. A trace with fewer than two points after it (a calibration plan's run of
- * one epoch) is no curve and is left out too, as is an async or hogwild run's
- * (efficiency_stale). Returns 0 fitted (note may name what was left out, else ""); 1 no
- * trace has an accuracy curve (out->known false; note may name the stale runs left out);
- * -1 the runs cannot be fitted, why in note. */
+ * one epoch) is no curve and is left out too. An async or hogwild run's τ is the mean
+ * staleness of the gradients its master applied (traceinfo_async_of). Returns 0 fitted
+ * (note may name what was left out, else ""); 1 no trace has an accuracy curve (out->known
+ * false); -1 the runs cannot be fitted, why in note. */
 #define EFFICIENCY_WARMUP_EPOCHS 1.0
 int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, efficiency_model *out, char *note,
                           int notelen);
 
 /* Does c train on stale gradients (see above: async and hogwild but one async worker
- * pulling every step)? The form has no term for them: efficiency_check refuses c,
- * efficiency_fit refuses such a run and efficiency_fit_traces leaves its trace out. */
+ * pulling every step, which is plain SGD bit for bit)? Predicting for such a c needs β
+ * fitted (efficiency_check). */
 bool efficiency_stale(const costmodel_config *c);
-/* G, H and s of config c under m (see above). */
+/* G, H and s of config c with mean staleness tau under m (see above). */
 double efficiency_global_batch(const costmodel_config *c);
 double efficiency_averaging_period(const costmodel_config *c);
-double efficiency_slowdown(const efficiency_model *m, const costmodel_config *c);
+double efficiency_slowdown(const efficiency_model *m, const costmodel_config *c, double tau);
 
 /* f(x) of θ (the reference curve at x reference epochs); x ≥ 0. */
 double efficiency_curve(const efficiency_model *m, const double theta[EFFICIENCY_NP], double x);
-/* The predicted accuracy of c after e epochs: f(e / s(c)). */
-double efficiency_accuracy(const efficiency_model *m, const costmodel_config *c, double epochs);
+/* The predicted accuracy of c (mean staleness tau) after e epochs: f(e / s(c)). */
+double efficiency_accuracy(const efficiency_model *m, const costmodel_config *c, double tau, double epochs);
 
 /* Can m predict for c? 0, or -1 with why naming what differs: another schedule length
- * (E), another number of examples (D), stale gradients (efficiency_stale), a global batch
- * ≠ B_ref when w was not fitted, local SGD when γ was not fitted, a slowdown that is not
- * positive. */
+ * (E), another number of examples (D), stale gradients when β was not fitted (the fit had
+ * no async run with τ > 0), a global batch ≠ B_ref when w was not fitted, local SGD when γ
+ * was not fitted. */
 int efficiency_check(const efficiency_model *m, const costmodel_config *c, char *why, int whylen);
+/* Can m predict for mean staleness tau? 0, or -1 with why: tau beyond the fit's largest
+ * measured one by more than EFFICIENCY_STALENESS_SLACK updates (see above), or a slowdown
+ * 1 + β·τ that is not positive. tau 0 always can. */
+#define EFFICIENCY_STALENESS_SLACK 0.5
+int efficiency_check_staleness(const efficiency_model *m, double tau, char *why, int whylen);
 
-/* Epochs (and, with timing non-NULL, time) for c to reach target A in (0, 1), with the
- * 95% prediction interval of one run: 0, or -1 with why (efficiency_check's, a target out
- * of (0, 1)). Never NaN or infinite: what is not reached says so in reach / *_reached. */
-int efficiency_predict(const efficiency_model *m, const costmodel_config *c, double target,
+/* Epochs (and, with timing non-NULL, time) for c, whose gradients' mean staleness is tau
+ * (0 but for async and hogwild: the cost model's or the simulator's), to reach target A in
+ * (0, 1), with the 95% prediction interval of one run: 0, or -1 with why
+ * (efficiency_check's, efficiency_check_staleness's, a target out of (0, 1), a slowdown
+ * that is not positive). Never NaN or infinite: what is not reached says so in reach /
+ * *_reached. */
+int efficiency_predict(const efficiency_model *m, const costmodel_config *c, double tau, double target,
                        const efficiency_timing *timing, efficiency_prediction *out, char *why, int whylen);
 
 /* One line for a prediction that does not reach its target (reach != REACHED), e.g. "not

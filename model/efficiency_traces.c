@@ -23,20 +23,21 @@ static bool same_schedule(const trace *a, const trace *b) {
            strcmp(a->run.net, b->run.net) == 0;
 }
 
-/* Each trace's accuracy points, and the index of the group (a trace of it) with the most. */
+/* Each trace's accuracy points and mean staleness, and the index of the group (a trace of
+ * it) with the most points. */
 typedef struct {
     traceinfo_accuracy_point **pts;
     long *n;
+    double *staleness;
     int best;
-    int stale;    /* traces with a curve left out: their gradients were stale (efficiency_stale) */
 } curves;
 
 static int read_curves(trace *const *traces, const char *const *names, int n, curves *c, char *why, int whylen) {
     c->pts = calloc((size_t)n, sizeof *c->pts);
     c->n = calloc((size_t)n, sizeof *c->n);
+    c->staleness = calloc((size_t)n, sizeof *c->staleness);
     c->best = -1;
-    c->stale = 0;
-    if (!c->pts || !c->n)
+    if (!c->pts || !c->n || !c->staleness)
         return errmsg_set(why, whylen, "out of memory");
     for (int i = 0; i < n; i++) {
         char err[256];
@@ -47,9 +48,12 @@ static int read_curves(trace *const *traces, const char *const *names, int n, cu
             if (c->pts[i][p].epochs_seen >= EFFICIENCY_WARMUP_EPOCHS - 1e-9)
                 c->pts[i][kept++] = c->pts[i][p];
         c->n[i] = kept >= 2 ? kept : 0; /* one point is no curve (a plan's one short epoch) */
+        traceinfo_async a;
         if (c->n[i] > 0 && efficiency_stale(&traces[i]->run.config)) {
-            c->n[i] = 0;
-            c->stale++;
+            if (traceinfo_async_of(traces[i], &a) != 0 || a.updates == 0)
+                return errmsg_set(why, whylen, "%s: an async run with accuracy points but no update event with a "
+                                  "staleness: its gradients' staleness is what the fit needs", names[i]);
+            c->staleness[i] = a.staleness_mean;
         }
     }
     long best_points = 0;
@@ -71,6 +75,7 @@ static void curves_free(curves *c, int n) {
         free(c->pts[i]);
     free(c->pts);
     free(c->n);
+    free(c->staleness);
 }
 
 /* The fit over the best group's runs. */
@@ -95,7 +100,8 @@ static int fit_group(trace *const *traces, const char *const *names, int n, cons
             left_out++;
             continue;
         }
-        runs[m] = (efficiency_run){ names[i], traces[i]->run.config, buf + k, buf + total + k, subset + k, c->n[i] };
+        runs[m] = (efficiency_run){ names[i], traces[i]->run.config, buf + k, buf + total + k, subset + k, c->n[i],
+                                    c->staleness[i] };
         for (long p = 0; p < c->n[i]; p++, k++) {
             buf[k] = c->pts[i][p].epochs_seen;
             buf[total + k] = c->pts[i][p].accuracy;
@@ -126,11 +132,6 @@ int efficiency_fit_traces(trace *const *traces, const char *const *names, int n,
         rc = 1;
     else if (rc == 0)
         rc = fit_group(traces, names, n, &c, out, note, notelen);
-    if (rc >= 0 && c.stale > 0 && notelen > 0) {
-        const size_t used = strlen(note);
-        snprintf(note + used, (size_t)notelen - used, "%s%d async or hogwild run%s left out (stale gradients: "
-                 "not in the form)", used ? "; " : "", c.stale, c.stale == 1 ? "" : "s");
-    }
     curves_free(&c, n);
     return rc;
 }

@@ -21,7 +21,7 @@ prediction_row predictions_from_model(const costmodel_params *p, const costmodel
     if (costmodel_sync_is_async(c->sync)) {
         const costmodel_async a = costmodel_async_of(p, c);
         r.has_staleness = true;
-        r.staleness_median = a.staleness;
+        r.staleness_median = r.staleness_mean = a.staleness; /* the closed form's mean is its median */
         r.staleness_p90 = a.staleness_p90;
     }
     return r;
@@ -54,6 +54,7 @@ prediction_row predictions_from_trace(const trace *t) {
         r.has_staleness = true;
         r.staleness_median = a.staleness_median;
         r.staleness_p90 = a.staleness_p90;
+        r.staleness_mean = a.staleness_mean;
     }
     return r;
 }

@@ -73,6 +73,7 @@ typedef struct {
     bool fits;                /* both within the memory limit (true without one) */
     bool has_staleness;       /* async, hogwild: the two below are known (else written empty) */
     double staleness_median, staleness_p90;
+    double staleness_mean;    /* what the efficiency fit's τ is (not in the CSV); 0 but for async */
     bool has_tta;             /* tta below was predicted (a target accuracy was given) */
     efficiency_prediction tta; /* epochs and time to the target (has_time set) */
 } prediction_row;

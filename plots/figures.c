@@ -559,10 +559,15 @@ static void write_predicted(FILE *f, const calibration *cal, const costmodel_con
         return;
     }
     const prediction_row r = predictions_from_model(&cal->params, c);
+    if (efficiency_check_staleness(&cal->efficiency, r.staleness_mean, why, sizeof why) ||
+        !(efficiency_slowdown(&cal->efficiency, c, r.staleness_mean) > 0)) {
+        fprintf(f, "NaN NaN\n");
+        return;
+    }
     const double t_epoch = (r.time_s - r.startup_s) / c->epochs;
     for (int i = 0; i <= CURVE_POINTS; i++) {
         const double e = (double)c->epochs * i / CURVE_POINTS;
-        fprintf(f, "%.9g %.9g\n", r.startup_s + e * t_epoch, efficiency_accuracy(&cal->efficiency, c, e));
+        fprintf(f, "%.9g %.9g\n", r.startup_s + e * t_epoch, efficiency_accuracy(&cal->efficiency, c, r.staleness_mean, e));
     }
 }
 

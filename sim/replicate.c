@@ -116,6 +116,7 @@ int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsign
         s.master_peak_bytes = jr.master_peak_bytes;
         s.staleness_median += jr.staleness_median / reps;
         s.staleness_p90 += jr.staleness_p90 / reps;
+        s.staleness_mean += jr.staleness_mean / reps;
         s.events += jr.events + br.events;
     }
     if (summarise(&s, times, speedups, reps)) {

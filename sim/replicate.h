@@ -45,8 +45,8 @@ typedef struct {
     double startup_s, compute_s, update_s, comm_s, wait_s; /* per-worker means, averaged over runs */
     double barrier_wait_s;                       /* mean wait at one training barrier */
     double master_peak_bytes;
-    double staleness_median, staleness_p90;      /* async, hogwild: means over the runs of each
-                                                    run's (sim/job.h); 0 otherwise */
+    double staleness_median, staleness_p90, staleness_mean; /* async, hogwild: means over the runs
+                                                    of each run's (sim/job.h); 0 otherwise */
     uint64_t events;                             /* engine events, job and baseline, all runs */
 } replicate_summary;
 

@@ -87,22 +87,24 @@ Test(calib_plan, eight_cores_fit_in_the_plan) {
 /* ---- the accuracy plan (cli/calib_accuracy.h) */
 
 Test(calib_accuracy, examples_per_run_follow_the_budget_in_whole_batches_of_64) {
-    /* 1800 s · 400/s over 5 runs · 10 epochs · 1.15 = 12521.7 → 195 batches of 64 = 12480 */
-    cr_assert_eq(calib_accuracy_limit(1800, 10), 12480);
-    /* twice the epochs, half the examples: 6260.9 → 97 · 64 = 6208 */
-    cr_assert_eq(calib_accuracy_limit(1800, 20), 6208);
+    /* 1800 s · 400/s over 6 runs · 10 epochs · 1.15 = 10434.8 → 163 batches of 64 = 10432 */
+    cr_assert_eq(calib_accuracy_limit(1800, 10), 10432);
+    /* twice the epochs, half the examples: 5217.4 → 81 · 64 = 5184 */
+    cr_assert_eq(calib_accuracy_limit(1800, 20), 5184);
     cr_assert_eq(calib_accuracy_limit(10, 10), 640);        /* the floor: 20 steps of 32 an epoch */
     cr_assert_eq(calib_accuracy_limit(1e6, 10), 60000);     /* the whole training set at most */
 }
 
 Test(calib_accuracy, ten_subset_points_per_reference_epoch) {
     const calib_accuracy_run ref = { 1, "batch", false }, bpw = { 2, "batch", true }, e8 = { 2, "every:8", false },
-                             e8k4 = { 4, "every:8", false }, ep = { 2, "epoch", false };
+                             e8k4 = { 4, "every:8", false }, ep = { 2, "epoch", false },
+                             as = { 4, "async", false };
     cr_assert_eq(calib_accuracy_eval_every(&ref, 12480), 39);  /* 1248 examples: 39 steps of 32 */
     cr_assert_eq(calib_accuracy_eval_every(&bpw, 12480), 20);  /* 19.5 steps of 64, rounded */
     cr_assert_eq(calib_accuracy_eval_every(&e8, 12480), 16);   /* 19.5 steps of 2·32 → the nearest multiple of 8 */
     cr_assert_eq(calib_accuracy_eval_every(&e8k4, 12480), 8);  /* 9.75 steps of 4·32 → 8 */
     cr_assert_eq(calib_accuracy_eval_every(&ep, 12480), 0);    /* none: the workers share a model at epoch ends */
+    cr_assert_eq(calib_accuracy_eval_every(&as, 12480), 0);    /* none: the model is the server's */
     cr_assert_eq(calib_accuracy_eval_every(&ref, 640), 2);
     cr_assert_eq(calib_accuracy_eval_every(&e8k4, 640), 8);    /* 0.5 steps → at least 8 */
     cr_assert_eq(calib_accuracy_eval_every(&ref, 100), 1);
@@ -110,8 +112,8 @@ Test(calib_accuracy, ten_subset_points_per_reference_epoch) {
 
 Test(calib_accuracy, the_runs_tell_every_parameter_apart_and_name_their_traces) {
     /* a reference (H = 1, G = B), a larger global batch without local steps (w), local SGD at
-     * two periods (gamma) and at a second K */
-    bool reference = false, batch_only = false, every8 = false, epoch = false, other_k = false;
+     * two periods (gamma) and at a second K, and stale gradients (beta) */
+    bool reference = false, batch_only = false, every8 = false, epoch = false, other_k = false, stale = false;
     char names[CALIB_ACCURACY_RUNS][128];
     for (int i = 0; i < CALIB_ACCURACY_RUNS; i++) {
         const calib_accuracy_run *r = &calib_accuracy_runs[i];
@@ -120,11 +122,13 @@ Test(calib_accuracy, the_runs_tell_every_parameter_apart_and_name_their_traces) 
         every8 |= r->workers == 2 && strcmp(r->sync, "every:8") == 0;
         epoch |= r->workers == 2 && strcmp(r->sync, "epoch") == 0;
         other_k |= r->workers == 4;
+        stale |= r->workers > 1 && strcmp(r->sync, "async") == 0;
         calib_accuracy_trace_name(r, names[i], sizeof names[i]);
         for (int j = 0; j < i; j++)
             cr_assert_str_neq(names[i], names[j]);
     }
-    cr_assert(reference && batch_only && every8 && epoch && other_k);
+    cr_assert(reference && batch_only && every8 && epoch && other_k && stale);
+    cr_assert_str_eq(names[5], "acc-4x1-async-b32.trace.jsonl");
     cr_assert_str_eq(names[1], "acc-2x1-batch-bpw-b32.trace.jsonl");
     cr_assert_str_eq(names[2], "acc-2x1-every8-b32.trace.jsonl");
 }

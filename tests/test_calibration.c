@@ -364,8 +364,8 @@ Test(calibration, negative_memory_term_is_named) {
 /* A fitted efficiency model with every field distinct, so that a swapped one shows. */
 static efficiency_model example_efficiency(void) {
     efficiency_model m = { .known = true, .examples = 60000, .batch = 32, .epochs = 10, .chance = 0.1,
-                           .theta = { 0.923, -1.25, 0.81, 0.37, 0.052, 4.7 }, .sd_test = 0.0031, .sd_subset = 0.0094,
-                           .points = 123, .runs = 5, .dof = 118 };
+                           .theta = { 0.923, -1.25, 0.81, 0.37, 0.052, 4.7, 0.061 }, .sd_test = 0.0031,
+                           .sd_subset = 0.0094, .points = 123, .runs = 5, .dof = 118, .staleness_max = 2.75 };
     for (int a = 0; a < EFFICIENCY_NP; a++) {
         m.fitted[a] = a != EFFICIENCY_GAMMA;
         for (int b = 0; b < EFFICIENCY_NP; b++)
@@ -385,6 +385,7 @@ Test(calibration, efficiency_round_trips_and_a_file_without_it_has_none) {
     cr_assert(b->known);
     cr_assert(b->examples == a->examples && b->batch == a->batch && b->epochs == a->epochs);
     cr_assert(b->points == a->points && b->runs == a->runs && b->dof == a->dof);
+    cr_assert_eq(b->staleness_max, a->staleness_max);
     cr_assert_eq(b->chance, a->chance);
     cr_assert_eq(b->sd_test, a->sd_test);
     cr_assert_eq(b->sd_subset, a->sd_subset);
@@ -452,6 +453,34 @@ Test(calibration, bad_efficiency_values_are_refused_naming_the_field) {
         " \"efficiency\": {\"chance\": 0.1, \"noise\": {\"sd_test\": 0, \"sd_subset\": 0}}}\n";
     cr_assert_eq(read_text(no_workload, &cal, err, sizeof err), -1);
     cr_assert(strstr(err, "efficiency.workload: missing or not an object") != NULL, "%s", err);
+}
+
+/* A file from before β (six parameters, 6 × 6 cov) reads with β = 0, not fitted, so that
+ * its predictions do not change and stale configurations are refused; one with
+ * stale_cost needs its 7 × 7 cov, and reads the largest staleness the fit measured. */
+Test(calibration, efficiency_without_stale_cost_reads_with_beta_zero) {
+    static const char *six = "\"plateau\": {\"value\": 0.92}, \"log_x0\": {\"value\": -0.7}, "
+                             "\"power\": {\"value\": 1.2}, \"w\": {\"value\": 0.3}, \"gamma\": {\"value\": 0.05}, "
+                             "\"log_h_c\": {\"value\": 4.5}";
+    char seven[700];
+    snprintf(seven, sizeof seven, "%s, \"stale_cost\": {\"value\": 0.07}", six);
+    static const char *cov6 = "  \"cov\": [[1e-4,0,0,0,0,0],[0,1e-4,0,0,0,0],[0,0,1e-4,0,0,0],[0,0,0,1e-4,0,0],"
+                              "[0,0,0,0,1e-4,0],[0,0,0,0,0,1e-2]]";
+    static const char *cov7 = "  \"cov\": [[1e-4,0,0,0,0,0,0],[0,1e-4,0,0,0,0,0],[0,0,1e-4,0,0,0,0],"
+                              "[0,0,0,1e-4,0,0,0],[0,0,0,0,1e-4,0,0],[0,0,0,0,0,1e-2,0],[0,0,0,0,0,0,4e-4]]";
+    calibration cal;
+    char err[512] = "";
+    cr_assert_eq(read_text(efficiency_file(six, cov6), &cal, err, sizeof err), 0, "%s", err);
+    cr_assert(cal.efficiency.pre_stale && !cal.efficiency.legacy_log_h);
+    cr_assert(!cal.efficiency.fitted[EFFICIENCY_STALE_COST]);
+    cr_assert_eq(cal.efficiency.theta[EFFICIENCY_STALE_COST], 0);
+    cr_assert_eq(efficiency_n_params(&cal.efficiency), 6);
+    cr_assert_eq(read_text(efficiency_file(seven, cov7), &cal, err, sizeof err), 0, "%s", err);
+    cr_assert(!cal.efficiency.pre_stale && cal.efficiency.fitted[EFFICIENCY_STALE_COST]);
+    cr_assert_eq(cal.efficiency.theta[EFFICIENCY_STALE_COST], 0.07);
+    cr_assert_eq(cal.efficiency.cov[EFFICIENCY_STALE_COST][EFFICIENCY_STALE_COST], 4e-4);
+    cr_assert_eq(read_text(efficiency_file(seven, cov6), &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "efficiency.cov: expected 7 rows of 7 numbers") != NULL, "%s", err);
 }
 
 /* A file from before H_c (five parameters, 5 × 5 cov) is the ln H form; one with log_h_c

@@ -10,6 +10,7 @@
 #include "tests/synth.h"
 
 #include <criterion/criterion.h>
+#include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -133,8 +134,10 @@ Test(cli_accuracy, calibrate_fits_the_curve_the_traces_follow) {
               m->epochs);
     /* every point after the first epoch (the warm-up, left out): 6 test + 5·8 subset a run */
     cr_assert_eq(m->points, 5 * (E + (E - 1) * 8), "points %ld", m->points);
-    const double truth[EFFICIENCY_NP] = { A, log(X0), ALPHA, W, GAMMA, log(HC) };
-    for (int j = 0; j < EFFICIENCY_NP; j++) {
+    /* No async run: what staleness costs is not fitted (held at 0). */
+    cr_assert(!m->fitted[EFFICIENCY_STALE_COST] && m->theta[EFFICIENCY_STALE_COST] == 0);
+    const double truth[EFFICIENCY_STALE_COST] = { A, log(X0), ALPHA, W, GAMMA, log(HC) };
+    for (int j = 0; j < EFFICIENCY_STALE_COST; j++) {
         const double se = sqrt(m->cov[j][j]);
         cr_assert(m->fitted[j] && se > 0, "parameter %d", j);
         cr_assert(fabs(m->theta[j] - truth[j]) < 3 * se, "parameter %d: %g, truth %g, se %g", j, m->theta[j],
@@ -267,12 +270,29 @@ Test(cli_accuracy, what_cannot_be_answered_is_refused_naming_why) {
     rm_dir(dir);
 }
 
+/* K async workers to 80% (the link given: ps was never measured here): `model` refuses
+ * with status and why, `advise` over K cores skips the K-worker split with why. */
+static void assert_no_async_tta(const char *dir, int k, int status, const char *why) {
+    char args[1400], line[800];
+    const char *link = "--latency 3e-4 --bandwidth 1e8";
+    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.8 --workers %d --cores 1 "
+             "--sync async --topology ps %s", dir, k, link);
+    clirun_assert_refused(args, status, why);
+    snprintf(args, sizeof args, "advise --calib '%s/calibration.json' --target-accuracy 0.8 --cores %d --sync "
+             "batch,async --topology ps,allreduce %s", dir, k, link);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    snprintf(line, sizeof line, "skipped %d workers x 1 cores, async sync, ps: no time to accuracy: %s", k, why);
+    cr_assert(strstr(r.out, line), "no '%s' in:\n%s", line, r.out);
+    clirun_free(&r);
+}
+
 /* Async rows with a target. One async worker pulling every step is plain SGD: the
  * reference's epochs to 80% (the 1x1 batch row's, worked out above: 1.7856), the closed
  * form's staleness K·(N + 1)/2 − 1 = 0; its row carries both the staleness and the nine
  * time-to-accuracy columns, and the CSV reads back as written. Two async workers train on
- * stale gradients, which the accuracy fit has no term for: model refuses them, advise
- * skips them with a note. (ps was never measured here: its link is given.) */
+ * stale gradients, which this fit (no async run) did not measure: model refuses them,
+ * advise skips them with a note. (ps was never measured here: its link is given.) */
 Test(cli_accuracy, async_rows_carry_staleness_and_time_to_accuracy_or_are_refused) {
     char *dir = dir_with(true), args[1400];
     calibrate(dir);
@@ -293,16 +313,60 @@ Test(cli_accuracy, async_rows_carry_staleness_and_time_to_accuracy_or_are_refuse
     }
     cr_assert_float_eq(rows[0].tta.epochs, rows[1].tta.epochs, 1e-9);
     free(rows);
-    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.8 --workers 2 --cores 1 "
+    assert_no_async_tta(dir, 2, 2, "stale gradients (async or hogwild with more than one worker or a pull period): "
+                        "the efficiency fit had no such run, so what staleness costs in epochs (stale_cost) was not "
+                        "fitted");
+    rm_dir(dir);
+}
+
+/* calibration.json's efficiency with what staleness costs set by hand: β = stale_cost,
+ * fitted, measured up to staleness_max. */
+static void set_stale_cost(const char *dir, double beta, double tau_max) {
+    char path[600];
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    json_error_t jerr;
+    json_t *root = json_load_file(path, 0, &jerr);
+    cr_assert_not_null(root, "%s", jerr.text);
+    json_t *eff = json_object_get(root, "efficiency");
+    json_t *entry = json_object_get(json_object_get(eff, "params"), "stale_cost");
+    cr_assert_not_null(entry, "calibration.json has no efficiency.params.stale_cost");
+    json_object_set_new(entry, "value", json_real(beta));
+    json_object_set_new(entry, "fitted", json_true());
+    json_object_set_new(json_object_get(eff, "fit"), "staleness_max", json_real(tau_max));
+    cr_assert_eq(json_dump_file(root, path, JSON_INDENT(1)), 0);
+    json_decref(root);
+}
+
+/* The staleness the cost model and the simulator predict reaches the accuracy fit. With
+ * β = 0.2 measured up to τ = 1.2: two async workers pulling every step have the closed
+ * form's τ = 2·(1 + 1)/2 − 1 = 1, so they need 1 + 0.2·1 = 1.2 times the epochs of one
+ * worker (the same fit, the same draws: exactly); the simulator's τ is about 1 (its
+ * queue), so about 1.2 times too. Four workers (τ = 3) are beyond what was measured:
+ * model refuses, advise skips, naming the staleness. */
+Test(cli_accuracy, the_predicted_staleness_stretches_the_epochs_to_the_target) {
+    char *dir = dir_with(true), args[1400];
+    calibrate(dir);
+    set_stale_cost(dir, 0.2, 1.2);
+    const char *link = "--latency 3e-4 --bandwidth 1e8";
+    snprintf(args, sizeof args, "model --calib '%s/calibration.json' --target-accuracy 0.8 --workers 1,2 --cores 1 "
              "--sync async --topology ps %s", dir, link);
-    clirun_assert_refused(args, 2, "stale gradients");
-    snprintf(args, sizeof args, "advise --calib '%s/calibration.json' --target-accuracy 0.8 --cores 2 --sync "
-             "batch,async --topology ps,allreduce %s", dir, link);
-    clirun_result r = clirun(args);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert(strstr(r.out, "skipped 2 workers x 1 cores, async sync, ps: no time to accuracy: async and hogwild "
-                            "train on stale gradients"), "%s", r.out);
-    clirun_free(&r);
+    int n = 0;
+    prediction_row *rows = csv_rows(args, &n);
+    cr_assert_eq(n, 2);
+    cr_assert(rows[0].workers == 1 && rows[1].workers == 2);
+    cr_assert_float_eq(rows[1].staleness_median, 1.0, 1e-12);
+    /* exactly 1.2, but for the CSV's six digits */
+    cr_assert_float_eq(rows[1].tta.epochs / rows[0].tta.epochs, 1.2, 1e-5, "%g / %g epochs", rows[1].tta.epochs,
+                       rows[0].tta.epochs);
+    free(rows);
+    snprintf(args, sizeof args, "simulate --calib '%s/calibration.json' --target-accuracy 0.8 --workers 1,2 --cores 1 "
+             "--sync async --topology ps --reps 3 %s", dir, link);
+    rows = csv_rows(args, &n);
+    cr_assert_eq(n, 2);
+    const double ratio = rows[1].tta.epochs / rows[0].tta.epochs;
+    cr_assert(ratio > 1.1 && ratio < 1.3, "simulated: %g times one worker's epochs", ratio);
+    free(rows);
+    assert_no_async_tta(dir, 4, 1, "a mean staleness of 3.00 updates is beyond the 1.20 the efficiency fit measured");
     rm_dir(dir);
 }
 

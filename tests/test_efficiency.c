@@ -10,10 +10,10 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The truth of the synthetic runs: plateau, x0, power, w, gamma, H_c; chance 0.1. */
+/* The truth of the synthetic runs: plateau, x0, power, w, gamma, H_c, beta; chance 0.1. */
 static const double A_TRUE = 0.92, X0_TRUE = 0.5, ALPHA_TRUE = 1.2, W_TRUE = 0.3, GAMMA_TRUE = 0.4, HC_TRUE = 30,
-                    CHANCE = 0.1;
-enum { D = 6000, B = 32, E = 10, MAX_POINTS = 64, N_RUNS = 6 };
+                    BETA_TRUE = 0.1, CHANCE = 0.1;
+enum { D = 6000, B = 32, E = 10, MAX_POINTS = 64, N_RUNS = 7 };
 
 static costmodel_config cfg(int k, costmodel_sync sync, int every, bool per_worker) {
     return (costmodel_config){ .workers = k, .cores = 1, .sync = sync, .every_n = every,
@@ -28,20 +28,24 @@ static costmodel_config cfg(int k, costmodel_sync sync, int every, bool per_work
  *   4 every:8:          G 128, H 8                    (1 + 3w)(1 + γ·0.75·7/(7 + H_c))
  *   2 epoch:            G 64,  H ⌈6000/64⌉ = 94       (1 + w)(1 + γ·0.5·93/(93 + H_c))
  *   4 epoch:            G 128, H ⌈6000/128⌉ = 47      (1 + 3w)(1 + γ·0.75·46/(46 + H_c))
- *   2 batch per worker: G 64,  H 1                    1 + w */
+ *   2 batch per worker: G 64,  H 1                    1 + w
+ *   4 async, τ = 3:     G 32,  H 1                    1 + 3β (each gradient its own update) */
 typedef struct {
     costmodel_config c;
-    double s;
+    double s, tau;
 } synth_run;
 
 static void synth_runs(synth_run r[N_RUNS], double g) {
     const double w = W_TRUE, hc = HC_TRUE;
-    r[0] = (synth_run){ cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1 };
-    r[1] = (synth_run){ cfg(2, COSTMODEL_SYNC_EVERY, 8, false), (1 + w) * (1 + g * 0.5 * 7 / (7 + hc)) };
-    r[2] = (synth_run){ cfg(4, COSTMODEL_SYNC_EVERY, 8, false), (1 + 3 * w) * (1 + g * 0.75 * 7 / (7 + hc)) };
-    r[3] = (synth_run){ cfg(2, COSTMODEL_SYNC_EPOCH, 1, false), (1 + w) * (1 + g * 0.5 * 93 / (93 + hc)) };
-    r[4] = (synth_run){ cfg(4, COSTMODEL_SYNC_EPOCH, 1, false), (1 + 3 * w) * (1 + g * 0.75 * 46 / (46 + hc)) };
-    r[5] = (synth_run){ cfg(2, COSTMODEL_SYNC_BATCH, 1, true), 1 + w };
+    r[0] = (synth_run){ cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1, 0 };
+    r[1] = (synth_run){ cfg(2, COSTMODEL_SYNC_EVERY, 8, false), (1 + w) * (1 + g * 0.5 * 7 / (7 + hc)), 0 };
+    r[2] = (synth_run){ cfg(4, COSTMODEL_SYNC_EVERY, 8, false), (1 + 3 * w) * (1 + g * 0.75 * 7 / (7 + hc)), 0 };
+    r[3] = (synth_run){ cfg(2, COSTMODEL_SYNC_EPOCH, 1, false), (1 + w) * (1 + g * 0.5 * 93 / (93 + hc)), 0 };
+    r[4] = (synth_run){ cfg(4, COSTMODEL_SYNC_EPOCH, 1, false), (1 + 3 * w) * (1 + g * 0.75 * 46 / (46 + hc)), 0 };
+    r[5] = (synth_run){ cfg(2, COSTMODEL_SYNC_BATCH, 1, true), 1 + w, 0 };
+    costmodel_config async = cfg(4, COSTMODEL_SYNC_ASYNC, 1, false);
+    async.topology = COSTMODEL_TOPO_PS;
+    r[6] = (synth_run){ async, 1 + 3 * BETA_TRUE, 3 };
 }
 
 /* The truth's accuracy after e epochs of a run slowed s times. */
@@ -74,7 +78,7 @@ static void synth_fill_gamma(synth_data *d, unsigned long seed, int n_runs, doub
             d->subset[i][n] = true;
             d->acc[i][n] = truth(d->epochs[i][n], r[i].s) + gsl_ran_gaussian(rng, 0.012);
         }
-        d->runs[i] = (efficiency_run){ "synthetic", r[i].c, d->epochs[i], d->acc[i], d->subset[i], n };
+        d->runs[i] = (efficiency_run){ "synthetic", r[i].c, d->epochs[i], d->acc[i], d->subset[i], n, r[i].tau };
     }
     gsl_rng_free(rng);
 }
@@ -93,7 +97,8 @@ Test(efficiency, fit_recovers_the_generating_parameters_within_three_standard_er
     efficiency_model m;
     char why[256] = "";
     cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &m, why, sizeof why), 0, "%s", why);
-    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE) };
+    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE),
+                                                BETA_TRUE };
     for (int j = 0; j < EFFICIENCY_NP; j++) {
         cr_assert(m.fitted[j], "parameter %d not fitted", j);
         cr_assert(se(&m, j) > 0, "parameter %d: standard error %g", j, se(&m, j));
@@ -107,13 +112,15 @@ Test(efficiency, fit_recovers_the_generating_parameters_within_three_standard_er
     cr_assert_eq(m.epochs, E);
     cr_assert_eq(m.examples, D);
     cr_assert_eq(m.points, N_RUNS * (4 * E + 20));
+    cr_assert_eq(m.staleness_max, 3);
 }
 
 /* The standard errors mean what they say: over 40 noise seeds the interval ±1.96 se holds
  * the truth about 95% of the time (≥ 85% and ≤ 100% allowed: 40 draws of a binomial). */
 Test(efficiency, standard_errors_cover_the_truth_at_their_rate) {
     static synth_data d;
-    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE) };
+    const double truth_theta[EFFICIENCY_NP] = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE),
+                                                BETA_TRUE };
     int inside[EFFICIENCY_NP] = { 0 }, seeds = 40;
     for (int s = 0; s < seeds; s++) {
         synth_fill(&d, 100 + (unsigned long)s, N_RUNS);
@@ -134,21 +141,22 @@ Test(efficiency, reference_runs_alone_fit_the_curve_and_hold_w_and_gamma) {
     efficiency_model m;
     char why[256] = "";
     cr_assert_eq(efficiency_fit(d.runs, 1, CHANCE, &m, why, sizeof why), 0, "%s", why);
-    cr_assert(!m.fitted[EFFICIENCY_W] && !m.fitted[EFFICIENCY_GAMMA] && !m.fitted[EFFICIENCY_LOG_HC]);
+    cr_assert(!m.fitted[EFFICIENCY_W] && !m.fitted[EFFICIENCY_GAMMA] && !m.fitted[EFFICIENCY_LOG_HC] &&
+              !m.fitted[EFFICIENCY_STALE_COST]);
     cr_assert_eq(m.theta[EFFICIENCY_W], 0);
     cr_assert_eq(m.cov[EFFICIENCY_W][EFFICIENCY_W], 0);
     cr_assert(fabs(m.theta[EFFICIENCY_PLATEAU] - A_TRUE) < 3 * se(&m, EFFICIENCY_PLATEAU));
     /* Local SGD or a larger batch needs what was not fitted: refused, naming it. */
     costmodel_config local = cfg(2, COSTMODEL_SYNC_EVERY, 8, false);
     efficiency_prediction p;
-    cr_assert_eq(efficiency_predict(&m, &local, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert_eq(efficiency_predict(&m, &local, 0, 0.85, NULL, &p, why, sizeof why), -1);
     cr_assert(strstr(why, "global batch of 64") != NULL, "%s", why);
     m.fitted[EFFICIENCY_W] = true; /* as if w were known: then gamma is what is missing */
-    cr_assert_eq(efficiency_predict(&m, &local, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert_eq(efficiency_predict(&m, &local, 0, 0.85, NULL, &p, why, sizeof why), -1);
     cr_assert(strstr(why, "local SGD (2 workers averaging every 8 steps)") != NULL, "%s", why);
     /* Batch sync splitting the reference batch over 4 workers is the reference itself. */
     costmodel_config split = cfg(4, COSTMODEL_SYNC_BATCH, 1, false);
-    cr_assert_eq(efficiency_predict(&m, &split, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(efficiency_predict(&m, &split, 0, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
     cr_assert_float_eq(p.slowdown, 1.0, 1e-15);
 }
 
@@ -191,7 +199,9 @@ Test(efficiency, a_drift_the_runs_cannot_place_is_held_at_a_bound) {
 /* A model with the synthetic truth as its parameters and no uncertainty. */
 static efficiency_model hand_model(void) {
     efficiency_model m = { .known = true, .examples = D, .batch = B, .epochs = E, .chance = CHANCE,
-                           .theta = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE) } };
+                           .theta = { A_TRUE, log(X0_TRUE), ALPHA_TRUE, W_TRUE, GAMMA_TRUE, log(HC_TRUE),
+                                      BETA_TRUE },
+                           .staleness_max = 3 };
     for (int j = 0; j < EFFICIENCY_NP; j++)
         m.fitted[j] = true;
     return m;
@@ -204,11 +214,11 @@ Test(efficiency, epochs_to_an_accuracy_match_the_hand_computation) {
      *   e = s·x = 7.2443817 epochs (within the 10-epoch schedule). */
     efficiency_model m = hand_model();
     costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
-    cr_assert_float_eq(efficiency_slowdown(&m, &c), 2.0078378378, 1e-9);
+    cr_assert_float_eq(efficiency_slowdown(&m, &c, 0), 2.0078378378, 1e-9);
     efficiency_prediction p;
     char why[256] = "";
     const efficiency_timing t = { .startup_s = 5, .epoch_s = 100, .sd_ln = 0 };
-    cr_assert_eq(efficiency_predict(&m, &c, 0.85, &t, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(efficiency_predict(&m, &c, 0, 0.85, &t, &p, why, sizeof why), 0, "%s", why);
     cr_assert_eq(p.reach, EFFICIENCY_REACHED);
     cr_assert_float_eq(p.epochs, 7.2443816989, 1e-8);
     cr_assert_float_eq(p.time_s, 5 + 724.43816989, 1e-6);
@@ -217,7 +227,7 @@ Test(efficiency, epochs_to_an_accuracy_match_the_hand_computation) {
     cr_assert_float_eq(p.epochs_hi, p.epochs, 1e-9);
     cr_assert_float_eq(p.time_hi_s, p.time_s, 1e-6);
     /* The curve there is the target, and e/s is the reference's epochs. */
-    cr_assert_float_eq(efficiency_accuracy(&m, &c, p.epochs), 0.85, 1e-12);
+    cr_assert_float_eq(efficiency_accuracy(&m, &c, 0, p.epochs), 0.85, 1e-12);
 }
 
 /* A calibration.json from before H_c (legacy_log_h) keeps its ln H form: 4 workers
@@ -226,7 +236,7 @@ Test(efficiency, a_legacy_model_keeps_the_ln_h_form) {
     efficiency_model m = hand_model();
     m.legacy_log_h = true;
     costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
-    cr_assert_float_eq(efficiency_slowdown(&m, &c), 3.0852817, 1e-7);
+    cr_assert_float_eq(efficiency_slowdown(&m, &c, 0), 3.0852817, 1e-7);
 }
 
 Test(efficiency, run_noise_widens_the_interval_around_the_point) {
@@ -235,7 +245,7 @@ Test(efficiency, run_noise_widens_the_interval_around_the_point) {
     costmodel_config c = cfg(1, COSTMODEL_SYNC_BATCH, 1, false);
     efficiency_prediction p;
     char why[256] = "";
-    cr_assert_eq(efficiency_predict(&m, &c, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(efficiency_predict(&m, &c, 0, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
     /* 85% ± 1.96·0.004: the run reaches it between f⁻¹(0.84216) and f⁻¹(0.85784). */
     const double lo = 0.5 * pow((0.85 - 1.959964 * 0.004 - 0.1) / (0.92 - 0.85 + 1.959964 * 0.004), 1 / 1.2);
     const double hi = 0.5 * pow((0.85 + 1.959964 * 0.004 - 0.1) / (0.92 - 0.85 - 1.959964 * 0.004), 1 / 1.2);
@@ -249,7 +259,7 @@ Test(efficiency, a_target_above_the_plateau_is_not_reached_with_a_message) {
     costmodel_config c = cfg(1, COSTMODEL_SYNC_BATCH, 1, false);
     efficiency_prediction p;
     char why[256] = "", line[256];
-    cr_assert_eq(efficiency_predict(&m, &c, 0.95, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(efficiency_predict(&m, &c, 0, 0.95, NULL, &p, why, sizeof why), 0, "%s", why);
     cr_assert_eq(p.reach, EFFICIENCY_ABOVE_PLATEAU);
     cr_assert(!p.lo_reached && !p.hi_reached);
     cr_assert(isfinite(p.epochs) && isfinite(p.epochs_lo) && isfinite(p.epochs_hi));
@@ -265,7 +275,7 @@ Test(efficiency, a_target_beyond_the_schedule_says_what_its_end_reaches) {
     efficiency_prediction p;
     char why[256] = "", line[256];
     const efficiency_timing t = { .startup_s = 5, .epoch_s = 100, .sd_ln = 0.05 };
-    cr_assert_eq(efficiency_predict(&m, &c, 0.90, &t, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(efficiency_predict(&m, &c, 0, 0.90, &t, &p, why, sizeof why), 0, "%s", why);
     cr_assert_eq(p.reach, EFFICIENCY_BEYOND_SCHEDULE);
     cr_assert_float_eq(p.epochs, 21.7144398847, 1e-8);
     cr_assert_float_eq(p.accuracy_at_end, 0.8711169161, 1e-9);
@@ -282,14 +292,14 @@ Test(efficiency, another_schedule_or_data_size_is_refused) {
     efficiency_prediction p;
     char why[256] = "";
     c.epochs = 5;
-    cr_assert_eq(efficiency_predict(&m, &c, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert_eq(efficiency_predict(&m, &c, 0, 0.85, NULL, &p, why, sizeof why), -1);
     cr_assert(strstr(why, "10-epoch schedule") && strstr(why, "not 5"), "%s", why);
     c.epochs = E;
     c.examples = 60000;
-    cr_assert_eq(efficiency_predict(&m, &c, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert_eq(efficiency_predict(&m, &c, 0, 0.85, NULL, &p, why, sizeof why), -1);
     cr_assert(strstr(why, "6000 examples, not 60000"), "%s", why);
     c.examples = D;
-    cr_assert_eq(efficiency_predict(&m, &c, 1.5, NULL, &p, why, sizeof why), -1);
+    cr_assert_eq(efficiency_predict(&m, &c, 0, 1.5, NULL, &p, why, sizeof why), -1);
     cr_assert(strstr(why, "expected a fraction in (0, 1)"), "%s", why);
 }
 
@@ -328,32 +338,64 @@ Test(efficiency, noise_scale_is_the_batch_where_w_is_one_half) {
     cr_assert_float_eq(bse, 32 / 0.09 * 0.1, 1e-9);
 }
 
-/* Stale gradients are not in the form. Async with one worker pulling every step is plain
- * SGD (train/asyncps.h): G = 32, H = 1, s = 1, so 85% takes the reference's x = 3.6080512
- * epochs (worked out above). Two async workers, one pulling every 4 steps, and hogwild
- * even alone train on stale gradients: refused by the check and by the fit, naming why. */
-Test(efficiency, stale_gradients_are_refused_but_one_async_worker_is_plain_sgd) {
+/* Stale gradients stretch the epochs by 1 + β·τ (β = 0.1 in the hand model). To 85% the
+ * reference needs x = 3.6080512 epochs (worked out above), so:
+ *   4 async workers, τ = 3:  s = 1.3, e = 4.69046656
+ *   2 hogwild workers, τ = 1: s = 1.1, e = 3.96885632
+ *   1 async worker pulling every step: plain SGD, τ = 0, s = 1, e = 3.6080512. */
+Test(efficiency, staleness_stretches_the_epochs_by_the_hand_computation) {
     efficiency_model m = hand_model();
     efficiency_prediction p;
     char why[256] = "";
-    costmodel_config c = cfg(1, COSTMODEL_SYNC_ASYNC, 1, false);
-    cr_assert_eq(efficiency_predict(&m, &c, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
-    cr_assert_float_eq(p.slowdown, 1.0, 1e-12);
+    costmodel_config c = cfg(4, COSTMODEL_SYNC_ASYNC, 1, false);
+    cr_assert_eq(efficiency_predict(&m, &c, 3, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_float_eq(p.slowdown, 1.3, 1e-12);
+    cr_assert_float_eq(p.epochs, 4.69046656, 1e-6);
+    c = cfg(2, COSTMODEL_SYNC_HOGWILD, 1, false);
+    cr_assert_eq(efficiency_predict(&m, &c, 1, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_float_eq(p.epochs, 3.96885632, 1e-6);
+    c = cfg(1, COSTMODEL_SYNC_ASYNC, 1, false);
+    cr_assert_eq(efficiency_predict(&m, &c, 0, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
     cr_assert_float_eq(p.epochs, 3.6080512, 1e-6);
+    cr_assert_float_eq(efficiency_accuracy(&m, &c, 0, p.epochs), 0.85, 1e-12);
+}
+
+/* What the fit did not measure is refused, naming why: stale gradients when no run was
+ * stale (β not fitted; one async worker pulling every step is still plain SGD), and a
+ * staleness beyond the fit's largest (3) by more than half an update. */
+Test(efficiency, staleness_the_fit_did_not_measure_is_refused) {
+    efficiency_model m = hand_model();
+    efficiency_prediction p;
+    char why[256] = "";
+    const costmodel_config async4 = cfg(4, COSTMODEL_SYNC_ASYNC, 1, false);
+    cr_assert_eq(efficiency_predict(&m, &async4, 3.5, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+    cr_assert_eq(efficiency_predict(&m, &async4, 3.51, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert(strstr(why, "mean staleness of 3.51 updates is beyond the 3.00"), "%s", why);
+    cr_assert_eq(efficiency_predict(&m, &async4, -1, 0.85, NULL, &p, why, sizeof why), -1);
+    cr_assert(strstr(why, "mean staleness -1: expected a number >= 0"), "%s", why);
+    m.fitted[EFFICIENCY_STALE_COST] = false;
+    m.theta[EFFICIENCY_STALE_COST] = 0;
     const costmodel_config stale[] = { cfg(2, COSTMODEL_SYNC_ASYNC, 1, false), cfg(1, COSTMODEL_SYNC_ASYNC, 4, false),
                                        cfg(1, COSTMODEL_SYNC_HOGWILD, 1, false) };
     for (int i = 0; i < 3; i++) {
         why[0] = '\0';
-        cr_assert_eq(efficiency_predict(&m, &stale[i], 0.85, NULL, &p, why, sizeof why), -1, "config %d", i);
-        cr_assert(strstr(why, "stale gradients"), "config %d: %s", i, why);
+        cr_assert_eq(efficiency_predict(&m, &stale[i], 1, 0.85, NULL, &p, why, sizeof why), -1, "config %d", i);
+        cr_assert(strstr(why, "(stale_cost) was not fitted"), "config %d: %s", i, why);
     }
+    const costmodel_config plain = cfg(1, COSTMODEL_SYNC_ASYNC, 1, false);
+    cr_assert_eq(efficiency_predict(&m, &plain, 0, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
+}
+
+/* The fit refuses a staleness that is no number >= 0, naming the run. */
+Test(efficiency, the_fit_refuses_a_staleness_that_is_not_a_count) {
     static synth_data d;
     synth_fill(&d, 5, N_RUNS);
-    d.runs[1].config = stale[0];
-    d.runs[1].name = "async-2";
+    d.runs[6].staleness = NAN;
+    d.runs[6].name = "async-4";
     efficiency_model fit;
+    char why[256] = "";
     cr_assert_eq(efficiency_fit(d.runs, N_RUNS, CHANCE, &fit, why, sizeof why), -1);
-    cr_assert(strstr(why, "async-2: async and hogwild train on stale gradients"), "%s", why);
+    cr_assert(strstr(why, "async-4: mean staleness nan: expected a number >= 0"), "%s", why);
 }
 
 /* A one-rank trace of config c whose test accuracy is the truth slowed s times, ± 0.002 in
@@ -377,24 +419,40 @@ static trace *curve_trace(costmodel_config c, double s) {
     return t;
 }
 
-/* The fit from traces leaves an async run's curve out, says so, and fits the rest; with
- * only stale runs there is nothing to fit, and the note says why. */
-Test(efficiency, traces_of_stale_runs_are_left_out_of_the_fit_with_a_note) {
-    trace *tr[2] = { curve_trace(cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1),
-                     curve_trace(cfg(2, COSTMODEL_SYNC_ASYNC, 1, false), 1.4) };
+/* The master's update events of an async trace: staleness 2 and 4 in turn (mean 3). */
+static void add_updates(trace *t) {
+    for (int u = 0; u < 40; u++) {
+        const trace_event ev = { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 0.01 * u, .t1_s = 0.01 * u + 0.005,
+                                 .epoch = 0, .step = u, .name = "sgd", .has_staleness = true,
+                                 .staleness = u % 2 ? 4 : 2 };
+        cr_assert_eq(trace_add(t, &ev), 0);
+    }
+}
+
+/* The fit from traces takes an async run's τ from its master's update events (mean 3)
+ * and fits β from its curve, slowed 1 + 0.1·3 = 1.3 times: β comes back 0.1, and τ = 3
+ * is the largest the fit will predict for (+ half an update). An async curve without a
+ * staleness is an error naming the trace. */
+Test(efficiency, traces_of_async_runs_fit_what_staleness_costs) {
+    costmodel_config async = cfg(2, COSTMODEL_SYNC_ASYNC, 1, false);
+    async.topology = COSTMODEL_TOPO_PS;
+    trace *tr[2] = { curve_trace(cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1), curve_trace(async, 1.3) };
     const char *names[2] = { "ref.trace.jsonl", "async.trace.jsonl" };
     efficiency_model m;
     char note[512];
+    cr_assert_eq(efficiency_fit_traces(tr, names, 2, &m, note, sizeof note), -1);
+    cr_assert(strstr(note, "async.trace.jsonl: an async run with accuracy points but no update event with a "
+                           "staleness"), "%s", note);
+    add_updates(tr[1]);
     cr_assert_eq(efficiency_fit_traces(tr, names, 2, &m, note, sizeof note), 0, "%s", note);
-    cr_assert(m.known);
-    cr_assert_eq(m.runs, 1, "the async run was fitted");
-    cr_assert(strstr(note, "1 async or hogwild run left out"), "%s", note);
-    /* 37 points (the first epoch's 3 are the warm-up), little noise: the truth comes back */
-    cr_assert_eq(m.points, 4 * E - 3);
+    cr_assert_str_eq(note, "");
+    cr_assert_eq(m.runs, 2);
+    cr_assert(m.fitted[EFFICIENCY_STALE_COST]);
+    cr_assert_float_eq(m.staleness_max, 3, 1e-12);
+    /* 2 × 37 points (each run's first epoch's 3 are the warm-up), ± 0.002: the truth back */
+    cr_assert_eq(m.points, 2 * (4 * E - 3));
+    cr_assert_float_eq(m.theta[EFFICIENCY_STALE_COST], BETA_TRUE, 0.01, "beta %g", m.theta[EFFICIENCY_STALE_COST]);
     cr_assert_float_eq(m.theta[EFFICIENCY_PLATEAU], A_TRUE, 0.01);
-    cr_assert_eq(efficiency_fit_traces(tr + 1, names + 1, 1, &m, note, sizeof note), 1);
-    cr_assert(!m.known);
-    cr_assert(strstr(note, "1 async or hogwild run left out"), "%s", note);
     trace_free(tr[0]);
     trace_free(tr[1]);
 }
