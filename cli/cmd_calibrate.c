@@ -278,8 +278,8 @@ static void print_efficiency(const efficiency_model *m, const char *note) {
             infinite ? printf(" (B_noise unbounded: a larger batch costs no epochs)")
                      : printf(" (B_noise = %.3g +- %.2g examples)", bn, bse);
         if (j == EFFICIENCY_STALE_COST && m->fitted[j])
-            printf(" (each update of mean staleness stretches the epochs by %.3g; measured up to %.3g updates)",
-                   t[j], m->staleness_max);
+            printf(" (each update of mean staleness stretches the epochs by %.3g; the stalest configuration "
+                   "fitted: %.3g)", t[j], m->staleness_max);
         if (m->at_bound[j] && j == EFFICIENCY_LOG_HC)
             printf(" (held, H_c = %.3g steps: the runs do not place it inside [1, the longest period])", exp(t[j]));
         else if (m->at_bound[j])
@@ -302,7 +302,7 @@ static void print_efficiency(const efficiency_model *m, const char *note) {
  * (said), -1 a fit that failed when need is set (else a note and no efficiency). */
 static int fit_efficiency(trace **tr, const char **names, int n, bool need, calibration *cal) {
     char note[512];
-    int rc = efficiency_fit_traces(tr, names, n, &cal->efficiency, note, sizeof note);
+    int rc = efficiency_fit_traces(tr, names, n, &cal->params, &cal->efficiency, note, sizeof note);
     if (rc == 0)
         print_efficiency(&cal->efficiency, note);
     else if (rc == 1 && !need)

@@ -525,10 +525,10 @@ int efficiency_check_staleness(const efficiency_model *m, double tau, char *why,
     if (tau == 0)
         return 0;
     if (tau > m->staleness_max + EFFICIENCY_STALENESS_SLACK)
-        return errmsg_set(why, whylen, "a mean staleness of %.2f updates is beyond the %.2f the efficiency fit "
-                          "measured (what staleness costs is fitted to first order, and a staler server can "
-                          "diverge): fit traces of async accuracy runs at least this stale", tau,
-                          m->staleness_max);
+        return errmsg_set(why, whylen, "a mean staleness of %.2f updates is beyond the %.2f of the stalest "
+                          "configuration the efficiency fit measured (what staleness costs is fitted to first "
+                          "order, and a staler server can diverge): fit traces of async accuracy runs at least "
+                          "this stale", tau, m->staleness_max);
     if (!(1 + m->theta[EFFICIENCY_STALE_COST] * tau > 0))
         return errmsg_set(why, whylen, "the fitted staleness stretch 1 + %g*%g is not positive: outside what the "
                           "fit can say", m->theta[EFFICIENCY_STALE_COST], tau);

@@ -164,7 +164,9 @@ typedef struct {
     bool legacy_log_h;                 /* a file from before H_c: D(H) = ln H, H_c unused */
     bool pre_stale;                    /* a file from before β: β = 0, not fitted (legacy_log_h
                                           files are pre_stale too) */
-    double staleness_max;              /* the largest mean staleness τ of the fitted runs */
+    double staleness_max;              /* the largest mean staleness τ of the fitted runs: as
+                                          measured, or (efficiency_fit_traces with params) as the
+                                          cost model predicts it for their configurations, if more */
     double sd_test, sd_subset;         /* residual σ: whole-test-set points, subset points */
     long points;                       /* accuracy points fitted */
     int runs, dof;
@@ -229,12 +231,17 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
  * accuracy). The trace header does not record --warmup-epochs: the trainer's default, 1,
  * is assumed. A trace with fewer than two points after it (a calibration plan's run of
  * one epoch) is no curve and is left out too. An async or hogwild run's τ is the mean
- * staleness of the gradients its master applied (traceinfo_async_of). Returns 0 fitted
- * (note may name what was left out, else ""); 1 no trace has an accuracy curve (out->known
- * false); -1 the runs cannot be fitted, why in note. */
+ * staleness of the gradients its master applied (traceinfo_async_of). With params
+ * (non-NULL: the time model fitted on the same traces), staleness_max is also at least the
+ * cost model's τ of each fitted async configuration (costmodel_async_of), the footing
+ * predictions stand on: each epoch starts with fresh weights, so a run of short epochs
+ * measures less than the closed form says (the accuracy plan's 4x1 async on 640 examples:
+ * 2.4 against 3), and without it a configuration that was measured would be refused.
+ * Returns 0 fitted (note may name what was left out, else ""); 1 no trace has an accuracy
+ * curve (out->known false); -1 the runs cannot be fitted, why in note. */
 #define EFFICIENCY_WARMUP_EPOCHS 1.0
-int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, efficiency_model *out, char *note,
-                          int notelen);
+int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, const costmodel_params *params,
+                          efficiency_model *out, char *note, int notelen);
 
 /* Does c train on stale gradients (see above: async and hogwild but one async worker
  * pulling every step, which is plain SGD bit for bit)? Predicting for such a c needs β

@@ -4,6 +4,7 @@
 #include "model/traceinfo.h"
 #include "util/errmsg.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -78,9 +79,10 @@ static void curves_free(curves *c, int n) {
     free(c->staleness);
 }
 
-/* The fit over the best group's runs. */
-static int fit_group(trace *const *traces, const char *const *names, int n, const curves *c, efficiency_model *out,
-                     char *note, int notelen) {
+/* The fit over the best group's runs; staleness_max raised to params' τ of each (see the
+ * header). */
+static int fit_group(trace *const *traces, const char *const *names, int n, const curves *c,
+                     const costmodel_params *params, efficiency_model *out, char *note, int notelen) {
     efficiency_run *runs = calloc((size_t)n, sizeof *runs);
     long total = 0;
     for (int i = 0; i < n; i++)
@@ -110,6 +112,9 @@ static int fit_group(trace *const *traces, const char *const *names, int n, cons
         m++;
     }
     rc = efficiency_fit(runs, m, chance_of(traces[c->best]->run.net), out, note, notelen);
+    for (int i = 0; rc == 0 && params && i < m; i++)
+        if (runs[i].staleness > 0)
+            out->staleness_max = fmax(out->staleness_max, costmodel_async_of(params, &runs[i].config).staleness);
     if (rc == 0 && left_out > 0)
         snprintf(note, (size_t)notelen, "fitted on the %d runs of %ld examples x %d epochs; %d run%s with accuracy "
                  "points of other schedules (or data, or network) left out", m, out->examples, out->epochs, left_out,
@@ -121,8 +126,8 @@ done:
     return rc;
 }
 
-int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, efficiency_model *out, char *note,
-                          int notelen) {
+int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, const costmodel_params *params,
+                          efficiency_model *out, char *note, int notelen) {
     memset(out, 0, sizeof *out);
     if (notelen > 0)
         note[0] = '\0';
@@ -131,7 +136,7 @@ int efficiency_fit_traces(trace *const *traces, const char *const *names, int n,
     if (rc == 0 && c.best < 0)
         rc = 1;
     else if (rc == 0)
-        rc = fit_group(traces, names, n, &c, out, note, notelen);
+        rc = fit_group(traces, names, n, &c, params, out, note, notelen);
     curves_free(&c, n);
     return rc;
 }
