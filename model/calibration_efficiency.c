@@ -212,6 +212,9 @@ int calibration_efficiency_read(const char *path, json_t *o, efficiency_model *m
     json_t *tau_max = json_object_get(fit, "staleness_max");
     if (tau_max && (!json_is_number(tau_max) || !(json_number_value(tau_max) >= 0)))
         return errmsg_set(err, errlen, "%s: efficiency.fit.staleness_max: expected a number >= 0", path);
+    if (!tau_max && m->fitted[EFFICIENCY_STALE_COST] && !m->pre_stale)
+        return errmsg_set(err, errlen, "%s: efficiency.fit.staleness_max: missing, and stale_cost is fitted: "
+                          "expected the largest mean staleness of the fitted runs", path);
     m->staleness_max = tau_max ? json_number_value(tau_max) : 0;
     m->known = true;
     return 0;

@@ -519,19 +519,19 @@ int efficiency_check(const efficiency_model *m, const costmodel_config *c, char 
     return 0;
 }
 
-int efficiency_check_staleness(const efficiency_model *m, double tau, char *why, int whylen) {
+int efficiency_check_at(const efficiency_model *m, const costmodel_config *c, double tau, char *why, int whylen) {
+    if (efficiency_check(m, c, why, whylen))
+        return -1;
     if (!(isfinite(tau) && tau >= 0))
         return errmsg_set(why, whylen, "mean staleness %g: expected a number >= 0", tau);
-    if (tau == 0)
-        return 0;
-    if (tau > m->staleness_max + EFFICIENCY_STALENESS_SLACK)
-        return errmsg_set(why, whylen, "a mean staleness of %.2f updates is beyond the %.2f of the stalest "
-                          "configuration the efficiency fit measured (what staleness costs is fitted to first "
-                          "order, and a staler server can diverge): fit traces of async accuracy runs at least "
-                          "this stale", tau, m->staleness_max);
-    if (!(1 + m->theta[EFFICIENCY_STALE_COST] * tau > 0))
-        return errmsg_set(why, whylen, "the fitted staleness stretch 1 + %g*%g is not positive: outside what the "
-                          "fit can say", m->theta[EFFICIENCY_STALE_COST], tau);
+    if (tau > 0 && tau > m->staleness_max + EFFICIENCY_STALENESS_SLACK)
+        return errmsg_set(why, whylen, "a mean staleness of %.2f updates is beyond the %.2f of the stalest run "
+                          "the efficiency fit had (what staleness costs is fitted to first order, and a staler "
+                          "server can diverge): fit traces of async accuracy runs at least this stale", tau,
+                          m->staleness_max);
+    if (!(efficiency_slowdown(m, c, tau) > 0))
+        return errmsg_set(why, whylen, "the fitted slowdown of this configuration at a mean staleness of %g is %g, "
+                          "not positive: outside what the fit can say", tau, efficiency_slowdown(m, c, tau));
     return 0;
 }
 
@@ -623,13 +623,10 @@ int efficiency_predict(const efficiency_model *m, const costmodel_config *c, dou
     gsl_set_error_handler_off();
     if (!(target > 0 && target < 1))
         return errmsg_set(why, whylen, "target accuracy %g: expected a fraction in (0, 1), e.g. 0.90", target);
-    if (efficiency_check(m, c, why, whylen) || efficiency_check_staleness(m, tau, why, whylen))
+    if (efficiency_check_at(m, c, tau, why, whylen))
         return -1;
     out->target = target;
     out->slowdown = efficiency_slowdown(m, c, tau);
-    if (!(out->slowdown > 0))
-        return errmsg_set(why, whylen, "the fitted slowdown of this configuration is %g, not positive: outside "
-                          "what the fit can say", out->slowdown);
     out->plateau = m->theta[EFFICIENCY_PLATEAU];
     out->accuracy_at_end = efficiency_accuracy(m, c, tau, m->epochs);
     const double x = curve_inverse(m->chance, m->theta, target);

@@ -24,20 +24,34 @@ static bool same_schedule(const trace *a, const trace *b) {
            strcmp(a->run.net, b->run.net) == 0;
 }
 
-/* Each trace's accuracy points and mean staleness, and the index of the group (a trace of
- * it) with the most points. */
+/* Each trace's accuracy points and τ, and the index of the group (a trace of it) with the
+ * most points. */
 typedef struct {
     traceinfo_accuracy_point **pts;
     long *n;
     double *staleness;
     int best;
+    int no_staleness; /* stale traces left out: no params, and no update event with a staleness */
 } curves;
 
-static int read_curves(trace *const *traces, const char *const *names, int n, curves *c, char *why, int whylen) {
+/* τ of trace t (see the header): 0 for fresh gradients; with params the cost model's for its
+ * configuration; else the mean its master measured; NAN when neither is known. */
+static double staleness_of(const trace *t, const costmodel_params *params) {
+    if (!efficiency_stale(&t->run.config))
+        return 0;
+    if (params)
+        return costmodel_async_of(params, &t->run.config).staleness;
+    traceinfo_async a;
+    return traceinfo_async_of(t, &a) == 0 && a.updates > 0 ? a.staleness_mean : NAN;
+}
+
+static int read_curves(trace *const *traces, const char *const *names, int n, const costmodel_params *params,
+                       curves *c, char *why, int whylen) {
     c->pts = calloc((size_t)n, sizeof *c->pts);
     c->n = calloc((size_t)n, sizeof *c->n);
     c->staleness = calloc((size_t)n, sizeof *c->staleness);
     c->best = -1;
+    c->no_staleness = 0;
     if (!c->pts || !c->n || !c->staleness)
         return errmsg_set(why, whylen, "out of memory");
     for (int i = 0; i < n; i++) {
@@ -49,12 +63,10 @@ static int read_curves(trace *const *traces, const char *const *names, int n, cu
             if (c->pts[i][p].epochs_seen >= EFFICIENCY_WARMUP_EPOCHS - 1e-9)
                 c->pts[i][kept++] = c->pts[i][p];
         c->n[i] = kept >= 2 ? kept : 0; /* one point is no curve (a plan's one short epoch) */
-        traceinfo_async a;
-        if (c->n[i] > 0 && efficiency_stale(&traces[i]->run.config)) {
-            if (traceinfo_async_of(traces[i], &a) != 0 || a.updates == 0)
-                return errmsg_set(why, whylen, "%s: an async run with accuracy points but no update event with a "
-                                  "staleness: its gradients' staleness is what the fit needs", names[i]);
-            c->staleness[i] = a.staleness_mean;
+        c->staleness[i] = c->n[i] > 0 ? staleness_of(traces[i], params) : 0;
+        if (!isfinite(c->staleness[i])) {
+            c->n[i] = 0;
+            c->no_staleness++;
         }
     }
     long best_points = 0;
@@ -79,10 +91,9 @@ static void curves_free(curves *c, int n) {
     free(c->staleness);
 }
 
-/* The fit over the best group's runs; staleness_max raised to params' τ of each (see the
- * header). */
-static int fit_group(trace *const *traces, const char *const *names, int n, const curves *c,
-                     const costmodel_params *params, efficiency_model *out, char *note, int notelen) {
+/* The fit over the best group's runs. */
+static int fit_group(trace *const *traces, const char *const *names, int n, const curves *c, efficiency_model *out,
+                     char *note, int notelen) {
     efficiency_run *runs = calloc((size_t)n, sizeof *runs);
     long total = 0;
     for (int i = 0; i < n; i++)
@@ -112,9 +123,6 @@ static int fit_group(trace *const *traces, const char *const *names, int n, cons
         m++;
     }
     rc = efficiency_fit(runs, m, chance_of(traces[c->best]->run.net), out, note, notelen);
-    for (int i = 0; rc == 0 && params && i < m; i++)
-        if (runs[i].staleness > 0)
-            out->staleness_max = fmax(out->staleness_max, costmodel_async_of(params, &runs[i].config).staleness);
     if (rc == 0 && left_out > 0)
         snprintf(note, (size_t)notelen, "fitted on the %d runs of %ld examples x %d epochs; %d run%s with accuracy "
                  "points of other schedules (or data, or network) left out", m, out->examples, out->epochs, left_out,
@@ -132,11 +140,17 @@ int efficiency_fit_traces(trace *const *traces, const char *const *names, int n,
     if (notelen > 0)
         note[0] = '\0';
     curves c;
-    int rc = read_curves(traces, names, n, &c, note, notelen);
+    int rc = read_curves(traces, names, n, params, &c, note, notelen);
     if (rc == 0 && c.best < 0)
         rc = 1;
     else if (rc == 0)
-        rc = fit_group(traces, names, n, &c, params, out, note, notelen);
+        rc = fit_group(traces, names, n, &c, out, note, notelen);
+    if (rc >= 0 && c.no_staleness > 0 && notelen > 0) {
+        const size_t used = strlen(note);
+        snprintf(note + used, (size_t)notelen - used, "%s%d async or hogwild run%s left out (no update event with a "
+                 "staleness, and no time model to predict it)", used ? "; " : "", c.no_staleness,
+                 c.no_staleness == 1 ? "" : "s");
+    }
     curves_free(&c, n);
     return rc;
 }

@@ -553,14 +553,12 @@ int figures_accuracy_curves(trace *const *traces, int n_traces) {
  * fit cannot say. */
 static void write_predicted(FILE *f, const calibration *cal, const costmodel_config *c) {
     char why[256];
-    if (!cal->efficiency.known || efficiency_check(&cal->efficiency, c, why, sizeof why) ||
-        costmodel_check(&cal->params, c, why, sizeof why)) {
+    if (!cal->efficiency.known || costmodel_check(&cal->params, c, why, sizeof why)) {
         fprintf(f, "NaN NaN\n");
         return;
     }
     const prediction_row r = predictions_from_model(&cal->params, c);
-    if (efficiency_check_staleness(&cal->efficiency, r.staleness_mean, why, sizeof why) ||
-        !(efficiency_slowdown(&cal->efficiency, c, r.staleness_mean) > 0)) {
+    if (efficiency_check_at(&cal->efficiency, c, r.staleness_mean, why, sizeof why)) {
         fprintf(f, "NaN NaN\n");
         return;
     }

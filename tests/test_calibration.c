@@ -457,7 +457,7 @@ Test(calibration, bad_efficiency_values_are_refused_naming_the_field) {
 
 /* A file from before β (six parameters, 6 × 6 cov) reads with β = 0, not fitted, so that
  * its predictions do not change and stale configurations are refused; one with
- * stale_cost needs its 7 × 7 cov, and reads the largest staleness the fit measured. */
+ * stale_cost needs its 7 × 7 cov and, fitted, the stalest run's staleness (fit.staleness_max). */
 Test(calibration, efficiency_without_stale_cost_reads_with_beta_zero) {
     static const char *six = "\"plateau\": {\"value\": 0.92}, \"log_x0\": {\"value\": -0.7}, "
                              "\"power\": {\"value\": 1.2}, \"w\": {\"value\": 0.3}, \"gamma\": {\"value\": 0.05}, "
@@ -475,7 +475,13 @@ Test(calibration, efficiency_without_stale_cost_reads_with_beta_zero) {
     cr_assert(!cal.efficiency.fitted[EFFICIENCY_STALE_COST]);
     cr_assert_eq(cal.efficiency.theta[EFFICIENCY_STALE_COST], 0);
     cr_assert_eq(efficiency_n_params(&cal.efficiency), 6);
-    cr_assert_eq(read_text(efficiency_file(seven, cov7), &cal, err, sizeof err), 0, "%s", err);
+    /* a fitted stale_cost needs the stalest run it was fitted on */
+    cr_assert_eq(read_text(efficiency_file(seven, cov7), &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "efficiency.fit.staleness_max: missing, and stale_cost is fitted") != NULL, "%s", err);
+    char cov7_fit[600];
+    snprintf(cov7_fit, sizeof cov7_fit, "%s,\n  \"fit\": {\"staleness_max\": 2.5}", cov7);
+    cr_assert_eq(read_text(efficiency_file(seven, cov7_fit), &cal, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cal.efficiency.staleness_max, 2.5);
     cr_assert(!cal.efficiency.pre_stale && cal.efficiency.fitted[EFFICIENCY_STALE_COST]);
     cr_assert_eq(cal.efficiency.theta[EFFICIENCY_STALE_COST], 0.07);
     cr_assert_eq(cal.efficiency.cov[EFFICIENCY_STALE_COST][EFFICIENCY_STALE_COST], 4e-4);

@@ -366,7 +366,7 @@ Test(cli_accuracy, the_predicted_staleness_stretches_the_epochs_to_the_target) {
     const double ratio = rows[1].tta.epochs / rows[0].tta.epochs;
     cr_assert(ratio > 1.1 && ratio < 1.3, "simulated: %g times one worker's epochs", ratio);
     free(rows);
-    assert_no_async_tta(dir, 4, 1, "a mean staleness of 3.00 updates is beyond the 1.20 of the stalest configuration");
+    assert_no_async_tta(dir, 4, 1, "a mean staleness of 3.00 updates is beyond the 1.20 of the stalest run");
     rm_dir(dir);
 }
 
