@@ -63,8 +63,8 @@ static void usage(FILE *out) {
             "`speedup train` since it records them) also give the accuracy curve against epochs\n"
             "and each configuration's slowdown of it (model/efficiency.h; calibration.json's\n"
             "efficiency), fitted on the runs of the schedule (examples, epochs) with the most\n"
-            "points (async and hogwild runs with their gradients' mean staleness, which gives\n"
-            "what staleness costs in epochs, stale_cost):\n"
+            "points (async and hogwild runs too, each at the mean staleness the cost model\n"
+            "gives its configuration: what staleness costs in epochs, stale_cost):\n"
             "what `--target-accuracy` predicts from.\n"
             "\n");
     fprintf(out,

@@ -524,7 +524,7 @@ int efficiency_check_at(const efficiency_model *m, const costmodel_config *c, do
         return -1;
     if (!(isfinite(tau) && tau >= 0))
         return errmsg_set(why, whylen, "mean staleness %g: expected a number >= 0", tau);
-    if (tau > 0 && tau > m->staleness_max + EFFICIENCY_STALENESS_SLACK)
+    if (tau > m->staleness_max + EFFICIENCY_STALENESS_SLACK)
         return errmsg_set(why, whylen, "a mean staleness of %.2f updates is beyond the %.2f of the stalest run "
                           "the efficiency fit had (what staleness costs is fitted to first order, and a staler "
                           "server can diverge): fit traces of async accuracy runs at least this stale", tau,

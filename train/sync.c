@@ -213,16 +213,16 @@ static void floats_allreduce(float *x, long n) {
 }
 
 /* A dedicated master has nothing to do until every worker arrives: it naps
- * (psx_wait_napping) rather than busy-poll a core the workers need. Workers still poll:
+ * (psx_barrier_napping) rather than busy-poll a core the workers need. Workers still poll:
  * they are on the critical path. */
 static void dedicated_wait_for_all(const sync_ctx *s) {
-    MPI_Request req;
-    MPI_Ibarrier(MPI_COMM_WORLD, &req); // every rank: a blocking barrier would not match it
-    if (s->train_rank >= 0) {
-        MPI_Wait(&req, MPI_STATUS_IGNORE);
+    if (s->train_rank < 0) {
+        psx_barrier_napping(MPI_COMM_WORLD);
         return;
     }
-    psx_wait_napping(&req, MPI_STATUS_IGNORE);
+    MPI_Request req; // the master's barrier is nonblocking: a blocking one would not match it
+    MPI_Ibarrier(MPI_COMM_WORLD, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
 /* The wait: a barrier, so that the transfer's time is not the slowest rank's lateness. */
