@@ -1,8 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "bench/commbench.h"
 
-#include "model/fit.h"
-#include "train/psx.h" // defines: psx_exchange, the trainer's parameter-server exchange
+#include "fit/fit.h"
+#include "comm/psx.h" // defines: psx_exchange, the trainer's parameter-server exchange
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -61,7 +61,7 @@ static void allreduce(bench *b, int floats, long step, int keep) {
         record(b, "allreduce", t0, MPI_Wtime(), step, 4L * floats);
 }
 
-/* The parameter server: the trainer's exchange itself (train/psx.h), with nothing between
+/* The parameter server: the trainer's exchange itself (comm/psx.h), with nothing between
  * the pushes and the pulls. b->send is every rank's block (rank 0 adds the pushes into it,
  * the workers receive the pull into it), b->recv rank 0's receive buffer. */
 static void ps(bench *b, int floats, long step, int keep) {
@@ -95,8 +95,8 @@ static trace_run header(const commbench_options *o, int size, long max_bytes) {
     snprintf(run.git, sizeof run.git, "%s", o->git ? o->git : "unknown");
     snprintf(run.net, sizeof run.net, "%s", FIT_COMMBENCH_NET);
     run.model_bytes = max_bytes;
-    run.config = (costmodel_config){ .workers = size, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                                     .topology = COSTMODEL_TOPO_ALLREDUCE, .master = COSTMODEL_MASTER_WORKER,
+    run.config = (job_config){ .workers = size, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                                     .topology = JOB_TOPO_ALLREDUCE, .master = JOB_MASTER_WORKER,
                                      .examples = 1, .batch = 1, .epochs = 1 };
     return run;
 }

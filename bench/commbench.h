@@ -1,12 +1,12 @@
 /* commbench — the communication micro-benchmark that pins α and β (DESIGN.md): times
  * the three exchanges of the cost model at several message sizes, on real MPI ranks,
- * and records them as trace events model/fit.h fits.
+ * and records them as trace events fit/fit.h fits.
  *
  * For every size n (bytes, rounded up to whole floats: the model synchronises float
  * weights) and every repetition, after a barrier:
  *   pingpong   rank 0 sends n bytes to rank 1 and waits for n bytes back: 2(α + β·n)
  *   allreduce  every rank MPI_Allreduce's n/4 floats (sum): S_ring(K)
- *   ps         the trainer's parameter-server exchange itself (train/psx.h's
+ *   ps         the trainer's parameter-server exchange itself (comm/psx.h's
  *              psx_exchange, the same call --topology ps makes): ranks 1..K−1 each send n
  *              bytes to rank 0, which takes them one at a time in rank order into one
  *              receive buffer and adds each into its block, then sends n bytes back to
@@ -25,7 +25,7 @@
 #ifndef SPEEDUP_BENCH_COMMBENCH_H
 #define SPEEDUP_BENCH_COMMBENCH_H
 
-#include "model/trace.h"
+#include "trace/trace.h"
 
 #include <mpi.h>
 

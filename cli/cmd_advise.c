@@ -77,16 +77,16 @@ static int advise_rows(const grid *g, const memopt *mo, int total, prediction_ro
                 if (total % k || (g->has_cluster && total / k > g->cluster.cores))
                     continue;
                 /* Async runs through a parameter server on a dedicated master only. */
-                if (costmodel_sync_is_async(g->sync[s]) && g->topology[t] != COSTMODEL_TOPO_PS)
+                if (job_sync_is_async(g->sync[s]) && g->topology[t] != JOB_TOPO_PS)
                     continue;
-                costmodel_config c = g->base;
+                job_config c = g->base;
                 c.workers = k;
                 c.cores = total / k;
                 c.sync = g->sync[s];
                 c.every_n = g->every_n[s];
                 c.topology = g->topology[t];
-                if (costmodel_sync_is_async(c.sync))
-                    c.master = COSTMODEL_MASTER_DEDICATED;
+                if (job_sync_is_async(c.sync))
+                    c.master = JOB_MASTER_DEDICATED;
                 char err[512], name[64];
                 if (costmodel_check(&g->params, &c, err, sizeof err)) {
                     grid_describe(&c, name, sizeof name);
@@ -159,7 +159,7 @@ static int dominant_term(const prediction_row *winner, const prediction_row *los
 }
 
 static void describe_row(const prediction_row *r, char *out, size_t size) {
-    snprintf(out, size, "%d x %d, %s sync, %s", r->workers, r->cores, r->sync, costmodel_topology_name(r->topology));
+    snprintf(out, size, "%d x %d, %s sync, %s", r->workers, r->cores, r->sync, job_topology_name(r->topology));
 }
 
 /* One line for the best row of another kind than the winner's: kind says what differs. */
@@ -235,7 +235,7 @@ static void print_reasons(const prediction_row *rows, int n, int tta_epochs) {
 static void print_best(const prediction_row *r, bool tta, int epochs) {
     const efficiency_prediction *t = &r->tta;
     printf("best%s: %d workers x %d cores, %s sync, %s: ", tta ? " to the target" : "", r->workers, r->cores, r->sync,
-           costmodel_topology_name(r->topology));
+           job_topology_name(r->topology));
     if (!tta)
         printf("%.1f s [95%% PI %.1f, %.1f], speedup %.2f over 1 core\n\n", r->time_s, r->time_lo, r->time_hi,
                r->speedup);
@@ -299,8 +299,8 @@ int cmd_advise(int argc, char **argv) {
     grid g;
     grid_init(&g);
     g.n_topology = 2;
-    g.topology[0] = COSTMODEL_TOPO_PS;
-    g.topology[1] = COSTMODEL_TOPO_ALLREDUCE;
+    g.topology[0] = JOB_TOPO_PS;
+    g.topology[1] = JOB_TOPO_ALLREDUCE;
     memopt mo;
     memopt_init(&mo);
     int total = 0, top = 0, csv = 0, code;

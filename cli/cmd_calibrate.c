@@ -1,4 +1,4 @@
-/* speedup calibrate — fit the cost model's parameters (model/fit.h) from traces and write
+/* speedup calibrate — fit the cost model's parameters (fit/fit.h) from traces and write
  * calibration.json, or fit Ernest's model to an Ernest training-data CSV. With neither
  * source given it first measures: the plan of cli/calib_plan.h records the traces, then
  * the same --from-traces fit runs on them. */
@@ -9,11 +9,12 @@
 #include "cli/commands.h"
 #include "cli/import_flags.h"
 #include "model/calibration.h"
+#include "fit/efficiency_fit.h"
 #include "model/efficiency.h"
-#include "model/ernest.h"
-#include "model/fit.h"
-#include "model/trace.h"
-#include "model/tracefile.h"
+#include "fit/ernest.h"
+#include "fit/fit.h"
+#include "trace/trace.h"
+#include "trace/tracefile.h"
 #include "util/atomicfile.h"
 
 #include <dirent.h>
@@ -190,10 +191,10 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     print_param(r, "c0", p->c0_s, e->c0_s, "s");
     print_param(r, "c1", p->c1_s, e->c1_s, "s/example");
     print_param(r, "sigma", p->sigma, e->sigma, "");
-    print_param(r, "alpha_ps", p->link[COSTMODEL_TOPO_PS].alpha_s, e->alpha_ps, "s");
-    print_param(r, "beta_ps", p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, "s/byte");
-    print_param(r, "alpha_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, e->alpha_allreduce, "s");
-    print_param(r, "beta_allreduce", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
+    print_param(r, "alpha_ps", p->link[JOB_TOPO_PS].alpha_s, e->alpha_ps, "s");
+    print_param(r, "beta_ps", p->link[JOB_TOPO_PS].beta_s_per_byte, e->beta_ps, "s/byte");
+    print_param(r, "alpha_allreduce", p->link[JOB_TOPO_ALLREDUCE].alpha_s, e->alpha_allreduce, "s");
+    print_param(r, "beta_allreduce", p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
     print_param(r, "w0", p->w0_s, e->w0_s, "s");
     print_param(r, "w1", p->w1_s, e->w1_s, "s/worker");
     print_param(r, "startup_cpu", p->startup_cpu_s, e->startup_cpu_s, "s (the data load, at no examples)");
@@ -249,9 +250,9 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     for (int i = 0; i < r->fit.n_runs; i++) {
         const calibration_run *run = &r->runs[i];
         char sync[24];
-        costmodel_sync_format(run->config.sync, run->config.every_n, sync, sizeof sync);
+        job_sync_format(run->config.sync, run->config.every_n, sync, sizeof sync);
         printf("  %dx%d %-8s %-9s b%-4ld %10.4g %10.4g %10.4g%s%s\n", run->config.workers, run->config.cores, sync,
-               costmodel_topology_name(run->config.topology), run->config.batch, run->measured_s, run->loo_model_s,
+               job_topology_name(run->config.topology), run->config.batch, run->measured_s, run->loo_model_s,
                run->loo_ernest_s, run->loo_note[0] ? "  " : "", run->loo_note);
     }
     printf("leave-one-configuration-out error (%d configurations): model median %.1f%% worst %.1f%% (%d runs); "

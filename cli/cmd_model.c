@@ -83,7 +83,7 @@ int cmd_model(int argc, char **argv) {
         return 1;
     }
     for (int i = 0; i < n; i++) {
-        costmodel_config c = grid_config(&g, i);
+        job_config c = grid_config(&g, i);
         rows[i] = predictions_from_model_interval(&g.params, &c, &g.unc);
         memopt_fill(&mo, g.params.model_bytes, &c, &rows[i]);
         if (grid_fill_tta(&g, &c, &rows[i])) {

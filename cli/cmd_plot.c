@@ -5,7 +5,7 @@
 #include "cli/commands.h"
 #include "model/calibration.h"
 #include "model/predictions.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "plots/figures.h"
 
 #include <dirent.h>

@@ -8,14 +8,14 @@
  *   2. predict
  *      each with `speedup simulate` (mean time and the 95% prediction interval of one run)
  *      and the closed form; OUT/fidelity.csv and the three fidelity figures
- *      (model/fidelity.h: median and worst |error| of the median run, the share of single
+ *      (fit/fidelity.h: median and worst |error| of the median run, the share of single
  *      runs inside the interval, its mean half-width against the run-to-run spread);
  *   3. `speedup simulate` of the grid (workers 1..--max-workers but at most the batch,
  *      cores 1,2,4, batch/epoch, ps/allreduce);
  *   4. OUT/measurements.csv (the median runs), `speedup plot` of all five figures;
  *   5. OUT/index.html (cli/report_html.h).
  * Sub-steps run this same binary (/proc/self/exe) through cli/spawn.h. A measured time is
- * the trace's training time (model/traceinfo.h traceinfo_training_time: start-up + training, the
+ * the trace's training time (trace/traceinfo.h traceinfo_training_time: start-up + training, the
  * evaluation left out, as the model predicts it); the run's whole wall time is shown too.
  * A failing step stops the report with one line naming the step; exit 1. */
 #define _POSIX_C_SOURCE 200809L
@@ -27,8 +27,9 @@
 #include "cli/report_configs.h"
 #include "cli/report_html.h"
 #include "cli/spawn.h"
-#include "model/fit.h"
-#include "model/traceinfo.h"
+#include "fit/fit.h"
+#include "trace/measurements.h"
+#include "trace/traceinfo.h"
 #include "plots/gnuplot.h"
 #include "util/atomicfile.h"
 
@@ -211,7 +212,7 @@ static int simulate_one(ctx *c, const report_config *k, prediction_row *out) {
     file_name(k, name, sizeof name);
     snprintf(csv, sizeof csv, "%s/predicted/%s.csv", c->out, name);
     const char *av[] = { "simulate", "--calib", c->cal_path, "--workers", w, "--cores", t, "--sync", k->sync,
-                         "--topology", k->topology, "--master", costmodel_master_name(k->master), "--examples", l,
+                         "--topology", k->topology, "--master", job_master_name(k->master), "--examples", l,
                          "--batch", b, "--epochs", e, "--reps", reps, "--csv", "--out", csv, NULL };
     if (step(c, "simulate (a measured configuration)", 0, av, "/dev/null"))
         return -1;
@@ -238,7 +239,7 @@ static int train_held_out(ctx *c, const report_config *k, int rep, double *wall_
     int_text(k->epochs, e, sizeof e);
     run_trace_path(c, k, rep, path, sizeof path);
     const char *av[26] = { "train", "--workers", w, "--threads", t, "--sync", k->sync, "--topology", k->topology,
-                           "--master", costmodel_master_name(k->master), "--batch", b, "--limit", l, "--epochs", e,
+                           "--master", job_master_name(k->master), "--batch", b, "--limit", l, "--epochs", e,
                            "--quiet", "--trace", path, NULL };
     if (c->hostfile) {
         av[20] = "--hostfile";
@@ -272,7 +273,7 @@ static int read_runs(ctx *c, const report_config *k, double base_s, const calibr
         }
         if (m->n_runs == 0)
             m->model_s = predictions_from_model(&cal->params, &tr->run.config).time_s;
-        rows[m->n_runs] = predictions_from_trace(tr);
+        rows[m->n_runs] = measurements_from_trace(tr);
         m->runs_s[m->n_runs] = rows[m->n_runs].time_s;
         m->n_runs++;
         trace_free(tr);
@@ -523,9 +524,9 @@ static int check_sync_list(const char *list) {
     }
     int n = 0;
     for (char *save = NULL, *tok = strtok_r(buf, ",", &save); tok; tok = strtok_r(NULL, ",", &save), n++) {
-        costmodel_sync s;
+        job_sync s;
         int every;
-        if (costmodel_sync_parse(tok, &s, &every)) {
+        if (job_sync_parse(tok, &s, &every)) {
             args_error("report: --sync: unknown sync mode '%s' (expected batch, epoch, every:N, async[:N] or "
                        "hogwild[:N] with N >= 1)", tok);
             return -1;
@@ -669,7 +670,7 @@ static int measure_all(ctx *c, const report_config *k, int n, const calibration 
     for (int i = 0; i < n; i++) {
         if (read_runs(c, &k[i], base_s, cal, &m[i]) || simulate_one(c, &k[i], &m[i].sim))
             return -1;
-        if (k[i].batch == k[0].batch && k[i].master == COSTMODEL_MASTER_WORKER && k[i].epochs == 1)
+        if (k[i].batch == k[0].batch && k[i].master == JOB_MASTER_WORKER && k[i].epochs == 1)
             rows[n_rows++] = m[i].measured; /* comparable with the grid in the figures */
     }
     snprintf(path, sizeof path, "%s/measurements.csv", c->out);

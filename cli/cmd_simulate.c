@@ -8,9 +8,9 @@
 #include "cli/commands.h"
 #include "cli/grid.h"
 #include "cli/memopt.h"
-#include "model/chrome.h"
+#include "trace/chrome.h"
 #include "model/predictions.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "sim/job.h"
 #include "sim/replicate.h"
 
@@ -124,7 +124,7 @@ static int write_timeline(const job_spec *spec, const char *host, unsigned long 
 
 /* ---------------------------------------------------------------------------------- */
 
-static prediction_row row_of(const costmodel_config *c, const replicate_summary *s) {
+static prediction_row row_of(const job_config *c, const replicate_summary *s) {
     prediction_row r = {
         .workers = c->workers, .cores = c->cores, .topology = c->topology,
         .time_s = s->time_s, .speedup = s->speedup, .ci_lo = s->speedup_lo, .ci_hi = s->speedup_hi,
@@ -133,11 +133,11 @@ static prediction_row row_of(const costmodel_config *c, const replicate_summary 
          * reach below 0, which the predictions CSV (rightly) refuses. */
         .mean_lo = s->speedup_mean_lo > 0 ? s->speedup_mean_lo : 0,
         .compute_s = s->compute_s, .comm_s = s->comm_s, .wait_s = s->wait_s, .startup_s = s->startup_s,
-        .update_s = s->update_s, .has_staleness = costmodel_sync_is_async(c->sync),
+        .update_s = s->update_s, .has_staleness = job_sync_is_async(c->sync),
         .staleness_median = s->staleness_median, .staleness_p90 = s->staleness_p90,
         .staleness_mean = s->staleness_mean,
     };
-    costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
+    job_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
     return r;
 }
 

@@ -2,16 +2,17 @@
  * Chrome trace-event JSON for Perfetto / chrome://tracing, or turn training traces into
  * the measurements CSV of DESIGN.md (one row per run, speedup against a K = 1 run). The
  * traces may be the project's or PyTorch profiler traces and Horovod timelines
- * (model/tracefile.h, cli/import_flags.h). */
+ * (trace/tracefile.h, cli/import_flags.h). */
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/import_flags.h"
-#include "model/chrome.h"
-#include "model/fit.h"
-#include "model/traceinfo.h"
+#include "trace/chrome.h"
+#include "fit/fit.h"
+#include "trace/traceinfo.h"
 #include "model/predictions.h"
-#include "model/trace.h"
-#include "model/tracefile.h"
+#include "trace/measurements.h"
+#include "trace/trace.h"
+#include "trace/tracefile.h"
 
 #include <getopt.h>
 #include <stdio.h>
@@ -39,11 +40,11 @@ static void usage(FILE *out) {
             "              staleness (median, 90th percentile, mean: updates applied between\n"
             "              a gradient's pull and its update) and the master's time per request\n"
             "  --chrome    Chrome trace-event JSON, one thread per rank (open in Perfetto)\n"
-            "  --jsonl     the run as a speedup trace (model/trace.h): a profiler trace read\n"
+            "  --jsonl     the run as a speedup trace (trace/trace.h): a profiler trace read\n"
             "              with this run's own --cores, --batch ... once, for a directory of\n"
             "              runs that differ in them (`speedup calibrate --from-traces`)\n"
             "  --measurements  the measurements CSV of DESIGN.md, one row per training trace:\n"
-            "              time_s = the run's training time (model/traceinfo.h: latest end of\n"
+            "              time_s = the run's training time (trace/traceinfo.h: latest end of\n"
             "              any rank's non-eval events, less the eval before it); speedup =\n"
             "              baseline time_s / time_s (every interval = the value: one run each);\n"
             "              compute_s, comm_s, wait_s, startup_s, update_s = that phase's seconds per\n"
@@ -56,14 +57,14 @@ static void usage(FILE *out) {
             "\n" IMPORT_FLAGS_USAGE);
 }
 
-/* An async run's requests and staleness (model/traceinfo.h), under the table. */
+/* An async run's requests and staleness (trace/traceinfo.h), under the table. */
 static int async_summary(const trace *t) {
     traceinfo_async a;
     if (traceinfo_async_of(t, &a)) {
         args_error("trace: out of memory");
         return 1;
     }
-    if (!costmodel_sync_is_async(t->run.config.sync))
+    if (!job_sync_is_async(t->run.config.sync))
         return 0;
     printf("async: the master applied %ld gradients (workers' pushes %ld, pulls %ld); staleness median %g, "
            "p90 %g, mean %.2f; the master's median push %.3f ms, update %.3f ms, pull %.3f ms\n",
@@ -74,14 +75,14 @@ static int async_summary(const trace *t) {
 
 static int summary(const trace *t) {
     int ranks = traceinfo_ranks(t);
-    const costmodel_config *c = &t->run.config;
+    const job_config *c = &t->run.config;
     char sync[24];
-    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    job_sync_format(c->sync, c->every_n, sync, sizeof sync);
     bool beside = false;
     for (long i = 0; i < t->n_events; i++)
         beside |= traceinfo_is_background(&t->events[i]);
     printf("run: %d workers x %d cores, sync %s, topology %s, host %s, net %s%s\n", c->workers, c->cores, sync,
-           costmodel_topology_name(c->topology), t->run.host, t->run.net,
+           job_topology_name(c->topology), t->run.host, t->run.net,
            t->run.waits_block ? ", waits block" : "");
     printf("%4s %10s %10s %10s %10s %10s %10s %10s %10s %9s%s\n", "rank", "startup_s", "compute_s", "update_s",
            "comm_s", "wait_s", "eval_s", "sum_s", "wall_s", "covered", beside ? "   beside_s" : "");
@@ -118,7 +119,7 @@ static int summary(const trace *t) {
 }
 
 static int same_workload(const trace *a, const trace *b) {
-    const costmodel_config *x = &a->run.config, *y = &b->run.config;
+    const job_config *x = &a->run.config, *y = &b->run.config;
     return x->examples == y->examples && x->batch == y->batch && x->epochs == y->epochs;
 }
 
@@ -147,14 +148,14 @@ static int measurements(const tracefile_set *in, const trace *base, const char *
         if (strcmp(t->run.net, FIT_COMMBENCH_NET) == 0)
             continue;
         if (!same_workload(t, base)) {
-            const costmodel_config *c = &t->run.config, *b = &base->run.config;
+            const job_config *c = &t->run.config, *b = &base->run.config;
             args_error("%s: workload D=%ld B=%ld E=%d differs from the baseline's (%s: D=%ld B=%ld E=%d)",
                        in->runs[i].name, c->examples, c->batch, c->epochs, base_name, b->examples, b->batch,
                        b->epochs);
             free(rows);
             return 1;
         }
-        prediction_row r = predictions_from_trace(t);
+        prediction_row r = measurements_from_trace(t);
         if (!(r.time_s > 0)) {
             args_error("%s: no training time (no events outside eval)", in->runs[i].name);
             free(rows);

@@ -344,7 +344,7 @@ static int parse_stop_at_accuracy(const char *arg, trainer_config *c) {
 }
 
 static int parse_master(const char *arg, trainer_config *c) {
-    if (!costmodel_master_parse(arg, &c->master))
+    if (!job_master_parse(arg, &c->master))
         return 0;
     args_error("--master: expected worker or dedicated, got '%s'", arg);
     return -1;
@@ -411,7 +411,7 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
         case OPT_HOSTFILE: o->hostfile = optarg; break;
         case OPT_OVERSUB: o->oversubscribe = 1; break;
         case OPT_SYNC:
-            if (costmodel_sync_parse(optarg, &c->sync, &c->every_n)) {
+            if (job_sync_parse(optarg, &c->sync, &c->every_n)) {
                 args_error("--sync: expected batch, epoch, every:N with N >= 1, async or hogwild, got '%s'", optarg);
                 rc = -1;
             }
@@ -419,7 +419,7 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
         case OPT_PULL_EVERY: rc = args_int("--pull-every", optarg, 1, 1000000000, &o->pull_every); break;
         case OPT_TOPOLOGY:
             o->topology_given = 1;
-            if (costmodel_topology_parse(optarg, &c->topology)) {
+            if (job_topology_parse(optarg, &c->topology)) {
                 args_error("--topology: expected ps or allreduce, got '%s'", optarg);
                 rc = -1;
             }
@@ -451,22 +451,22 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
  * otherwise is a usage error, and so is a pull period for a synchronous mode. 0, or -1
  * after saying why. */
 static int check_async_options(trainer_config *c, const train_options *o) {
-    if (!costmodel_sync_is_async(c->sync)) {
+    if (!job_sync_is_async(c->sync)) {
         if (o->pull_every) {
             args_error("--pull-every goes with --sync async or hogwild");
             return -1;
         }
         return 0;
     }
-    const char *mode = c->sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild";
-    if (o->topology_given && c->topology != COSTMODEL_TOPO_PS) {
+    const char *mode = c->sync == JOB_SYNC_ASYNC ? "async" : "hogwild";
+    if (o->topology_given && c->topology != JOB_TOPO_PS) {
         args_error("--sync %s runs through a parameter server: --topology %s cannot go with it (leave it out: "
-                   "async implies ps)", mode, costmodel_topology_name(c->topology));
+                   "async implies ps)", mode, job_topology_name(c->topology));
         return -1;
     }
-    if (o->master_given && c->master != COSTMODEL_MASTER_DEDICATED) {
+    if (o->master_given && c->master != JOB_MASTER_DEDICATED) {
         args_error("--sync %s needs rank 0 to serve only: --master %s cannot go with it (leave it out: async "
-                   "implies dedicated)", mode, costmodel_master_name(c->master));
+                   "implies dedicated)", mode, job_master_name(c->master));
         return -1;
     }
     if (o->pull_every && c->every_n > 1 && o->pull_every != c->every_n) {
@@ -479,8 +479,8 @@ static int check_async_options(trainer_config *c, const train_options *o) {
                    "mpirun -np K+1", mode);
         return -1;
     }
-    c->topology = COSTMODEL_TOPO_PS;
-    c->master = COSTMODEL_MASTER_DEDICATED;
+    c->topology = JOB_TOPO_PS;
+    c->master = JOB_MASTER_DEDICATED;
     if (o->pull_every)
         c->every_n = o->pull_every;
     return 0;
@@ -489,7 +489,7 @@ static int check_async_options(trainer_config *c, const train_options *o) {
 /* Flags that are fine alone but not together: 0, or -1 after saying why. */
 static int check_train_options(trainer_config *c, const train_options *o) {
     int rc = check_async_options(c, o);
-    if (!rc && c->master == COSTMODEL_MASTER_DEDICATED && c->topology != COSTMODEL_TOPO_PS) {
+    if (!rc && c->master == JOB_MASTER_DEDICATED && c->topology != JOB_TOPO_PS) {
         args_error("--master dedicated needs --topology ps");
         rc = -1;
     }
@@ -559,14 +559,14 @@ static json_t *summary_json(const trainer_config *c, const trainer_result *r) {
     json_object_set_new(o, "ranks", json_integer(r->world));
     json_object_set_new(o, "workers", json_integer(r->workers));
     char sync[32];
-    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    job_sync_format(c->sync, c->every_n, sync, sizeof sync);
     json_object_set_new(o, "sync", json_string(sync));
-    if (costmodel_sync_is_async(c->sync)) {
+    if (job_sync_is_async(c->sync)) {
         json_object_set_new(o, "pull_every", json_integer(c->every_n));
         json_object_set_new(o, "server_updates", json_integer(r->server_updates));
     }
-    json_object_set_new(o, "topology", json_string(costmodel_topology_name(c->topology)));
-    json_object_set_new(o, "master", json_string(costmodel_master_name(c->master)));
+    json_object_set_new(o, "topology", json_string(job_topology_name(c->topology)));
+    json_object_set_new(o, "master", json_string(job_master_name(c->master)));
     json_object_set_new(o, "batch_per_worker", json_boolean(c->batch_per_worker));
     json_object_set_new(o, "steps_per_epoch", json_integer(r->steps_per_epoch));
     json_object_set_new(o, "model_bytes", json_integer(4 * r->n_params));
@@ -699,7 +699,7 @@ int cmd_train(int argc, char **argv) {
         return usage_status;
     }
     if (o.workers) {
-        const int master = c.master == COSTMODEL_MASTER_DEDICATED;
+        const int master = c.master == JOB_MASTER_DEDICATED;
         int code_w = launch(o.workers, master, c.threads, o.hostfile, o.oversubscribe, argc, argv, o.skip, c.checkpoint_path);
         free(o.skip);
         return code_w;

@@ -16,10 +16,10 @@ void grid_init(grid *g) {
     g->n_cores = 3;
     memcpy(g->cores, cores, sizeof cores);
     g->n_sync = 2;
-    g->sync[0] = COSTMODEL_SYNC_BATCH, g->every_n[0] = 1;
-    g->sync[1] = COSTMODEL_SYNC_EPOCH, g->every_n[1] = 0;
+    g->sync[0] = JOB_SYNC_BATCH, g->every_n[0] = 1;
+    g->sync[1] = JOB_SYNC_EPOCH, g->every_n[1] = 0;
     g->n_topology = 1;
-    g->topology[0] = COSTMODEL_TOPO_PS;
+    g->topology[0] = JOB_TOPO_PS;
     g->base = costmodel_config_seed_example();
     g->c0 = g->c1 = g->sigma = g->latency = g->bandwidth = g->model_bytes = NAN;
     g->w0 = g->w1 = g->cv = g->host_cores = g->update = g->run_cv = g->overlap = NAN;
@@ -69,7 +69,7 @@ static int parse_list(grid *g, const char *flag, const char *arg, const char *ex
 }
 
 static int sync_item(grid *g, const char *item, int i) {
-    if (costmodel_sync_parse(item, &g->sync[i], &g->every_n[i]) == 0)
+    if (job_sync_parse(item, &g->sync[i], &g->every_n[i]) == 0)
         return 0;
     args_error("--sync: unknown sync mode '%s' (expected batch, epoch, every:N, async[:N] or hogwild[:N] with "
                "N >= 1)", item);
@@ -77,7 +77,7 @@ static int sync_item(grid *g, const char *item, int i) {
 }
 
 static int topology_item(grid *g, const char *item, int i) {
-    if (costmodel_topology_parse(item, &g->topology[i]) == 0)
+    if (job_topology_parse(item, &g->topology[i]) == 0)
         return 0;
     args_error("--topology: unknown topology '%s' (expected ps or allreduce)", item);
     return -1;
@@ -127,7 +127,7 @@ int grid_handle_option(grid *g, int code, const char *arg) {
         g->topology_given = true;
         return parse_topology_list(g, arg);
     case GRID_OPT_MASTER:
-        if (costmodel_master_parse(arg, &g->base.master)) {
+        if (job_master_parse(arg, &g->base.master)) {
             args_error("--master: expected worker or dedicated, got '%s'", arg);
             return -1;
         }
@@ -190,8 +190,8 @@ static int load_params(grid *g) {
     }
     g->params = cal.params;
     memcpy(g->uncalibrated, cal.uncalibrated, sizeof g->uncalibrated);
-    if (!g->topology_given && g->uncalibrated[COSTMODEL_TOPO_PS] && !g->uncalibrated[COSTMODEL_TOPO_ALLREDUCE])
-        g->topology[0] = COSTMODEL_TOPO_ALLREDUCE; /* the default, ps, was never measured */
+    if (!g->topology_given && g->uncalibrated[JOB_TOPO_PS] && !g->uncalibrated[JOB_TOPO_ALLREDUCE])
+        g->topology[0] = JOB_TOPO_ALLREDUCE; /* the default, ps, was never measured */
     g->unc = uncertainty_of_calibration(&cal);
     snprintf(g->host, sizeof g->host, "%s", cal.host);
     if (cal.has_workload) {
@@ -227,7 +227,7 @@ static int check_target(const grid *g) {
     return 0;
 }
 
-int grid_fill_tta(const grid *g, const costmodel_config *c, prediction_row *r) {
+int grid_fill_tta(const grid *g, const job_config *c, prediction_row *r) {
     if (isnan(g->target_accuracy))
         return 0;
     /* The run's time is W + E·t_epoch; its 95% PI is log-symmetric: sd = ln(hi/lo)/(2·1.96). */
@@ -267,11 +267,11 @@ static void apply_overrides(grid *g) {
     override(&p->overlap, &se->overlap, g->overlap);
     override(&p->overlap_slowdown, &se->overlap_slowdown, g->overlap_slowdown);
     override(&p->overlap_exposed, &se->overlap_exposed, g->overlap_exposed);
-    override(&p->link[COSTMODEL_TOPO_PS].alpha_s, &se->alpha_ps, g->latency);
-    override(&p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s, &se->alpha_allreduce, g->latency);
+    override(&p->link[JOB_TOPO_PS].alpha_s, &se->alpha_ps, g->latency);
+    override(&p->link[JOB_TOPO_ALLREDUCE].alpha_s, &se->alpha_allreduce, g->latency);
     double beta = isnan(g->bandwidth) ? NAN : 1.0 / g->bandwidth;
-    override(&p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, &se->beta_ps, beta);
-    override(&p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, &se->beta_allreduce, beta);
+    override(&p->link[JOB_TOPO_PS].beta_s_per_byte, &se->beta_ps, beta);
+    override(&p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, &se->beta_allreduce, beta);
     if (g->has_cluster) {
         cluster_spec_apply(&g->cluster, p);
         se->host_cores = 0;
@@ -289,17 +289,17 @@ void grid_print_interval_note(const grid *g, FILE *out) {
             uncertainty_has_params(&g->unc) ? "the calibration's standard errors" : "parameters taken as exact");
 }
 
-int grid_describe(const costmodel_config *c, char *out, int outlen) {
+int grid_describe(const job_config *c, char *out, int outlen) {
     char sync[24];
-    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    job_sync_format(c->sync, c->every_n, sync, sizeof sync);
     return snprintf(out, (size_t)outlen, "%d workers x %d cores, %s sync, %s", c->workers, c->cores, sync,
-                    costmodel_topology_name(c->topology));
+                    job_topology_name(c->topology));
 }
 
 /* Does some configuration split the global batch over the workers (strong scaling)? */
 static bool splits_batch(const grid *g) {
     for (int s = 0; s < g->n_sync; s++)
-        if (g->sync[s] == COSTMODEL_SYNC_BATCH && !g->base.batch_per_worker)
+        if (g->sync[s] == JOB_SYNC_BATCH && !g->base.batch_per_worker)
             return true;
     return false;
 }
@@ -347,7 +347,7 @@ int grid_finish(grid *g) {
         default_workers(g);
     for (int i = 0; i < g->n_topology; i++)
         if (g->uncalibrated[g->topology[i]] && (isnan(g->latency) || isnan(g->bandwidth))) {
-            const char *name = costmodel_topology_name(g->topology[i]);
+            const char *name = job_topology_name(g->topology[i]);
             args_error("%s: the traces held no %s synchronisation, so %s is not calibrated: leave it out of "
                        "--topology, or give its link with --latency and --bandwidth", g->calib_path, name, name);
             return 2;
@@ -355,10 +355,10 @@ int grid_finish(grid *g) {
     for (int s = 0; s < g->n_sync; s++) {
         bool ps = false;
         for (int t = 0; t < g->n_topology; t++)
-            ps |= g->topology[t] == COSTMODEL_TOPO_PS;
-        if (costmodel_sync_is_async(g->sync[s]) && !ps) {
+            ps |= g->topology[t] == JOB_TOPO_PS;
+        if (job_sync_is_async(g->sync[s]) && !ps) {
             char name[24];
-            costmodel_sync_format(g->sync[s], g->every_n[s], name, sizeof name);
+            job_sync_format(g->sync[s], g->every_n[s], name, sizeof name);
             args_error("--sync %s runs through a parameter server: add ps to --topology", name);
             return 2;
         }
@@ -367,7 +367,7 @@ int grid_finish(grid *g) {
         return 2;
     const bool target = !isnan(g->target_accuracy);
     for (int i = 0; i < grid_size(g); i++) {
-        costmodel_config c = grid_config(g, i);
+        job_config c = grid_config(g, i);
         char err[512], name[96];
         const bool time_ok = costmodel_check(&g->params, &c, err, sizeof err) == 0;
         if (!time_ok || (target && efficiency_check(&g->efficiency, &c, err, sizeof err))) {
@@ -382,7 +382,7 @@ int grid_finish(grid *g) {
 /* Does (sync s, topology t) make a row? Async and hogwild run through a parameter server
  * only: with the ps topology, never with allreduce. */
 static bool pair_runs(const grid *g, int s, int t) {
-    return !costmodel_sync_is_async(g->sync[s]) || g->topology[t] == COSTMODEL_TOPO_PS;
+    return !job_sync_is_async(g->sync[s]) || g->topology[t] == JOB_TOPO_PS;
 }
 
 static int pairs(const grid *g) {
@@ -397,8 +397,8 @@ int grid_size(const grid *g) {
     return pairs(g) * g->n_workers * g->n_cores;
 }
 
-costmodel_config grid_config(const grid *g, int i) {
-    costmodel_config c = g->base;
+job_config grid_config(const grid *g, int i) {
+    job_config c = g->base;
     c.cores = g->cores[i % g->n_cores];
     i /= g->n_cores;
     c.workers = g->workers[i % g->n_workers];
@@ -410,8 +410,8 @@ costmodel_config grid_config(const grid *g, int i) {
                 c.every_n = g->every_n[s];
                 c.topology = g->topology[t];
                 /* The server applies pushes as they come: it trains nothing (--master aside). */
-                if (costmodel_sync_is_async(c.sync))
-                    c.master = COSTMODEL_MASTER_DEDICATED;
+                if (job_sync_is_async(c.sync))
+                    c.master = JOB_MASTER_DEDICATED;
                 return c;
             }
     return c;

@@ -137,11 +137,11 @@ enum {
 typedef struct {
     int workers[GRID_MAX_VALUES], n_workers;
     int cores[GRID_MAX_VALUES], n_cores;
-    costmodel_sync sync[GRID_MAX_VALUES];
+    job_sync sync[GRID_MAX_VALUES];
     int every_n[GRID_MAX_VALUES], n_sync;
-    costmodel_topology topology[GRID_MAX_VALUES];
+    job_topology topology[GRID_MAX_VALUES];
     int n_topology;
-    costmodel_config base;        /* workload, master, batch_per_worker */
+    job_config base;        /* workload, master, batch_per_worker */
     costmodel_params params;
     uncertainty unc;              /* of params: the calibration's, less the overridden */
     const char *calib_path;       /* NULL: the seed's example */
@@ -151,7 +151,7 @@ typedef struct {
     /* What-if overrides, NaN / -1 when not given. */
     double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores, update, run_cv, overlap;
     double overlap_slowdown, overlap_exposed;
-    bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* the calibration measured no such synchronisation */
+    bool uncalibrated[JOB_TOPO_COUNT]; /* the calibration measured no such synchronisation */
     long examples, batch;
     int epochs;
     double target_accuracy;       /* --target-accuracy, NaN when not given */
@@ -172,14 +172,14 @@ void grid_print_interval_note(const grid *g, FILE *out);
  * the scaling mode and where the workers run. */
 void grid_print_setting(const grid *g, FILE *out);
 /* "K workers x T cores, SYNC sync, TOPOLOGY" into out (snprintf's return). */
-int grid_describe(const costmodel_config *c, char *out, int outlen);
+int grid_describe(const job_config *c, char *out, int outlen);
 /* The i-th configuration, i in [0, grid_size). Order: sync, topology, workers, cores
  * (the (sync, topology) pairs that run: not async with allreduce). */
-costmodel_config grid_config(const grid *g, int i);
+job_config grid_config(const grid *g, int i);
 /* With --target-accuracy: row r (predicted for config c, its time and interval set) gains
  * the epochs and time to reach it (has_tta, tta), the time per epoch being r's
  * (time − start-up)/E and its log-sd from r's 95% PI. Without: nothing. 0, or 1 after an
  * error line. */
-int grid_fill_tta(const grid *g, const costmodel_config *c, prediction_row *r);
+int grid_fill_tta(const grid *g, const job_config *c, prediction_row *r);
 
 #endif

@@ -1,5 +1,5 @@
 /* import_flags — the flags that say what a PyTorch profiler trace or a Horovod timeline
- * does not (model/chrome_import.h): shared by `speedup calibrate --from-traces` and
+ * does not (trace/chrome_import.h): shared by `speedup calibrate --from-traces` and
  * `speedup trace`. Traces in the project's own format ignore them.
  *
  *   import_flags f;
@@ -10,12 +10,12 @@
  *   import_flags_release(&f);
  *
  * Defaults: the trace was recorded on this host (its name and online cores), 1 core per
- * worker, K from the trace, the default phase map (model/phasemap.c).
+ * worker, K from the trace, the default phase map (trace/phasemap.c).
  */
 #ifndef SPEEDUP_IMPORT_FLAGS_H
 #define SPEEDUP_IMPORT_FLAGS_H
 
-#include "model/chrome_import.h"
+#include "trace/chrome_import.h"
 
 #include <getopt.h>
 

@@ -46,7 +46,7 @@ int memopt_finish(memopt *o, const char *calib_path) {
     return 0;
 }
 
-void memopt_fill(const memopt *o, double model_bytes, const costmodel_config *c, prediction_row *r) {
+void memopt_fill(const memopt *o, double model_bytes, const job_config *c, prediction_row *r) {
     if (!o->m.known)
         return;
     double rank0, other;

@@ -52,7 +52,7 @@ int memopt_handle_option(memopt *o, int code, const char *arg);
  * (printed). */
 int memopt_finish(memopt *o, const char *calib_path);
 /* The row's memory columns for config c at model_bytes (nothing when memory is unknown). */
-void memopt_fill(const memopt *o, double model_bytes, const costmodel_config *c, prediction_row *r);
+void memopt_fill(const memopt *o, double model_bytes, const job_config *c, prediction_row *r);
 /* One line under a table: where the memory figures come from, and which rows are over the
  * limit. */
 void memopt_print_note(const memopt *o, const prediction_row *rows, int n, FILE *out);

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static report_config make(int k, int t, const char *sync, const char *topo, long b, costmodel_master m, int held) {
+static report_config make(int k, int t, const char *sync, const char *topo, long b, job_master m, int held) {
     report_config c = { .workers = k, .cores = t, .master = m, .batch = b, .epochs = 1, .held_out = held };
     snprintf(c.sync, sizeof c.sync, "%.23s", sync);
     snprintf(c.topology, sizeof c.topology, "%.15s", topo);
@@ -18,28 +18,28 @@ static report_config make(int k, int t, const char *sync, const char *topo, long
 /* The plan's runs at the grid's batch, in the fit (cli/calib_plan.h). */
 static int in_fit(long b, long cores, report_config *out) {
     int n = 0;
-    out[n++] = make(1, 1, "batch", "allreduce", b, COSTMODEL_MASTER_WORKER, 0);
-    out[n++] = make(1, 2, "batch", "allreduce", b, COSTMODEL_MASTER_WORKER, 0);
-    out[n++] = make(2, 1, "batch", "allreduce", b, COSTMODEL_MASTER_WORKER, 0);
-    out[n++] = make(2, 1, "epoch", "allreduce", b, COSTMODEL_MASTER_WORKER, 0);
-    out[n++] = make(2, 1, "batch", "ps", b, COSTMODEL_MASTER_WORKER, 0);
+    out[n++] = make(1, 1, "batch", "allreduce", b, JOB_MASTER_WORKER, 0);
+    out[n++] = make(1, 2, "batch", "allreduce", b, JOB_MASTER_WORKER, 0);
+    out[n++] = make(2, 1, "batch", "allreduce", b, JOB_MASTER_WORKER, 0);
+    out[n++] = make(2, 1, "epoch", "allreduce", b, JOB_MASTER_WORKER, 0);
+    out[n++] = make(2, 1, "batch", "ps", b, JOB_MASTER_WORKER, 0);
     if (cores >= 4) {
-        out[n++] = make(2, 2, "batch", "allreduce", b, COSTMODEL_MASTER_WORKER, 0);
-        out[n++] = make(4, 1, "batch", "allreduce", b, COSTMODEL_MASTER_WORKER, 0);
+        out[n++] = make(2, 2, "batch", "allreduce", b, JOB_MASTER_WORKER, 0);
+        out[n++] = make(4, 1, "batch", "allreduce", b, JOB_MASTER_WORKER, 0);
     }
     return n;
 }
 
 int report_configs_builtin(long b, long cores, report_config *out) {
     int n = in_fit(b, cores, out);
-    out[n++] = make(2, 1, "every:8", "allreduce", b, COSTMODEL_MASTER_WORKER, 1);
-    out[n++] = make(2, 1, "every:8", "ps", b, COSTMODEL_MASTER_WORKER, 1);
-    out[n++] = make(2, 1, "epoch", "ps", b, COSTMODEL_MASTER_WORKER, 1);
-    out[n++] = make(2, 1, "batch", "allreduce", 2 * b, COSTMODEL_MASTER_WORKER, 1);
-    out[n++] = make(1, 2, "batch", "allreduce", b / 2, COSTMODEL_MASTER_WORKER, 1);
+    out[n++] = make(2, 1, "every:8", "allreduce", b, JOB_MASTER_WORKER, 1);
+    out[n++] = make(2, 1, "every:8", "ps", b, JOB_MASTER_WORKER, 1);
+    out[n++] = make(2, 1, "epoch", "ps", b, JOB_MASTER_WORKER, 1);
+    out[n++] = make(2, 1, "batch", "allreduce", 2 * b, JOB_MASTER_WORKER, 1);
+    out[n++] = make(1, 2, "batch", "allreduce", b / 2, JOB_MASTER_WORKER, 1);
     if (cores >= 4) {
-        out[n++] = make(4, 1, "every:8", "allreduce", b, COSTMODEL_MASTER_WORKER, 1);
-        out[n++] = make(2, 2, "epoch", "ps", b, COSTMODEL_MASTER_WORKER, 1);
+        out[n++] = make(4, 1, "every:8", "allreduce", b, JOB_MASTER_WORKER, 1);
+        out[n++] = make(2, 2, "epoch", "ps", b, JOB_MASTER_WORKER, 1);
     }
     return n;
 }
@@ -51,12 +51,12 @@ static int parse_line(char *line, report_config *c, char *why, int whylen) {
     int k, t, e;
     if (sscanf(line, "%d %d %23s %15s %ld %15s %d %1s", &k, &t, sync, topo, &b, master, &e, extra) != 7)
         return errmsg_set(why, whylen, "expected 7 fields: WORKERS CORES SYNC TOPOLOGY BATCH MASTER EPOCHS");
-    costmodel_config cc = { .workers = k, .cores = t, .batch = b, .epochs = e, .examples = b };
-    if (costmodel_sync_parse(sync, &cc.sync, &cc.every_n))
+    job_config cc = { .workers = k, .cores = t, .batch = b, .epochs = e, .examples = b };
+    if (job_sync_parse(sync, &cc.sync, &cc.every_n))
         return errmsg_set(why, whylen, "sync '%s': expected batch, epoch, every:N, async[:N] or hogwild[:N]", sync);
-    if (costmodel_topology_parse(topo, &cc.topology))
+    if (job_topology_parse(topo, &cc.topology))
         return errmsg_set(why, whylen, "topology '%s': expected ps or allreduce", topo);
-    if (costmodel_master_parse(master, &cc.master))
+    if (job_master_parse(master, &cc.master))
         return errmsg_set(why, whylen, "master '%s': expected worker or dedicated", master);
     costmodel_params any = costmodel_params_seed_example();
     char bad[200];
@@ -96,7 +96,7 @@ int report_configs_read(const char *path, long b, long cores, report_config *out
 
 void report_config_name(const report_config *k, char *out, int size) {
     int w = snprintf(out, (size_t)size, "%dx%d %s %s b%ld", k->workers, k->cores, k->sync, k->topology, k->batch);
-    if (w > 0 && w < size && k->master == COSTMODEL_MASTER_DEDICATED)
+    if (w > 0 && w < size && k->master == JOB_MASTER_DEDICATED)
         w += snprintf(out + w, (size_t)(size - w), " dedicated");
     if (w > 0 && w < size && k->epochs > 1)
         snprintf(out + w, (size_t)(size - w), " E%d", k->epochs);

@@ -22,7 +22,7 @@ typedef struct {
     int workers, cores;
     char sync[24];               /* "batch", "epoch", "every:N" */
     char topology[16];           /* "ps", "allreduce" */
-    costmodel_master master;
+    job_master master;
     long batch;
     int epochs;
     int held_out;                /* 1: measured by the report, not in the fit */

@@ -59,7 +59,7 @@ static void row_head(FILE *f, int breakdown) {
 
 static void row(FILE *f, const prediction_row *r, int breakdown) {
     fprintf(f, "<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%.3f</td><td>%.3f</td><td>%.3f&ndash;%.3f</td>",
-            r->workers, r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo,
+            r->workers, r->cores, r->sync, job_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo,
             r->ci_hi);
     if (breakdown)
         fprintf(f, "<td>%.3f</td><td>%.3f</td><td>%.3f</td><td>%.3f</td>", r->startup_s, r->compute_s, r->comm_s,
@@ -161,8 +161,8 @@ static const prediction_row *fastest(const prediction_row *rows, int n, const ch
 /* One cluster what-if: its figure, what scales best, and the table of speedups by workers. */
 static void write_cluster(FILE *f, const report_cluster *k, int index) {
     static const char *const syncs[] = { "batch", "batch", "epoch", "epoch" };
-    static const int topos[] = { COSTMODEL_TOPO_PS, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_TOPO_PS,
-                                 COSTMODEL_TOPO_ALLREDUCE };
+    static const int topos[] = { JOB_TOPO_PS, JOB_TOPO_ALLREDUCE, JOB_TOPO_PS,
+                                 JOB_TOPO_ALLREDUCE };
     fprintf(f, "<h3 id=\"cluster-%d\">On ", index + 1);
     esc(f, k->desc);
     fprintf(f, "</h3>\n<p><a href=\"figures/cluster-%d/speedup.svg\"><img src=\"figures/cluster-%d/speedup.png\" "
@@ -172,17 +172,17 @@ static void write_cluster(FILE *f, const report_cluster *k, int index) {
     const prediction_row *best = fastest(k->rows, k->n_rows, NULL, 0);
     if (best)
         fprintf(f, "<p><b>Fastest:</b> %d workers, %s sync, %s: speedup <b>%.2f</b> (95%% PI %.2f&ndash;%.2f). "
-                   "Best worker count per mode:", best->workers, best->sync, costmodel_topology_name(best->topology),
+                   "Best worker count per mode:", best->workers, best->sync, job_topology_name(best->topology),
                 best->speedup, best->ci_lo, best->ci_hi);
     for (int s = 0; s < 4; s++) {
         const prediction_row *b = fastest(k->rows, k->n_rows, syncs[s], topos[s]);
         if (b)
             fprintf(f, "%s %s/%s at K = %d (%.2f&times;)", s ? ";" : "", syncs[s],
-                    costmodel_topology_name((costmodel_topology)topos[s]), b->workers, b->speedup);
+                    job_topology_name((job_topology)topos[s]), b->workers, b->speedup);
     }
     fputs(".</p>\n<table>\n<tr><th>workers</th>", f);
     for (int s = 0; s < 4; s++)
-        fprintf(f, "<th>%s/%s speedup (95%% PI)</th>", syncs[s], costmodel_topology_name((costmodel_topology)topos[s]));
+        fprintf(f, "<th>%s/%s speedup (95%% PI)</th>", syncs[s], job_topology_name((job_topology)topos[s]));
     fputs("</tr>\n", f);
     for (int i = 0; i < k->n_rows; i++) {
         if (strcmp(k->rows[i].sync, syncs[0]) != 0 || (int)k->rows[i].topology != topos[0])
@@ -320,9 +320,9 @@ static void write_calibration(FILE *f, const report_html_input *in) {
                "<tr><td>w0</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
                "<tr><td>w1</td><td>%.4g</td><td>%.2g</td><td>s/worker</td></tr>\n"
                "<tr><td>cv</td><td>%.4g</td><td>%.2g</td><td></td></tr>\n</table>\n",
-            p->c0_s, e->c0_s, p->c1_s, e->c1_s, p->sigma, e->sigma, p->link[COSTMODEL_TOPO_PS].alpha_s, e->alpha_ps,
-            p->link[COSTMODEL_TOPO_PS].beta_s_per_byte, e->beta_ps, p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s,
-            e->alpha_allreduce, p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, p->w0_s,
+            p->c0_s, e->c0_s, p->c1_s, e->c1_s, p->sigma, e->sigma, p->link[JOB_TOPO_PS].alpha_s, e->alpha_ps,
+            p->link[JOB_TOPO_PS].beta_s_per_byte, e->beta_ps, p->link[JOB_TOPO_ALLREDUCE].alpha_s,
+            e->alpha_allreduce, p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, p->w0_s,
             e->w0_s, p->w1_s, e->w1_s, p->cv, e->cv);
 }
 

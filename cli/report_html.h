@@ -6,9 +6,9 @@
 #define SPEEDUP_REPORT_HTML_H
 
 #include "model/calibration.h"
-#include "model/fidelity.h"
+#include "fit/fidelity.h"
 #include "model/predictions.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 
 #include <stdbool.h>
 
@@ -18,7 +18,7 @@ typedef struct {
     int held_out;               /* 1: not in the calibration's fit */
     long batch;
     prediction_row measured;    /* the median run: time_s = the median of the runs' training times
-                                   (model/traceinfo.h), speedup and phases of the run nearest it */
+                                   (trace/traceinfo.h), speedup and phases of the run nearest it */
     double runs_s[FIDELITY_MAX_RUNS]; /* every run's training time */
     int n_runs;
     double wall_s;              /* mean whole `speedup train --workers` run (launch, eval); 0: plan run */

@@ -1,8 +1,8 @@
 /* report_memory — the report's memory section (report_memory.h). */
 #include "cli/report_memory.h"
 
-#include "model/memory_fit.h"
-#include "model/trace.h"
+#include "fit/memory_fit.h"
+#include "trace/trace.h"
 
 #include <math.h>
 
@@ -11,21 +11,21 @@ static const double MIB = 1048576.0;
 /* Rows of one measured run: every rank, measured against predicted. Returns the worst
  * |error| of its ranks (0 when it has no memory). */
 static double run_rows(FILE *f, const memory_params *m, const trace *t) {
-    const costmodel_config *c = &t->run.config;
+    const job_config *c = &t->run.config;
     char sync[24];
-    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    job_sync_format(c->sync, c->every_n, sync, sizeof sync);
     double worst = 0;
     for (int r = 0; r < t->run.memory.n_ranks; r++) {
-        const memory_role role = memory_role_of(c, r);
+        const job_role role = job_role_of(c, r);
         /* The run held its own trace in memory until the gather: its events count too. */
         const double predicted =
-            memory_peak(m, (double)t->run.model_bytes, c, role, memory_fit_rank_events(t, r)).total;
+            memory_peak(m, (double)t->run.model_bytes, c, role, memory_fit_rank_trace_bytes(t, r)).total;
         const double measured = 1024.0 * (double)t->run.memory.peak_rss_kib[r];
         const double err = 100.0 * (predicted - measured) / measured;
         worst = fmax(worst, fabs(err));
         fprintf(f, "<tr><td>%d&times;%d %s %s%s b%ld</td><td>%d</td><td>%s</td><td>%.1f</td><td>%.1f</td><td%s>%+.1f%%</td></tr>\n",
-                c->workers, c->cores, sync, costmodel_topology_name(c->topology),
-                c->master == COSTMODEL_MASTER_DEDICATED ? " dedicated" : "", c->batch, r, memory_role_name(role),
+                c->workers, c->cores, sync, job_topology_name(c->topology),
+                c->master == JOB_MASTER_DEDICATED ? " dedicated" : "", c->batch, r, job_role_name(role),
                 measured / MIB, predicted / MIB, fabs(err) > 15 ? " class=\"bad\"" : "", err);
     }
     return worst;
@@ -46,7 +46,7 @@ static void grid_rows(FILE *f, const prediction_row *pred, int n_pred) {
         const prediction_row *r = &pred[i];
         if (r->has_memory)
             fprintf(f, "<tr><td>%d</td><td>%d</td><td>%s</td><td>%s</td><td>%.1f</td><td>%.1f</td><td%s>%s</td></tr>\n",
-                    r->workers, r->cores, r->sync, costmodel_topology_name(r->topology), r->rss_worker_mib,
+                    r->workers, r->cores, r->sync, job_topology_name(r->topology), r->rss_worker_mib,
                     r->rss_master_mib, r->fits ? "" : " class=\"bad\"", r->fits ? "yes" : "no");
     }
     fputs("</table></details>\n", f);

@@ -1,6 +1,6 @@
 /* report_memory — the report's memory section (HTML): will every rank fit?
  *
- *   1. every measured run (its trace's per-rank peaks, model/trace.h): each rank's role,
+ *   1. every measured run (its trace's per-rank peaks, trace/trace.h): each rank's role,
  *      its measured peak resident set, model/memory.h's prediction with the calibration's
  *      memory parameters (counting the trace the run held in memory) and the error;
  *   2. the fitted terms and where the known ones come from;

@@ -11,18 +11,18 @@
  *   or CMake: find_package(speedup) and link speedup::speedup (examples/CMakeLists.txt).
  * Prints one line per prediction; exit 0, or 1 with the reason on stderr.
  */
-#include <model/costmodel.h> // costmodel_params, costmodel_config, costmodel_total_time, ...
+#include <model/costmodel.h> // costmodel_params, job_config, costmodel_total_time, ...
 #include <sim/job.h>         // job_new, job_run, job_free
 
 #include <stdio.h>
 
 int main(void) {
     costmodel_params params = costmodel_params_seed_example();
-    costmodel_config config = costmodel_config_seed_example();
+    job_config config = costmodel_config_seed_example();
     config.workers = 4;
     config.cores = 1;
-    config.sync = COSTMODEL_SYNC_BATCH;
-    config.topology = COSTMODEL_TOPO_PS;
+    config.sync = JOB_SYNC_BATCH;
+    config.topology = JOB_TOPO_PS;
 
     char err[512];
     if (costmodel_check(&params, &config, err, sizeof err)) {

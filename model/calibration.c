@@ -1,7 +1,7 @@
 #include "model/calibration.h"
 
 #include "model/calibration_efficiency.h"
-#include "model/jsonout.h"
+#include "util/jsonout.h"
 
 #include "util/errmsg.h"
 
@@ -53,8 +53,8 @@ static int read_uncalibrated(const char *path, json_t *root, calibration *out, c
         return errmsg_set(err, errlen, "%s: uncalibrated_topologies: expected an array of topology names", path);
     for (size_t i = 0; i < json_array_size(a); i++) {
         const char *name = json_string_value(json_array_get(a, i));
-        costmodel_topology t;
-        if (!name || costmodel_topology_parse(name, &t))
+        job_topology t;
+        if (!name || job_topology_parse(name, &t))
             return errmsg_set(err, errlen, "%s: uncalibrated_topologies[%zu]: expected ps or allreduce", path, i);
         out->uncalibrated[t] = true;
     }
@@ -118,7 +118,7 @@ static int read_memory(const char *path, json_t *o, memory_params *m, char *err,
 static int read_params(const char *path, json_t *params, calibration *out, char *err, int errlen) {
     costmodel_params *p = &out->params;
     calibration_stderr *e = &out->stderr_;
-    costmodel_link *ps = &p->link[COSTMODEL_TOPO_PS], *ar = &p->link[COSTMODEL_TOPO_ALLREDUCE];
+    costmodel_link *ps = &p->link[JOB_TOPO_PS], *ar = &p->link[JOB_TOPO_ALLREDUCE];
     struct { const char *name; double *value, *se; } fields[] = {
         { "c0", &p->c0_s, &e->c0_s },
         { "c1", &p->c1_s, &e->c1_s },
@@ -173,9 +173,9 @@ static int read_params(const char *path, json_t *params, calibration *out, char 
     if (p->waits_block != 0 && p->waits_block != 1)
         return errmsg_set(err, errlen, "%s: params.waits_block.value: expected 0 (waits poll) or 1 (waits block), got %g",
                           path, p->waits_block);
-    if (p->host_cores > COSTMODEL_MAX_HOST_CORES) // the writer and the placement count cores in ints
+    if (p->host_cores > JOB_MAX_HOST_CORES) // the writer and the placement count cores in ints
         return errmsg_set(err, errlen, "%s: params.host_cores.value: expected at most %d cores, got %g", path,
-                          COSTMODEL_MAX_HOST_CORES, p->host_cores);
+                          JOB_MAX_HOST_CORES, p->host_cores);
     return 0;
 }
 
@@ -286,7 +286,7 @@ static const char *fit_note(const calibration_fit *fit, const char *name) {
 static json_t *params_to_json(const calibration *cal, const calibration_fit *fit) {
     const costmodel_params *p = &cal->params;
     const calibration_stderr *e = &cal->stderr_;
-    const costmodel_link *ps = &p->link[COSTMODEL_TOPO_PS], *ar = &p->link[COSTMODEL_TOPO_ALLREDUCE];
+    const costmodel_link *ps = &p->link[JOB_TOPO_PS], *ar = &p->link[JOB_TOPO_ALLREDUCE];
     const struct { const char *name; double value, se; const char *unit; } fields[] = {
         { "c0", p->c0_s, e->c0_s, "s" },
         { "c1", p->c1_s, e->c1_s, "s/example" },
@@ -369,11 +369,11 @@ static json_t *memory_to_json(const memory_params *mp) {
 
 static json_t *run_to_json(const calibration_run *r) {
     char sync[24];
-    const costmodel_config *c = &r->config;
-    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    const job_config *c = &r->config;
+    job_sync_format(c->sync, c->every_n, sync, sizeof sync);
     json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:I, s:I, s:i, s:b}", "trace", r->trace,
                           "workers", c->workers, "cores", c->cores, "sync", sync,
-                          "topology", costmodel_topology_name(c->topology), "master", costmodel_master_name(c->master),
+                          "topology", job_topology_name(c->topology), "master", job_master_name(c->master),
                           "examples", (json_int_t)c->examples, "batch", (json_int_t)c->batch, "epochs", c->epochs,
                           "batch_per_worker", c->batch_per_worker);
     if (!o || set_new(o, "measured_s", number_or_null(r->measured_s)) ||
@@ -445,7 +445,7 @@ static int fit_to_json(json_t *root, const calibration_fit *fit) {
 
 int calibration_write(const char *path, const calibration *cal, const calibration_fit *fit, char *err, int errlen) {
     /* Never write a file calibration_read would refuse (a NaN fit, a negative cost). */
-    costmodel_config any = costmodel_config_seed_example();
+    job_config any = costmodel_config_seed_example();
     char why[160];
     if (costmodel_check(&cal->params, &any, why, sizeof why))
         return errmsg_set(err, errlen, "%s: not written: %s", path, why);
@@ -454,9 +454,9 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
     int bad = !root || set_new(root, "params", params_to_json(cal, fit)) ||
               set_new(root, "cov_c0_c1", json_real(isfinite(cal->cov_c0_c1) ? cal->cov_c0_c1 : 0.0));
     json_t *unc = json_array();
-    for (int t = 0; !bad && unc && t < COSTMODEL_TOPO_COUNT; t++)
+    for (int t = 0; !bad && unc && t < JOB_TOPO_COUNT; t++)
         if (cal->uncalibrated[t])
-            bad = json_array_append_new(unc, json_string(costmodel_topology_name((costmodel_topology)t)));
+            bad = json_array_append_new(unc, json_string(job_topology_name((job_topology)t)));
     if (!bad && unc && json_array_size(unc) > 0)
         bad = set_new(root, "uncalibrated_topologies", json_incref(unc));
     bad |= !unc;

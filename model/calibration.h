@@ -82,16 +82,16 @@ typedef struct {
     long examples, batch;
     int epochs;
     char host[128];
-    bool uncalibrated[COSTMODEL_TOPO_COUNT]; /* no synchronisation of that topology measured */
+    bool uncalibrated[JOB_TOPO_COUNT]; /* no synchronisation of that topology measured */
     memory_params memory;         /* known = false when the file has no "memory" */
     efficiency_model efficiency;  /* known = false when the file has no "efficiency" */
 } calibration;
 
 /* One training run a calibration was fitted from, and how well it was predicted with its
- * configuration (every repeat of it) left out of the fit (model/fit.h). */
+ * configuration (every repeat of it) left out of the fit (fit/fit.h). */
 typedef struct {
     char trace[256];              /* the trace file */
-    costmodel_config config;
+    job_config config;
     double measured_s;            /* its total training time */
     double loo_model_s;           /* mechanistic prediction without it; NaN: could not refit */
     double loo_ernest_s;          /* Ernest-style prediction without it; NaN: could not refit */

@@ -16,14 +16,14 @@ static int fail(char *err, int errlen, const char *what, double value) {
     return -1;
 }
 
-int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *err, int errlen) {
+int costmodel_check(const costmodel_params *p, const job_config *c, char *err, int errlen) {
     const struct { const char *what; double v; } nonneg[] = {
         { "c0 must be a finite number >= 0", p->c0_s },
         { "c1 must be a finite number >= 0", p->c1_s },
-        { "alpha (ps) must be a finite number >= 0", p->link[COSTMODEL_TOPO_PS].alpha_s },
-        { "beta (ps) must be a finite number >= 0", p->link[COSTMODEL_TOPO_PS].beta_s_per_byte },
-        { "alpha (allreduce) must be a finite number >= 0", p->link[COSTMODEL_TOPO_ALLREDUCE].alpha_s },
-        { "beta (allreduce) must be a finite number >= 0", p->link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte },
+        { "alpha (ps) must be a finite number >= 0", p->link[JOB_TOPO_PS].alpha_s },
+        { "beta (ps) must be a finite number >= 0", p->link[JOB_TOPO_PS].beta_s_per_byte },
+        { "alpha (allreduce) must be a finite number >= 0", p->link[JOB_TOPO_ALLREDUCE].alpha_s },
+        { "beta (allreduce) must be a finite number >= 0", p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte },
         { "model bytes must be a finite number >= 0", p->model_bytes },
         { "w0 must be a finite number >= 0", p->w0_s },
         { "w1 must be a finite number >= 0", p->w1_s },
@@ -45,7 +45,7 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
     for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
         if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
             return fail(err, errlen, nonneg[i].what, nonneg[i].v);
-    if (p->host_cores > COSTMODEL_MAX_HOST_CORES)
+    if (p->host_cores > JOB_MAX_HOST_CORES)
         return fail(err, errlen, "host cores must be at most 1048576", p->host_cores);
     if (!(p->sigma >= 0 && p->sigma <= 1))
         return fail(err, errlen, "sigma must be in [0, 1]", p->sigma);
@@ -59,10 +59,8 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
         return fail(err, errlen, "overlap_exposed must be in [0, 1]", p->overlap_exposed);
     if (p->waits_block != 0 && p->waits_block != 1)
         return fail(err, errlen, "waits_block must be 0 (waits poll) or 1 (waits block)", p->waits_block);
-    if (c->workers < 1)
-        return fail(err, errlen, "workers must be >= 1", c->workers);
-    if (c->cores < 1)
-        return fail(err, errlen, "cores must be >= 1", c->cores);
+    if (job_check(c, err, errlen))
+        return -1;
     if (p->machines < 0)
         return fail(err, errlen, "machines must be >= 0", p->machines);
     if (p->machines >= 2 && p->host_cores < 1)
@@ -73,74 +71,7 @@ int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *
                      p->host_cores);
         return -1;
     }
-    if (c->examples < 1)
-        return fail(err, errlen, "examples must be >= 1", (double)c->examples);
-    if (c->batch < 1)
-        return fail(err, errlen, "batch must be >= 1", (double)c->batch);
-    if (c->epochs < 1)
-        return fail(err, errlen, "epochs must be >= 1", c->epochs);
-    if (c->sync == COSTMODEL_SYNC_EVERY && c->every_n < 1)
-        return fail(err, errlen, "every:N needs N >= 1", c->every_n);
-    if (c->topology != COSTMODEL_TOPO_PS && c->topology != COSTMODEL_TOPO_ALLREDUCE)
-        return fail(err, errlen, "unknown topology", c->topology);
-    if (c->sync != COSTMODEL_SYNC_BATCH && c->sync != COSTMODEL_SYNC_EPOCH && c->sync != COSTMODEL_SYNC_EVERY &&
-        !costmodel_sync_is_async(c->sync))
-        return fail(err, errlen, "unknown sync mode", c->sync);
-    if (costmodel_sync_is_async(c->sync) && c->every_n < 1)
-        return fail(err, errlen, "async and hogwild need a pull period N >= 1", c->every_n);
-    if (costmodel_sync_is_async(c->sync) &&
-        (c->topology != COSTMODEL_TOPO_PS || c->master != COSTMODEL_MASTER_DEDICATED)) {
-        /* The server applies pushes as they arrive: a rank that trains cannot also serve. */
-        if (err && errlen > 0)
-            snprintf(err, (size_t)errlen, "%s sync runs through a parameter server on a dedicated master "
-                     "(topology ps, master dedicated; got %s, %s)", c->sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild",
-                     costmodel_topology_name(c->topology), costmodel_master_name(c->master));
-        return -1;
-    }
-    if (c->master != COSTMODEL_MASTER_WORKER && c->master != COSTMODEL_MASTER_DEDICATED)
-        return fail(err, errlen, "unknown master", c->master);
-    if (c->master == COSTMODEL_MASTER_DEDICATED && c->topology != COSTMODEL_TOPO_PS)
-        return fail(err, errlen, "a dedicated master needs the ps topology", c->topology);
-    if (c->sync == COSTMODEL_SYNC_BATCH && !c->batch_per_worker && c->workers > c->batch) {
-        /* The trainer refuses it too: K − B ranks would get no examples and still pay every
-         * exchange. */
-        if (err && errlen > 0)
-            snprintf(err, (size_t)errlen, "batch sync splits the global batch over the workers: %d workers "
-                     "need a batch of %d or more (got %ld); use a larger batch or --batch-per-worker",
-                     c->workers, c->workers, c->batch);
-        return -1;
-    }
     return 0;
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* The schedule: b, s, p */
-
-costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
-    costmodel_schedule s;
-    /* Batch sync splits one global batch over the workers (the seed's regime) unless
-     * every worker is told to take a whole batch of its own. */
-    bool split = c->sync == COSTMODEL_SYNC_BATCH && !c->batch_per_worker;
-    /* Slices differ by at most one example and the barrier waits for the largest. */
-    s.local_batch = split ? (double)((c->batch + c->workers - 1) / c->workers) : (double)c->batch;
-    if (split) {
-        /* K workers each on B/K examples cover one global batch per step. */
-        s.steps_per_epoch = (c->examples + c->batch - 1) / c->batch;
-    } else {
-        long per_step = (long)c->workers * c->batch;
-        s.steps_per_epoch = (c->examples + per_step - 1) / per_step;
-    }
-    switch (c->sync) {
-    case COSTMODEL_SYNC_BATCH: s.steps_per_round = 1; break;
-    case COSTMODEL_SYNC_EPOCH:
-    case COSTMODEL_SYNC_ASYNC: /* no round: each worker's epoch is its own, ended by a barrier */
-    case COSTMODEL_SYNC_HOGWILD: s.steps_per_round = s.steps_per_epoch; break;
-    case COSTMODEL_SYNC_EVERY:
-        s.steps_per_round = c->every_n < s.steps_per_epoch ? c->every_n : s.steps_per_epoch;
-        break;
-    }
-    s.rounds_per_epoch = (s.steps_per_epoch + s.steps_per_round - 1) / s.steps_per_round;
-    return s;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -148,7 +79,7 @@ costmodel_schedule costmodel_schedule_of(const costmodel_config *c) {
 
 /* How far a round of `round` steps is from one step against τ: 1 for one step, falling
  * to 0 as its idle steps pass τ. */
-static double round_fade(const costmodel_params *p, const costmodel_config *c, long round) {
+static double round_fade(const costmodel_params *p, const job_config *c, long round) {
     if (round <= 1)
         return 1.0;
     if (!(p->balance_s > 0))
@@ -159,55 +90,55 @@ static double round_fade(const costmodel_params *p, const costmodel_config *c, l
 /* κ's round: the steps a rank computes between two waits. An async worker waits on the
  * server after every step (its push, its pull), so it switches as often as in a round
  * of one step. */
-double costmodel_round_weight(const costmodel_params *p, const costmodel_config *c) {
-    return costmodel_sync_is_async(c->sync) ? 1.0 : round_fade(p, c, costmodel_schedule_of(c).steps_per_round);
+double costmodel_round_weight(const costmodel_params *p, const job_config *c) {
+    return job_sync_is_async(c->sync) ? 1.0 : round_fade(p, c, job_schedule_of(c).steps_per_round);
 }
 
 /* The packing's round ends where every rank waits for the slowest. Async and hogwild
  * workers nap at the epoch's barrier (psx_barrier_napping): the first one done leaves its
  * core idle and the scheduler pulls a packed one over, so nothing stays packed. */
-double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c) {
-    if (p->waits_block > 0 || costmodel_sync_is_async(c->sync))
+double costmodel_packing_weight(const costmodel_params *p, const job_config *c) {
+    if (p->waits_block > 0 || job_sync_is_async(c->sync))
         return 0.0;
-    return round_fade(p, c, costmodel_schedule_of(c).steps_per_round);
+    return round_fade(p, c, job_schedule_of(c).steps_per_round);
 }
 
 /* What of a step T cores take against one (Amdahl: σ serial). */
-static double amdahl_of(const costmodel_params *p, const costmodel_config *c) {
+static double amdahl_of(const costmodel_params *p, const job_config *c) {
     return p->sigma + (1.0 - p->sigma) / c->cores;
 }
 
 /* A step of `examples` on T idle cores. */
-static double idle_step_at(const costmodel_params *p, const costmodel_config *c, double examples) {
+static double idle_step_at(const costmodel_params *p, const job_config *c, double examples) {
     return p->c0_s + p->c1_s * amdahl_of(p, c) * examples;
 }
 
-double costmodel_idle_step_time(const costmodel_params *p, const costmodel_config *c) {
-    return p->c0_s + (p->c1_s * costmodel_schedule_of(c).local_batch + p->update_s) * amdahl_of(p, c);
+double costmodel_idle_step_time(const costmodel_params *p, const job_config *c) {
+    return p->c0_s + (p->c1_s * job_schedule_of(c).local_batch + p->update_s) * amdahl_of(p, c);
 }
 
 /* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more
  * when it polls past τ between exchanges (an async server works rather than polls). */
-static double master_cores(const costmodel_params *p, const costmodel_config *c) {
-    if (c->master != COSTMODEL_MASTER_DEDICATED)
+static double master_cores(const costmodel_params *p, const job_config *c) {
+    if (c->master != JOB_MASTER_DEDICATED)
         return 0.0;
     double m = 1.0 - p->master_yield;
-    if (p->master_yield_loss > 0 && !costmodel_sync_is_async(c->sync))
+    if (p->master_yield_loss > 0 && !job_sync_is_async(c->sync))
         m += (1.0 - costmodel_packing_weight(p, c)) * p->master_yield_loss;
     return fmin(1.0, m);
 }
 
 /* ρ of a machine with `workers` workers, each computing `duty` of the time (1, or an
  * async worker's share: async_duty). */
-static double rho_of(const costmodel_params *p, const costmodel_config *c, int workers, double master,
+static double rho_of(const costmodel_params *p, const job_config *c, int workers, double master,
                      double duty) {
     double cores_used = (double)workers * c->cores * duty + master;
     return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
 }
 
-static double async_duty(const costmodel_params *p, const costmodel_config *c);
+static double async_duty(const costmodel_params *p, const job_config *c);
 /* The placement with the workers computing `duty` of the time. */
-static costmodel_placement placement_at(const costmodel_params *p, const costmodel_config *c, double duty) {
+static costmodel_placement placement_at(const costmodel_params *p, const job_config *c, double duty) {
     int k = c->workers;
     costmodel_placement pl = { .machines_used = 1, .workers_on_master = k, .workers_busiest = k };
     if (p->machines < 2) {
@@ -216,7 +147,7 @@ static costmodel_placement placement_at(const costmodel_params *p, const costmod
     }
     /* Slots as mpirun fills them: a worker takes T cores, a dedicated master one core of
      * machine 0. */
-    int m = p->machines, dedicated = c->master == COSTMODEL_MASTER_DEDICATED;
+    int m = p->machines, dedicated = c->master == JOB_MASTER_DEDICATED;
     int slots = (int)(p->host_cores / c->cores);
     int slots0 = (int)((p->host_cores - dedicated) / c->cores);
     long capacity = slots0 + (long)(m - 1) * slots;
@@ -235,16 +166,16 @@ static costmodel_placement placement_at(const costmodel_params *p, const costmod
     return pl;
 }
 
-costmodel_placement costmodel_placement_of(const costmodel_params *p, const costmodel_config *c) {
+costmodel_placement costmodel_placement_of(const costmodel_params *p, const job_config *c) {
     return placement_at(p, c, 1.0);
 }
 
-double costmodel_rho(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_rho(const costmodel_params *p, const job_config *c) {
     return costmodel_placement_of(p, c).rho;
 }
 
 /* The busiest machine's training threads per core, rounded up to whole threads. */
-static double packed_threads(const costmodel_params *p, const costmodel_config *c, const costmodel_placement *pl) {
+static double packed_threads(const costmodel_params *p, const job_config *c, const costmodel_placement *pl) {
     return ceil((double)pl->workers_busiest * c->cores / p->host_cores);
 }
 
@@ -258,16 +189,16 @@ bool costmodel_fills_cores_alike(double threads, double cores) {
  * and the barrier waits for those (their share d of a core each); 0 elsewhere (the
  * master takes a core with fewer). No κ: a floor under ρ' that binds near ρ = 1 (K = 2
  * on 2 cores), where the κ term, ∝ ρ − 1, is small. */
-static double async_master_core_load(const costmodel_params *p, const costmodel_config *c,
+static double async_master_core_load(const costmodel_params *p, const job_config *c,
                                      const costmodel_placement *pl, double duty) {
     const double on_master = (double)pl->workers_on_master * c->cores;
-    if (!costmodel_sync_is_async(c->sync) || p->waits_block > 0 ||
+    if (!job_sync_is_async(c->sync) || p->waits_block > 0 ||
         !costmodel_fills_cores_alike(on_master, p->host_cores))
         return 0.0;
     return on_master / p->host_cores * duty + master_cores(p, c);
 }
 
-static double slowdown_at(const costmodel_params *p, const costmodel_config *c, double duty) {
+static double slowdown_at(const costmodel_params *p, const job_config *c, double duty) {
     const costmodel_placement pl = placement_at(p, c, duty);
     const double master_core_floor = async_master_core_load(p, c, &pl, duty);
     if (pl.rho <= 1.0)
@@ -278,65 +209,65 @@ static double slowdown_at(const costmodel_params *p, const costmodel_config *c, 
     return fmax(shared, master_core_floor);
 }
 
-double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c) {
-    return slowdown_at(p, c, costmodel_sync_is_async(c->sync) ? async_duty(p, c) : 1.0);
+double costmodel_slowdown(const costmodel_params *p, const job_config *c) {
+    return slowdown_at(p, c, job_sync_is_async(c->sync) ? async_duty(p, c) : 1.0);
 }
 
-static double core_scaling(const costmodel_params *p, const costmodel_config *c) {
+static double core_scaling(const costmodel_params *p, const job_config *c) {
     return amdahl_of(p, c) * costmodel_slowdown(p, c);
 }
 
 /* A step whose exchange runs on threads beside it (φ > 0): slowed by χ wherever it runs,
  * since other ranks' steps and exchanges share the host with it (see the header). */
-static bool exchange_beside_steps(const costmodel_params *p, const costmodel_config *c) {
+static bool exchange_beside_steps(const costmodel_params *p, const job_config *c) {
     return p->overlap > 0 && c->workers >= 2 && costmodel_overlaps(c);
 }
 
-bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c) {
+bool costmodel_overlapped(const costmodel_params *p, const job_config *c) {
     return exchange_beside_steps(p, c) && costmodel_rho(p, c) <= 1.0;
 }
 
 /* The fixed cost c0 is the step's own CPU work (the framework's dispatch of every layer,
  * the im2col set-up), run on the step's first thread: it is slowed by ρ' like the rest,
  * not parallelised by T. */
-double costmodel_step_time_at(const costmodel_params *p, const costmodel_config *c, double examples) {
+double costmodel_step_time_at(const costmodel_params *p, const job_config *c, double examples) {
     double step = idle_step_at(p, c, examples) * costmodel_slowdown(p, c);
     return exchange_beside_steps(p, c) ? step * (1.0 + p->overlap_slowdown) : step;
 }
 
-double costmodel_step_time(const costmodel_params *p, const costmodel_config *c) {
-    return costmodel_step_time_at(p, c, costmodel_schedule_of(c).local_batch);
+double costmodel_step_time(const costmodel_params *p, const job_config *c) {
+    return costmodel_step_time_at(p, c, job_schedule_of(c).local_batch);
 }
 
-double costmodel_update_time(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_update_time(const costmodel_params *p, const job_config *c) {
     return p->update_s * core_scaling(p, c);
 }
 
-bool costmodel_has_sync(const costmodel_config *c) {
-    return c->workers >= 2 || (c->topology == COSTMODEL_TOPO_PS && c->master == COSTMODEL_MASTER_DEDICATED);
+bool costmodel_has_sync(const job_config *c) {
+    return c->workers >= 2 || (c->topology == JOB_TOPO_PS && c->master == JOB_MASTER_DEDICATED);
 }
 
-double costmodel_run_cv(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_run_cv(const costmodel_params *p, const job_config *c) {
     return p->run_cv_oversub > 0 && costmodel_rho(p, c) > 1.0 ? p->run_cv_oversub : p->run_cv;
 }
 
-double costmodel_data_load_time(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_data_load_time(const costmodel_params *p, const job_config *c) {
     return p->startup_cpu_s + p->startup_per_example_s * (double)c->examples;
 }
 
 /* w0 holds the load's fixed part d at ρ = 1, so only l·D is added to it; at ρ > 1 the
  * whole load, d + l·D, shares the cores. */
-double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_startup_time(const costmodel_params *p, const job_config *c) {
     return p->w0_s + p->w1_s * c->workers + p->startup_per_example_s * (double)c->examples +
            costmodel_data_load_time(p, c) * (costmodel_rho(p, c) - 1.0);
 }
 
-bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config *c) {
+bool costmodel_spans_machines(const costmodel_params *p, const job_config *c) {
     return p->machines >= 2 && costmodel_placement_of(p, c).machines_used >= 2;
 }
 
 /* The link a message takes: shared memory, or the network on top of the host's own cost. */
-static costmodel_link link_of(const costmodel_params *p, const costmodel_config *c, bool remote) {
+static costmodel_link link_of(const costmodel_params *p, const job_config *c, bool remote) {
     costmodel_link l = p->link[c->topology];
     if (remote) {
         l.alpha_s += p->net.alpha_s;
@@ -345,23 +276,23 @@ static costmodel_link link_of(const costmodel_params *p, const costmodel_config 
     return l;
 }
 
-bool costmodel_master_crowded(const costmodel_params *p, const costmodel_config *c) {
-    if (c->topology != COSTMODEL_TOPO_PS || c->master != COSTMODEL_MASTER_DEDICATED || !(p->host_cores > 0))
+bool costmodel_master_crowded(const costmodel_params *p, const job_config *c) {
+    if (c->topology != JOB_TOPO_PS || c->master != JOB_MASTER_DEDICATED || !(p->host_cores > 0))
         return false;
     return (double)costmodel_placement_of(p, c).workers_on_master * c->cores >= p->host_cores;
 }
 
-double costmodel_master_wake(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_master_wake(const costmodel_params *p, const job_config *c) {
     return costmodel_master_crowded(p, c) ? p->master_wake_s : 0.0;
 }
 
-double costmodel_message_time(const costmodel_params *p, const costmodel_config *c, bool remote) {
+double costmodel_message_time(const costmodel_params *p, const job_config *c, bool remote) {
     costmodel_link l = link_of(p, c, remote);
     return l.alpha_s + l.beta_s_per_byte * p->model_bytes + costmodel_master_wake(p, c);
 }
 
 /* Pulls per epoch of a worker: at its steps 0, N, 2N, … */
-static double async_pulls(const costmodel_config *c, long steps) {
+static double async_pulls(const job_config *c, long steps) {
     const long n = c->every_n > 0 ? c->every_n : 1;
     return (double)((steps + n - 1) / n);
 }
@@ -371,11 +302,11 @@ static double async_pulls(const costmodel_config *c, long steps) {
  * for), at the slowdown that share gives (a fixed point, iterated from 1: the share only
  * falls, and settles in a few rounds, as it moves ρ' by little). A worker that waits for
  * the master leaves its core to the others. */
-static double async_duty(const costmodel_params *p, const costmodel_config *c) {
-    const costmodel_schedule s = costmodel_schedule_of(c);
+static double async_duty(const costmodel_params *p, const job_config *c) {
+    const job_schedule s = job_schedule_of(c);
     const double m = costmodel_message_time(p, c, false);
     const double pull_share = async_pulls(c, s.steps_per_epoch) / (double)s.steps_per_epoch;
-    const bool waits_update = c->sync == COSTMODEL_SYNC_ASYNC;
+    const bool waits_update = c->sync == JOB_SYNC_ASYNC;
     double duty = 1.0;
     for (int i = 0; i < 50; i++) {
         const double slow = slowdown_at(p, c, duty);
@@ -390,16 +321,16 @@ static double async_duty(const costmodel_params *p, const costmodel_config *c) {
     return duty;
 }
 
-double costmodel_ring_step_time(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_ring_step_time(const costmodel_params *p, const job_config *c) {
     costmodel_link l = link_of(p, c, costmodel_spans_machines(p, c));
     return l.alpha_s + l.beta_s_per_byte * p->model_bytes / c->workers;
 }
 
 /* S(K) of the exchange, as on an idle host: ranks that outnumber the cores slow the rounds'
  * steps (costmodel_slowdown), not the exchange. */
-double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_sync_time(const costmodel_params *p, const job_config *c) {
     double k = c->workers;
-    if (c->topology == COSTMODEL_TOPO_ALLREDUCE) {
+    if (c->topology == JOB_TOPO_ALLREDUCE) {
         if (c->workers == 1)
             return 0.0;
         /* Ring: reduce-scatter then all-gather, 2(K−1) steps of M/K bytes each. */
@@ -409,23 +340,23 @@ double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c)
      * time. A master that also trains exchanges with the K−1 others only; those on its
      * own machine through shared memory. */
     costmodel_placement pl = costmodel_placement_of(p, c);
-    double local = pl.workers_on_master - (c->master == COSTMODEL_MASTER_DEDICATED ? 0.0 : 1.0);
+    double local = pl.workers_on_master - (c->master == JOB_MASTER_DEDICATED ? 0.0 : 1.0);
     double remote = k - pl.workers_on_master;
     return 2.0 * (local * costmodel_message_time(p, c, false) + remote * costmodel_message_time(p, c, true));
 }
 
-bool costmodel_overlaps(const costmodel_config *c) {
-    return c->sync == COSTMODEL_SYNC_BATCH && c->topology == COSTMODEL_TOPO_ALLREDUCE;
+bool costmodel_overlaps(const job_config *c) {
+    return c->sync == JOB_SYNC_BATCH && c->topology == JOB_TOPO_ALLREDUCE;
 }
 
-double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_exposed_sync_time(const costmodel_params *p, const job_config *c) {
     double s = costmodel_sync_time(p, c);
     if (!costmodel_overlapped(p, c))
         return s;
     return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }
 
-double costmodel_shared_rho(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_shared_rho(const costmodel_params *p, const job_config *c) {
     if (!(p->waits_block > 0) || p->machines >= 2)
         return 1.0;
     return costmodel_rho(p, c);
@@ -434,7 +365,7 @@ double costmodel_shared_rho(const costmodel_params *p, const costmodel_config *c
 /* Straggler wait of one round of n steps: the barrier waits for the slowest of K
  * workers, each summing n steps of spread CV·step, so CV·step·√n·G(K); ranks that sleep
  * while they wait hand their cores to the rest, so CV·step·√n·G_ρ(K) (model/gmax.h). */
-static double round_wait(const costmodel_params *p, const costmodel_config *c, double step, long n) {
+static double round_wait(const costmodel_params *p, const job_config *c, double step, long n) {
     return p->cv * step * sqrt((double)n) * gmax_shared_expected(c->workers, costmodel_shared_rho(p, c));
 }
 
@@ -442,18 +373,18 @@ static double round_wait(const costmodel_params *p, const costmodel_config *c, d
 /* Async and hogwild: a master that serves each request as it comes */
 
 /* One hogwild updater's update: costmodel_update_time on one core, u·ρ'. */
-static double hogwild_update_time(const costmodel_params *p, const costmodel_config *c) {
+static double hogwild_update_time(const costmodel_params *p, const job_config *c) {
     return p->update_s * costmodel_slowdown(p, c);
 }
 
 /* One worker's epoch alone at the master (s·τ) and the master's busy time for it, its
  * pushes in and its pulls out (s·I, s·O), for a message time m: see the header. */
-static void async_worker(const costmodel_params *p, const costmodel_config *c, double m, double *alone,
+static void async_worker(const costmodel_params *p, const job_config *c, double m, double *alone,
                          double *in, double *out) {
-    const long s = costmodel_schedule_of(c).steps_per_epoch;
+    const long s = job_schedule_of(c).steps_per_epoch;
     const double pulls = async_pulls(c, s);
     const double step = costmodel_step_time(p, c);
-    if (c->sync == COSTMODEL_SYNC_ASYNC) {
+    if (c->sync == JOB_SYNC_ASYNC) {
         /* Every pull (and the epoch's barrier instead of the first) waits for the update
          * of the push before it. */
         const double u = costmodel_update_time(p, c);
@@ -467,9 +398,9 @@ static void async_worker(const costmodel_params *p, const costmodel_config *c, d
     *out = pulls * m;
 }
 
-costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_config *c) {
+costmodel_async costmodel_async_of(const costmodel_params *p, const job_config *c) {
     costmodel_async a = { 0 };
-    const costmodel_schedule s = costmodel_schedule_of(c);
+    const job_schedule s = job_schedule_of(c);
     const costmodel_placement pl = costmodel_placement_of(p, c);
     const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
     const int remote = c->workers - local;
@@ -479,7 +410,7 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_co
     async_worker(p, c, costmodel_message_time(p, c, true), &alone_r, &in_r, &out_r);
     a.worker_cycle_s = (remote > 0 ? fmax(local > 0 ? alone_l : 0, alone_r) : alone_l) / steps;
     a.master_s = fmax(local * in_l + remote * in_r, local * out_l + remote * out_r) / steps;
-    if (c->sync == COSTMODEL_SYNC_HOGWILD) /* T updaters, each applying a gradient on one core */
+    if (c->sync == JOB_SYNC_HOGWILD) /* T updaters, each applying a gradient on one core */
         a.master_s = fmax(a.master_s, c->workers * hogwild_update_time(p, c) / c->cores);
     a.master_bound = a.master_s > a.worker_cycle_s;
     const double busy = fmax(a.worker_cycle_s, a.master_s);
@@ -492,7 +423,7 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_co
      * comes before it reads the weights, outlasts the update. (The simulator's pull also
      * takes in other workers' updates that end during the wake; this count does not.) */
     const double wake = costmodel_master_wake(p, c);
-    const bool own_in = c->sync == COSTMODEL_SYNC_ASYNC || (wake > 0 && wake >= hogwild_update_time(p, c));
+    const bool own_in = c->sync == JOB_SYNC_ASYNC || (wake > 0 && wake >= hogwild_update_time(p, c));
     const double own = own_in ? 1.0 : 0.0;
     a.staleness = c->workers * (n + 1.0) / 2.0 - own;
     a.staleness_p90 = c->workers * ceil(0.9 * n) - own;
@@ -501,8 +432,8 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_co
 
 /* The async breakdown (see the header): the epoch's time less compute and the requests
  * is waiting. */
-static costmodel_breakdown async_breakdown(const costmodel_params *p, const costmodel_config *c) {
-    const costmodel_schedule s = costmodel_schedule_of(c);
+static costmodel_breakdown async_breakdown(const costmodel_params *p, const job_config *c) {
+    const job_schedule s = job_schedule_of(c);
     const costmodel_async a = costmodel_async_of(p, c);
     const costmodel_placement pl = costmodel_placement_of(p, c);
     const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
@@ -517,19 +448,19 @@ static costmodel_breakdown async_breakdown(const costmodel_params *p, const cost
     return b;
 }
 
-double costmodel_round_time(const costmodel_params *p, const costmodel_config *c) {
-    if (costmodel_sync_is_async(c->sync))
+double costmodel_round_time(const costmodel_params *p, const job_config *c) {
+    if (job_sync_is_async(c->sync))
         return costmodel_async_of(p, c).epoch_s;
-    costmodel_schedule s = costmodel_schedule_of(c);
+    job_schedule s = job_schedule_of(c);
     double step = costmodel_step_time(p, c);
     return s.steps_per_round * (step + costmodel_update_time(p, c)) + round_wait(p, c, step, s.steps_per_round) +
            costmodel_exposed_sync_time(p, c);
 }
 
-costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c) {
-    if (costmodel_sync_is_async(c->sync))
+costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const job_config *c) {
+    if (job_sync_is_async(c->sync))
         return async_breakdown(p, c);
-    costmodel_schedule s = costmodel_schedule_of(c);
+    job_schedule s = job_schedule_of(c);
     double step = costmodel_step_time(p, c);
     long full_rounds = s.steps_per_epoch / s.steps_per_round;
     long rest = s.steps_per_epoch % s.steps_per_round;
@@ -545,126 +476,27 @@ costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const cost
     return b;
 }
 
-double costmodel_total_time(const costmodel_params *p, const costmodel_config *c) {
+double costmodel_total_time(const costmodel_params *p, const job_config *c) {
     return costmodel_breakdown_of(p, c).total_s;
 }
 
-costmodel_config costmodel_baseline(const costmodel_config *c) {
-    costmodel_config one = *c;
+job_config costmodel_baseline(const job_config *c) {
+    job_config one = *c;
     one.workers = 1;
     one.cores = 1;
     /* One core alone trains plainly: no server to talk to (async: plain SGD, as local
      * SGD on one worker is). */
-    one.master = COSTMODEL_MASTER_WORKER;
-    if (costmodel_sync_is_async(one.sync)) {
-        one.sync = COSTMODEL_SYNC_EPOCH;
+    one.master = JOB_MASTER_WORKER;
+    if (job_sync_is_async(one.sync)) {
+        one.sync = JOB_SYNC_EPOCH;
         one.every_n = 0;
     }
     return one;
 }
 
-double costmodel_speedup(const costmodel_params *p, const costmodel_config *c) {
-    costmodel_config one = costmodel_baseline(c);
+double costmodel_speedup(const costmodel_params *p, const job_config *c) {
+    job_config one = costmodel_baseline(c);
     return costmodel_total_time(p, &one) / costmodel_total_time(p, c);
-}
-
-/* ---------------------------------------------------------------------------------- */
-/* Names */
-
-static const char *const topology_names[] = { "ps", "allreduce" };
-
-const char *costmodel_topology_name(costmodel_topology t) {
-    return (t >= 0 && t < COSTMODEL_TOPO_COUNT) ? topology_names[t] : "?";
-}
-
-int costmodel_topology_parse(const char *s, costmodel_topology *out) {
-    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
-        if (strcmp(s, topology_names[t]) == 0) {
-            *out = (costmodel_topology)t;
-            return 0;
-        }
-    return -1;
-}
-
-bool costmodel_sync_is_async(costmodel_sync s) { return s == COSTMODEL_SYNC_ASYNC || s == COSTMODEL_SYNC_HOGWILD; }
-
-/* "NAME" (pull period 1) or "NAME:N", N in [1, 1e9]: 0, else -1. */
-static int parse_async(const char *s, const char *name, int *every_n) {
-    size_t len = strlen(name);
-    if (strncmp(s, name, len) != 0)
-        return -1;
-    if (s[len] == '\0') {
-        *every_n = 1;
-        return 0;
-    }
-    if (s[len] != ':')
-        return -1;
-    char *end = NULL;
-    long n = strtol(s + len + 1, &end, 10);
-    if (end == s + len + 1 || *end != '\0' || n < 1 || n > 1000000000L)
-        return -1;
-    *every_n = (int)n;
-    return 0;
-}
-
-int costmodel_sync_parse(const char *s, costmodel_sync *out, int *every_n) {
-    if (parse_async(s, "async", every_n) == 0) {
-        *out = COSTMODEL_SYNC_ASYNC;
-        return 0;
-    }
-    if (parse_async(s, "hogwild", every_n) == 0) {
-        *out = COSTMODEL_SYNC_HOGWILD;
-        return 0;
-    }
-    if (strcmp(s, "batch") == 0) {
-        *out = COSTMODEL_SYNC_BATCH;
-        *every_n = 1;
-        return 0;
-    }
-    if (strcmp(s, "epoch") == 0) {
-        *out = COSTMODEL_SYNC_EPOCH;
-        *every_n = 0;
-        return 0;
-    }
-    if (strncmp(s, "every:", 6) == 0) {
-        char *end = NULL;
-        long n = strtol(s + 6, &end, 10);
-        if (end == s + 6 || *end != '\0' || n < 1 || n > 1000000000L)
-            return -1;
-        *out = COSTMODEL_SYNC_EVERY;
-        *every_n = (int)n;
-        return 0;
-    }
-    return -1;
-}
-
-void costmodel_sync_format(costmodel_sync s, int every_n, char *buf, int buflen) {
-    switch (s) {
-    case COSTMODEL_SYNC_BATCH: snprintf(buf, (size_t)buflen, "batch"); break;
-    case COSTMODEL_SYNC_EPOCH: snprintf(buf, (size_t)buflen, "epoch"); break;
-    case COSTMODEL_SYNC_EVERY: snprintf(buf, (size_t)buflen, "every:%d", every_n); break;
-    case COSTMODEL_SYNC_ASYNC:
-    case COSTMODEL_SYNC_HOGWILD:
-        if (every_n > 1)
-            snprintf(buf, (size_t)buflen, "%s:%d", s == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild", every_n);
-        else
-            snprintf(buf, (size_t)buflen, "%s", s == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild");
-        break;
-    }
-}
-
-const char *costmodel_master_name(costmodel_master m) {
-    return m == COSTMODEL_MASTER_DEDICATED ? "dedicated" : "worker";
-}
-
-int costmodel_master_parse(const char *s, costmodel_master *out) {
-    if (strcmp(s, "worker") == 0)
-        *out = COSTMODEL_MASTER_WORKER;
-    else if (strcmp(s, "dedicated") == 0)
-        *out = COSTMODEL_MASTER_DEDICATED;
-    else
-        return -1;
-    return 0;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -686,16 +518,16 @@ costmodel_params costmodel_params_seed_example(void) {
         .cv = 0.1,
         .host_cores = 0.0,
     };
-    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+    for (int t = 0; t < JOB_TOPO_COUNT; t++)
         p.link[t] = (costmodel_link){ .alpha_s = 0.05, .beta_s_per_byte = 8e-9 };
     return p;
 }
 
-costmodel_config costmodel_config_seed_example(void) {
-    return (costmodel_config){
+job_config costmodel_config_seed_example(void) {
+    return (job_config){
         .workers = 1, .cores = 1,
-        .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-        .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_WORKER,
+        .sync = JOB_SYNC_BATCH, .every_n = 1,
+        .topology = JOB_TOPO_PS, .master = JOB_MASTER_WORKER,
         .batch_per_worker = false,
         .examples = 6000, .batch = 32, .epochs = 5,
     };

@@ -87,7 +87,7 @@
  * the K workers takes its s = ⌈D/(K·B)⌉ steps of b = B examples, pushes every step's
  * gradient to a dedicated master and pulls the weights every N steps (every_n); the master
  * takes one push in and sends one pull out at a time, each direction in arrival order (its
- * link is full duplex: train/psx.h); the epoch ends with a barrier. With
+ * link is full duplex: comm/psx.h); the epoch ends with a barrier. With
  * m_w = costmodel_message_time for worker w (local to the master's machine or across the
  * network), u_T = costmodel_update_time, u_1 = u·ρ' the same on one core (step and both
  * updates slowed by ρ' as a round of s steps is), P = ⌈s/N⌉ pulls an epoch, a worker's
@@ -143,17 +143,7 @@
 
 #include <stdbool.h>
 
-/* The most cores a host (or a cluster's machine) may have: counts of cores are ints. */
-#define COSTMODEL_MAX_HOST_CORES 1048576
-
-/* async, hogwild: Elephas' asynchronous modes (see the section below); every_n is then
- * the pull period N (--pull-every: a worker pulls the weights every N of its steps). */
-typedef enum {
-    COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY, COSTMODEL_SYNC_ASYNC, COSTMODEL_SYNC_HOGWILD
-} costmodel_sync;
-typedef enum { COSTMODEL_TOPO_PS, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_TOPO_COUNT } costmodel_topology;
-/* Parameter server only: does rank 0 train as well (worker) or only serve (dedicated)? */
-typedef enum { COSTMODEL_MASTER_WORKER, COSTMODEL_MASTER_DEDICATED } costmodel_master;
+#include "core/job.h"
 
 /* Cost of one message on a link: alpha + beta·bytes. */
 typedef struct {
@@ -166,7 +156,7 @@ typedef struct {
     double c0_s;             /* fixed cost of one local step, one core */
     double c1_s;             /* cost per example of one local step, one core */
     double sigma;            /* serial fraction inside a worker, in [0,1] */
-    costmodel_link link[COSTMODEL_TOPO_COUNT]; /* fitted per topology */
+    costmodel_link link[JOB_TOPO_COUNT]; /* fitted per topology */
     double model_bytes;      /* M: bytes of the weights sent per synchronisation */
     double w0_s, w1_s;       /* start-up W(K) = w0 + w1·K */
     double cv;               /* coefficient of variation of one step's time */
@@ -224,21 +214,6 @@ typedef struct {
                                 but for async and hogwild, which nap at the epoch's barrier */
 } costmodel_params;
 
-/* What the user runs. */
-typedef struct {
-    int workers;             /* K ≥ 1 training workers (a dedicated master is not one) */
-    int cores;               /* T ≥ 1 per worker */
-    costmodel_sync sync;
-    int every_n;             /* steps between synchronisations for COSTMODEL_SYNC_EVERY; the
-                                pull period N for async and hogwild */
-    costmodel_topology topology;
-    costmodel_master master;
-    bool batch_per_worker;   /* batch sync: every worker takes B (true) or B/K (false) */
-    long examples;           /* D */
-    long batch;              /* B: global batch */
-    int epochs;              /* E */
-} costmodel_config;
-
 /* Where the time of T(K,T) goes; the five add up to total_s. */
 typedef struct {
     double total_s;
@@ -258,38 +233,28 @@ typedef struct {
     double rho;              /* ρ of that machine: max(1, (its workers·T + m)/P) */
 } costmodel_placement;
 
-/* Derived schedule quantities of a config (DESIGN.md's b, s, p). */
-typedef struct {
-    double local_batch;      /* b: the slowest worker's examples per step (⌈B/K⌉ when split) */
-    long steps_per_epoch;    /* s = ⌈D/(K·b)⌉ */
-    long steps_per_round;    /* p */
-    long rounds_per_epoch;   /* ⌈s/p⌉ */
-} costmodel_schedule;
-
 /* Returns 0 when p and c are in range, else -1 with a one-line reason in err naming the
  * bad value. Every other function assumes a checked pair. */
-int costmodel_check(const costmodel_params *p, const costmodel_config *c, char *err, int errlen);
+int costmodel_check(const costmodel_params *p, const job_config *c, char *err, int errlen);
 
-costmodel_schedule costmodel_schedule_of(const costmodel_config *c);
-
-costmodel_placement costmodel_placement_of(const costmodel_params *p, const costmodel_config *c);
+costmodel_placement costmodel_placement_of(const costmodel_params *p, const job_config *c);
 
 /* ρ of the busiest machine: max(1, (K·T + m)/P) on one host, m = 1 − master_yield for a
  * dedicated master; 1 when P is 0 (unlimited). */
-double costmodel_rho(const costmodel_params *p, const costmodel_config *c);
+double costmodel_rho(const costmodel_params *p, const job_config *c);
 
 /* The ρ at which the ranks share the cores evenly, a finished rank's core going to the
  * others: ρ where waits block on one host, else 1 (polling ranks keep their cores; on a
  * cluster the barrier spans machines, and G(K) is kept). The round's straggler wait uses
  * G_ρ(K) of model/gmax.h at it, and the simulator plays the same sharing. */
-double costmodel_shared_rho(const costmodel_params *p, const costmodel_config *c);
+double costmodel_shared_rho(const costmodel_params *p, const job_config *c);
 
 /* Does the config's exchange cross the network (a cluster, ranks on two machines or more)? */
-bool costmodel_spans_machines(const costmodel_params *p, const costmodel_config *c);
+bool costmodel_spans_machines(const costmodel_params *p, const job_config *c);
 
 /* Is the config's master a dedicated parameter server on a machine whose cores its
  * workers' threads all take (workers on the master's machine · T ≥ its cores)? */
-bool costmodel_master_crowded(const costmodel_params *p, const costmodel_config *c);
+bool costmodel_master_crowded(const costmodel_params *p, const job_config *c);
 
 /* Do `threads` fill `cores` cores alike, as many on each and at least one (P divides n)?
  * Where a dedicated master's workers do, its part of a core sits beside a full core's
@@ -299,29 +264,29 @@ bool costmodel_fills_cores_alike(double threads, double cores);
 
 /* The wake a message to or from the master pays: master_wake_s where it is crowded, else
  * 0. The one place that decides it (the simulator's read of a pull's weights too). */
-double costmodel_master_wake(const costmodel_params *p, const costmodel_config *c);
+double costmodel_master_wake(const costmodel_params *p, const job_config *c);
 
 /* One message of the model's M bytes to or from the master: over shared memory, or across
  * the network when remote; costmodel_master_wake more. */
-double costmodel_message_time(const costmodel_params *p, const costmodel_config *c, bool remote);
+double costmodel_message_time(const costmodel_params *p, const job_config *c, bool remote);
 
 /* One of the 2(K−1) steps of a ring all-reduce (M/K bytes over the ring's slowest hop). */
-double costmodel_ring_step_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_ring_step_time(const costmodel_params *p, const job_config *c);
 
 /* (c0 + c1·(σ + (1−σ)/T)·b)·ρ': one local step of the config's slice b (the update
  * excluded), and of a slice of `examples` (a replayed step's own). */
-double costmodel_step_time(const costmodel_params *p, const costmodel_config *c);
-double costmodel_step_time_at(const costmodel_params *p, const costmodel_config *c, double examples);
+double costmodel_step_time(const costmodel_params *p, const job_config *c);
+double costmodel_step_time_at(const costmodel_params *p, const job_config *c, double examples);
 
 /* ρ·(σ + (1−σ)/T)-scaled time of one optimizer update. */
-double costmodel_update_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_update_time(const costmodel_params *p, const job_config *c);
 
 /* S(K): one synchronisation of M bytes among K workers; S(1) = 0 unless the master is
  * dedicated (then even one worker pushes to and pulls from it). */
-double costmodel_sync_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_sync_time(const costmodel_params *p, const job_config *c);
 
 /* Does the config synchronise at all (K ≥ 2, or a dedicated master)? */
-bool costmodel_has_sync(const costmodel_config *c);
+bool costmodel_has_sync(const job_config *c);
 
 /* ρ' of the header: how much slower a step and an update run than on an idle core of
  * the same host (ρ, the threads' packing on the busiest core, κ); 1 when ranks do not
@@ -329,41 +294,41 @@ bool costmodel_has_sync(const costmodel_config *c);
  * cycle it computes, so theirs can be 1 where costmodel_rho is not, and where their
  * workers fill the master's cores alike, it is at least the load of the master's core
  * (see Async above). */
-double costmodel_slowdown(const costmodel_params *p, const costmodel_config *c);
+double costmodel_slowdown(const costmodel_params *p, const job_config *c);
 
 /* v of the header: how short c's rounds are against τ, 1 for rounds of one step, falling
  * to 0 as a round's idle steps pass τ; 1 for async and hogwild, whose workers wait on the
  * server after every step. */
-double costmodel_round_weight(const costmodel_params *p, const costmodel_config *c);
+double costmodel_round_weight(const costmodel_params *p, const job_config *c);
 
 /* w of the header: how far c's rounds stay packed, 1 for rounds of one step, falling to 0
  * as a round's idle steps pass τ; 0 when waiting ranks block (waits_block), and for async
  * and hogwild, whose workers nap at the epoch's barrier. */
-double costmodel_packing_weight(const costmodel_params *p, const costmodel_config *c);
+double costmodel_packing_weight(const costmodel_params *p, const job_config *c);
 
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */
-double costmodel_idle_step_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_idle_step_time(const costmodel_params *p, const job_config *c);
 
 /* The run-to-run spread of config c's runs: run_cv_oversub when ranks outnumber the cores
  * (ρ > 1) and it is known (> 0), else run_cv. */
-double costmodel_run_cv(const costmodel_params *p, const costmodel_config *c);
+double costmodel_run_cv(const costmodel_params *p, const job_config *c);
 
 /* One rank's data load at ρ = 1: d + l·D (D the config's training examples). */
-double costmodel_data_load_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_data_load_time(const costmodel_params *p, const job_config *c);
 
 /* W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1). */
-double costmodel_startup_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_startup_time(const costmodel_params *p, const job_config *c);
 
 /* Does φ apply to c: batch sync through an all-reduce (see the header comment)? */
-bool costmodel_overlaps(const costmodel_config *c);
+bool costmodel_overlaps(const job_config *c);
 
 /* Does c's exchange hide behind its steps: φ > 0, K ≥ 2, costmodel_overlaps, and no more
  * ranks than cores (ρ = 1; see the header)? */
-bool costmodel_overlapped(const costmodel_params *p, const costmodel_config *c);
+bool costmodel_overlapped(const costmodel_params *p, const job_config *c);
 
 /* X(K): what a round waits for of its synchronisation, max(ε·S(K), S(K) − φ·step) when
  * costmodel_overlapped, else S(K) (costmodel_sync_time). */
-double costmodel_exposed_sync_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_exposed_sync_time(const costmodel_params *p, const job_config *c);
 
 /* Async and hogwild: the terms of the header's closed form for c (sync async or hogwild). */
 typedef struct {
@@ -381,34 +346,21 @@ typedef struct {
     double staleness_p90;    /* K·⌈0.9·N⌉ − 1 (hogwild: K·⌈0.9·N⌉, less 1 likewise): its 90th
                                 percentile */
 } costmodel_async;
-costmodel_async costmodel_async_of(const costmodel_params *p, const costmodel_config *c);
+costmodel_async costmodel_async_of(const costmodel_params *p, const job_config *c);
 
 /* Time of one full round of p steps, straggler wait and X(K) (async: one epoch). */
-double costmodel_round_time(const costmodel_params *p, const costmodel_config *c);
+double costmodel_round_time(const costmodel_params *p, const job_config *c);
 
-costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const costmodel_config *c);
-double costmodel_total_time(const costmodel_params *p, const costmodel_config *c);
+costmodel_breakdown costmodel_breakdown_of(const costmodel_params *p, const job_config *c);
+double costmodel_total_time(const costmodel_params *p, const job_config *c);
 
 /* The same job on one worker with one core: T(1,1). */
-costmodel_config costmodel_baseline(const costmodel_config *c);
-double costmodel_speedup(const costmodel_params *p, const costmodel_config *c);
-
-/* Names used in flags, CSV and JSON: "batch", "epoch", "every:N", "async", "hogwild"
- * ("async:N", "hogwild:N" with a pull period N > 1); "ps", "allreduce"; "worker",
- * "dedicated". Parsers return 0 or -1. */
-const char *costmodel_topology_name(costmodel_topology t);
-int costmodel_topology_parse(const char *s, costmodel_topology *out);
-int costmodel_sync_parse(const char *s, costmodel_sync *out, int *every_n);
-/* Writes "batch", "epoch", "every:N", "async[:N]" or "hogwild[:N]" into buf. */
-void costmodel_sync_format(costmodel_sync s, int every_n, char *buf, int buflen);
-const char *costmodel_master_name(costmodel_master m);
-/* Is s one of Elephas' asynchronous modes (async, hogwild)? */
-bool costmodel_sync_is_async(costmodel_sync s);
-int costmodel_master_parse(const char *s, costmodel_master *out);
+job_config costmodel_baseline(const job_config *c);
+double costmodel_speedup(const costmodel_params *p, const job_config *c);
 
 /* The seed-like example: Fashion-MNIST cut to 10% (6000 images), batch 32, 5 epochs,
  * one core ≈ 8 h, a 1.8 MB CNN over a 1 Gbit/s network, Spark-like start-up. */
 costmodel_params costmodel_params_seed_example(void);
-costmodel_config costmodel_config_seed_example(void);
+job_config costmodel_config_seed_example(void);
 
 #endif

@@ -20,24 +20,24 @@ static const unsigned long DRAW_SEED = 20181214; /* fixed: the same interval eve
 /* ---------------------------------------------------------------------------------- */
 /* The form */
 
-bool efficiency_stale(const costmodel_config *c) {
-    return c->sync == COSTMODEL_SYNC_HOGWILD || (c->sync == COSTMODEL_SYNC_ASYNC && (c->workers > 1 || c->every_n > 1));
+bool efficiency_stale(const job_config *c) {
+    return c->sync == JOB_SYNC_HOGWILD || (c->sync == JOB_SYNC_ASYNC && (c->workers > 1 || c->every_n > 1));
 }
 
-double efficiency_global_batch(const costmodel_config *c) {
+double efficiency_global_batch(const job_config *c) {
     const double k = c->workers > 1 ? c->workers : 1;
-    if (c->sync == COSTMODEL_SYNC_BATCH)
+    if (c->sync == JOB_SYNC_BATCH)
         return c->batch_per_worker ? k * (double)c->batch : (double)c->batch;
-    if (costmodel_sync_is_async(c->sync)) /* the server applies each worker's gradient of B alone */
+    if (job_sync_is_async(c->sync)) /* the server applies each worker's gradient of B alone */
         return (double)c->batch;
     return k * (double)c->batch;
 }
 
-double efficiency_averaging_period(const costmodel_config *c) {
-    if (c->sync == COSTMODEL_SYNC_BATCH || costmodel_sync_is_async(c->sync) || c->workers <= 1)
+double efficiency_averaging_period(const job_config *c) {
+    if (c->sync == JOB_SYNC_BATCH || job_sync_is_async(c->sync) || c->workers <= 1)
         return 1;
-    const double s = (double)costmodel_schedule_of(c).steps_per_epoch;
-    if (c->sync == COSTMODEL_SYNC_EVERY && c->every_n < s)
+    const double s = (double)job_schedule_of(c).steps_per_epoch;
+    if (c->sync == JOB_SYNC_EVERY && c->every_n < s)
         return c->every_n;
     return s;
 }
@@ -75,7 +75,7 @@ static double drift_of(const double *theta, bool legacy_log_h, double h) {
 
 /* s(c) of θ against the reference batch b_ref, the gradients' mean staleness tau. (θ's β
  * is 0 in a file from before it.) */
-static double slowdown_of(const double *theta, bool legacy_log_h, double b_ref, const costmodel_config *c,
+static double slowdown_of(const double *theta, bool legacy_log_h, double b_ref, const job_config *c,
                           double tau) {
     const double g = efficiency_global_batch(c), h = efficiency_averaging_period(c);
     const double k = c->workers > 1 ? c->workers : 1;
@@ -84,7 +84,7 @@ static double slowdown_of(const double *theta, bool legacy_log_h, double b_ref, 
            (1 + theta[EFFICIENCY_STALE_COST] * tau);
 }
 
-double efficiency_slowdown(const efficiency_model *m, const costmodel_config *c, double tau) {
+double efficiency_slowdown(const efficiency_model *m, const job_config *c, double tau) {
     return slowdown_of(m->theta, m->legacy_log_h, (double)m->batch, c, tau);
 }
 
@@ -99,7 +99,7 @@ double efficiency_curve(const efficiency_model *m, const double theta[EFFICIENCY
     return curve(m->chance, theta, x);
 }
 
-double efficiency_accuracy(const efficiency_model *m, const costmodel_config *c, double tau, double epochs) {
+double efficiency_accuracy(const efficiency_model *m, const job_config *c, double tau, double epochs) {
     const double s = efficiency_slowdown(m, c, tau);
     return curve(m->chance, m->theta, s > 0 ? epochs / s : 0);
 }
@@ -169,7 +169,7 @@ static int fit_prepare(const efficiency_run *runs, int n_runs, fit_problem *pb, 
     pb->tau_max = 0;
     for (int r = 0; r < n_runs; r++) {
         const efficiency_run *run = &runs[r];
-        const costmodel_config *c = &run->config, *c0 = &runs[0].config;
+        const job_config *c = &run->config, *c0 = &runs[0].config;
         if (c->epochs != c0->epochs)
             return errmsg_set(why, whylen, "runs of different schedules: %d epochs in %s, %d in %s (the learning "
                               "rate's cosine spans --epochs: fit each schedule apart)", c0->epochs, runs[0].name,
@@ -490,7 +490,7 @@ int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, effici
 /* ---------------------------------------------------------------------------------- */
 /* Predicting */
 
-int efficiency_check(const efficiency_model *m, const costmodel_config *c, char *why, int whylen) {
+int efficiency_check(const efficiency_model *m, const job_config *c, char *why, int whylen) {
     if (!m->known)
         return errmsg_set(why, whylen, "no efficiency fit");
     if (c->epochs != m->epochs)
@@ -519,7 +519,7 @@ int efficiency_check(const efficiency_model *m, const costmodel_config *c, char 
     return 0;
 }
 
-int efficiency_check_at(const efficiency_model *m, const costmodel_config *c, double tau, char *why, int whylen) {
+int efficiency_check_at(const efficiency_model *m, const job_config *c, double tau, char *why, int whylen) {
     if (efficiency_check(m, c, why, whylen))
         return -1;
     if (!(isfinite(tau) && tau >= 0))
@@ -587,7 +587,7 @@ static double quantile(const double *v, int n, double q) {
 }
 
 /* The 95% PI of one run by draws (see the header): epochs into ep[DRAWS], times into tm. */
-static int predict_draws(const efficiency_model *m, const costmodel_config *c, double tau, double target,
+static int predict_draws(const efficiency_model *m, const job_config *c, double tau, double target,
                          const efficiency_timing *timing, double *ep, double *tm) {
     int idx[EFFICIENCY_NP], p;
     gsl_matrix *L = cov_factor(m, idx, &p);
@@ -617,7 +617,7 @@ static int predict_draws(const efficiency_model *m, const costmodel_config *c, d
     return 0;
 }
 
-int efficiency_predict(const efficiency_model *m, const costmodel_config *c, double tau, double target,
+int efficiency_predict(const efficiency_model *m, const job_config *c, double tau, double target,
                        const efficiency_timing *timing, efficiency_prediction *out, char *why, int whylen) {
     memset(out, 0, sizeof *out);
     gsl_set_error_handler_off();

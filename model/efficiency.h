@@ -1,5 +1,5 @@
 /* efficiency — statistical efficiency: how many epochs a configuration needs to reach a
- * test accuracy, fitted from the accuracy points of training traces (model/traceinfo.h's
+ * test accuracy, fitted from the accuracy points of training traces (trace/traceinfo.h's
  * traceinfo_accuracy_curve), so that `speedup model|simulate|advise --target-accuracy A`
  * can predict the time to reach A, not only the time per epoch (DESIGN.md, "Time to
  * accuracy").
@@ -20,7 +20,7 @@
  *   B_ref   the reference global batch: the smallest G among the runs with H = 1 (one
  *           worker, or batch sync), whose curve is f itself.
  *   τ       the mean staleness of the configuration's gradients: how many updates the
- *           server applied between a gradient's pull and its own (model/trace.h). 0 but for
+ *           server applied between a gradient's pull and its own (trace/trace.h). 0 but for
  *           async and hogwild (train/asyncps.h: a parameter server applying each worker's
  *           gradient as it comes), where G = B and H = 1 — each gradient is one update, none
  *           is averaged — and K workers pulling every N steps make τ ≈ K·(N + 1)/2 − 1
@@ -134,7 +134,6 @@
 #define SPEEDUP_EFFICIENCY_H
 
 #include "model/costmodel.h"
-#include "model/trace.h"
 
 #include <stdbool.h>
 
@@ -184,7 +183,7 @@ int efficiency_n_params(const efficiency_model *m);
 /* One training run's accuracy points, for the fit. */
 typedef struct {
     const char *name;                  /* for messages (the trace's path) */
-    costmodel_config config;           /* workers, sync, every_n, batch, batch_per_worker, D, E */
+    job_config config;           /* workers, sync, every_n, batch, batch_per_worker, D, E */
     const double *epochs;              /* (n) epochs seen: examples seen by all workers / D */
     const double *accuracy;            /* (n) in [0, 1] */
     const bool *subset;                /* (n) measured on a fixed subset of the test set */
@@ -222,64 +221,42 @@ typedef struct {
 int efficiency_fit(const efficiency_run *runs, int n_runs, double chance, efficiency_model *out, char *why,
                    int whylen);
 
-/* The fit from traces (model/efficiency_traces.c): every trace with accuracy points
- * (traceinfo_accuracy_curve: rank 0's, at the epochs seen) is a run. Runs of one schedule
- * are fitted together: the traces are grouped by (examples, epochs, network) and the
- * group with the most accuracy points is fitted; the others are left out, and `note`
- * says how many (runs of a calibration plan's one short epoch record accuracy too). chance
- * = 1/N for the network's last fcN layer (0.1 without one). Points inside the learning
- * rate's warm-up (epochs seen < EFFICIENCY_WARMUP_EPOCHS) are left out: while the rate
- * ramps up over an epoch's steps, a configuration with fewer, larger steps (a larger
- * global batch, K workers) gets ahead of the reference — the opposite of what it does for
- * the rest of the schedule, which no stretch of one curve can follow (on the runs this
- * form was shaped on, leaving the warm-up out halved the residual sd: 1.3 → 0.7 points of
- * accuracy). The trace header does not record --warmup-epochs: the trainer's default, 1,
- * is assumed. A trace with fewer than two points after it (a calibration plan's run of
- * one epoch) is no curve and is left out too. An async or hogwild run's τ: with params
- * (non-NULL: the time model fitted on the same traces) the cost model's for its
- * configuration (costmodel_async_of), what predictions use (see above; on short epochs the
- * gap is wider: the accuracy plan's 4x1 async on 640 examples measured 2.4 against 3, and
- * fitted on that, its own configuration was refused as staler than any fitted); without,
- * the mean staleness of the gradients its master applied (traceinfo_async_of), and a trace
- * with no such event is left out with a note. Returns 0 fitted (note may name what was
- * left out, else ""); 1 no trace has an accuracy curve (out->known false); -1 the runs
- * cannot be fitted, why in note. */
+/* Accuracy points inside the learning rate's warm-up (epochs seen below this) are left
+ * out of the fit (fit/efficiency_fit.h says why). */
 #define EFFICIENCY_WARMUP_EPOCHS 1.0
-int efficiency_fit_traces(trace *const *traces, const char *const *names, int n, const costmodel_params *params,
-                          efficiency_model *out, char *note, int notelen);
 
 /* Does c train on stale gradients (see above: async and hogwild but one async worker
  * pulling every step, which is plain SGD bit for bit)? Predicting for such a c needs β
  * fitted (efficiency_check). */
-bool efficiency_stale(const costmodel_config *c);
+bool efficiency_stale(const job_config *c);
 /* G, H and s of config c with mean staleness tau under m (see above). */
-double efficiency_global_batch(const costmodel_config *c);
-double efficiency_averaging_period(const costmodel_config *c);
-double efficiency_slowdown(const efficiency_model *m, const costmodel_config *c, double tau);
+double efficiency_global_batch(const job_config *c);
+double efficiency_averaging_period(const job_config *c);
+double efficiency_slowdown(const efficiency_model *m, const job_config *c, double tau);
 
 /* f(x) of θ (the reference curve at x reference epochs); x ≥ 0. */
 double efficiency_curve(const efficiency_model *m, const double theta[EFFICIENCY_NP], double x);
 /* The predicted accuracy of c (mean staleness tau) after e epochs: f(e / s(c)). */
-double efficiency_accuracy(const efficiency_model *m, const costmodel_config *c, double tau, double epochs);
+double efficiency_accuracy(const efficiency_model *m, const job_config *c, double tau, double epochs);
 
 /* Can m predict for c, whatever its staleness? 0, or -1 with why naming what differs:
  * another schedule length (E), another number of examples (D), stale gradients when β was
  * not fitted (the fit had no async run with τ > 0), a global batch ≠ B_ref when w was not
  * fitted, local SGD when γ was not fitted, a slowdown at τ = 0 that is not positive. */
-int efficiency_check(const efficiency_model *m, const costmodel_config *c, char *why, int whylen);
+int efficiency_check(const efficiency_model *m, const job_config *c, char *why, int whylen);
 /* Can m predict for c with mean staleness tau? efficiency_check's answer, or -1 with why:
  * tau not a number >= 0, tau beyond the stalest fitted run's by more than
  * EFFICIENCY_STALENESS_SLACK updates (see above), a slowdown s(c) at tau that is not
  * positive. */
 #define EFFICIENCY_STALENESS_SLACK 0.5
-int efficiency_check_at(const efficiency_model *m, const costmodel_config *c, double tau, char *why, int whylen);
+int efficiency_check_at(const efficiency_model *m, const job_config *c, double tau, char *why, int whylen);
 
 /* Epochs (and, with timing non-NULL, time) for c, whose gradients' mean staleness is tau
  * (0 but for async and hogwild: the cost model's or the simulator's), to reach target A in
  * (0, 1), with the 95% prediction interval of one run: 0, or -1 with why
  * (efficiency_check_at's, a target out of (0, 1)). Never NaN or infinite: what is not
  * reached says so in reach / *_reached. */
-int efficiency_predict(const efficiency_model *m, const costmodel_config *c, double tau, double target,
+int efficiency_predict(const efficiency_model *m, const job_config *c, double tau, double target,
                        const efficiency_timing *timing, efficiency_prediction *out, char *why, int whylen);
 
 /* One line for a prediction that does not reach its target (reach != REACHED), e.g. "not

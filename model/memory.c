@@ -2,61 +2,41 @@
  * fitted terms' features, sizes, and the seed-like example's stated assumptions. */
 #include "model/memory.h"
 
-#include "model/trace.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-static const char *const role_names[MEMORY_ROLE_COUNT] = { "worker", "master+worker", "master" };
-
-const char *memory_role_name(memory_role r) {
-    return r >= 0 && r < MEMORY_ROLE_COUNT ? role_names[r] : "?";
-}
-
-static bool dedicated(const costmodel_config *c) {
-    return c->topology == COSTMODEL_TOPO_PS && c->master == COSTMODEL_MASTER_DEDICATED;
-}
-
-int memory_ranks(const costmodel_config *c) { return c->workers + (dedicated(c) ? 1 : 0); }
-
-memory_role memory_role_of(const costmodel_config *c, int rank) {
-    if (rank != 0 || c->topology != COSTMODEL_TOPO_PS || memory_ranks(c) < 2)
-        return MEMORY_WORKER;
-    return dedicated(c) ? MEMORY_MASTER : MEMORY_MASTER_WORKER;
-}
-
-int memory_model_copies(const costmodel_config *c, memory_role role) {
-    const bool batch = c->sync == COSTMODEL_SYNC_BATCH;
-    if (c->sync == COSTMODEL_SYNC_ASYNC)
+int memory_model_copies(const job_config *c, job_role role) {
+    const bool batch = c->sync == JOB_SYNC_BATCH;
+    if (c->sync == JOB_SYNC_ASYNC)
         /* The server receives into its gradients and updates (3); a worker sends gradients
          * and receives weights (2: its momentum stays untouched). */
-        return role == MEMORY_MASTER ? 3 : 2;
-    if (c->sync == COSTMODEL_SYNC_HOGWILD)
+        return role == JOB_ROLE_MASTER ? 3 : 2;
+    if (c->sync == JOB_SYNC_HOGWILD)
         /* The server: weights, momentum, one gradient buffer per updater thread (T) and the
          * copy a pull sends (train/asyncps.h). */
-        return role == MEMORY_MASTER ? 3 + c->cores : 2;
+        return role == JOB_ROLE_MASTER ? 3 + c->cores : 2;
     switch (role) {
-    case MEMORY_MASTER_WORKER:
+    case JOB_ROLE_MASTER_WORKER:
         return 4; /* weights, gradients, momentum and the receive buffer */
-    case MEMORY_MASTER:
+    case JOB_ROLE_MASTER:
         /* Batch sync: it zeroes its gradients (its share of the sum) and updates. Averaging:
          * it zeroes its weights and takes the sum; gradients and momentum stay untouched. */
         return batch ? 4 : 2;
-    case MEMORY_WORKER:
+    case JOB_ROLE_WORKER:
     default:
         /* A ps worker in batch sync sends gradients and receives weights: rank 0 updates. */
-        return batch && c->topology == COSTMODEL_TOPO_PS && memory_ranks(c) >= 2 ? 2 : 3;
+        return batch && c->topology == JOB_TOPO_PS && job_ranks(c) >= 2 ? 2 : 3;
     }
 }
 
-long memory_trace_events(const costmodel_config *c, memory_role role, bool checkpoint) {
-    const costmodel_schedule s = costmodel_schedule_of(c);
-    const bool single = memory_ranks(c) == 1, ps = c->topology == COSTMODEL_TOPO_PS;
-    const bool master = role != MEMORY_WORKER;
+long memory_trace_events(const job_config *c, job_role role, bool checkpoint) {
+    const job_schedule s = job_schedule_of(c);
+    const bool single = job_ranks(c) == 1, ps = c->topology == JOB_TOPO_PS;
+    const bool master = role != JOB_ROLE_WORKER;
     long per_epoch;
-    if (costmodel_sync_is_async(c->sync)) {
+    if (job_sync_is_async(c->sync)) {
         /* Every step has examples (a shard's short last batch included): a worker records
          * compute and push every step, a pull every N, and the epoch's barrier; the master
          * per push a wait for its header, the receive (beside its timeline), a wait for
@@ -67,7 +47,7 @@ long memory_trace_events(const costmodel_config *c, memory_role role, bool check
         const long pulls = (s.steps_per_epoch + c->every_n - 1) / c->every_n;
         per_epoch = master ? c->workers * (4 * s.steps_per_epoch + 3 * pulls + 1) + 1
                            : 2 * s.steps_per_epoch + pulls + 1;
-    } else if (c->sync == COSTMODEL_SYNC_BATCH) {
+    } else if (c->sync == JOB_SYNC_BATCH) {
         /* compute, then: the update alone (one rank); wait, comm, update (all-reduce); wait
          * and comm (ps worker); wait, pushes, update, pulls (ps master). */
         const long per_step = single ? 2 : !ps ? 4 : master ? 5 : 3;
@@ -76,7 +56,7 @@ long memory_trace_events(const costmodel_config *c, memory_role role, bool check
         /* compute and the local update every step (not on a dedicated master, which has
          * no examples), then at each averaging: wait, comm, average (all-reduce); wait and
          * comm (ps worker); wait, pushes, average, pulls (ps master). */
-        const long per_step = role == MEMORY_MASTER ? 1 : 2;
+        const long per_step = role == JOB_ROLE_MASTER ? 1 : 2;
         const long per_sync = single ? 0 : !ps ? 3 : master ? 4 : 2;
         per_epoch = s.steps_per_epoch * per_step + s.rounds_per_epoch * per_sync;
     }
@@ -84,45 +64,45 @@ long memory_trace_events(const costmodel_config *c, memory_role role, bool check
     return 3 + (long)c->epochs * per_epoch; /* mpi_init, data_load, model_build */
 }
 
-void memory_features(double model_bytes, const costmodel_config *c, memory_role role, double features[4]) {
+void memory_features(double model_bytes, const job_config *c, job_role role, double features[4]) {
     const int k = c->workers;
     features[0] = 1.0;
-    features[1] = (double)(memory_ranks(c) - 1);
-    features[2] = role == MEMORY_MASTER ? 0.0 : (double)(c->cores - 1);
+    features[1] = (double)(job_ranks(c) - 1);
+    features[2] = role == JOB_ROLE_MASTER ? 0.0 : (double)(c->cores - 1);
     /* Open MPI's ring all-reduce: one segment of M/K at K = 2, two at K ≥ 3. */
-    features[3] = c->topology == COSTMODEL_TOPO_ALLREDUCE && k >= 2 ? model_bytes * (k == 2 ? 1.0 : 2.0) / k : 0.0;
+    features[3] = c->topology == JOB_TOPO_ALLREDUCE && k >= 2 ? model_bytes * (k == 2 ? 1.0 : 2.0) / k : 0.0;
 }
 
-memory_breakdown memory_peak(const memory_params *m, double model_bytes, const costmodel_config *c,
-                             memory_role role, long trace_events) {
+memory_breakdown memory_peak(const memory_params *m, double model_bytes, const job_config *c,
+                             job_role role, double trace_bytes) {
     memory_breakdown b = { 0 };
     double f[4];
     memory_features(model_bytes, c, role, f);
     b.fitted = m->base_bytes * f[0] + m->peer_bytes * f[1] + m->thread_bytes * f[2] + m->allreduce_scratch * f[3];
 
-    const bool master = role != MEMORY_WORKER;
-    const double k = (double)c->workers, local = costmodel_schedule_of(c).local_batch;
+    const bool master = role != JOB_ROLE_WORKER;
+    const double k = (double)c->workers, local = job_schedule_of(c).local_batch;
     b.model = memory_model_copies(c, role) * model_bytes;
     if (master)
         b.model += m->master_models_per_worker * k * model_bytes;
-    const double per_example = m->fwd_bytes_per_example + (role == MEMORY_MASTER ? 0.0 : m->train_bytes_per_example);
+    const double per_example = m->fwd_bytes_per_example + (role == JOB_ROLE_MASTER ? 0.0 : m->train_bytes_per_example);
     b.activations = local * per_example + m->workspace_bytes +
-                    (role == MEMORY_MASTER ? 0.0 : m->workspace_bytes_per_thread * (c->cores - 1));
+                    (role == JOB_ROLE_MASTER ? 0.0 : m->workspace_bytes_per_thread * (c->cores - 1));
 
     /* Every rank of this trainer holds both sets; a sharded (Spark-like) worker its 1/K. */
     const double d = (double)c->examples, share = m->sharded_data && !master ? 1.0 / k : 1.0;
     const double e = master && m->sharded_data ? m->master_example_bytes : m->example_bytes;
     b.data = share * ((d + fmin(d, m->test_examples)) * e + d * (double)sizeof(long));
-    b.trace = (double)trace_events * (double)sizeof(trace_event);
+    b.trace = trace_bytes;
     b.master_extra = master ? m->master_extra_bytes : 0.0;
     b.total = b.fitted + b.model + b.activations + b.data + b.trace + b.master_extra;
     return b;
 }
 
-void memory_rank_peaks(const memory_params *m, double model_bytes, const costmodel_config *c, double *rank0,
+void memory_rank_peaks(const memory_params *m, double model_bytes, const job_config *c, double *rank0,
                        double *other) {
-    *rank0 = memory_peak(m, model_bytes, c, memory_role_of(c, 0), 0).total;
-    *other = memory_ranks(c) > 1 ? memory_peak(m, model_bytes, c, memory_role_of(c, 1), 0).total : *rank0;
+    *rank0 = memory_peak(m, model_bytes, c, job_role_of(c, 0), 0).total;
+    *other = job_ranks(c) > 1 ? memory_peak(m, model_bytes, c, job_role_of(c, 1), 0).total : *rank0;
 }
 
 int memory_parse_size(const char *s, double *bytes) {

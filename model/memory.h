@@ -3,7 +3,7 @@
  *
  * A rank is a worker, a master that also trains (rank 0 of a parameter server, K ≥ 2) or a
  * dedicated master (rank 0 with --master dedicated). With M the model's bytes, b the local
- * batch (model/costmodel.h's costmodel_schedule_of), K workers, R ranks (K, or K + 1 with
+ * batch (model/costmodel.h's job_schedule_of), K workers, R ranks (K, or K + 1 with
  * a dedicated master), T cores per worker and D, D_test the examples:
  *
  *   peak(role) = base + peer·(R − 1) + thread·(T − 1)                       fitted
@@ -18,7 +18,7 @@
  *   copies   the parameter-sized blocks in use: weights, gradients, momentum (3) on every
  *            rank that runs the optimizer; a ps worker in batch sync never updates, so its
  *            momentum stays untouched (2); ps rank 0 with R ≥ 2 adds the ONE receive
- *            buffer it takes every push into (train/psx.h), however many workers (4); a
+ *            buffer it takes every push into (comm/psx.h), however many workers (4); a
  *            dedicated master averaging (local SGD) holds the weights and that buffer (2).
  *            Async (train/asyncps.h): the master receives into its gradients (3), a worker
  *            never updates (2); a hogwild master holds weights, momentum, one gradient
@@ -32,7 +32,7 @@
  *            (D + min(D, D_test))·e + 8·D, D_test the test set's size (--limit cuts both
  *            sets to D). (`sharded_data`, the Spark-like what-if: a worker holds its 1/K
  *            share of both; the master the whole, at master_example_bytes per example.)
- *   events   a trace in memory: each rank's events until the gather (model/trace.h).
+ *   events   a trace in memory: each rank's events until the gather (trace/trace.h).
  * Fitted (memory_fit, from the traces' measured per-rank peaks, NNLS with standard
  * errors): base (code, libraries, MPI, the C library's arenas), peer (per other rank:
  * MPI's shared-memory segments), thread (per further OpenMP thread: its stack and BLAS
@@ -55,8 +55,6 @@
 #include "model/costmodel.h"
 
 #include <stdbool.h>
-
-typedef enum { MEMORY_WORKER, MEMORY_MASTER_WORKER, MEMORY_MASTER, MEMORY_ROLE_COUNT } memory_role;
 
 typedef struct {
     bool known;                      /* false: nothing is known about memory (predict nothing) */
@@ -94,30 +92,25 @@ typedef struct {
     double master_extra;
 } memory_breakdown;
 
-const char *memory_role_name(memory_role r);     /* "worker", "master+worker", "master" */
-/* The role of rank `rank` of c's job: rank 0 of a parameter server with two ranks or more
- * is its master; every other rank (an all-reduce's, a single rank's) a worker. */
-memory_role memory_role_of(const costmodel_config *c, int rank);
-int memory_ranks(const costmodel_config *c);      /* R = K, or K + 1 with a dedicated master */
 
 /* Parameter-sized blocks a rank of this role writes (see the header). */
-int memory_model_copies(const costmodel_config *c, memory_role role);
+int memory_model_copies(const job_config *c, job_role role);
 /* Events a rank of this role records in its trace over the run (start-up, per step,
  * per synchronisation, per epoch: train/trainer.c's and train/sync.c's marks); with
  * checkpoint, one more per epoch. */
-long memory_trace_events(const costmodel_config *c, memory_role role, bool checkpoint);
+long memory_trace_events(const job_config *c, job_role role, bool checkpoint);
 
-/* The peak of one rank of role `role`: M = model_bytes, trace_events the events it holds
- * (0: no trace). */
-memory_breakdown memory_peak(const memory_params *m, double model_bytes, const costmodel_config *c,
-                             memory_role role, long trace_events);
+/* The peak of one rank of role `role`: M = model_bytes, trace_bytes what its trace's
+ * events take in memory (0: no trace; fit/memory_fit.h counts them in a trace). */
+memory_breakdown memory_peak(const memory_params *m, double model_bytes, const job_config *c,
+                             job_role role, double trace_bytes);
 /* The fitted part's features for that rank, in memory_params order (base, peer, thread,
  * allreduce_scratch): the peak is known + Σ features·fitted. */
-void memory_features(double model_bytes, const costmodel_config *c, memory_role role, double features[4]);
+void memory_features(double model_bytes, const job_config *c, job_role role, double features[4]);
 
 /* The peaks of rank 0 and of any other rank (rank 0 itself when it is the only one), bytes,
  * without a trace. */
-void memory_rank_peaks(const memory_params *m, double model_bytes, const costmodel_config *c, double *rank0,
+void memory_rank_peaks(const memory_params *m, double model_bytes, const job_config *c, double *rank0,
                        double *other);
 
 /* Parses a size: a number and a unit, B, KiB MiB GiB TiB (powers of 1024) or kB KB MB GB TB

@@ -1,6 +1,5 @@
 #include "model/predictions.h"
 
-#include "model/traceinfo.h"
 #include "util/atomicfile.h"
 
 #include <errno.h>
@@ -8,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-prediction_row predictions_from_model(const costmodel_params *p, const costmodel_config *c) {
+prediction_row predictions_from_model(const costmodel_params *p, const job_config *c) {
     costmodel_breakdown b = costmodel_breakdown_of(p, c);
     prediction_row r = {
         .workers = c->workers, .cores = c->cores, .topology = c->topology,
@@ -17,8 +16,8 @@ prediction_row predictions_from_model(const costmodel_params *p, const costmodel
         .update_s = b.update_s,
     };
     predictions_set_point(&r);
-    costmodel_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
-    if (costmodel_sync_is_async(c->sync)) {
+    job_sync_format(c->sync, c->every_n, r.sync, sizeof r.sync);
+    if (job_sync_is_async(c->sync)) {
         const costmodel_async a = costmodel_async_of(p, c);
         r.has_staleness = true;
         r.staleness_median = r.staleness_mean = a.staleness; /* the closed form's mean is its median */
@@ -27,39 +26,7 @@ prediction_row predictions_from_model(const costmodel_params *p, const costmodel
     return r;
 }
 
-prediction_row predictions_from_trace(const trace *t) {
-    const costmodel_config *k = &t->run.config;
-    prediction_row r = { .workers = k->workers, .cores = k->cores, .topology = k->topology, .speedup = 1 };
-    costmodel_sync_format(k->sync, k->every_n, r.sync, sizeof r.sync);
-    r.time_s = traceinfo_training_time(t);
-    traceinfo_phases ph = traceinfo_phase_means(t);
-    r.startup_s = ph.startup_s;
-    r.compute_s = ph.compute_s;
-    r.update_s = ph.update_s;
-    r.comm_s = ph.comm_s;
-    r.wait_s = ph.wait_s;
-    predictions_set_point(&r);
-    const trace_memory *m = &t->run.memory;
-    if (m->has && m->n_ranks > 0) {
-        /* rank 0's peak, and the largest of the others' (rank 0's when it ran alone) */
-        long others = m->n_ranks > 1 ? 0 : m->peak_rss_kib[0];
-        for (int i = 1; i < m->n_ranks; i++)
-            others = m->peak_rss_kib[i] > others ? m->peak_rss_kib[i] : others;
-        r.has_memory = r.fits = true;
-        r.rss_master_mib = (double)m->peak_rss_kib[0] / 1024.0;
-        r.rss_worker_mib = (double)others / 1024.0;
-    }
-    traceinfo_async a;
-    if (costmodel_sync_is_async(k->sync) && traceinfo_async_of(t, &a) == 0 && a.updates > 0) {
-        r.has_staleness = true;
-        r.staleness_median = a.staleness_median;
-        r.staleness_p90 = a.staleness_p90;
-        r.staleness_mean = a.staleness_mean;
-    }
-    return r;
-}
-
-prediction_row predictions_from_model_interval(const costmodel_params *p, const costmodel_config *c,
+prediction_row predictions_from_model_interval(const costmodel_params *p, const job_config *c,
                                                const uncertainty *u) {
     prediction_row r = predictions_from_model(p, c);
     uncertainty_interval pi = uncertainty_closed_form(p, c, u);
@@ -114,7 +81,7 @@ void predictions_write_csv(FILE *out, const prediction_row *rows, int n) {
         const prediction_row *r = &rows[i];
         /* %.9g keeps every digit a double carries that a reader will care about. */
         fprintf(out, "%d,%d,%s,%s,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g", r->workers,
-                r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo, r->ci_hi,
+                r->cores, r->sync, job_topology_name(r->topology), r->time_s, r->speedup, r->ci_lo, r->ci_hi,
                 r->compute_s, r->comm_s, r->wait_s, r->startup_s, r->update_s, r->time_lo, r->time_hi, r->mean_lo,
                 r->mean_hi);
         if (r->has_memory)
@@ -159,7 +126,7 @@ void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
         else
             snprintf(pi, sizeof pi, "[%.1f, %.1f]", r->time_lo, r->time_hi);
         fprintf(out, "%7d %5d %-10s %-9s %12.1f %22s %8.2f %12.1f %12.1f %12.1f %12.1f %12.1f", r->workers,
-                r->cores, r->sync, costmodel_topology_name(r->topology), r->time_s, pi, r->speedup, r->compute_s,
+                r->cores, r->sync, job_topology_name(r->topology), r->time_s, pi, r->speedup, r->compute_s,
                 r->update_s, r->comm_s, r->wait_s, r->startup_s);
         if (memory && r->has_memory)
             fprintf(out, "  %10.1f %10.1f%s", r->rss_worker_mib, r->rss_master_mib, r->fits ? "" : "  OVER");
@@ -184,7 +151,7 @@ void predictions_write_tta_table(FILE *out, const prediction_row *rows, int n, i
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
         const efficiency_prediction *t = &r->tta;
-        fprintf(out, "%7d %5d %-10s %-9s ", r->workers, r->cores, r->sync, costmodel_topology_name(r->topology));
+        fprintf(out, "%7d %5d %-10s %-9s ", r->workers, r->cores, r->sync, job_topology_name(r->topology));
         if (!r->has_tta) {
             fputs("-\n", out);
             continue;
@@ -323,12 +290,12 @@ static int parse_row(char *line, int columns, prediction_row *r) {
         return -1;
     r->workers = (int)k;
     r->cores = (int)t;
-    costmodel_sync sync;
+    job_sync sync;
     int every;
-    if (costmodel_sync_parse(field[2], &sync, &every) || strlen(field[2]) >= sizeof r->sync)
+    if (job_sync_parse(field[2], &sync, &every) || strlen(field[2]) >= sizeof r->sync)
         return -1;
     strcpy(r->sync, field[2]);
-    if (costmodel_topology_parse(field[3], &r->topology))
+    if (job_topology_parse(field[3], &r->topology))
         return -1;
     double *num[] = { &r->time_s, &r->speedup, &r->ci_lo, &r->ci_hi, &r->compute_s, &r->comm_s, &r->wait_s,
                       &r->startup_s, &r->update_s, &r->time_lo, &r->time_hi, &r->mean_lo, &r->mean_hi };

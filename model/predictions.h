@@ -18,7 +18,7 @@
  * a trace without it). staleness_median, staleness_p90: async and hogwild only (empty for
  * every other sync mode): the median and 90th percentile of the staleness of the
  * gradients the master applied — the updates applied between a gradient's pull and its own
- * (model/trace.h) — measured (model/traceinfo.h), simulated (the mean over the
+ * (trace/trace.h) — measured (trace/traceinfo.h), simulated (the mean over the
  * replications of each run's) or from the closed form (model/costmodel.h's
  * costmodel_async_of: K·(N + 1)/2 − 1 and K·⌈0.9·N⌉ − 1 for async). Files with only the
  * first 12 columns (before update_s existed) are read with update_s = 0 and every interval
@@ -44,7 +44,6 @@
 
 #include "model/costmodel.h"
 #include "model/efficiency.h"
-#include "model/trace.h"
 #include "model/uncertainty.h"
 
 #include <stdbool.h>
@@ -63,7 +62,7 @@
 typedef struct {
     int workers, cores;
     char sync[24];           /* "batch", "epoch", "every:N", "async[:N]", "hogwild[:N]" */
-    costmodel_topology topology;
+    job_topology topology;
     double time_s, speedup, ci_lo, ci_hi;
     double compute_s, comm_s, wait_s, startup_s, update_s;
     double time_lo, time_hi;  /* one run's time: 95% prediction interval */
@@ -78,20 +77,15 @@ typedef struct {
     efficiency_prediction tta; /* epochs and time to the target (has_time set) */
 } prediction_row;
 
-/* The measured row of a training trace: time_s = its training time, the phases = their
- * means over the ranks (model/traceinfo.h), speedup 1 and every interval the value (the
- * caller sets the speedup against its baseline). */
-prediction_row predictions_from_trace(const trace *t);
-
 /* A row whose every interval is its value (a measurement, a prediction without spread). */
 void predictions_set_point(prediction_row *r);
 
 /* A row from the closed-form model for one config: the point, every interval its value. */
-prediction_row predictions_from_model(const costmodel_params *p, const costmodel_config *c);
+prediction_row predictions_from_model(const costmodel_params *p, const job_config *c);
 /* The same row with the closed form's 95% prediction intervals of one run (time_lo/hi,
  * ci_lo/hi: model/uncertainty.h; u NULL: parameters known). mean_lo/mean_hi stay the
  * point: a formula has no Monte-Carlo error. */
-prediction_row predictions_from_model_interval(const costmodel_params *p, const costmodel_config *c,
+prediction_row predictions_from_model_interval(const costmodel_params *p, const job_config *c,
                                                const uncertainty *u);
 
 /* The CSV: the header and columns of PREDICTIONS_CSV_HEADER, or of _TTA when some row

@@ -20,12 +20,12 @@ static const struct {
     [DRAWN_C0] = { offsetof(costmodel_params, c0_s), offsetof(calibration_stderr, c0_s), INFINITY },
     [DRAWN_C1] = { offsetof(costmodel_params, c1_s), offsetof(calibration_stderr, c1_s), INFINITY },
     { offsetof(costmodel_params, sigma), offsetof(calibration_stderr, sigma), 1.0 },
-    { offsetof(costmodel_params, link[COSTMODEL_TOPO_PS].alpha_s), offsetof(calibration_stderr, alpha_ps), INFINITY },
-    { offsetof(costmodel_params, link[COSTMODEL_TOPO_PS].beta_s_per_byte), offsetof(calibration_stderr, beta_ps),
+    { offsetof(costmodel_params, link[JOB_TOPO_PS].alpha_s), offsetof(calibration_stderr, alpha_ps), INFINITY },
+    { offsetof(costmodel_params, link[JOB_TOPO_PS].beta_s_per_byte), offsetof(calibration_stderr, beta_ps),
       INFINITY },
-    { offsetof(costmodel_params, link[COSTMODEL_TOPO_ALLREDUCE].alpha_s), offsetof(calibration_stderr, alpha_allreduce),
+    { offsetof(costmodel_params, link[JOB_TOPO_ALLREDUCE].alpha_s), offsetof(calibration_stderr, alpha_allreduce),
       INFINITY },
-    { offsetof(costmodel_params, link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte),
+    { offsetof(costmodel_params, link[JOB_TOPO_ALLREDUCE].beta_s_per_byte),
       offsetof(calibration_stderr, beta_allreduce), INFINITY },
     { offsetof(costmodel_params, w0_s), offsetof(calibration_stderr, w0_s), INFINITY },
     { offsetof(costmodel_params, w1_s), offsetof(calibration_stderr, w1_s), INFINITY },
@@ -79,17 +79,17 @@ static double c0_c1_correlation(const uncertainty *u) {
 /* The closed form: delta method on the log scale */
 
 /* Within-run step noise of ln T: (CV·step)²·E·s·V(K) / T². */
-static double noise_var_ln(const costmodel_params *p, const costmodel_config *c) {
+static double noise_var_ln(const costmodel_params *p, const job_config *c) {
     double total = costmodel_total_time(p, c);
     if (total <= 0)
         return 0.0;
     double sd_step = p->cv * costmodel_step_time(p, c);
-    double steps = (double)c->epochs * costmodel_schedule_of(c).steps_per_epoch;
+    double steps = (double)c->epochs * job_schedule_of(c).steps_per_epoch;
     return sd_step * sd_step * steps * gmax_variance(c->workers) / (total * total);
 }
 
 /* g_i = ∂ln T/∂θ_i by central differences, for every θ_i with se > 0 (0 elsewhere). */
-static void log_time_gradient(const costmodel_params *p, const costmodel_config *c, const uncertainty *u,
+static void log_time_gradient(const costmodel_params *p, const job_config *c, const uncertainty *u,
                               double g[DRAWN_COUNT]) {
     for (int i = 0; i < DRAWN_COUNT; i++) {
         g[i] = 0.0;
@@ -118,9 +118,9 @@ static double param_var(const double g[DRAWN_COUNT], const uncertainty *u) {
     return v + 2 * g[DRAWN_C0] * g[DRAWN_C1] * cov;
 }
 
-uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const costmodel_config *c,
+uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const job_config *c,
                                              const uncertainty *u) {
-    costmodel_config one = costmodel_baseline(c);
+    job_config one = costmodel_baseline(c);
     double g[DRAWN_COUNT], g1[DRAWN_COUNT], d[DRAWN_COUNT];
     log_time_gradient(p, c, u, g);
     log_time_gradient(p, &one, u, g1);
@@ -183,7 +183,7 @@ void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng
     }
 }
 
-double uncertainty_run_factor(const costmodel_params *p, const costmodel_config *c, gsl_rng *rng) {
+double uncertainty_run_factor(const costmodel_params *p, const job_config *c, gsl_rng *rng) {
     const double rc = costmodel_run_cv(p, c), sd = sqrt(rc * rc + p->model_cv * p->model_cv);
     return sd > 0 ? gsl_ran_lognormal(rng, 0.0, sd) : 1.0;
 }

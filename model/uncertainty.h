@@ -71,7 +71,7 @@ uncertainty uncertainty_of_calibration(const calibration *cal);
 bool uncertainty_has_params(const uncertainty *u);
 
 /* The closed-form intervals of config c (see above). u NULL: parameters known. */
-uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const costmodel_config *c,
+uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const job_config *c,
                                              const uncertainty *u);
 
 /* One draw of the parameters from the estimate est (see above) into *out; every field
@@ -81,6 +81,6 @@ void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng
 /* One run of c's speed factor: log-normal with median 1 and log-sd √(run_cv² + model_cv²)
  * (1 when 0), run_cv that of c (costmodel_run_cv): the host's run-to-run factor and the
  * model's own error on a configuration it was not fitted on. */
-double uncertainty_run_factor(const costmodel_params *p, const costmodel_config *c, gsl_rng *rng);
+double uncertainty_run_factor(const costmodel_params *p, const job_config *c, gsl_rng *rng);
 
 #endif

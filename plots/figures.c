@@ -4,7 +4,7 @@
 #include "util/atomicfile.h"
 #include "util/errmsg.h"
 
-#include "model/traceinfo.h"
+#include "trace/traceinfo.h"
 #include "plots/gnuplot.h"
 
 #include <errno.h>
@@ -91,7 +91,7 @@ static void file_var(char *buf, const char *var, const char *path) {
 
 typedef struct {
     char sync[24];
-    costmodel_topology topology;
+    job_topology topology;
 } series_key;
 
 static int series_of(const prediction_row *rows, int n, series_key *keys) {
@@ -160,14 +160,14 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
         for (int i = 0; i < n_pred; i++)
             if (in_series(&p[i], &keys[s]) && p[i].cores < tmin)
                 tmin = p[i].cores;
-        fprintf(pf, "# %s %s, cores per worker %d\n", keys[s].sync, costmodel_topology_name(keys[s].topology), tmin);
+        fprintf(pf, "# %s %s, cores per worker %d\n", keys[s].sync, job_topology_name(keys[s].topology), tmin);
         for (int i = 0; i < n_pred; i++)
             if (in_series(&p[i], &keys[s]) && p[i].cores == tmin)
                 fprintf(pf, "%d %.9g %.9g %.9g\n", p[i].workers * p[i].cores, p[i].speedup, p[i].ci_lo, p[i].ci_hi);
         fprintf(pf, "\n\n");
         int any = 0;
         fprintf(mf, "# %s %s measured, cores per worker %d\n", keys[s].sync,
-                costmodel_topology_name(keys[s].topology), tmin);
+                job_topology_name(keys[s].topology), tmin);
         for (int i = 0; i < n_meas; i++)
             if (in_series(&m[i], &keys[s]) && m[i].cores == tmin) {
                 fprintf(mf, "%d %.9g %.9g %.9g\n", m[i].workers * m[i].cores, m[i].speedup, m[i].ci_lo, m[i].ci_hi);
@@ -177,7 +177,7 @@ int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row
             fprintf(mf, "NaN NaN NaN NaN\n");
         fprintf(mf, "\n\n");
         char name[256];
-        snprintf(name, sizeof name, "%s%s/%s", s ? " " : "", keys[s].sync, costmodel_topology_name(keys[s].topology));
+        snprintf(name, sizeof name, "%s%s/%s", s ? " " : "", keys[s].sync, job_topology_name(keys[s].topology));
         strcat(names, name);
     }
     int closed_p = close_data(pa, err, errlen);
@@ -245,7 +245,7 @@ int figures_splits(const prediction_row *pred, int n_pred, const prediction_row 
      * label, then per series the predicted speedup, its 95% interval and the measured one. */
     fprintf(f, "x split");
     for (int s = 0; s < ns; s++)
-        fprintf(f, " \"%s/%s\" lo hi measured", keys[s].sync, costmodel_topology_name(keys[s].topology));
+        fprintf(f, " \"%s/%s\" lo hi measured", keys[s].sync, job_topology_name(keys[s].topology));
     fprintf(f, "\n");
     int x = 0;
     /* Only totals that at least two splits reach are a comparison of splits. */
@@ -300,7 +300,7 @@ done:
 
 static void breakdown_row(FILE *f, const prediction_row *r, char tag) {
     fprintf(f, "\"%dx%d %s %s %c\" %.6g %.6g %.6g %.6g %.6g\n", r->workers, r->cores, r->sync,
-            costmodel_topology_name(r->topology), tag, r->startup_s, r->compute_s, r->update_s, r->comm_s, r->wait_s);
+            job_topology_name(r->topology), tag, r->startup_s, r->compute_s, r->update_s, r->comm_s, r->wait_s);
 }
 
 int figures_breakdown(const prediction_row *pred, int n_pred, const prediction_row *meas, int n_meas,
@@ -457,8 +457,8 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
                 continue;
             /* Full steps only: the slowest slice the model charges (traceinfo: a step has
              * examples; a short last step or an empty slice is another point). */
-            costmodel_config cfg = t->run.config;
-            long b = (long)costmodel_schedule_of(&cfg).local_batch;
+            job_config cfg = t->run.config;
+            long b = (long)job_schedule_of(&cfg).local_batch;
             moments m = { 0 };
             for (long e = 0; e < t->n_events; e++)
                 if (traceinfo_is_step(&t->events[e]) && t->events[e].examples == b)
@@ -473,7 +473,7 @@ int figures_calibration(trace *const *traces, int n_traces, const costmodel_para
         fprintf(sf, "\n\n");
     }
     /* Syncs: block 0 parameter server, block 1 all-reduce; one point per run with K > 1. */
-    for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++) {
+    for (int topo = 0; topo < JOB_TOPO_COUNT; topo++) {
         int any = 0;
         for (int i = 0; i < n_traces; i++) {
             const trace *t = traces[i];
@@ -551,7 +551,7 @@ int figures_accuracy_curves(trace *const *traces, int n_traces) {
 
 /* The predicted curve of config c: acc(W + e·t_epoch) for e in [0, E]; "NaN NaN" when the
  * fit cannot say. */
-static void write_predicted(FILE *f, const calibration *cal, const costmodel_config *c) {
+static void write_predicted(FILE *f, const calibration *cal, const job_config *c) {
     char why[256];
     if (!cal->efficiency.known || costmodel_check(&cal->params, c, why, sizeof why)) {
         fprintf(f, "NaN NaN\n");
@@ -571,9 +571,9 @@ static void write_predicted(FILE *f, const calibration *cal, const costmodel_con
 
 /* "KxT/sync/bB[/bpw]" of a run: the series it belongs to (seeds of one configuration share
  * it, and the one predicted curve). */
-static void run_name(const costmodel_config *c, char *buf, size_t len) {
+static void run_name(const job_config *c, char *buf, size_t len) {
     char sync[24];
-    costmodel_sync_format(c->sync, c->every_n, sync, sizeof sync);
+    job_sync_format(c->sync, c->every_n, sync, sizeof sync);
     snprintf(buf, len, "%dx%d/%s/b%ld%s", c->workers, c->cores, sync, c->batch, c->batch_per_worker ? "/bpw" : "");
 }
 

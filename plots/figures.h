@@ -19,7 +19,7 @@
 #include "model/calibration.h"
 #include "model/costmodel.h"
 #include "model/predictions.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 
 int figures_speedup(const prediction_row *pred, int n_pred, const prediction_row *meas, int n_meas,
                     const char *title, const char *out_dir, char *err, int errlen);

@@ -41,7 +41,7 @@ static int bench_job(int workers, long iterations, double cv, const char *topolo
     spec.config.batch = workers;
     spec.config.examples = iterations * workers;
     spec.config.epochs = 1;
-    if (costmodel_topology_parse(topology, &spec.config.topology)) {
+    if (job_topology_parse(topology, &spec.config.topology)) {
         fprintf(stderr, "speedup_bench_sim: unknown topology '%s'\n", topology);
         return 2;
     }

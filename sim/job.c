@@ -2,7 +2,7 @@
 
 #include "util/errmsg.h"
 
-#include "model/traceinfo.h"
+#include "trace/traceinfo.h"
 
 #include "sim/engine.h"
 #include "sim/job_parts.h"
@@ -40,7 +40,7 @@ job_replay *job_replay_read(const char *path, char *err, int errlen) {
     r->steps_s = steps;
     r->examples = examples;
     /* Only steps: a compute span of no examples (an empty slice, a dedicated master's
-     * turn) is not a step of any worker (model/traceinfo.h). */
+     * turn) is not a step of any worker (trace/traceinfo.h). */
     for (long i = 0; i < t->n_events; i++)
         if (traceinfo_is_step(&t->events[i])) {
             steps[r->n] = t->events[i].t1_s - t->events[i].t0_s;
@@ -159,15 +159,15 @@ static void start_exchange(job *j) {
 /* One message per worker through the master's link, in worker order; a worker on
  * another machine than the master's crosses the network (costmodel_placement_of). */
 static void send_to_workers(job *j, int kind) {
-    int first = j->spec.config.master == COSTMODEL_MASTER_DEDICATED ? 0 : 1;
+    int first = j->spec.config.master == JOB_MASTER_DEDICATED ? 0 : 1;
     for (int w = first; w < j->k; w++)
         engine_request_for(j->e, j->link, w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s, kind, w);
 }
 
 static void start_transfer(job *j) {
-    const costmodel_config *c = &j->spec.config;
+    const job_config *c = &j->spec.config;
     j->msgs_done = 0;
-    if (c->topology == COSTMODEL_TOPO_PS) {
+    if (c->topology == JOB_TOPO_PS) {
         if (j->remote == 0) {
             start_sync_update(j);
             return;
@@ -236,7 +236,7 @@ static void start_sync_update(job *j) {
 /* After the update: the master sends the new model back one worker at a time (ps), or
  * the round is over. */
 static void continue_exchange(job *j) {
-    if (j->spec.config.topology != COSTMODEL_TOPO_PS || j->remote == 0) {
+    if (j->spec.config.topology != JOB_TOPO_PS || j->remote == 0) {
         end_round(j);
         return;
     }
@@ -354,10 +354,10 @@ static int scale_replay(job *j) {
 }
 
 /* Where the update runs for c (see update_place). */
-static update_place update_place_of(const costmodel_config *c) {
-    if (c->sync != COSTMODEL_SYNC_BATCH)
+static update_place update_place_of(const job_config *c) {
+    if (c->sync != JOB_SYNC_BATCH)
         return UPDATE_AFTER_STEP;
-    return c->topology == COSTMODEL_TOPO_PS ? UPDATE_ON_MASTER : UPDATE_AFTER_RING;
+    return c->topology == JOB_TOPO_PS ? UPDATE_ON_MASTER : UPDATE_AFTER_RING;
 }
 
 /* Registers the handlers and the master's link: 0, or -1 out of memory. */
@@ -404,7 +404,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     }
     j->spec = *spec;
     j->k = spec->config.workers;
-    j->sched = costmodel_schedule_of(&spec->config);
+    j->sched = job_schedule_of(&spec->config);
     j->step_s = costmodel_step_time(&spec->params, &spec->config);
     j->overlapped = costmodel_overlapped(&spec->params, &spec->config);
     j->update_s = costmodel_update_time(&spec->params, &spec->config);
@@ -416,13 +416,13 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
         j->sigma_ln = sqrt(s2);
         j->zeta = log(j->step_s) - s2 / 2;
     }
-    const costmodel_config *c = &spec->config;
-    j->remote = c->topology == COSTMODEL_TOPO_PS ? (c->master == COSTMODEL_MASTER_DEDICATED ? j->k : j->k - 1) : 0;
+    const job_config *c = &spec->config;
+    j->remote = c->topology == JOB_TOPO_PS ? (c->master == JOB_MASTER_DEDICATED ? j->k : j->k - 1) : 0;
     j->workers_on_master = costmodel_placement_of(&spec->params, c).workers_on_master;
     j->msg_local_s = costmodel_message_time(&spec->params, c, false);
     j->msg_remote_s = costmodel_message_time(&spec->params, c, true);
     j->ring_step_s = costmodel_ring_step_time(&spec->params, c);
-    j->async = c->sync == COSTMODEL_SYNC_ASYNC ? JOB_ASYNC : c->sync == COSTMODEL_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
+    j->async = c->sync == JOB_SYNC_ASYNC ? JOB_ASYNC : c->sync == JOB_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
     j->shared_rho = costmodel_shared_rho(&spec->params, c);
 
     size_t k = (size_t)j->k;
@@ -550,7 +550,7 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
     r.comm_s = j->comm_total_s;
     r.barrier_wait_s = j->rounds_done ? j->barrier_wait_total_s / ((double)j->rounds_done * j->k) : 0;
     double m = j->spec.params.model_bytes;
-    r.master_peak_bytes = j->spec.config.topology == COSTMODEL_TOPO_PS ? 3 * m : 3 * m + m / j->k;
+    r.master_peak_bytes = j->spec.config.topology == JOB_TOPO_PS ? 3 * m : 3 * m + m / j->k;
     *out = r;
     return 0;
 }

@@ -71,7 +71,7 @@
  *               when the last is up, at W(K). Time before a worker's launch and after its
  *               set-up is wait. Same makespan as parallel, a different breakdown.
  *
- * Replay: the steps of a measured trace (model/traceinfo.h: compute events with examples
+ * Replay: the steps of a measured trace (trace/traceinfo.h: compute events with examples
  * > 0; a rank's empty slice or a dedicated master's turn is no step) are resampled with
  * replacement. Each span is scaled by costmodel_step_time(this config) / the model's step
  * on the trace's configuration and host cores at that span's own examples: the measured
@@ -98,7 +98,7 @@
 #define SPEEDUP_JOB_H
 
 #include "model/costmodel.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 
 #include <gsl/gsl_rng.h>
 #include <stdint.h>
@@ -110,7 +110,7 @@ typedef struct {
     double *steps_s;         /* (n) owned */
     long *examples;          /* (n) owned: each step's examples, > 0 */
     long n;
-    costmodel_config config; /* the run they were measured on */
+    job_config config; /* the run they were measured on */
     double host_cores;       /* P of the measuring host; 0 unknown */
 } job_replay;
 
@@ -121,7 +121,7 @@ void job_replay_free(job_replay *r);                  /* NULL is a no-op */
 
 typedef struct {
     costmodel_params params;
-    costmodel_config config;
+    job_config config;
     job_launch launch;
     const job_replay *replay;    /* NULL: log-normal spans with params.cv */
 } job_spec;
@@ -139,7 +139,7 @@ typedef struct {
     double master_peak_bytes;
     /* async, hogwild: the gradients the master applied and their staleness (the updates
      * applied between the pull of the weights a gradient was computed on and its own):
-     * median and 90th percentile (as model/traceinfo.h computes them) and mean; 0 otherwise */
+     * median and 90th percentile (as trace/traceinfo.h computes them) and mean; 0 otherwise */
     long updates;
     double staleness_median, staleness_p90, staleness_mean;
     uint64_t events;             /* engine events run */

@@ -12,7 +12,7 @@
  *              at the epoch's barrier.
  *   the master takes a push in and sends a pull out at the same time, one of each at a
  *              time, each direction's requests in arrival order (its link is full duplex,
- *              and it lets one block in and one out: train/psx.h). A pull is m_w (the
+ *              and it lets one block in and one out: comm/psx.h). A pull is m_w (the
  *              worker gets the version as the transfer starts; a master crowded by its
  *              workers first has to win a core back, and reads the weights when its wake
  *              is over: updates that end meanwhile are in them); a push is m_w, and the
@@ -46,7 +46,7 @@ static void on_copied(void *ctx, int w);
 // Life cycle
 
 int job_async_new(job *j) {
-    const costmodel_config *c = &j->spec.config;
+    const job_config *c = &j->spec.config;
     const size_t k = (size_t)j->k;
     j->msg_s = malloc(sizeof *j->msg_s * k);
     j->in_queue = malloc(sizeof *j->in_queue * k);

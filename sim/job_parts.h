@@ -26,7 +26,7 @@ typedef enum {
 struct job {
     job_spec spec;
     int k;                        /* K */
-    costmodel_schedule sched;
+    job_schedule sched;
     double step_s;                /* mean step: costmodel_step_time */
     bool overlapped;              /* the exchange hides behind the steps: costmodel_overlapped */
     double update_s;              /* one update: costmodel_update_time */

@@ -96,7 +96,7 @@ int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsign
         gsl_rng_set(draw, job_seed(rs, 0));
         costmodel_params theta;
         uncertainty_draw(unc, &spec->params, draw, &theta);
-        const costmodel_config one = costmodel_baseline(&spec->config);
+        const job_config one = costmodel_baseline(&spec->config);
         double f_job = uncertainty_run_factor(&theta, &spec->config, draw);
         double f_base = uncertainty_run_factor(&theta, &one, draw);
         job_result jr, br;

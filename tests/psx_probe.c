@@ -1,4 +1,4 @@
-/* psx_probe — train/psx.h's exchange on real MPI ranks, for test_psx (run under mpirun).
+/* psx_probe — comm/psx.h's exchange on real MPI ranks, for test_psx (run under mpirun).
  *
  *   psx_probe N     every rank pushes a block of N floats it can name, rank 0 checks the
  *                   sum in its turn and makes the pull block from it, every other rank
@@ -18,7 +18,7 @@
  *                   Open MPI's oversubscribed polling yields and may come in under.
  */
 #define _POSIX_C_SOURCE 200809L
-#include "train/psx.h"
+#include "comm/psx.h"
 
 #include <stdio.h>
 #include <stdlib.h>

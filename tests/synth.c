@@ -1,6 +1,6 @@
 #include "tests/synth.h"
 
-#include "model/fit.h"
+#include "fit/fit.h"
 
 #include <gsl/gsl_randist.h>
 #include <stdbool.h>
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static trace_run header(const synth_truth *truth, const costmodel_config *cfg, const char *host, const char *net) {
+static trace_run header(const synth_truth *truth, const job_config *cfg, const char *host, const char *net) {
     trace_run run;
     memset(&run, 0, sizeof run);
     snprintf(run.host, sizeof run.host, "%s", host);
@@ -46,7 +46,7 @@ typedef enum { UPDATE_AFTER_STEP, UPDATE_AFTER_SYNC, UPDATE_IN_MASTER } update_p
 typedef struct {
     trace *t;
     const synth_truth *truth;
-    const costmodel_config *cfg;
+    const job_config *cfg;
     gsl_rng *rng;
     int ranks, master;            /* master: 1 when rank 0 is a dedicated master */
     double step, sync, upd;       /* the model's step, synchronisation and update times */
@@ -105,20 +105,20 @@ static void synchronise(synth_state *st, int e, long step, double slowest) {
     }
 }
 
-trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const char *host, const char *net,
+trace *synth_run(const synth_truth *truth, const job_config *cfg, const char *host, const char *net,
                  gsl_rng *rng) {
     trace_run run = header(truth, cfg, host, net);
     const costmodel_params *p = &truth->p;
-    costmodel_schedule s = costmodel_schedule_of(cfg);
+    job_schedule s = job_schedule_of(cfg);
     /* The trainer's layout: a dedicated master is rank 0, the K workers the ranks after it. */
-    int master = cfg->master == COSTMODEL_MASTER_DEDICATED;
+    int master = cfg->master == JOB_MASTER_DEDICATED;
     synth_state st = { .t = trace_new(&run), .truth = truth, .cfg = cfg, .rng = rng, .master = master,
                        .ranks = cfg->workers + master, .step = costmodel_step_time(p, cfg),
                        .sync = costmodel_sync_time(p, cfg), .upd = costmodel_update_time(p, cfg),
                        .b = (long)s.local_batch };
-    bool exchange_per_step = cfg->sync == COSTMODEL_SYNC_BATCH && st.sync > 0;
+    bool exchange_per_step = cfg->sync == JOB_SYNC_BATCH && st.sync > 0;
     st.place = !exchange_per_step ? UPDATE_AFTER_STEP
-             : cfg->topology == COSTMODEL_TOPO_PS ? UPDATE_IN_MASTER : UPDATE_AFTER_SYNC;
+             : cfg->topology == JOB_TOPO_PS ? UPDATE_IN_MASTER : UPDATE_AFTER_SYNC;
     double W = costmodel_startup_time(p, cfg) + gsl_ran_gaussian(rng, truth->startup_noise_s);
     /* The data load, (d + l·D)·ρ, ends the start-up (every rank's, sharing the cores at ρ > 1). */
     double load = costmodel_data_load_time(p, cfg) * costmodel_rho(p, cfg);
@@ -140,11 +140,11 @@ trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const ch
 
 trace *synth_commbench(const synth_truth *truth, int workers, const long *sizes, int n_sizes, int reps,
                        const char *host, gsl_rng *rng) {
-    costmodel_config cfg = { .workers = workers, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                             .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 1, .batch = 1, .epochs = 1 };
+    job_config cfg = { .workers = workers, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                             .topology = JOB_TOPO_ALLREDUCE, .examples = 1, .batch = 1, .epochs = 1 };
     trace_run run = header(truth, &cfg, host, FIT_COMMBENCH_NET);
     trace *t = trace_new(&run);
-    const costmodel_link *ps = &truth->p.link[COSTMODEL_TOPO_PS], *ar = &truth->p.link[COSTMODEL_TOPO_ALLREDUCE];
+    const costmodel_link *ps = &truth->p.link[JOB_TOPO_PS], *ar = &truth->p.link[JOB_TOPO_ALLREDUCE];
     double k = workers, clock = 0.01;
     for (int i = 0; i < n_sizes; i++)
         for (int r = 0; r < reps; r++) {
@@ -180,7 +180,7 @@ static void add_point(trace *t, double at, int epoch, long step, const char *nam
 
 void synth_add_accuracy(trace *t, double (*acc)(double epochs, const void *ctx), const void *ctx,
                         int subset_per_epoch, double noise_test, double noise_subset, gsl_rng *rng) {
-    const long s = costmodel_schedule_of(&t->run.config).steps_per_epoch;
+    const long s = job_schedule_of(&t->run.config).steps_per_epoch;
     for (long i = 0; i < t->n_events; i++)
         if (t->events[i].epoch >= 0 && t->events[i].step >= 0)
             t->events[i].step += (long)t->events[i].epoch * s;

@@ -19,7 +19,7 @@
 #ifndef SPEEDUP_TESTS_SYNTH_H
 #define SPEEDUP_TESTS_SYNTH_H
 
-#include "model/trace.h"
+#include "trace/trace.h"
 
 #include <gsl/gsl_rng.h>
 
@@ -29,9 +29,9 @@ typedef struct {
     double comm_noise;           /* relative sd of one synchronisation */
 } synth_truth;
 
-trace *synth_run(const synth_truth *truth, const costmodel_config *cfg, const char *host, const char *net,
+trace *synth_run(const synth_truth *truth, const job_config *cfg, const char *host, const char *net,
                  gsl_rng *rng);
-/* Accuracy points on a synth_run trace t, as the trainer records them (model/trace.h):
+/* Accuracy points on a synth_run trace t, as the trainer records them (trace/trace.h):
  * its steps renumbered to global ones (epoch·s + i, as the trainer counts), then on rank 0
  * a zero-length eval event "test" after every epoch's last step and `subset_per_epoch`
  * "subset" ones spread over each epoch, each with accuracy acc(epochs seen, ctx) plus

@@ -46,7 +46,7 @@ Test(calibration, reads_every_parameter_and_the_workload) {
     cr_assert_eq(read_text(good, &cal, err, sizeof err), 0, "%s", err);
     cr_assert_eq(cal.params.c0_s, 0.001);
     cr_assert_eq(cal.params.c1_s, 0.002);
-    cr_assert_eq(cal.params.link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte, 2e-10);
+    cr_assert_eq(cal.params.link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, 2e-10);
     cr_assert_eq(cal.params.model_bytes, 1819688.0);
     cr_assert_eq(cal.params.host_cores, 2.0);
     cr_assert_eq(cal.stderr_.c1_s, 0.0001);
@@ -120,7 +120,7 @@ static calibration example_calibration(void) {
     cal.params = costmodel_params_seed_example();
     cal.params.c0_s = 0.0;           /* an NNLS parameter at its bound */
     cal.params.host_cores = 2;
-    cal.params.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 3e-5, 7e-10 };
+    cal.params.link[JOB_TOPO_ALLREDUCE] = (costmodel_link){ 3e-5, 7e-10 };
     cal.params.startup_cpu_s = 0.02;
     cal.params.startup_per_example_s = 4e-6;
     cal.params.master_wake_s = 1.2e-3;
@@ -273,7 +273,7 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     cal.params.overlap_exposed = 0.35;
     cal.stderr_.overlap_exposed = 0.02;
     cal.params.waits_block = 1;
-    cal.uncalibrated[COSTMODEL_TOPO_PS] = true;
+    cal.uncalibrated[JOB_TOPO_PS] = true;
     char *dir = clirun_tmpdir();
     char path[512], err[512] = "";
     snprintf(path, sizeof path, "%s/calibration.json", dir);
@@ -286,10 +286,10 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     cr_assert_eq(back.params.overlap_exposed, 0.35);
     cr_assert_eq(back.stderr_.overlap_exposed, 0.02);
     cr_assert_eq(back.params.waits_block, 1.0);
-    cr_assert(back.uncalibrated[COSTMODEL_TOPO_PS]);
-    cr_assert(!back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
+    cr_assert(back.uncalibrated[JOB_TOPO_PS]);
+    cr_assert(!back.uncalibrated[JOB_TOPO_ALLREDUCE]);
     cal.params.overlap = 0;
-    cal.uncalibrated[COSTMODEL_TOPO_PS] = false;
+    cal.uncalibrated[JOB_TOPO_PS] = false;
     cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), 0, "%s", err);
     FILE *f = fopen(path, "r");
     char text[16384];
@@ -305,7 +305,7 @@ Test(calibration, overlap_and_uncalibrated_topologies_round_trip_and_old_files_h
     cr_assert_eq(back.params.overlap_exposed, 0.0);
     cr_assert_eq(back.params.waits_block, 0.0, "a file from before waits_block: ranks poll, as the trainer's");
     cr_assert_eq(back.params.master_wake_s, 0.0, "a file from before master_wake: messages cost alpha + beta*bytes");
-    cr_assert(!back.uncalibrated[COSTMODEL_TOPO_PS] && !back.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
+    cr_assert(!back.uncalibrated[JOB_TOPO_PS] && !back.uncalibrated[JOB_TOPO_ALLREDUCE]);
     char *bad = clirun_write_file(dir, "bad.json",
                                   "{\"format\": \"speedup-calibration\", \"version\": 1,\n"
                                   " \"uncalibrated_topologies\": [\"ring\"],\n \"params\": {\n" PARAMS_BODY "}}\n");

@@ -15,8 +15,8 @@
 static checkpoint_state sample_state(void) {
     return (checkpoint_state){ .version = CHECKPOINT_VERSION, .epochs_done = 2, .steps_done = 40,
                                .run = { .seed = 9, .examples = 320, .epochs = 3, .batch = 16, .workers = 2,
-                                        .ranks = 3, .sync = COSTMODEL_SYNC_EVERY, .every_n = 4,
-                                        .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+                                        .ranks = 3, .sync = JOB_SYNC_EVERY, .every_n = 4,
+                                        .topology = JOB_TOPO_PS, .master = JOB_MASTER_DEDICATED,
                                         .schedule = 1, .lr = 0.05, .momentum = 0.9, .weight_decay = 5e-4,
                                         .warmup_epochs = 0.5 },
                                .momentum_blocks = 1 };

@@ -1,12 +1,12 @@
-/* model/chrome_import.c, model/phasemap.c, model/tracefile.c: someone else's traces read
+/* trace/chrome_import.c, trace/phasemap.c, trace/tracefile.c: someone else's traces read
  * as ours. The expected numbers come from outside the code under test: a real PyTorch
  * trace's totals from an independent Python reading (tests/data/expected_pytorch_ddp.py),
  * the Horovod and Kineto fixtures' by hand (each test says how). */
 #define _POSIX_C_SOURCE 200809L
-#include "model/chrome_import.h"
-#include "model/phasemap.h"
-#include "model/traceinfo.h"
-#include "model/tracefile.h"
+#include "trace/chrome_import.h"
+#include "trace/phasemap.h"
+#include "trace/traceinfo.h"
+#include "trace/tracefile.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>

@@ -30,8 +30,8 @@ static synth_truth timing_truth(void) {
     synth_truth t = { .startup_noise_s = 0.01, .comm_noise = 0.03 };
     t.p = (costmodel_params){ .c0_s = 0.003, .c1_s = 0.0005, .sigma = 0.15, .model_bytes = 1819688, .w0_s = 0.4,
                               .w1_s = 0.12, .cv = 0.05, .host_cores = 2 };
-    t.p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
-    t.p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
+    t.p.link[JOB_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
+    t.p.link[JOB_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
     return t;
 }
 
@@ -42,10 +42,10 @@ static void put(const char *dir, const char *name, trace *t) {
     trace_free(t);
 }
 
-static costmodel_config cfg(int k, int t, const char *sync, long d, long b, int e) {
-    costmodel_config c = { .workers = k, .cores = t, .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = d, .batch = b,
+static job_config cfg(int k, int t, const char *sync, long d, long b, int e) {
+    job_config c = { .workers = k, .cores = t, .topology = JOB_TOPO_ALLREDUCE, .examples = d, .batch = b,
                            .epochs = e };
-    costmodel_sync_parse(sync, &c.sync, &c.every_n);
+    job_sync_parse(sync, &c.sync, &c.every_n);
     return c;
 }
 
@@ -57,7 +57,7 @@ static void timing_traces(const char *dir, gsl_rng *rng) {
     const int shapes[3][2] = { { 1, 1 }, { 1, 2 }, { 2, 1 } };
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 3; k++) {
-            costmodel_config c = cfg(shapes[k][0], shapes[k][1], syncs[s], 512, 64, 1);
+            job_config c = cfg(shapes[k][0], shapes[k][1], syncs[s], 512, 64, 1);
             char name[64];
             snprintf(name, sizeof name, "%dx%d-%s.trace.jsonl", shapes[k][0], shapes[k][1], syncs[s]);
             put(dir, name, synth_run(&truth, &c, "h", "cnn", rng));
@@ -83,7 +83,7 @@ static void accuracy_traces(const char *dir, gsl_rng *rng) {
         { "acc-4x1-every2", "every:2", 4, false, 2.05 * (1 + 0.225 / 9) },
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
-        costmodel_config c = cfg(runs[i].k, 1, runs[i].sync, D, B, E);
+        job_config c = cfg(runs[i].k, 1, runs[i].sync, D, B, E);
         c.batch_per_worker = runs[i].bpw;
         trace *t = synth_run(&truth, &c, "h", "cnn", rng);
         synth_add_accuracy(t, truth_curve, &runs[i].s, 8, 0.004, 0.012, rng);

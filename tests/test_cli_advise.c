@@ -28,7 +28,7 @@ Test(cli_advise, best_split_is_the_fastest_of_every_divisor) {
     cr_assert_eq(rows, 6);
     /* Against the model directly: no divisor is faster than the advised one. */
     costmodel_params p = costmodel_params_seed_example();
-    costmodel_config c = costmodel_config_seed_example();
+    job_config c = costmodel_config_seed_example();
     for (int k = 1; k <= 12; k++) {
         if (12 % k)
             continue;

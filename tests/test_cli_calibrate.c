@@ -3,7 +3,7 @@
  * line, a non-zero exit and no calibration.json. */
 #define _POSIX_C_SOURCE 200809L
 #include "model/calibration.h"
-#include "model/fit.h"
+#include "fit/fit.h"
 #include "tests/clirun.h"
 #include "tests/synth.h"
 
@@ -18,15 +18,15 @@ static synth_truth truth_example(void) {
     synth_truth t = { .startup_noise_s = 0.01, .comm_noise = 0.03 };
     t.p = (costmodel_params){ .c0_s = 0.003, .c1_s = 0.0005, .sigma = 0.15, .model_bytes = 1819688,
                               .w0_s = 0.4, .w1_s = 0.12, .cv = 0.05, .host_cores = 2 };
-    t.p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
-    t.p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
+    t.p.link[JOB_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
+    t.p.link[JOB_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
     return t;
 }
 
-static costmodel_config cfg(int K, int T, const char *sync) {
-    costmodel_config c = { .workers = K, .cores = T, .topology = COSTMODEL_TOPO_PS, .examples = 512,
+static job_config cfg(int K, int T, const char *sync) {
+    job_config c = { .workers = K, .cores = T, .topology = JOB_TOPO_PS, .examples = 512,
                            .batch = 64, .epochs = 1 };
-    costmodel_sync_parse(sync, &c.sync, &c.every_n);
+    job_sync_parse(sync, &c.sync, &c.every_n);
     return c;
 }
 
@@ -48,7 +48,7 @@ static void plan_traces(const char *dir, const char *host_of_last) {
     const int shapes[3][2] = { { 1, 1 }, { 1, 2 }, { 2, 1 } };
     for (int s = 0; s < 2; s++)
         for (int k = 0; k < 3; k++) {
-            costmodel_config c = cfg(shapes[k][0], shapes[k][1], syncs[s]);
+            job_config c = cfg(shapes[k][0], shapes[k][1], syncs[s]);
             char name[64];
             snprintf(name, sizeof name, "%dx%d-%s.trace.jsonl", shapes[k][0], shapes[k][1], syncs[s]);
             const char *host = s == 1 && k == 2 && host_of_last ? host_of_last : "h";
@@ -155,7 +155,7 @@ Test(cli_calibrate, a_single_configuration_is_refused_with_what_is_missing) {
     synth_truth truth = truth_example();
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 1);
-    costmodel_config c = cfg(1, 1, "batch");
+    job_config c = cfg(1, 1, "batch");
     put(dir, "a.trace.jsonl", synth_run(&truth, &c, "h", "cnn", rng));
     gsl_rng_free(rng);
     refused(dir, "", 1, "a single configuration (K=1, T=1, batch sync, ps, 1 run): under-determined fit: c0, c1: ");

@@ -207,7 +207,7 @@ Test(cli_model, overlap_hides_the_all_reduce_behind_the_step_and_only_there) {
     prediction_row *rows = clirun_predictions("model --workers 2 --cores 1 --sync batch --topology allreduce,ps "
                                               "--overlap 1 --cv 0 --run-cv 0", &n);
     cr_assert_eq(n, 2);
-    cr_assert_eq(rows[0].topology, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(rows[0].topology, JOB_TOPO_ALLREDUCE);
     cr_assert_eq(rows[0].comm_s, 0.0);
     cr_assert_gt(rows[1].comm_s, 0.0, "a parameter server has nothing to hide behind");
     free(rows);
@@ -252,7 +252,7 @@ Test(cli_model, a_topology_the_calibration_never_measured_is_refused_unless_its_
     snprintf(args, sizeof args, "model --calib %s --workers 2 --cores 1 --sync batch", cal);
     prediction_row *rows = clirun_predictions(args, &n);
     cr_assert_eq(n, 1);
-    cr_assert_eq(rows[0].topology, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(rows[0].topology, JOB_TOPO_ALLREDUCE);
     free(rows);
     /* A stated link is a what-if: fine. */
     snprintf(args, sizeof args, "model --calib %s --topology ps --workers 2 --cores 1 --sync batch --latency 1ms "

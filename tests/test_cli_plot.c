@@ -1,6 +1,6 @@
 /* cli/cmd_plot.c and plots/: real gnuplot output from real inputs, and clear errors. */
 #define _POSIX_C_SOURCE 200809L
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -41,11 +41,11 @@ Test(plot, predictions_alone_give_the_speedup_figure) {
     free(dir);
 }
 
-static void write_trace(const char *path, int workers, int cores, long batch, double step_s, costmodel_topology topo) {
+static void write_trace(const char *path, int workers, int cores, long batch, double step_s, job_topology topo) {
     trace_run run = { .host_cores = 2, .model_bytes = 400000 };
     snprintf(run.host, sizeof run.host, "plot-test-host");
     snprintf(run.net, sizeof run.net, "fc10");
-    run.config = (costmodel_config){ .workers = workers, .cores = cores, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+    run.config = (job_config){ .workers = workers, .cores = cores, .sync = JOB_SYNC_BATCH, .every_n = 1,
                                      .topology = topo, .examples = 640, .batch = batch, .epochs = 1 };
     trace *t = trace_new(&run);
     for (int r = 0; r < workers; r++) {
@@ -77,7 +77,7 @@ Test(plot, traces_give_a_timeline_and_a_calibration_figure) {
     const struct { int k, t; long b; double s; } runs[] = { { 1, 1, 32, 0.032 }, { 1, 1, 64, 0.060 }, { 2, 1, 64, 0.033 }, { 1, 2, 32, 0.018 } };
     for (int i = 0; i < 4; i++) {
         snprintf(path, sizeof path, "%s/traces/run%d.trace.jsonl", dir, i);
-        write_trace(path, runs[i].k, runs[i].t, runs[i].b, runs[i].s, i % 2 ? COSTMODEL_TOPO_ALLREDUCE : COSTMODEL_TOPO_PS);
+        write_trace(path, runs[i].k, runs[i].t, runs[i].b, runs[i].s, i % 2 ? JOB_TOPO_ALLREDUCE : JOB_TOPO_PS);
     }
     char *calib = clirun_write_file(dir, "calibration.json",
         "{\"format\": \"speedup-calibration\", \"version\": 1, \"host\": {\"name\": \"plot-test-host\"},\n"

@@ -1,5 +1,5 @@
 /* cli/cmd_simulate.c: `speedup simulate` end to end through the real binary. */
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -165,8 +165,8 @@ Test(cli_simulate, calibration_missing_a_field_is_a_failure_naming_it) {
 static char *write_trace(const char *dir) {
     trace_run run = { .host_cores = 0, .model_bytes = 4000, .seed = 1 };
     snprintf(run.host, sizeof run.host, "test");
-    run.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                                     .topology = COSTMODEL_TOPO_PS, .examples = 640, .batch = 64, .epochs = 1 };
+    run.config = (job_config){ .workers = 2, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                                     .topology = JOB_TOPO_PS, .examples = 640, .batch = 64, .epochs = 1 };
     trace *t = trace_new(&run);
     for (int rank = 0; rank < 2; rank++)
         for (int i = 0; i < 10; i++) {

@@ -1,8 +1,8 @@
-/* cli/cmd_trace.c and model/chrome.c: summaries that add up, Chrome JSON that parses,
+/* cli/cmd_trace.c and trace/chrome.c: summaries that add up, Chrome JSON that parses,
  * measurements CSV rows against a K = 1 run. */
 #define _POSIX_C_SOURCE 200809L
 #include "model/predictions.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -16,8 +16,8 @@
 static char *sample_trace(char *dir) {
     trace_run run = { .host_cores = 2 };
     snprintf(run.host, sizeof run.host, "host \"quoted\"");
-    run.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                                     .topology = COSTMODEL_TOPO_PS, .examples = 96, .batch = 32, .epochs = 1 };
+    run.config = (job_config){ .workers = 2, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                                     .topology = JOB_TOPO_PS, .examples = 96, .batch = 32, .epochs = 1 };
     trace *t = trace_new(&run);
     for (int r = 0; r < 2; r++) {
         trace_event st = { .rank = r, .ph = TRACE_STARTUP, .t0_s = 0, .t1_s = 1, .epoch = -1, .step = -1, .name = "data_load" };
@@ -109,8 +109,8 @@ static char *run_trace(const char *dir, const char *name, int workers, double st
     trace_run run = { .host_cores = 2 };
     snprintf(run.host, sizeof run.host, "h");
     snprintf(run.net, sizeof run.net, "fc10");
-    run.config = (costmodel_config){ .workers = workers, .cores = 1, .sync = COSTMODEL_SYNC_EVERY, .every_n = 8,
-                                     .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 96, .batch = 32,
+    run.config = (job_config){ .workers = workers, .cores = 1, .sync = JOB_SYNC_EVERY, .every_n = 8,
+                                     .topology = JOB_TOPO_ALLREDUCE, .examples = 96, .batch = 32,
                                      .epochs = epochs };
     trace *t = trace_new(&run);
     for (int r = 0; r < workers; r++) {
@@ -155,7 +155,7 @@ Test(cli_trace, measurements_speedup_against_k1_and_phases_averaged_over_ranks) 
     cr_assert_eq(n, 2);
     cr_assert_eq(rows[0].workers, 2);
     cr_assert_str_eq(rows[0].sync, "every:8");
-    cr_assert_eq(rows[0].topology, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(rows[0].topology, JOB_TOPO_ALLREDUCE);
     cr_assert_float_eq(rows[0].time_s, 3.1, 1e-9);
     cr_assert_float_eq(rows[0].speedup, 4.0 / 3.1, 1e-9);
     cr_assert_float_eq(rows[0].ci_lo, rows[0].speedup, 1e-12);
@@ -274,8 +274,8 @@ Test(cli_trace, measurements_carry_each_ranks_measured_peak_memory) {
  * The summary says so under the table: median 2, p90 0.9·2 = 1.8 → 2 + 0.8·2 = 3.6, mean 2. */
 Test(cli_trace, summary_of_an_async_run_shows_the_staleness) {
     trace_run run = { .host_cores = 2 };
-    run.config = (costmodel_config){ .workers = 1, .cores = 1, .sync = COSTMODEL_SYNC_ASYNC, .every_n = 2,
-                                     .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+    run.config = (job_config){ .workers = 1, .cores = 1, .sync = JOB_SYNC_ASYNC, .every_n = 2,
+                                     .topology = JOB_TOPO_PS, .master = JOB_MASTER_DEDICATED,
                                      .examples = 96, .batch = 32, .epochs = 1 };
     trace *t = trace_new(&run);
     double now = 0;

@@ -1,8 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 /* speedup train / eval end to end on small synthetic IDX files: it learns, repeats itself
  * bit for bit, resumes exactly, writes a trace, and refuses bad input clearly. */
-#include "model/trace.h"
-#include "model/traceinfo.h"
+#include "trace/trace.h"
+#include "trace/traceinfo.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -122,7 +122,7 @@ Test(cli_train, trace_records_startup_steps_and_eval) {
 static double num(json_t *o, const char *key) { return json_number_value(json_object_get(o, key)); }
 
 /* 256 examples, B = 16: 16 steps an epoch. The test set (64) after steps 16 and 32, the
- * subset (20 of the 64) after steps 4, 8, ..., 32; the trace's curve (model/traceinfo.h,
+ * subset (20 of the 64) after steps 4, 8, ..., 32; the trace's curve (trace/traceinfo.h,
  * computed from the events) says what the trainer's summary says. */
 Test(cli_train, accuracy_is_recorded_every_epoch_and_every_n_steps_and_reads_back) {
     char *dir = data_dir(), args[2048], path[1024], err[512];

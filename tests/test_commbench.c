@@ -1,7 +1,7 @@
 /* bench/commbench.c through `mpirun --oversubscribe -np 2 speedup commbench`: real MPI
  * ranks, a trace with every pattern at every size, and α, β fitted from it. */
 #define _POSIX_C_SOURCE 200809L
-#include "model/fit.h"
+#include "fit/fit.h"
 #include "tests/clirun.h"
 #include "tests/synth.h"
 
@@ -79,18 +79,18 @@ Test(commbench, its_trace_pins_alpha_and_beta) {
     const char *paths[5] = { path, "a", "b", "c", "d" };
     const int shapes[4][2] = { { 1, 1 }, { 2, 1 }, { 1, 2 }, { 2, 1 } };
     for (int i = 0; i < 4; i++) {
-        costmodel_config c = { .workers = shapes[i][0], .cores = shapes[i][1], .examples = 256, .batch = 32,
-                               .epochs = 1, .topology = COSTMODEL_TOPO_PS };
-        costmodel_sync_parse(i == 3 ? "epoch" : "batch", &c.sync, &c.every_n);
+        job_config c = { .workers = shapes[i][0], .cores = shapes[i][1], .examples = 256, .batch = 32,
+                               .epochs = 1, .topology = JOB_TOPO_PS };
+        job_sync_parse(i == 3 ? "epoch" : "batch", &c.sync, &c.every_n);
         tr[i + 1] = synth_run(&truth, &c, bench->run.host, "cnn", rng);
     }
     fit_result r;
     char err[1024] = "";
     cr_assert_eq(fit_traces(tr, paths, 5, &r, err, sizeof err), 0, "%s", err);
-    for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++) {
+    for (int topo = 0; topo < JOB_TOPO_COUNT; topo++) {
         const costmodel_link *l = &r.cal.params.link[topo];
         cr_assert(isfinite(l->alpha_s) && isfinite(l->beta_s_per_byte));
-        cr_assert_gt(l->beta_s_per_byte, 0.0, "%s: beta 0", costmodel_topology_name(topo));
+        cr_assert_gt(l->beta_s_per_byte, 0.0, "%s: beta 0", job_topology_name(topo));
         /* Shared memory moves far more than 10 MB/s and less than 1 TB/s. */
         cr_assert(l->beta_s_per_byte < 1e-7 && l->beta_s_per_byte > 1e-12, "beta %g", l->beta_s_per_byte);
     }

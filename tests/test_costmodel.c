@@ -14,22 +14,22 @@ static void assert_rel(double got, double want, double tol) {
 /* Batch sync, no fixed step cost, no start-up, no spread: the seed's setting. */
 static costmodel_params seed_params(double c1, double alpha, double beta, double m) {
     costmodel_params p = { .c1_s = c1, .sigma = 0.0, .model_bytes = m };
-    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+    for (int t = 0; t < JOB_TOPO_COUNT; t++)
         p.link[t] = (costmodel_link){ alpha, beta };
     return p;
 }
 
-static costmodel_config config(int k, costmodel_sync sync, costmodel_topology topo) {
-    return (costmodel_config){ .workers = k, .cores = 1, .sync = sync, .every_n = 1,
+static job_config config(int k, job_sync sync, job_topology topo) {
+    return (job_config){ .workers = k, .cores = 1, .sync = sync, .every_n = 1,
                                .topology = topo, .examples = 6000, .batch = 32, .epochs = 5 };
 }
 
 Test(costmodel, seed_formula_holds_for_batch_sync) {
     /* K divides B = 32, so every slice is B/K: the seed's C/K exactly. */
     costmodel_params p = seed_params(0.9, 0.01, 1e-8, 1.8e6);
-    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+    for (int t = 0; t < JOB_TOPO_COUNT; t++)
         for (int k = 1; k <= 32; k *= 2) {
-            costmodel_config c = config(k, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
+            job_config c = config(k, JOB_SYNC_BATCH, (job_topology)t);
             double n = ceil(6000.0 / 32.0), cc = p.c1_s * 32.0, s = costmodel_sync_time(&p, &c);
             assert_rel(costmodel_total_time(&p, &c), 5.0 * n * (cc / k + s), 1e-12);
             assert_rel(costmodel_speedup(&p, &c), cc / (cc / k + s), 1e-12);
@@ -42,20 +42,20 @@ Test(costmodel, batch_sync_waits_for_the_largest_slice) {
      * 0.5 + 1.0667). */
     costmodel_params p = seed_params(0.1, 0, 0, 0);
     p.c0_s = 0.5;
-    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
-    cr_assert_eq(costmodel_schedule_of(&c).local_batch, 11.0);
+    job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
+    cr_assert_eq(job_schedule_of(&c).local_batch, 11.0);
     assert_rel(costmodel_step_time(&p, &c), 1.6, 1e-12);
 }
 
 Test(costmodel, more_workers_than_the_split_batch_is_refused) {
     costmodel_params p = costmodel_params_seed_example();
-    costmodel_config c = config(64, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE); /* B = 32 */
+    job_config c = config(64, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE); /* B = 32 */
     char err[256] = "";
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "64 workers") && strstr(err, "got 32"), "%s", err);
     c.batch_per_worker = true; /* every worker its own 32: fine */
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0, "%s", err);
-    c = config(32, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    c = config(32, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0, "%s", err);
 }
 
@@ -64,11 +64,11 @@ Test(costmodel, dedicated_master_polls_a_core_of_its_own) {
      * when the model said ρ = 1). */
     costmodel_params p = seed_params(0.1, 0, 0, 0);
     p.host_cores = 2;
-    costmodel_config c = config(2, COSTMODEL_SYNC_EPOCH, COSTMODEL_TOPO_PS);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+    job_config c = config(2, JOB_SYNC_EPOCH, JOB_TOPO_PS);
+    c.master = JOB_MASTER_DEDICATED;
     assert_rel(costmodel_rho(&p, &c), 1.5, 1e-12);
     assert_rel(costmodel_step_time(&p, &c), 0.1 * 32 * 1.5, 1e-12);
-    c.master = COSTMODEL_MASTER_WORKER;
+    c.master = JOB_MASTER_WORKER;
     assert_rel(costmodel_rho(&p, &c), 1.0, 1e-12);
 }
 
@@ -76,7 +76,7 @@ Test(costmodel, update_runs_once_per_step_outside_comm) {
     /* u = 0.01 s, one core, batch sync, K = 2 all-reduce, D = 6000, B = 32, E = 5:
      * 5 · 188 steps · 0.01 s = 9.4 s of update, and S(K) does not change with u. */
     costmodel_params p = seed_params(0.1, 0.001, 1e-9, 1e6);
-    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     double s_before = costmodel_sync_time(&p, &c), t_before = costmodel_total_time(&p, &c);
     p.update_s = 0.01;
     costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
@@ -97,7 +97,7 @@ Test(costmodel, oversubscription_slows_start_up_and_every_step) {
     p.w1_s = 0.1;
     p.startup_cpu_s = 0.4;
     p.oversub_compute = 0.2;
-    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     assert_rel(costmodel_startup_time(&p, &c), 1.5, 1e-12);
     assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
     assert_rel(costmodel_step_time(&p, &c), 2.31, 1e-12);
@@ -110,7 +110,7 @@ Test(costmodel, oversubscription_slows_start_up_and_every_step) {
     c.workers = 2;
     assert_rel(costmodel_startup_time(&p, &c), 1.2, 1e-12);
     assert_rel(costmodel_step_time(&p, &c), 0.1 * 16, 1e-12);
-    c = config(1, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    c = config(1, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     c.cores = 4; /* ρ = 2, but nothing to synchronise */
     cr_assert_eq(costmodel_sync_time(&p, &c), 0.0);
     assert_rel(costmodel_startup_time(&p, &c), 1.1 + 0.4, 1e-12);
@@ -127,7 +127,7 @@ Test(costmodel, the_data_load_grows_with_the_examples_and_shares_the_cores) {
     p.w1_s = 0.1;
     p.startup_cpu_s = 0.05;
     p.startup_per_example_s = 1e-5;
-    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     assert_rel(costmodel_data_load_time(&p, &c), 0.11, 1e-12);
     assert_rel(costmodel_startup_time(&p, &c), 1.26, 1e-12);
     c.workers = 3;
@@ -149,7 +149,7 @@ Test(costmodel, the_fixed_cost_of_a_step_is_slowed_like_the_rest) {
     costmodel_params p = seed_params(0.1, 0, 0, 0);
     p.c0_s = 0.05;
     p.host_cores = 2;
-    costmodel_config c = config(4, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(4, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     assert_rel(costmodel_step_time(&p, &c), 1.7, 1e-12);
     assert_rel(costmodel_step_time_at(&p, &c, 4), (0.05 + 0.4) * 2, 1e-12);
     c.workers = 2;
@@ -163,7 +163,7 @@ Test(costmodel, ranks_that_block_while_waiting_share_the_cores_evenly) {
      * a rank over: ρ' = ρ = 1.5, 1.65 s. κ = 0.2 costs 0.2·0.5 either way: 2.31 and 1.76 s. */
     costmodel_params p = seed_params(0.1, 0, 0, 0);
     p.host_cores = 2;
-    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     assert_rel(costmodel_step_time(&p, &c), 2.2, 1e-12);
     p.waits_block = 1;
     cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
@@ -186,7 +186,7 @@ Test(costmodel, ranks_that_block_hand_their_cores_to_the_stragglers) {
     p.host_cores = 2;
     p.cv = 0.1;
     p.waits_block = 1;
-    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     const double rounds = 5.0 * 188, g3 = 1.5 / sqrt(M_PI);
     assert_rel(costmodel_shared_rho(&p, &c), 1.5, 1e-12);
     assert_rel(costmodel_breakdown_of(&p, &c).wait_s, rounds * 0.1 * 1.65 * g3 / 3, 1e-9);
@@ -219,22 +219,22 @@ Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
      * whatever τ: 2 + 0.1. A dedicated master's 2 workers on 2 cores leave no core with two
      * of them: ρ = 1.5 (y = 0), ρ' = 1.6 in one-step rounds, 1.5 in an epoch's. */
     costmodel_params p = kappa_tau_params();
-    costmodel_config c = config(3, COSTMODEL_SYNC_EVERY, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(3, JOB_SYNC_EVERY, JOB_TOPO_ALLREDUCE);
     c.every_n = 4;
     assert_rel(costmodel_round_weight(&p, &c), 0.5, 1e-12);
     assert_rel(costmodel_slowdown(&p, &c), 1.8, 1e-12);
     assert_rel(costmodel_step_time(&p, &c), 3.2 * 1.8, 1e-12);
-    c.sync = COSTMODEL_SYNC_EPOCH;
+    c.sync = JOB_SYNC_EPOCH;
     assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
     p.balance_s = 0;
-    c.sync = COSTMODEL_SYNC_EVERY;
+    c.sync = JOB_SYNC_EVERY;
     assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
-    c.sync = COSTMODEL_SYNC_BATCH;
+    c.sync = JOB_SYNC_BATCH;
     assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
-    c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+    c = config(2, JOB_SYNC_BATCH, JOB_TOPO_PS);
+    c.master = JOB_MASTER_DEDICATED;
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
-    c.sync = COSTMODEL_SYNC_EPOCH;
+    c.sync = JOB_SYNC_EPOCH;
     assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
 }
 
@@ -244,9 +244,9 @@ Test(costmodel, ranks_that_block_still_pay_kappa_in_short_rounds_only) {
      * τ = 19.2 s (v = 0.5 as above): 1.55. */
     costmodel_params p = kappa_tau_params();
     p.waits_block = 1;
-    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
-    c.sync = COSTMODEL_SYNC_EVERY;
+    c.sync = JOB_SYNC_EVERY;
     c.every_n = 4;
     cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.55, 1e-12);
@@ -261,8 +261,8 @@ Test(costmodel, async_workers_pay_kappa_at_every_step_and_never_stay_packed) {
      * of 3.2 s) would stay 1 − 62·3.2/1000 = 0.80 packed. */
     costmodel_params p = kappa_tau_params();
     p.master_yield = 1.0;
-    costmodel_config c = config(3, COSTMODEL_SYNC_ASYNC, COSTMODEL_TOPO_PS);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+    job_config c = config(3, JOB_SYNC_ASYNC, JOB_TOPO_PS);
+    c.master = JOB_MASTER_DEDICATED;
     c.every_n = 1;
     cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
     cr_assert_eq(costmodel_round_weight(&p, &c), 1.0);
@@ -270,7 +270,7 @@ Test(costmodel, async_workers_pay_kappa_at_every_step_and_never_stay_packed) {
     p.balance_s = 1000;
     cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
-    c.sync = COSTMODEL_SYNC_HOGWILD;
+    c.sync = JOB_SYNC_HOGWILD;
     cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
 }
@@ -286,26 +286,26 @@ Test(costmodel, a_dedicated_master_polling_past_tau_takes_more_of_its_core) {
     p.master_yield = 0.5;
     p.master_yield_loss = 0.3;
     p.balance_s = 19.2;
-    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+    job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_PS);
+    c.master = JOB_MASTER_DEDICATED;
     assert_rel(costmodel_rho(&p, &c), 1.25, 1e-12);
-    c.sync = COSTMODEL_SYNC_EVERY;
+    c.sync = JOB_SYNC_EVERY;
     c.every_n = 4;
     assert_rel(costmodel_rho(&p, &c), 1.325, 1e-12);
-    c.sync = COSTMODEL_SYNC_EPOCH;
+    c.sync = JOB_SYNC_EPOCH;
     assert_rel(costmodel_rho(&p, &c), 1.4, 1e-12);
     assert_rel(costmodel_step_time(&p, &c), 3.2 * 1.4, 1e-12);
-    c.sync = COSTMODEL_SYNC_ASYNC;
+    c.sync = JOB_SYNC_ASYNC;
     c.every_n = 1;
     assert_rel(costmodel_rho(&p, &c), 1.25, 1e-12);
 }
 
 Test(costmodel, one_worker_one_core_has_speedup_one) {
     costmodel_params p = costmodel_params_seed_example();
-    costmodel_sync modes[] = { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY };
+    job_sync modes[] = { JOB_SYNC_BATCH, JOB_SYNC_EPOCH, JOB_SYNC_EVERY };
     for (int m = 0; m < 3; m++)
-        for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++) {
-            costmodel_config c = config(1, modes[m], (costmodel_topology)t);
+        for (int t = 0; t < JOB_TOPO_COUNT; t++) {
+            job_config c = config(1, modes[m], (job_topology)t);
             c.every_n = 4;
             cr_assert_eq(costmodel_sync_time(&p, &c), 0.0);
             cr_assert_eq(costmodel_speedup(&p, &c), 1.0);
@@ -316,7 +316,7 @@ Test(costmodel, speedup_is_k_without_communication) {
     costmodel_params p = seed_params(0.5, 0.0, 0.0, 1.8e6);
     for (int k = 1; k <= 1024; k *= 2) {
         /* 32768 examples split evenly: every worker count divides the work exactly. */
-        costmodel_config c = config(k, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+        job_config c = config(k, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
         c.examples = 32768;
         c.batch = 1024;
         cr_assert_eq(costmodel_speedup(&p, &c), (double)k, "K = %d: speedup %.17g", k, costmodel_speedup(&p, &c));
@@ -324,8 +324,8 @@ Test(costmodel, speedup_is_k_without_communication) {
 }
 
 Test(costmodel, speedup_falls_as_latency_or_model_bytes_grow) {
-    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++) {
-        costmodel_config c = config(8, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
+    for (int t = 0; t < JOB_TOPO_COUNT; t++) {
+        job_config c = config(8, JOB_SYNC_BATCH, (job_topology)t);
         double last = INFINITY;
         for (double alpha = 1e-4; alpha < 1; alpha *= 4) {
             costmodel_params p = seed_params(0.01, alpha, 1e-9, 1e6);
@@ -345,10 +345,10 @@ Test(costmodel, speedup_falls_as_latency_or_model_bytes_grow) {
 
 Test(costmodel, epoch_sync_beats_batch_sync_when_communication_costs) {
     costmodel_params p = costmodel_params_seed_example();
-    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++)
+    for (int t = 0; t < JOB_TOPO_COUNT; t++)
         for (int k = 2; k <= 64; k *= 2) {
-            costmodel_config batch = config(k, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
-            costmodel_config epoch = config(k, COSTMODEL_SYNC_EPOCH, (costmodel_topology)t);
+            job_config batch = config(k, JOB_SYNC_BATCH, (job_topology)t);
+            job_config epoch = config(k, JOB_SYNC_EPOCH, (job_topology)t);
             cr_assert_gt(costmodel_sync_time(&p, &batch), 0.0);
             cr_assert_gt(costmodel_speedup(&p, &epoch), costmodel_speedup(&p, &batch), "K = %d", k);
         }
@@ -356,10 +356,10 @@ Test(costmodel, epoch_sync_beats_batch_sync_when_communication_costs) {
 
 Test(costmodel, sync_time_grows_with_workers) {
     costmodel_params p = seed_params(0.1, 1e-3, 1e-8, 1e6);
-    for (int t = 0; t < COSTMODEL_TOPO_COUNT; t++) {
+    for (int t = 0; t < JOB_TOPO_COUNT; t++) {
         double last = 0.0;
         for (int k = 2; k <= 256; k *= 2) {
-            costmodel_config c = config(k, COSTMODEL_SYNC_BATCH, (costmodel_topology)t);
+            job_config c = config(k, JOB_SYNC_BATCH, (job_topology)t);
             double s = costmodel_sync_time(&p, &c);
             cr_assert_gt(s, last);
             last = s;
@@ -369,16 +369,16 @@ Test(costmodel, sync_time_grows_with_workers) {
 
 Test(costmodel, ring_allreduce_matches_its_formula) {
     costmodel_params p = seed_params(0.1, 2e-3, 4e-9, 2e6);
-    costmodel_config c = config(5, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(5, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     assert_rel(costmodel_sync_time(&p, &c), 2 * 4 * 2e-3 + 2.0 * 4.0 / 5.0 * 4e-9 * 2e6, 1e-15);
 }
 
 Test(costmodel, parameter_server_serialises_every_worker) {
     costmodel_params p = seed_params(0.1, 2e-3, 4e-9, 2e6);
-    costmodel_config c = config(5, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    job_config c = config(5, JOB_SYNC_BATCH, JOB_TOPO_PS);
     double msg = 2e-3 + 4e-9 * 2e6;
     assert_rel(costmodel_sync_time(&p, &c), 2 * 4 * msg, 1e-15);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+    c.master = JOB_MASTER_DEDICATED;
     assert_rel(costmodel_sync_time(&p, &c), 2 * 5 * msg, 1e-15);
 }
 
@@ -386,10 +386,10 @@ Test(costmodel, breakdown_adds_up_to_total) {
     costmodel_params p = costmodel_params_seed_example();
     p.c0_s = 0.2;
     p.host_cores = 8;
-    costmodel_sync modes[] = { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EPOCH, COSTMODEL_SYNC_EVERY };
+    job_sync modes[] = { JOB_SYNC_BATCH, JOB_SYNC_EPOCH, JOB_SYNC_EVERY };
     for (int m = 0; m < 3; m++)
         for (int k = 1; k <= 16; k *= 2) {
-            costmodel_config c = config(k, modes[m], COSTMODEL_TOPO_PS);
+            job_config c = config(k, modes[m], JOB_TOPO_PS);
             c.cores = 2;
             c.every_n = 7;
             costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
@@ -402,9 +402,9 @@ Test(costmodel, every_n_charges_a_short_last_round_its_own_steps) {
     costmodel_params p = seed_params(0.01, 0.0, 0.0, 0.0);
     p.cv = 0.2;
     /* 100 examples, batch 10, one worker: s = 10 steps; every:4 gives rounds of 4, 4, 2. */
-    costmodel_config c = { .workers = 3, .cores = 1, .sync = COSTMODEL_SYNC_EVERY, .every_n = 4,
-                           .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 300, .batch = 10, .epochs = 1 };
-    costmodel_schedule s = costmodel_schedule_of(&c);
+    job_config c = { .workers = 3, .cores = 1, .sync = JOB_SYNC_EVERY, .every_n = 4,
+                           .topology = JOB_TOPO_ALLREDUCE, .examples = 300, .batch = 10, .epochs = 1 };
+    job_schedule s = job_schedule_of(&c);
     cr_assert_eq(s.steps_per_epoch, 10);
     cr_assert_eq(s.rounds_per_epoch, 3);
     double step = costmodel_step_time(&p, &c);
@@ -416,7 +416,7 @@ Test(costmodel, every_n_charges_a_short_last_round_its_own_steps) {
 Test(costmodel, cores_scale_by_amdahl_and_oversubscription_slows) {
     costmodel_params p = seed_params(1.0, 0.0, 0.0, 0.0);
     p.sigma = 0.25;
-    costmodel_config c = config(1, COSTMODEL_SYNC_EPOCH, COSTMODEL_TOPO_PS);
+    job_config c = config(1, JOB_SYNC_EPOCH, JOB_TOPO_PS);
     c.cores = 4;
     assert_rel(costmodel_step_time(&p, &c), 32.0 * (0.25 + 0.75 / 4), 1e-15);
     p.host_cores = 2; /* 4 cores asked of 2: every core runs at half speed */
@@ -425,7 +425,7 @@ Test(costmodel, cores_scale_by_amdahl_and_oversubscription_slows) {
 
 Test(costmodel, check_rejects_out_of_range_values) {
     costmodel_params p = costmodel_params_seed_example();
-    costmodel_config c = costmodel_config_seed_example();
+    job_config c = costmodel_config_seed_example();
     char err[256];
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0);
     c.workers = 0;
@@ -436,7 +436,7 @@ Test(costmodel, check_rejects_out_of_range_values) {
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "c1") != NULL, "%s", err);
     p = costmodel_params_seed_example();
-    p.link[COSTMODEL_TOPO_PS].alpha_s = NAN;
+    p.link[JOB_TOPO_PS].alpha_s = NAN;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "alpha") != NULL, "%s", err);
 }
@@ -445,16 +445,16 @@ Test(costmodel, check_rejects_sync_topology_and_master_values_outside_their_enum
     // A config read from a file or a checkpoint could hold any int: each is named.
     const costmodel_params p = costmodel_params_seed_example();
     char err[256];
-    costmodel_config c = costmodel_config_seed_example();
-    c.sync = (costmodel_sync)7;
+    job_config c = costmodel_config_seed_example();
+    c.sync = (job_sync)7;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "unknown sync mode (got 7)") != NULL, "%s", err);
     c = costmodel_config_seed_example();
-    c.topology = (costmodel_topology)5;
+    c.topology = (job_topology)5;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "unknown topology (got 5)") != NULL, "%s", err);
     c = costmodel_config_seed_example();
-    c.master = (costmodel_master)2;
+    c.master = (job_master)2;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "unknown master (got 2)") != NULL, "%s", err);
 }
@@ -462,49 +462,49 @@ Test(costmodel, check_rejects_sync_topology_and_master_values_outside_their_enum
 Test(costmodel, sync_names_round_trip) {
     const char *names[] = { "batch", "epoch", "every:8", "async", "hogwild", "async:4", "hogwild:2" };
     for (int i = 0; i < 7; i++) {
-        costmodel_sync s;
+        job_sync s;
         int n;
         char buf[24];
-        cr_assert_eq(costmodel_sync_parse(names[i], &s, &n), 0);
-        costmodel_sync_format(s, n, buf, sizeof buf);
+        cr_assert_eq(job_sync_parse(names[i], &s, &n), 0);
+        job_sync_format(s, n, buf, sizeof buf);
         cr_assert_str_eq(buf, names[i]);
     }
     const char *bad[] = { "every:0", "every:", "every:x", "every:3x", "Batch", "", "async:0", "async:", "asyncx",
                           "hogwild:-1" };
     for (int i = 0; i < 10; i++) {
-        costmodel_sync s;
+        job_sync s;
         int n;
-        cr_assert_eq(costmodel_sync_parse(bad[i], &s, &n), -1, "'%s' accepted", bad[i]);
+        cr_assert_eq(job_sync_parse(bad[i], &s, &n), -1, "'%s' accepted", bad[i]);
     }
 }
 
 Test(costmodel, sync_names_give_the_pull_period) {
-    costmodel_sync s;
+    job_sync s;
     int n = 0;
-    cr_assert_eq(costmodel_sync_parse("async", &s, &n), 0);
-    cr_assert_eq(s, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(job_sync_parse("async", &s, &n), 0);
+    cr_assert_eq(s, JOB_SYNC_ASYNC);
     cr_assert_eq(n, 1, "async pulls every step");
-    cr_assert_eq(costmodel_sync_parse("hogwild:6", &s, &n), 0);
-    cr_assert_eq(s, COSTMODEL_SYNC_HOGWILD);
+    cr_assert_eq(job_sync_parse("hogwild:6", &s, &n), 0);
+    cr_assert_eq(s, JOB_SYNC_HOGWILD);
     cr_assert_eq(n, 6);
     char buf[24];
-    costmodel_sync_format(COSTMODEL_SYNC_ASYNC, 1, buf, sizeof buf);
+    job_sync_format(JOB_SYNC_ASYNC, 1, buf, sizeof buf);
     cr_assert_str_eq(buf, "async", "a pull period of 1 is not written");
 }
 
 Test(costmodel, async_needs_a_dedicated_parameter_server) {
     const costmodel_params p = costmodel_params_seed_example();
     char err[256];
-    costmodel_config c = costmodel_config_seed_example();
-    c.sync = COSTMODEL_SYNC_ASYNC;
+    job_config c = costmodel_config_seed_example();
+    c.sync = JOB_SYNC_ASYNC;
     c.every_n = 1;
-    c.master = COSTMODEL_MASTER_WORKER;
+    c.master = JOB_MASTER_WORKER;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "async sync runs through a parameter server on a dedicated master") != NULL, "%s", err);
-    c.master = COSTMODEL_MASTER_DEDICATED;
-    c.topology = COSTMODEL_TOPO_ALLREDUCE;
+    c.master = JOB_MASTER_DEDICATED;
+    c.topology = JOB_TOPO_ALLREDUCE;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
-    c.topology = COSTMODEL_TOPO_PS;
+    c.topology = JOB_TOPO_PS;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0, "%s", err);
     c.every_n = 0;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
@@ -525,7 +525,7 @@ static costmodel_params cluster_params(int machines, double cores_per_machine) {
 Test(costmodel, cluster_fills_the_masters_machine_first) {
     /* 4 machines of 2 cores, K = 6 of one core: machines 0, 1, 2 hold 2 each, ρ = 1. */
     costmodel_params p = cluster_params(4, 2);
-    costmodel_config c = config(6, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    job_config c = config(6, JOB_SYNC_BATCH, JOB_TOPO_PS);
     costmodel_placement pl = costmodel_placement_of(&p, &c);
     cr_assert_eq(pl.machines_used, 3);
     cr_assert_eq(pl.workers_on_master, 2);
@@ -542,8 +542,8 @@ Test(costmodel, dedicated_master_takes_a_slot_of_machine_zero) {
      * worker 0, machine 1 workers 1 and 2. One local message pair, two remote:
      * S = 2·(1.1e-4 + 2·8.06e-3) = 0.03246. */
     costmodel_params p = cluster_params(4, 2);
-    costmodel_config c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+    job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_PS);
+    c.master = JOB_MASTER_DEDICATED;
     costmodel_placement pl = costmodel_placement_of(&p, &c);
     cr_assert_eq(pl.machines_used, 2);
     cr_assert_eq(pl.workers_on_master, 1);
@@ -556,8 +556,8 @@ Test(costmodel, dedicated_master_takes_a_slot_of_machine_zero) {
 Test(costmodel, a_master_crowded_by_its_workers_pays_its_wake_on_every_message) {
     costmodel_params p = cluster_params(0, 2);
     p.master_wake_s = 4e-4;
-    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+    job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_PS);
+    c.master = JOB_MASTER_DEDICATED;
     /* One host, 2 workers of one core on 2 cores: crowded, S = 2·2·(1.1e-4 + 4e-4) = 2.04e-3. */
     cr_assert(costmodel_master_crowded(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 2.04e-3, 1e-12);
@@ -567,7 +567,7 @@ Test(costmodel, a_master_crowded_by_its_workers_pays_its_wake_on_every_message) 
     assert_rel(costmodel_sync_time(&p, &c), 2.2e-4, 1e-12);
     /* A master that trains is not napping for requests: K = 2, one other worker, 2·1.1e-4. */
     c.workers = 2;
-    c.master = COSTMODEL_MASTER_WORKER;
+    c.master = JOB_MASTER_WORKER;
     cr_assert(!costmodel_master_crowded(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 2.2e-4, 1e-12);
     /* 2 machines of 2 cores: K = 3 dedicated fit the slots (machine 0: the master and one
@@ -576,8 +576,8 @@ Test(costmodel, a_master_crowded_by_its_workers_pays_its_wake_on_every_message) 
      * 4e-4 more: S = 2·(3·5.1e-4 + 2·8.46e-3) = 0.03690. */
     p = cluster_params(2, 2);
     p.master_wake_s = 4e-4;
-    c = config(3, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+    c = config(3, JOB_SYNC_BATCH, JOB_TOPO_PS);
+    c.master = JOB_MASTER_DEDICATED;
     cr_assert(!costmodel_master_crowded(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 0.03246, 1e-12);
     c.workers = 5;
@@ -588,7 +588,7 @@ Test(costmodel, a_master_crowded_by_its_workers_pays_its_wake_on_every_message) 
 Test(costmodel, ring_that_spans_machines_is_paced_by_the_network) {
     costmodel_params p = cluster_params(2, 2);
     /* K = 2 fits machine 0: shared memory, 2·1·(1e-5 + 1e-10·1e6/2) = 1.2e-4. */
-    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     cr_assert(!costmodel_spans_machines(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 1.2e-4, 1e-12);
     /* K = 4 spans both: 2·3 steps of (1e-5 + 5e-5) + 8e-9·1e6/4 = 2.06e-3: 0.01236. */
@@ -600,7 +600,7 @@ Test(costmodel, ring_that_spans_machines_is_paced_by_the_network) {
 Test(costmodel, cluster_with_more_workers_than_slots_spreads_them_evenly) {
     /* 2 machines of 2 cores, K = 6 of one core: 3 on each, ρ = 3/2 on both. */
     costmodel_params p = cluster_params(2, 2);
-    costmodel_config c = config(6, COSTMODEL_SYNC_EPOCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(6, JOB_SYNC_EPOCH, JOB_TOPO_ALLREDUCE);
     costmodel_placement pl = costmodel_placement_of(&p, &c);
     cr_assert_eq(pl.machines_used, 2);
     cr_assert_eq(pl.workers_busiest, 3);
@@ -610,14 +610,14 @@ Test(costmodel, cluster_with_more_workers_than_slots_spreads_them_evenly) {
 Test(costmodel, one_host_shares_its_cores_among_all_ranks) {
     /* machines = 0 (the calibration's host): ρ = K·T/P as before, nothing crosses a network. */
     costmodel_params p = cluster_params(0, 2);
-    costmodel_config c = config(6, COSTMODEL_SYNC_EPOCH, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = config(6, JOB_SYNC_EPOCH, JOB_TOPO_ALLREDUCE);
     cr_assert_eq(costmodel_rho(&p, &c), 3.0);
     cr_assert(!costmodel_spans_machines(&p, &c));
 }
 
 Test(costmodel, worker_larger_than_a_machine_is_refused) {
     costmodel_params p = cluster_params(4, 2);
-    costmodel_config c = config(2, COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_PS);
     c.cores = 4;
     char err[256] = "";
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
@@ -631,8 +631,8 @@ Test(costmodel, overlap_hides_a_batch_all_reduce_behind_its_own_step) {
      * 10 steps, T = 10·(0.02 + 0.011) = 0.31 s, comm 0.11 s. */
     costmodel_params p = seed_params(0.001, 1e-3, 1e-8, 1e6);
     p.c0_s = 0.01;
-    costmodel_config c = { .workers = 4, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                           .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 400, .batch = 40, .epochs = 1 };
+    job_config c = { .workers = 4, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                           .topology = JOB_TOPO_ALLREDUCE, .examples = 400, .batch = 40, .epochs = 1 };
     assert_rel(costmodel_sync_time(&p, &c), 0.021, 1e-12);
     const double phi[] = { 0.5, 1.0, 0.25 }, exposed[] = { 0.011, 0.001, 0.016 };
     for (int i = 0; i < 3; i++) {
@@ -650,10 +650,10 @@ Test(costmodel, overlap_hides_a_batch_all_reduce_behind_its_own_step) {
     /* Nothing to hide behind: a parameter server (its update sits between push and pull),
      * local SGD (weights after the round). */
     p.model_bytes = 1e6;
-    c.topology = COSTMODEL_TOPO_PS;
+    c.topology = JOB_TOPO_PS;
     assert_rel(costmodel_exposed_sync_time(&p, &c), costmodel_sync_time(&p, &c), 0);
-    c.topology = COSTMODEL_TOPO_ALLREDUCE;
-    c.sync = COSTMODEL_SYNC_EPOCH;
+    c.topology = JOB_TOPO_ALLREDUCE;
+    c.sync = JOB_SYNC_EPOCH;
     assert_rel(costmodel_exposed_sync_time(&p, &c), costmodel_sync_time(&p, &c), 0);
     char err[128];
     p.overlap = 1.5;
@@ -672,8 +672,8 @@ Test(costmodel, an_overlapped_step_is_slowed_by_its_exchange_and_a_share_of_it_s
     p.overlap = 0.5;
     p.overlap_slowdown = 0.5;
     p.overlap_exposed = 0.4;
-    costmodel_config c = { .workers = 4, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                           .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 400, .batch = 40, .epochs = 1 };
+    job_config c = { .workers = 4, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                           .topology = JOB_TOPO_ALLREDUCE, .examples = 400, .batch = 40, .epochs = 1 };
     assert_rel(costmodel_step_time(&p, &c), 0.03, 1e-12);
     assert_rel(costmodel_exposed_sync_time(&p, &c), 0.0084, 1e-12);
     assert_rel(costmodel_breakdown_of(&p, &c).total_s, 0.384, 1e-12);
@@ -681,12 +681,12 @@ Test(costmodel, an_overlapped_step_is_slowed_by_its_exchange_and_a_share_of_it_s
     assert_rel(costmodel_exposed_sync_time(&p, &c), 0.006, 1e-12);
     /* Nothing beside the step: one worker (0.01 + 0.001·40 = 0.05 s), a parameter server,
      * local SGD, or no overlap at all (φ = 0: compute, then the whole S). */
-    costmodel_config one = c;
+    job_config one = c;
     one.workers = 1;
     assert_rel(costmodel_step_time(&p, &one), 0.05, 1e-12);
-    costmodel_config ps = c, epoch = c;
-    ps.topology = COSTMODEL_TOPO_PS;
-    epoch.sync = COSTMODEL_SYNC_EPOCH;
+    job_config ps = c, epoch = c;
+    ps.topology = JOB_TOPO_PS;
+    epoch.sync = JOB_SYNC_EPOCH;
     assert_rel(costmodel_step_time(&p, &ps), 0.02, 1e-12);
     assert_rel(costmodel_step_time(&p, &epoch), 0.05, 1e-12); /* local SGD: b = B = 40 */
     /* Four ranks on 2 cores (ρ = 2, waits that block: no packing): the exchange's threads
@@ -721,15 +721,15 @@ Test(costmodel, an_overlapped_step_is_slowed_by_its_exchange_and_a_share_of_it_s
 
 /* Steps of 1 s (c0 = 1), messages of 0.1 s (α; no bandwidth term), an update of 0.05 s, on
  * one host with cores to spare; D = 32·10·K examples of B = 32: s = 10 steps a worker. */
-static costmodel_config async_config(int k, costmodel_sync sync, int n) {
-    return (costmodel_config){ .workers = k, .cores = 1, .sync = sync, .every_n = n, .topology = COSTMODEL_TOPO_PS,
-                               .master = COSTMODEL_MASTER_DEDICATED, .examples = 32L * 10 * k,
+static job_config async_config(int k, job_sync sync, int n) {
+    return (job_config){ .workers = k, .cores = 1, .sync = sync, .every_n = n, .topology = JOB_TOPO_PS,
+                               .master = JOB_MASTER_DEDICATED, .examples = 32L * 10 * k,
                                .batch = 32, .epochs = 1 };
 }
 
 static costmodel_params async_params(void) {
     costmodel_params p = { .c0_s = 1.0, .update_s = 0.05 };
-    p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
+    p.link[JOB_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
     return p;
 }
 
@@ -740,7 +740,7 @@ Test(costmodel, async_bound_is_the_workers_pace_or_the_masters_service_rate_by_h
      * its pushes in for 10·(0.1 + 0.05) = 1.5 s of each worker's epoch and sends its pulls
      * out for 10·0.1 = 1 s, at the same time: max(4·1.5, 4·1)/10 = 0.6 s per step of all
      * four. The workers set the pace, X = 4/1.25 = 3.2 steps a second, an epoch 12.5 s. */
-    costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 1);
+    job_config c = async_config(4, JOB_SYNC_ASYNC, 1);
     costmodel_async a = costmodel_async_of(&p, &c);
     cr_assert_float_eq(a.worker_cycle_s, 1.25, 1e-12);
     cr_assert_float_eq(a.master_s, 0.6, 1e-12);
@@ -754,7 +754,7 @@ Test(costmodel, async_bound_is_the_workers_pace_or_the_masters_service_rate_by_h
      * ten, exceed τ = 1.25: X = 10/1.5 steps a second, the master's rate; an epoch 15 s.
      * (K = 8 would still be the workers' pace: 1.2 s; a master that took one request at a
      * time, pushes and pulls, would bind from K = 5: 5·0.25.) */
-    c = async_config(10, COSTMODEL_SYNC_ASYNC, 1);
+    c = async_config(10, JOB_SYNC_ASYNC, 1);
     a = costmodel_async_of(&p, &c);
     cr_assert(a.master_bound);
     cr_assert_float_eq(a.master_s, 1.5, 1e-12);
@@ -764,7 +764,7 @@ Test(costmodel, async_bound_is_the_workers_pace_or_the_masters_service_rate_by_h
     c.workers = 8;
     c.examples = 32L * 10 * 8;
     cr_assert(!costmodel_async_of(&p, &c).master_bound);
-    c = async_config(10, COSTMODEL_SYNC_ASYNC, 1);
+    c = async_config(10, JOB_SYNC_ASYNC, 1);
     const costmodel_breakdown b = costmodel_breakdown_of(&p, &c);
     /* compute 10 s; comm (10 + 10)·0.1 = 2 s; the rest is waiting for the master */
     cr_assert_float_eq(b.compute_s, 10.0, 1e-12);
@@ -779,7 +779,7 @@ Test(costmodel, async_pulling_every_n_steps_by_hand) {
      * 11.6 s; the master's pushes in 10·0.15 = 1.5 s a worker, its pulls out 4·0.1 = 0.4 s:
      * 4·1.5/10 per step of all. Staleness K·(N + 1)/2 − 1 = 7, its 90th percentile
      * K·⌈2.7⌉ − 1 = 11. */
-    costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 3);
+    job_config c = async_config(4, JOB_SYNC_ASYNC, 3);
     const costmodel_async a = costmodel_async_of(&p, &c);
     cr_assert_float_eq(a.epoch_s, 11.6, 1e-12);
     cr_assert_float_eq(a.master_s, 4 * 1.5 / 10, 1e-12);
@@ -792,7 +792,7 @@ Test(costmodel, hogwild_pulls_without_waiting_and_its_updaters_can_bind_by_hand)
     /* K = 4, N = 1, s = 10, T = 1: alone 10·1.1 + 10·0.1 + 0.05 (the last update) = 12.05 s;
      * the master 10·0.1 = 1 s a worker each way (4/10 per step of all); the updater
      * 4·0.05 = 0.2. Staleness K = 4: the push before a pull lands after it. */
-    costmodel_config c = async_config(4, COSTMODEL_SYNC_HOGWILD, 1);
+    job_config c = async_config(4, JOB_SYNC_HOGWILD, 1);
     costmodel_async a = costmodel_async_of(&p, &c);
     cr_assert_float_eq(a.epoch_s, 12.05, 1e-12);
     cr_assert_float_eq(a.master_s, 0.4, 1e-12);
@@ -825,7 +825,7 @@ static costmodel_params async_params_on(double cores) {
 Test(costmodel, a_crowded_masters_wake_lets_hogwilds_own_update_into_the_next_pull) {
     costmodel_params p = async_params_on(2);
     p.master_wake_s = 0.1;
-    costmodel_config c = async_config(2, COSTMODEL_SYNC_HOGWILD, 1);
+    job_config c = async_config(2, JOB_SYNC_HOGWILD, 1);
     cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 1.0, 1e-12);
     p.master_wake_s = 0.01;
     cr_assert_float_eq(costmodel_async_of(&p, &c).staleness, 2.0, 1e-12);
@@ -847,7 +847,7 @@ Test(costmodel, a_crowded_masters_wake_lets_hogwilds_own_update_into_the_next_pu
 Test(costmodel, async_workers_waiting_for_the_master_leave_their_cores_to_the_others) {
     costmodel_params p = async_params_on(2);
     p.update_s = 0;
-    costmodel_config c = async_config(3, COSTMODEL_SYNC_HOGWILD, 1);
+    job_config c = async_config(3, JOB_SYNC_HOGWILD, 1);
     assert_rel(costmodel_slowdown(&p, &c), 1.3, 1e-9);
     assert_rel(costmodel_step_time(&p, &c), 1.3, 1e-9);
     assert_rel(costmodel_rho(&p, &c), 1.5, 1e-12);
@@ -855,11 +855,11 @@ Test(costmodel, async_workers_waiting_for_the_master_leave_their_cores_to_the_ot
      * a pull every N = 2 of its 10 steps: waits 0.1 + (0.1 + 0.2·ρ)/2 = 0.15 + 0.1·ρ a
      * step, d = ρ/(1.1·ρ + 0.15) with ρ = 3d/2: 1.65·d + 0.15 = 1.5, d = 9/11, ρ' = 27/22. */
     p.update_s = 0.2;
-    c = async_config(3, COSTMODEL_SYNC_ASYNC, 2);
+    c = async_config(3, JOB_SYNC_ASYNC, 2);
     assert_rel(costmodel_slowdown(&p, &c), 27.0 / 22.0, 1e-9);
     /* Synchronous workers wait at barriers polling: counted whole (epoch sync: no packing). */
-    c.sync = COSTMODEL_SYNC_EPOCH;
-    c.master = COSTMODEL_MASTER_WORKER;
+    c.sync = JOB_SYNC_EPOCH;
+    c.master = JOB_MASTER_WORKER;
     assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
 }
 
@@ -874,32 +874,32 @@ Test(costmodel, an_async_master_slows_the_workers_that_share_its_core) {
     costmodel_params p = async_params_on(2);
     p.master_yield = 0.9;
     p.update_s = 0;
-    p.link[COSTMODEL_TOPO_PS].alpha_s = 0;
-    costmodel_config c = async_config(2, COSTMODEL_SYNC_HOGWILD, 1);
+    p.link[JOB_TOPO_PS].alpha_s = 0;
+    job_config c = async_config(2, JOB_SYNC_HOGWILD, 1);
     assert_rel(costmodel_slowdown(&p, &c), 1.1, 1e-12);
-    c = async_config(4, COSTMODEL_SYNC_HOGWILD, 1);
+    c = async_config(4, JOB_SYNC_HOGWILD, 1);
     assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
-    c = async_config(3, COSTMODEL_SYNC_ASYNC, 1);
+    c = async_config(3, JOB_SYNC_ASYNC, 1);
     assert_rel(costmodel_slowdown(&p, &c), 1.55, 1e-12);
-    c = async_config(1, COSTMODEL_SYNC_ASYNC, 1);
+    c = async_config(1, JOB_SYNC_ASYNC, 1);
     assert_rel(costmodel_slowdown(&p, &c), 1.0, 1e-12);
-    c = async_config(2, COSTMODEL_SYNC_HOGWILD, 1);
+    c = async_config(2, JOB_SYNC_HOGWILD, 1);
     p.waits_block = 1;
     assert_rel(costmodel_slowdown(&p, &c), 1.05, 1e-12);
     /* A worker that waits 0.2 s a cycle on messages of 0.1 s computes d = ρ'/(ρ' + 0.2) of
      * it: d + 0.1 = ρ' has its root at 0.92 < 1, so the master fits in the waits: 1. */
     p.waits_block = 0;
-    p.link[COSTMODEL_TOPO_PS].alpha_s = 0.1;
+    p.link[JOB_TOPO_PS].alpha_s = 0.1;
     assert_rel(costmodel_slowdown(&p, &c), 1.0, 1e-12);
 }
 
 Test(costmodel, async_speedup_is_against_plain_training_on_one_core) {
     const costmodel_params p = async_params();
-    costmodel_config c = async_config(4, COSTMODEL_SYNC_ASYNC, 1);
-    const costmodel_config one = costmodel_baseline(&c);
+    job_config c = async_config(4, JOB_SYNC_ASYNC, 1);
+    const job_config one = costmodel_baseline(&c);
     cr_assert_eq(one.workers, 1);
-    cr_assert_eq(one.master, COSTMODEL_MASTER_WORKER);
-    cr_assert(!costmodel_sync_is_async(one.sync), "the baseline has no server");
+    cr_assert_eq(one.master, JOB_MASTER_WORKER);
+    cr_assert(!job_sync_is_async(one.sync), "the baseline has no server");
     /* One worker, 40 steps of 1 s, each followed by its update of 0.05 s: 42 s. */
     cr_assert_float_eq(costmodel_total_time(&p, &one), 40 * 1.05, 1e-12);
     cr_assert_float_eq(costmodel_speedup(&p, &c), 42.0 / 12.5, 1e-12);

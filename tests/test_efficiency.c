@@ -1,6 +1,7 @@
 /* efficiency — the accuracy-curve fit against synthetic curves whose parameters are
  * known (generated here by the form written out by hand, noise from a fixed GSL RNG),
  * epochs to an accuracy worked out by hand, and the targets that are never reached. */
+#include "fit/efficiency_fit.h"
 #include "model/efficiency.h"
 
 #include <criterion/criterion.h>
@@ -15,9 +16,9 @@ static const double A_TRUE = 0.92, X0_TRUE = 0.5, ALPHA_TRUE = 1.2, W_TRUE = 0.3
                     BETA_TRUE = 0.1, CHANCE = 0.1;
 enum { D = 6000, B = 32, E = 10, MAX_POINTS = 64, N_RUNS = 7 };
 
-static costmodel_config cfg(int k, costmodel_sync sync, int every, bool per_worker) {
-    return (costmodel_config){ .workers = k, .cores = 1, .sync = sync, .every_n = every,
-                               .topology = COSTMODEL_TOPO_ALLREDUCE, .batch_per_worker = per_worker,
+static job_config cfg(int k, job_sync sync, int every, bool per_worker) {
+    return (job_config){ .workers = k, .cores = 1, .sync = sync, .every_n = every,
+                               .topology = JOB_TOPO_ALLREDUCE, .batch_per_worker = per_worker,
                                .examples = D, .batch = B, .epochs = E };
 }
 
@@ -31,20 +32,20 @@ static costmodel_config cfg(int k, costmodel_sync sync, int every, bool per_work
  *   2 batch per worker: G 64,  H 1                    1 + w
  *   4 async, τ = 3:     G 32,  H 1                    1 + 3β (each gradient its own update) */
 typedef struct {
-    costmodel_config c;
+    job_config c;
     double s, tau;
 } synth_run;
 
 static void synth_runs(synth_run r[N_RUNS], double g) {
     const double w = W_TRUE, hc = HC_TRUE;
-    r[0] = (synth_run){ cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1, 0 };
-    r[1] = (synth_run){ cfg(2, COSTMODEL_SYNC_EVERY, 8, false), (1 + w) * (1 + g * 0.5 * 7 / (7 + hc)), 0 };
-    r[2] = (synth_run){ cfg(4, COSTMODEL_SYNC_EVERY, 8, false), (1 + 3 * w) * (1 + g * 0.75 * 7 / (7 + hc)), 0 };
-    r[3] = (synth_run){ cfg(2, COSTMODEL_SYNC_EPOCH, 1, false), (1 + w) * (1 + g * 0.5 * 93 / (93 + hc)), 0 };
-    r[4] = (synth_run){ cfg(4, COSTMODEL_SYNC_EPOCH, 1, false), (1 + 3 * w) * (1 + g * 0.75 * 46 / (46 + hc)), 0 };
-    r[5] = (synth_run){ cfg(2, COSTMODEL_SYNC_BATCH, 1, true), 1 + w, 0 };
-    costmodel_config async = cfg(4, COSTMODEL_SYNC_ASYNC, 1, false);
-    async.topology = COSTMODEL_TOPO_PS;
+    r[0] = (synth_run){ cfg(1, JOB_SYNC_BATCH, 1, false), 1, 0 };
+    r[1] = (synth_run){ cfg(2, JOB_SYNC_EVERY, 8, false), (1 + w) * (1 + g * 0.5 * 7 / (7 + hc)), 0 };
+    r[2] = (synth_run){ cfg(4, JOB_SYNC_EVERY, 8, false), (1 + 3 * w) * (1 + g * 0.75 * 7 / (7 + hc)), 0 };
+    r[3] = (synth_run){ cfg(2, JOB_SYNC_EPOCH, 1, false), (1 + w) * (1 + g * 0.5 * 93 / (93 + hc)), 0 };
+    r[4] = (synth_run){ cfg(4, JOB_SYNC_EPOCH, 1, false), (1 + 3 * w) * (1 + g * 0.75 * 46 / (46 + hc)), 0 };
+    r[5] = (synth_run){ cfg(2, JOB_SYNC_BATCH, 1, true), 1 + w, 0 };
+    job_config async = cfg(4, JOB_SYNC_ASYNC, 1, false);
+    async.topology = JOB_TOPO_PS;
     r[6] = (synth_run){ async, 1 + 3 * BETA_TRUE, 3 };
 }
 
@@ -147,7 +148,7 @@ Test(efficiency, reference_runs_alone_fit_the_curve_and_hold_w_and_gamma) {
     cr_assert_eq(m.cov[EFFICIENCY_W][EFFICIENCY_W], 0);
     cr_assert(fabs(m.theta[EFFICIENCY_PLATEAU] - A_TRUE) < 3 * se(&m, EFFICIENCY_PLATEAU));
     /* Local SGD or a larger batch needs what was not fitted: refused, naming it. */
-    costmodel_config local = cfg(2, COSTMODEL_SYNC_EVERY, 8, false);
+    job_config local = cfg(2, JOB_SYNC_EVERY, 8, false);
     efficiency_prediction p;
     cr_assert_eq(efficiency_predict(&m, &local, 0, 0.85, NULL, &p, why, sizeof why), -1);
     cr_assert(strstr(why, "global batch of 64") != NULL, "%s", why);
@@ -155,7 +156,7 @@ Test(efficiency, reference_runs_alone_fit_the_curve_and_hold_w_and_gamma) {
     cr_assert_eq(efficiency_predict(&m, &local, 0, 0.85, NULL, &p, why, sizeof why), -1);
     cr_assert(strstr(why, "local SGD (2 workers averaging every 8 steps)") != NULL, "%s", why);
     /* Batch sync splitting the reference batch over 4 workers is the reference itself. */
-    costmodel_config split = cfg(4, COSTMODEL_SYNC_BATCH, 1, false);
+    job_config split = cfg(4, JOB_SYNC_BATCH, 1, false);
     cr_assert_eq(efficiency_predict(&m, &split, 0, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
     cr_assert_float_eq(p.slowdown, 1.0, 1e-15);
 }
@@ -213,7 +214,7 @@ Test(efficiency, epochs_to_an_accuracy_match_the_hand_computation) {
      *   to 85%: x = 0.5·((0.85 − 0.1)/(0.92 − 0.85))^(1/1.2) = 0.5·10.714286^0.833333 = 3.6080512,
      *   e = s·x = 7.2443817 epochs (within the 10-epoch schedule). */
     efficiency_model m = hand_model();
-    costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
+    job_config c = cfg(4, JOB_SYNC_EVERY, 8, false);
     cr_assert_float_eq(efficiency_slowdown(&m, &c, 0), 2.0078378378, 1e-9);
     efficiency_prediction p;
     char why[256] = "";
@@ -235,14 +236,14 @@ Test(efficiency, epochs_to_an_accuracy_match_the_hand_computation) {
 Test(efficiency, a_legacy_model_keeps_the_ln_h_form) {
     efficiency_model m = hand_model();
     m.legacy_log_h = true;
-    costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
+    job_config c = cfg(4, JOB_SYNC_EVERY, 8, false);
     cr_assert_float_eq(efficiency_slowdown(&m, &c, 0), 3.0852817, 1e-7);
 }
 
 Test(efficiency, run_noise_widens_the_interval_around_the_point) {
     efficiency_model m = hand_model();
     m.sd_test = 0.004;
-    costmodel_config c = cfg(1, COSTMODEL_SYNC_BATCH, 1, false);
+    job_config c = cfg(1, JOB_SYNC_BATCH, 1, false);
     efficiency_prediction p;
     char why[256] = "";
     cr_assert_eq(efficiency_predict(&m, &c, 0, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
@@ -256,7 +257,7 @@ Test(efficiency, run_noise_widens_the_interval_around_the_point) {
 
 Test(efficiency, a_target_above_the_plateau_is_not_reached_with_a_message) {
     efficiency_model m = hand_model();
-    costmodel_config c = cfg(1, COSTMODEL_SYNC_BATCH, 1, false);
+    job_config c = cfg(1, JOB_SYNC_BATCH, 1, false);
     efficiency_prediction p;
     char why[256] = "", line[256];
     cr_assert_eq(efficiency_predict(&m, &c, 0, 0.95, NULL, &p, why, sizeof why), 0, "%s", why);
@@ -271,7 +272,7 @@ Test(efficiency, a_target_beyond_the_schedule_says_what_its_end_reaches) {
     /* 4 workers every:8 to 90%: e = s·x = 2.0078378·10.8148375 = 21.71 > 10 epochs; at
      * the end, x = 10/s = 4.9805 reference epochs: 0.92 − 0.82/(1 + (4.9805/0.5)^1.2) = 0.87112. */
     efficiency_model m = hand_model();
-    costmodel_config c = cfg(4, COSTMODEL_SYNC_EVERY, 8, false);
+    job_config c = cfg(4, JOB_SYNC_EVERY, 8, false);
     efficiency_prediction p;
     char why[256] = "", line[256];
     const efficiency_timing t = { .startup_s = 5, .epoch_s = 100, .sd_ln = 0.05 };
@@ -288,7 +289,7 @@ Test(efficiency, a_target_beyond_the_schedule_says_what_its_end_reaches) {
 
 Test(efficiency, another_schedule_or_data_size_is_refused) {
     efficiency_model m = hand_model();
-    costmodel_config c = cfg(1, COSTMODEL_SYNC_BATCH, 1, false);
+    job_config c = cfg(1, JOB_SYNC_BATCH, 1, false);
     efficiency_prediction p;
     char why[256] = "";
     c.epochs = 5;
@@ -347,14 +348,14 @@ Test(efficiency, staleness_stretches_the_epochs_by_the_hand_computation) {
     efficiency_model m = hand_model();
     efficiency_prediction p;
     char why[256] = "";
-    costmodel_config c = cfg(4, COSTMODEL_SYNC_ASYNC, 1, false);
+    job_config c = cfg(4, JOB_SYNC_ASYNC, 1, false);
     cr_assert_eq(efficiency_predict(&m, &c, 3, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
     cr_assert_float_eq(p.slowdown, 1.3, 1e-12);
     cr_assert_float_eq(p.epochs, 4.69046656, 1e-6);
-    c = cfg(2, COSTMODEL_SYNC_HOGWILD, 1, false);
+    c = cfg(2, JOB_SYNC_HOGWILD, 1, false);
     cr_assert_eq(efficiency_predict(&m, &c, 1, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
     cr_assert_float_eq(p.epochs, 3.96885632, 1e-6);
-    c = cfg(1, COSTMODEL_SYNC_ASYNC, 1, false);
+    c = cfg(1, JOB_SYNC_ASYNC, 1, false);
     cr_assert_eq(efficiency_predict(&m, &c, 0, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
     cr_assert_float_eq(p.epochs, 3.6080512, 1e-6);
     cr_assert_float_eq(efficiency_accuracy(&m, &c, 0, p.epochs), 0.85, 1e-12);
@@ -367,7 +368,7 @@ Test(efficiency, staleness_the_fit_did_not_measure_is_refused) {
     efficiency_model m = hand_model();
     efficiency_prediction p;
     char why[256] = "";
-    const costmodel_config async4 = cfg(4, COSTMODEL_SYNC_ASYNC, 1, false);
+    const job_config async4 = cfg(4, JOB_SYNC_ASYNC, 1, false);
     cr_assert_eq(efficiency_predict(&m, &async4, 3.5, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
     cr_assert_eq(efficiency_predict(&m, &async4, 3.51, 0.85, NULL, &p, why, sizeof why), -1);
     cr_assert(strstr(why, "mean staleness of 3.51 updates is beyond the 3.00 of the stalest run"), "%s", why);
@@ -375,14 +376,14 @@ Test(efficiency, staleness_the_fit_did_not_measure_is_refused) {
     cr_assert(strstr(why, "mean staleness -1: expected a number >= 0"), "%s", why);
     m.fitted[EFFICIENCY_STALE_COST] = false;
     m.theta[EFFICIENCY_STALE_COST] = 0;
-    const costmodel_config stale[] = { cfg(2, COSTMODEL_SYNC_ASYNC, 1, false), cfg(1, COSTMODEL_SYNC_ASYNC, 4, false),
-                                       cfg(1, COSTMODEL_SYNC_HOGWILD, 1, false) };
+    const job_config stale[] = { cfg(2, JOB_SYNC_ASYNC, 1, false), cfg(1, JOB_SYNC_ASYNC, 4, false),
+                                       cfg(1, JOB_SYNC_HOGWILD, 1, false) };
     for (int i = 0; i < 3; i++) {
         why[0] = '\0';
         cr_assert_eq(efficiency_predict(&m, &stale[i], 1, 0.85, NULL, &p, why, sizeof why), -1, "config %d", i);
         cr_assert(strstr(why, "(stale_cost) was not fitted"), "config %d: %s", i, why);
     }
-    const costmodel_config plain = cfg(1, COSTMODEL_SYNC_ASYNC, 1, false);
+    const job_config plain = cfg(1, JOB_SYNC_ASYNC, 1, false);
     cr_assert_eq(efficiency_predict(&m, &plain, 0, 0.85, NULL, &p, why, sizeof why), 0, "%s", why);
 }
 
@@ -401,7 +402,7 @@ Test(efficiency, the_fit_refuses_a_staleness_that_is_not_a_count) {
 /* A one-rank trace of config c whose test accuracy is the truth slowed s times, ± 0.002 in
  * turn (the fit weighs points by their residuals' spread: it needs one), measured after
  * every quarter epoch: compute events of D/4 examples, each followed by eval "test". */
-static trace *curve_trace(costmodel_config c, double s) {
+static trace *curve_trace(job_config c, double s) {
     trace_run run = { .config = c };
     snprintf(run.net, sizeof run.net, "conv5x5x8,relu,pool2,fc10");
     trace *t = trace_new(&run);
@@ -435,9 +436,9 @@ static void add_updates(trace *t) {
  * model, τ is the closed form's for its configuration, as predictions take it: 2 workers
  * pulling every step, 2·(1 + 1)/2 − 1 = 1, so β = 0.3/1 = 0.3 (the events unused). */
 Test(efficiency, traces_of_async_runs_fit_what_staleness_costs) {
-    costmodel_config async = cfg(2, COSTMODEL_SYNC_ASYNC, 1, false);
-    async.topology = COSTMODEL_TOPO_PS;
-    trace *tr[2] = { curve_trace(cfg(1, COSTMODEL_SYNC_BATCH, 1, false), 1), curve_trace(async, 1.3) };
+    job_config async = cfg(2, JOB_SYNC_ASYNC, 1, false);
+    async.topology = JOB_TOPO_PS;
+    trace *tr[2] = { curve_trace(cfg(1, JOB_SYNC_BATCH, 1, false), 1), curve_trace(async, 1.3) };
     const char *names[2] = { "ref.trace.jsonl", "async.trace.jsonl" };
     efficiency_model m;
     char note[512];
@@ -457,7 +458,7 @@ Test(efficiency, traces_of_async_runs_fit_what_staleness_costs) {
     cr_assert_float_eq(m.theta[EFFICIENCY_STALE_COST], BETA_TRUE, 0.01, "beta %g", m.theta[EFFICIENCY_STALE_COST]);
     cr_assert_float_eq(m.theta[EFFICIENCY_PLATEAU], A_TRUE, 0.01);
     const costmodel_params p = { .c0_s = 0.001, .c1_s = 0.0005, .model_bytes = 1e6, .update_s = 0.001,
-                                 .host_cores = 4, .link[COSTMODEL_TOPO_PS] = { 1e-4, 1e-9 } };
+                                 .host_cores = 4, .link[JOB_TOPO_PS] = { 1e-4, 1e-9 } };
     cr_assert_eq(efficiency_fit_traces(tr, names, 2, &p, &m, note, sizeof note), 0, "%s", note);
     cr_assert_float_eq(m.staleness_max, 1, 1e-12);
     cr_assert_float_eq(m.theta[EFFICIENCY_STALE_COST], 0.3, 0.02, "beta %g", m.theta[EFFICIENCY_STALE_COST]);

@@ -1,6 +1,6 @@
-/* model/ernest.c: Ernest's features, its CSV, and its NNLS fit against known parameters. */
+/* fit/ernest.c: Ernest's features, its CSV, and its NNLS fit against known parameters. */
 #define _POSIX_C_SOURCE 200809L
-#include "model/ernest.h"
+#include "fit/ernest.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>

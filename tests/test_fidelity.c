@@ -1,5 +1,5 @@
-/* model/fidelity.c: error, coverage, width and spread on numbers worked by hand. */
-#include "model/fidelity.h"
+/* fit/fidelity.c: error, coverage, width and spread on numbers worked by hand. */
+#include "fit/fidelity.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

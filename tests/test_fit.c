@@ -1,9 +1,9 @@
-/* model/fit.c: the calibration fit recovers the parameters that generated synthetic
+/* fit/fit.c: the calibration fit recovers the parameters that generated synthetic
  * traces (written with trace_write and read back), and refuses what cannot be fitted. */
 #define _POSIX_C_SOURCE 200809L
-#include "model/ernest.h"
-#include "model/fit.h"
-#include "model/traceinfo.h"
+#include "fit/ernest.h"
+#include "fit/fit.h"
+#include "trace/traceinfo.h"
 #include "tests/clirun.h"
 #include "tests/synth.h"
 
@@ -17,15 +17,15 @@ static synth_truth truth_example(void) {
     synth_truth t = { .startup_noise_s = 0.01, .comm_noise = 0.03 };
     t.p = (costmodel_params){ .c0_s = 0.003, .c1_s = 0.0005, .sigma = 0.15, .model_bytes = 1819688,
                               .w0_s = 0.4, .w1_s = 0.12, .cv = 0.05, .host_cores = 4 };
-    t.p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
-    t.p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
+    t.p.link[JOB_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };
+    t.p.link[JOB_TOPO_ALLREDUCE] = (costmodel_link){ 1.5e-4, 6e-9 };
     return t;
 }
 
-static costmodel_config cfg(int K, int T, const char *sync, costmodel_topology topo) {
-    costmodel_config c = { .workers = K, .cores = T, .topology = topo, .master = COSTMODEL_MASTER_WORKER,
+static job_config cfg(int K, int T, const char *sync, job_topology topo) {
+    job_config c = { .workers = K, .cores = T, .topology = topo, .master = JOB_MASTER_WORKER,
                            .examples = 1024, .batch = 64, .epochs = 2 };
-    costmodel_sync_parse(sync, &c.sync, &c.every_n);
+    job_sync_parse(sync, &c.sync, &c.every_n);
     return c;
 }
 
@@ -62,13 +62,13 @@ static const long bench_sizes[] = { 8, 4096, 65536, 524288, 1819688 };
 
 /* K ∈ {1,2,4}, T ∈ {1,2,4}, batch, epoch and every:4 sync, both topologies, one
  * oversubscribed run (4×2 on 4 cores). */
-static int example_configs(costmodel_config out[16]) {
-    const costmodel_config runs[] = {
-        cfg(1, 1, "batch", COSTMODEL_TOPO_PS),     cfg(2, 1, "batch", COSTMODEL_TOPO_PS),
-        cfg(2, 1, "epoch", COSTMODEL_TOPO_PS),     cfg(4, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
-        cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE), cfg(1, 2, "batch", COSTMODEL_TOPO_PS),
-        cfg(1, 4, "epoch", COSTMODEL_TOPO_PS),     cfg(2, 2, "every:4", COSTMODEL_TOPO_ALLREDUCE),
-        cfg(4, 2, "batch", COSTMODEL_TOPO_PS),
+static int example_configs(job_config out[16]) {
+    const job_config runs[] = {
+        cfg(1, 1, "batch", JOB_TOPO_PS),     cfg(2, 1, "batch", JOB_TOPO_PS),
+        cfg(2, 1, "epoch", JOB_TOPO_PS),     cfg(4, 1, "batch", JOB_TOPO_ALLREDUCE),
+        cfg(2, 1, "batch", JOB_TOPO_ALLREDUCE), cfg(1, 2, "batch", JOB_TOPO_PS),
+        cfg(1, 4, "epoch", JOB_TOPO_PS),     cfg(2, 2, "every:4", JOB_TOPO_ALLREDUCE),
+        cfg(4, 2, "batch", JOB_TOPO_PS),
     };
     memcpy(out, runs, sizeof runs);
     return (int)(sizeof runs / sizeof runs[0]);
@@ -81,7 +81,7 @@ static void new_set(trace_set *s) {
 
 /* The example configurations and communication benchmarks at K = 2 and 4. */
 static void example_set(trace_set *s, const synth_truth *truth, gsl_rng *rng) {
-    costmodel_config runs[16];
+    job_config runs[16];
     int n = example_configs(runs);
     new_set(s);
     for (int i = 0; i < n; i++)
@@ -111,14 +111,14 @@ static void fit_example(const synth_truth *truth, unsigned long seed, trace_set 
 }
 
 /* 4 workers of one core and a dedicated master on the example host's 4 cores: crowded. */
-static costmodel_config crowded_dedicated(const char *sync) {
-    costmodel_config c = cfg(4, 1, sync, COSTMODEL_TOPO_PS);
-    c.master = COSTMODEL_MASTER_DEDICATED;
+static job_config crowded_dedicated(const char *sync) {
+    job_config c = cfg(4, 1, sync, JOB_TOPO_PS);
+    c.master = JOB_MASTER_DEDICATED;
     return c;
 }
 
 /* n runs of c drawn from truth, kept in s. */
-static void keep_runs(trace_set *s, const synth_truth *truth, const costmodel_config *c, int n, gsl_rng *rng) {
+static void keep_runs(trace_set *s, const synth_truth *truth, const job_config *c, int n, gsl_rng *rng) {
     for (int i = 0; i < n; i++)
         keep(s, synth_run(truth, c, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
 }
@@ -173,7 +173,7 @@ static void eager_master(trace *t) {
     for (long i = 0; i < n; i++) {
         trace_event e = t->events[i];
         bool ps = strcmp(e.name, "ps") == 0 ||
-                  (e.name[0] == '\0' && t->run.config.topology == COSTMODEL_TOPO_PS);
+                  (e.name[0] == '\0' && t->run.config.topology == JOB_TOPO_PS);
         if (e.ph != TRACE_COMM || e.rank != 0 || !ps)
             continue;
         e.rank = 1;
@@ -188,10 +188,10 @@ Test(fit, ps_link_comes_from_the_longest_rank_span_not_the_early_master) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 7);
     trace_set s = { .dir = clirun_tmpdir() };
-    const costmodel_config runs[] = {
-        cfg(1, 1, "batch", COSTMODEL_TOPO_PS), cfg(2, 1, "batch", COSTMODEL_TOPO_PS),
-        cfg(4, 1, "batch", COSTMODEL_TOPO_PS), cfg(2, 1, "epoch", COSTMODEL_TOPO_ALLREDUCE),
-        cfg(1, 2, "batch", COSTMODEL_TOPO_PS),
+    const job_config runs[] = {
+        cfg(1, 1, "batch", JOB_TOPO_PS), cfg(2, 1, "batch", JOB_TOPO_PS),
+        cfg(4, 1, "batch", JOB_TOPO_PS), cfg(2, 1, "epoch", JOB_TOPO_ALLREDUCE),
+        cfg(1, 2, "batch", JOB_TOPO_PS),
     };
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         trace *t = synth_run(&truth, &runs[i], "testhost", "conv5x5x32,relu,pool2,fc10", rng);
@@ -243,8 +243,8 @@ static void dedicated_set(trace_set *s, const synth_truth *truth, bool with_turn
     gsl_rng_set(rng, 13);
     example_set(s, truth, rng);
     for (int k = 2; k <= 4; k += 2) {
-        costmodel_config c = cfg(k, 1, "batch", COSTMODEL_TOPO_PS);
-        c.master = COSTMODEL_MASTER_DEDICATED;
+        job_config c = cfg(k, 1, "batch", JOB_TOPO_PS);
+        c.master = JOB_MASTER_DEDICATED;
         trace *t = synth_run(truth, &c, "testhost", "conv5x5x32,relu,pool2,fc10", rng);
         if (!with_turns)
             drop_empty_turns(t);
@@ -253,7 +253,7 @@ static void dedicated_set(trace_set *s, const synth_truth *truth, bool with_turn
     gsl_rng_free(rng);
 }
 
-/* A compute event of 0 examples is no step (model/traceinfo.h), and the master's core counts
+/* A compute event of 0 examples is no step (trace/traceinfo.h), and the master's core counts
  * in rho. Fails on main, where fit.c took such an event for a step of the run's local batch
  * (c0, c1 pulled towards 0 and cv blown up by 20 us "steps") and left the master out of rho
  * (the 4x1 run's steps, 25 % slower, taken at rho = 1). */
@@ -302,7 +302,7 @@ static long nth_event(const trace *t, trace_phase ph, const char *name, long byt
 static void preempted_set(trace_set *s, const synth_truth *truth, bool preempted) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 21);
-    costmodel_config runs[16];
+    job_config runs[16];
     int n = example_configs(runs);
     new_set(s);
     for (int i = 0; i < n; i++) {
@@ -339,7 +339,7 @@ Test(fit, a_preempted_step_and_sync_do_not_move_the_fit) {
     const costmodel_params *p = &r[0].cal.params, *q = &r[1].cal.params;
     moved_less_than("c0", p->c0_s, q->c0_s, 0.02);
     moved_less_than("c1", p->c1_s, q->c1_s, 0.02);
-    const costmodel_link *l = &p->link[COSTMODEL_TOPO_ALLREDUCE], *m = &q->link[COSTMODEL_TOPO_ALLREDUCE];
+    const costmodel_link *l = &p->link[JOB_TOPO_ALLREDUCE], *m = &q->link[JOB_TOPO_ALLREDUCE];
     moved_less_than("alpha_allreduce", l->alpha_s, m->alpha_s, 0.01);
     moved_less_than("beta_allreduce", l->beta_s_per_byte, m->beta_s_per_byte, 0.01);
     /* cv: the MAD over the median; the sample sd took the 50x step in its group fully. */
@@ -404,8 +404,8 @@ Test(fit, oversubscription_costs_come_from_the_runs_with_more_ranks_than_cores) 
     gsl_rng_set(rng, 5);
     trace_set s;
     example_set(&s, &truth, rng);
-    const costmodel_config six = cfg(6, 1, "batch", COSTMODEL_TOPO_ALLREDUCE), six_every =
-        cfg(6, 1, "every:4", COSTMODEL_TOPO_ALLREDUCE);
+    const job_config six = cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE), six_every =
+        cfg(6, 1, "every:4", JOB_TOPO_ALLREDUCE);
     for (int i = 0; i < 3; i++) {
         keep(&s, synth_run(&truth, &six, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
         keep(&s, synth_run(&truth, &six_every, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
@@ -439,8 +439,8 @@ Test(fit, the_data_load_grows_with_the_examples_each_run_loaded) {
     gsl_rng_set(rng, 12);
     trace_set s;
     example_set(&s, &truth, rng);
-    costmodel_config more[] = { cfg(1, 1, "batch", COSTMODEL_TOPO_ALLREDUCE), cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
-                                cfg(6, 1, "batch", COSTMODEL_TOPO_ALLREDUCE) };
+    job_config more[] = { cfg(1, 1, "batch", JOB_TOPO_ALLREDUCE), cfg(2, 1, "batch", JOB_TOPO_ALLREDUCE),
+                                cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE) };
     for (size_t i = 0; i < sizeof more / sizeof more[0]; i++) {
         more[i].examples = 4096;
         keep(&s, synth_run(&truth, &more[i], "testhost", "conv5x5x32,relu,pool2,fc10", rng));
@@ -493,11 +493,11 @@ Test(fit, oversubscription_cost_ignores_the_dedicated_masters_runs) {
     gsl_rng_set(rng, 9);
     trace_set s;
     example_set(&s, &truth, rng);
-    costmodel_config six = cfg(6, 1, "batch", COSTMODEL_TOPO_ALLREDUCE);
+    job_config six = cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE);
     keep_runs(&s, &truth, &six, 3, rng);
     synth_truth busy = truth;
     busy.p.oversub_compute = 1.0;
-    costmodel_config ded = crowded_dedicated("batch");
+    job_config ded = crowded_dedicated("batch");
     keep_runs(&s, &busy, &ded, 5, rng); // more of them than the workers-only runs: the median would be theirs
     gsl_rng_free(rng);
     fit_result r;
@@ -523,14 +523,14 @@ Test(fit, a_dedicated_masters_share_of_a_core_comes_from_its_workers_steps) {
     cr_assert_eq(r.cal.params.master_yield, 0.0);
     cr_assert(note_on(&r, "master_yield") && strstr(note_on(&r, "master_yield"), "whole core"));
     fit_result_release(&r);
-    const costmodel_config ded = crowded_dedicated("batch");
+    const job_config ded = crowded_dedicated("batch");
     keep_runs(&s, &truth, &ded, 1, rng);
     gsl_rng_free(rng);
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     cr_assert(fabs(r.cal.params.master_yield - 0.5) < 0.2, "y = %g", r.cal.params.master_yield);
     /* Left out, it was the only source of y: not predicted, and the note says why. */
     const calibration_run *last = &r.runs[r.fit.n_runs - 1];
-    cr_assert_eq(last->config.master, COSTMODEL_MASTER_DEDICATED);
+    cr_assert_eq(last->config.master, JOB_MASTER_DEDICATED);
     cr_assert(isnan(last->loo_model_s) && strstr(last->loo_note, "master_yield"), "%s", last->loo_note);
     fit_result_release(&r);
     release(&s);
@@ -550,7 +550,7 @@ Test(fit, a_dedicated_master_polling_past_tau_gives_up_part_of_its_yield) {
     gsl_rng_set(rng, 12);
     trace_set s;
     example_set(&s, &truth, rng);
-    const costmodel_config batch = crowded_dedicated("batch"), epoch = crowded_dedicated("epoch");
+    const job_config batch = crowded_dedicated("batch"), epoch = crowded_dedicated("epoch");
     keep_runs(&s, &truth, &batch, 2, rng);
     fit_result r;
     char err[1024] = "";
@@ -587,7 +587,7 @@ Test(fit, a_crowded_masters_wake_comes_from_its_batch_exchanges) {
     fit_result_release(&r);
     /* An epoch-sync run with the same master first: it gives master_yield without the
      * batch runs, so only master_wake is missing when they are left out. */
-    const costmodel_config epoch = crowded_dedicated("epoch"), batch = crowded_dedicated("batch");
+    const job_config epoch = crowded_dedicated("epoch"), batch = crowded_dedicated("batch");
     keep_runs(&s, &truth, &epoch, 1, rng);
     keep_runs(&s, &truth, &batch, 2, rng);
     gsl_rng_free(rng);
@@ -596,7 +596,7 @@ Test(fit, a_crowded_masters_wake_comes_from_its_batch_exchanges) {
     /* α and β still come from the exchanges of masters with a core of their own. */
     within_3se("alpha_ps", r.cal.params.link[0].alpha_s, r.cal.stderr_.alpha_ps, truth.p.link[0].alpha_s);
     const calibration_run *last = &r.runs[r.fit.n_runs - 1];
-    cr_assert_eq(last->config.master, COSTMODEL_MASTER_DEDICATED);
+    cr_assert_eq(last->config.master, JOB_MASTER_DEDICATED);
     cr_assert(isnan(last->loo_model_s) && strstr(last->loo_note, "to fit master_wake from"), "%s", last->loo_note);
     fit_result_release(&r);
     release(&s);
@@ -764,11 +764,11 @@ Test(fit, leaving_a_configuration_out_leaves_out_every_repeat) {
     gsl_rng_set(rng, 51);
     trace_set s;
     new_set(&s);
-    const costmodel_config runs[] = {
-        cfg(1, 1, "batch", COSTMODEL_TOPO_PS),        cfg(2, 1, "batch", COSTMODEL_TOPO_PS),
-        cfg(2, 1, "epoch", COSTMODEL_TOPO_PS),        cfg(4, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
-        cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE), cfg(1, 2, "batch", COSTMODEL_TOPO_PS),
-        cfg(1, 2, "batch", COSTMODEL_TOPO_PS),
+    const job_config runs[] = {
+        cfg(1, 1, "batch", JOB_TOPO_PS),        cfg(2, 1, "batch", JOB_TOPO_PS),
+        cfg(2, 1, "epoch", JOB_TOPO_PS),        cfg(4, 1, "batch", JOB_TOPO_ALLREDUCE),
+        cfg(2, 1, "batch", JOB_TOPO_ALLREDUCE), cfg(1, 2, "batch", JOB_TOPO_PS),
+        cfg(1, 2, "batch", JOB_TOPO_PS),
     };
     for (int i = 0; i < 7; i++)
         keep(&s, synth_run(&truth, &runs[i], "testhost", "net", rng));
@@ -800,7 +800,7 @@ Test(fit, leaving_a_configuration_out_leaves_out_every_repeat) {
 }
 
 Test(fit, training_time_ends_at_the_last_event_less_eval) {
-    costmodel_config c = cfg(2, 1, "batch", COSTMODEL_TOPO_PS);
+    job_config c = cfg(2, 1, "batch", JOB_TOPO_PS);
     trace_run run = { .config = c };
     trace *t = trace_new(&run);
     trace_event ev[] = {
@@ -836,7 +836,7 @@ Test(fit, a_single_configuration_says_what_cannot_be_fitted) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 3);
     trace_set s = { .dir = clirun_tmpdir() };
-    costmodel_config c = cfg(2, 1, "batch", COSTMODEL_TOPO_PS);
+    job_config c = cfg(2, 1, "batch", JOB_TOPO_PS);
     keep(&s, synth_run(&truth, &c, "testhost", "net", rng));
     keep(&s, synth_run(&truth, &c, "testhost", "net", rng));
     expect_refusal(&s, "a single configuration (K=2, T=1, batch sync, ps, 2 runs): under-determined fit: ");
@@ -854,8 +854,8 @@ Test(fit, no_multicore_run_leaves_sigma_unfitted) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 4);
     trace_set s = { .dir = clirun_tmpdir() };
-    costmodel_config runs[] = { cfg(1, 1, "batch", COSTMODEL_TOPO_PS), cfg(2, 1, "batch", COSTMODEL_TOPO_PS),
-                                cfg(2, 1, "epoch", COSTMODEL_TOPO_PS) };
+    job_config runs[] = { cfg(1, 1, "batch", JOB_TOPO_PS), cfg(2, 1, "batch", JOB_TOPO_PS),
+                                cfg(2, 1, "epoch", JOB_TOPO_PS) };
     for (int i = 0; i < 3; i++)
         keep(&s, synth_run(&truth, &runs[i], "testhost", "net", rng));
     keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 3, "testhost", rng));
@@ -869,7 +869,7 @@ Test(fit, traces_from_another_host_are_refused) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 5);
     trace_set s = { .dir = clirun_tmpdir() };
-    costmodel_config a = cfg(1, 1, "batch", COSTMODEL_TOPO_PS), b = cfg(2, 1, "batch", COSTMODEL_TOPO_PS);
+    job_config a = cfg(1, 1, "batch", JOB_TOPO_PS), b = cfg(2, 1, "batch", JOB_TOPO_PS);
     keep(&s, synth_run(&truth, &a, "hostA", "net", rng));
     keep(&s, synth_run(&truth, &b, "hostB", "net", rng));
     expect_refusal(&s, "run01.trace.jsonl: run.host is 'hostB' but ");
@@ -883,7 +883,7 @@ Test(fit, traces_of_another_network_are_refused) {
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 6);
     trace_set s = { .dir = clirun_tmpdir() };
-    costmodel_config a = cfg(1, 1, "batch", COSTMODEL_TOPO_PS), b = cfg(2, 1, "batch", COSTMODEL_TOPO_PS);
+    job_config a = cfg(1, 1, "batch", JOB_TOPO_PS), b = cfg(2, 1, "batch", JOB_TOPO_PS);
     keep(&s, synth_run(&truth, &a, "h", "conv", rng));
     keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 2, "h", rng));   /* commbench: no net to match */
     keep(&s, synth_run(&truth, &b, "h", "mlp", rng));
@@ -922,10 +922,10 @@ static bool is_not_allreduce(const trace_event *e) { return strcmp(e->name, "all
 /* The all-reduce runs of the example (and their one-core and multi-core peers in that
  * topology), an all-reduce-only benchmark at K = 2 and 4: a PyTorch DDP job's traces. */
 static void allreduce_set(trace_set *s, const synth_truth *truth, gsl_rng *rng, bool startup) {
-    const costmodel_config runs[] = { cfg(1, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
-                                      cfg(2, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
-                                      cfg(4, 1, "batch", COSTMODEL_TOPO_ALLREDUCE),
-                                      cfg(1, 2, "batch", COSTMODEL_TOPO_ALLREDUCE) };
+    const job_config runs[] = { cfg(1, 1, "batch", JOB_TOPO_ALLREDUCE),
+                                      cfg(2, 1, "batch", JOB_TOPO_ALLREDUCE),
+                                      cfg(4, 1, "batch", JOB_TOPO_ALLREDUCE),
+                                      cfg(1, 2, "batch", JOB_TOPO_ALLREDUCE) };
     new_set(s);
     for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
         trace *t = synth_run(truth, &runs[i], "testhost", "cnn", rng);
@@ -955,9 +955,9 @@ Test(fit, a_topology_no_trace_synchronises_through_is_left_uncalibrated_with_a_n
     trace_set s;
     fit_result r;
     fit_allreduce(61, true, &truth, &s, &r);
-    cr_assert(r.cal.uncalibrated[COSTMODEL_TOPO_PS]);
-    cr_assert(!r.cal.uncalibrated[COSTMODEL_TOPO_ALLREDUCE]);
-    cr_assert_eq(r.cal.params.link[COSTMODEL_TOPO_PS].alpha_s, 0.0);
+    cr_assert(r.cal.uncalibrated[JOB_TOPO_PS]);
+    cr_assert(!r.cal.uncalibrated[JOB_TOPO_ALLREDUCE]);
+    cr_assert_eq(r.cal.params.link[JOB_TOPO_PS].alpha_s, 0.0);
     const char *note = note_on(&r, "alpha_ps");
     cr_assert(note && strstr(note, "no ps synchronisation and no ps run in the traces"), "note: %s", note);
     within_3se("alpha_allreduce", r.cal.params.link[1].alpha_s, r.cal.stderr_.alpha_allreduce, truth.p.link[1].alpha_s);
@@ -1055,7 +1055,7 @@ Test(fit, c0_and_c1_leave_out_steps_beside_their_all_reduce_and_what_it_costs_th
     trace_set s;
     allreduce_set(&s, &truth, rng, true);
     for (long b = 16; b <= 32; b *= 2) { /* 1x1 at the overlapped runs' local batches too */
-        costmodel_config one = cfg(1, 1, "batch", COSTMODEL_TOPO_ALLREDUCE);
+        job_config one = cfg(1, 1, "batch", JOB_TOPO_ALLREDUCE);
         one.batch = b;
         keep(&s, synth_run(&truth, &one, "testhost", "cnn", rng));
     }

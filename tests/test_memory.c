@@ -2,8 +2,8 @@
  * synthetic peaks whose coefficients are known (generated here by a second, independent
  * implementation of the model's sum), and sizes. */
 #include "model/memory.h"
-#include "model/memory_fit.h"
-#include "model/trace.h"
+#include "fit/memory_fit.h"
+#include "trace/trace.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -20,8 +20,8 @@ static memory_params hand_params(void) {
                             .master_example_bytes = 785, .test_examples = 10000 };
 }
 
-static costmodel_config config(int k, int t, costmodel_topology topo, costmodel_master master) {
-    return (costmodel_config){ .workers = k, .cores = t, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1, .topology = topo,
+static job_config config(int k, int t, job_topology topo, job_master master) {
+    return (job_config){ .workers = k, .cores = t, .sync = JOB_SYNC_BATCH, .every_n = 1, .topology = topo,
                                .master = master, .examples = 1000, .batch = 32, .epochs = 1 };
 }
 
@@ -33,8 +33,8 @@ Test(memory, allreduce_worker_adds_up_the_hand_derived_bytes) {
      * acts   b = ⌈32/3⌉ = 11 examples · (100 + 50) + 1000 + 200·1 = 2850;
      * data   (1000 + 1000)·785 + 8·1000 = 1,578,000. */
     const memory_params m = hand_params();
-    const costmodel_config c = config(3, 2, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER);
-    memory_breakdown b = memory_peak(&m, 3000, &c, MEMORY_WORKER, 0);
+    const job_config c = config(3, 2, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER);
+    memory_breakdown b = memory_peak(&m, 3000, &c, JOB_ROLE_WORKER, 0);
     cr_assert_float_eq(b.fitted, 12.5 * MIB + 2000, 1e-6);
     cr_assert_float_eq(b.model, 9000, 1e-9);
     cr_assert_float_eq(b.activations, 2850, 1e-9);
@@ -49,63 +49,63 @@ Test(memory, dedicated_master_holds_four_models_and_only_the_forward_activations
      * model  4 · 3000 (weights, gradients it zeroes, momentum, the receive buffer);
      * acts   16 · 100 (it only evaluates) + 1000; data as every rank: 1,578,000. */
     const memory_params m = hand_params();
-    const costmodel_config c = config(2, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_DEDICATED);
-    cr_assert_eq(memory_ranks(&c), 3);
-    cr_assert_eq(memory_role_of(&c, 0), MEMORY_MASTER);
-    cr_assert_eq(memory_role_of(&c, 2), MEMORY_WORKER);
-    memory_breakdown b = memory_peak(&m, 3000, &c, MEMORY_MASTER, 0);
+    const job_config c = config(2, 1, JOB_TOPO_PS, JOB_MASTER_DEDICATED);
+    cr_assert_eq(job_ranks(&c), 3);
+    cr_assert_eq(job_role_of(&c, 0), JOB_ROLE_MASTER);
+    cr_assert_eq(job_role_of(&c, 2), JOB_ROLE_WORKER);
+    memory_breakdown b = memory_peak(&m, 3000, &c, JOB_ROLE_MASTER, 0);
     cr_assert_float_eq(b.total, 12 * MIB + 12000 + 2600 + 1578000, 1e-6);
     /* A ps worker in batch sync never updates: weights and gradients only; it trains. */
-    memory_breakdown w = memory_peak(&m, 3000, &c, MEMORY_WORKER, 0);
+    memory_breakdown w = memory_peak(&m, 3000, &c, JOB_ROLE_WORKER, 0);
     cr_assert_float_eq(w.total, 12 * MIB + 6000 + 16 * 150 + 1000 + 1578000, 1e-6);
 }
 
 Test(memory, roles_and_model_copies_follow_the_trainer) {
-    costmodel_config ps1 = config(1, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_WORKER);
-    costmodel_config ps2 = config(2, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_WORKER);
-    costmodel_config ar2 = config(2, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER);
-    cr_assert_eq(memory_role_of(&ps1, 0), MEMORY_WORKER, "one rank alone is a worker: no exchange, no buffer");
-    cr_assert_eq(memory_model_copies(&ps1, MEMORY_WORKER), 3);
-    cr_assert_eq(memory_role_of(&ps2, 0), MEMORY_MASTER_WORKER);
-    cr_assert_eq(memory_model_copies(&ps2, MEMORY_MASTER_WORKER), 4);
-    cr_assert_eq(memory_model_copies(&ps2, MEMORY_WORKER), 2);
-    cr_assert_eq(memory_role_of(&ar2, 0), MEMORY_WORKER);
-    cr_assert_eq(memory_model_copies(&ar2, MEMORY_WORKER), 3);
+    job_config ps1 = config(1, 1, JOB_TOPO_PS, JOB_MASTER_WORKER);
+    job_config ps2 = config(2, 1, JOB_TOPO_PS, JOB_MASTER_WORKER);
+    job_config ar2 = config(2, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER);
+    cr_assert_eq(job_role_of(&ps1, 0), JOB_ROLE_WORKER, "one rank alone is a worker: no exchange, no buffer");
+    cr_assert_eq(memory_model_copies(&ps1, JOB_ROLE_WORKER), 3);
+    cr_assert_eq(job_role_of(&ps2, 0), JOB_ROLE_MASTER_WORKER);
+    cr_assert_eq(memory_model_copies(&ps2, JOB_ROLE_MASTER_WORKER), 4);
+    cr_assert_eq(memory_model_copies(&ps2, JOB_ROLE_WORKER), 2);
+    cr_assert_eq(job_role_of(&ar2, 0), JOB_ROLE_WORKER);
+    cr_assert_eq(memory_model_copies(&ar2, JOB_ROLE_WORKER), 3);
     /* Local SGD: every worker updates its own momentum; a dedicated master only averages. */
-    costmodel_config ep = config(2, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_DEDICATED);
-    ep.sync = COSTMODEL_SYNC_EPOCH;
-    cr_assert_eq(memory_model_copies(&ep, MEMORY_WORKER), 3);
-    cr_assert_eq(memory_model_copies(&ep, MEMORY_MASTER), 2);
-    cr_assert_str_eq(memory_role_name(MEMORY_MASTER_WORKER), "master+worker");
+    job_config ep = config(2, 1, JOB_TOPO_PS, JOB_MASTER_DEDICATED);
+    ep.sync = JOB_SYNC_EPOCH;
+    cr_assert_eq(memory_model_copies(&ep, JOB_ROLE_WORKER), 3);
+    cr_assert_eq(memory_model_copies(&ep, JOB_ROLE_MASTER), 2);
+    cr_assert_str_eq(job_role_name(JOB_ROLE_MASTER_WORKER), "master+worker");
 }
 
 Test(memory, trace_events_count_the_trainers_marks) {
     /* K = 2 all-reduce, batch sync, D = 10, B = 4: s = ⌈10/4⌉ = 3 steps per epoch, E = 2.
      * Every step: compute, wait, comm, update = 4; every epoch: eval (+ checkpoint); start-up 3.
      * 3 + 2·(3·4 + 1) = 29, with checkpoints 31. */
-    costmodel_config c = config(2, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER);
+    job_config c = config(2, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER);
     c.examples = 10, c.batch = 4, c.epochs = 2;
-    cr_assert_eq(memory_trace_events(&c, MEMORY_WORKER, false), 29);
-    cr_assert_eq(memory_trace_events(&c, MEMORY_WORKER, true), 31);
+    cr_assert_eq(memory_trace_events(&c, JOB_ROLE_WORKER, false), 29);
+    cr_assert_eq(memory_trace_events(&c, JOB_ROLE_WORKER, true), 31);
     /* The ps master: compute, wait, pushes, update, pulls = 5 a step: 3 + 2·16 = 35. */
-    c.topology = COSTMODEL_TOPO_PS;
-    cr_assert_eq(memory_trace_events(&c, MEMORY_MASTER_WORKER, false), 35);
-    cr_assert_eq(memory_trace_events(&c, MEMORY_WORKER, false), 3 + 2 * (3 * 3 + 1));
+    c.topology = JOB_TOPO_PS;
+    cr_assert_eq(memory_trace_events(&c, JOB_ROLE_MASTER_WORKER, false), 35);
+    cr_assert_eq(memory_trace_events(&c, JOB_ROLE_WORKER, false), 3 + 2 * (3 * 3 + 1));
     /* Every:2 local SGD on all-reduce: each rank's shard of 5 examples is ⌈5/4⌉ = 2 steps of
      * compute + sgd, then ⌈2/2⌉ = 1 averaging of wait, comm, average: 3 + 2·(4 + 3 + 1) = 19. */
-    c.topology = COSTMODEL_TOPO_ALLREDUCE;
-    c.sync = COSTMODEL_SYNC_EVERY;
+    c.topology = JOB_TOPO_ALLREDUCE;
+    c.sync = JOB_SYNC_EVERY;
     c.every_n = 2;
-    cr_assert_eq(memory_trace_events(&c, MEMORY_WORKER, false), 19);
+    cr_assert_eq(memory_trace_events(&c, JOB_ROLE_WORKER, false), 19);
 }
 
 Test(memory, the_seed_master_collects_one_model_per_worker_and_holds_the_whole_data) {
     const memory_params m = memory_params_seed_example();
-    costmodel_config c = config(4, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_WORKER);
+    job_config c = config(4, 1, JOB_TOPO_PS, JOB_MASTER_WORKER);
     c.examples = 6000;
     const double M = 1819688;
-    memory_breakdown master = memory_peak(&m, M, &c, MEMORY_MASTER_WORKER, 0);
-    memory_breakdown worker = memory_peak(&m, M, &c, MEMORY_WORKER, 0);
+    memory_breakdown master = memory_peak(&m, M, &c, JOB_ROLE_MASTER_WORKER, 0);
+    memory_breakdown worker = memory_peak(&m, M, &c, JOB_ROLE_WORKER, 0);
     cr_assert_float_eq(master.model, 4 * M + 4 * M, 1e-3, "its 4 blocks and the 4 workers' updates");
     /* Data: the master (6000 + 1000)·3·3176 + 8·6000; a worker its quarter at 3176. */
     cr_assert_float_eq(master.data, 7000.0 * 3 * 3176 + 48000, 1e-3);
@@ -138,32 +138,32 @@ static const long F = 191888, G = 125952, WK = 1646400, WT = 1854784, E = 785, M
 
 /* One rank's peak as the trainer holds it, written out again here: copies of M by role and
  * sync, activations, workspaces, data, the rank's own recorded events (n·sizeof). */
-static double truth_peak(const costmodel_config *c, int rank, long events) {
-    const bool dedicated = c->topology == COSTMODEL_TOPO_PS && c->master == COSTMODEL_MASTER_DEDICATED;
+static double truth_peak(const job_config *c, int rank, long events) {
+    const bool dedicated = c->topology == JOB_TOPO_PS && c->master == JOB_MASTER_DEDICATED;
     const int ranks = c->workers + dedicated;
-    const bool ps_master = c->topology == COSTMODEL_TOPO_PS && rank == 0 && ranks >= 2;
-    const long b = c->sync == COSTMODEL_SYNC_BATCH ? (c->batch + c->workers - 1) / c->workers : c->batch;
-    int copies = ps_master ? 4 : (c->topology == COSTMODEL_TOPO_PS && ranks >= 2) ? 2 : 3;
+    const bool ps_master = c->topology == JOB_TOPO_PS && rank == 0 && ranks >= 2;
+    const long b = c->sync == JOB_SYNC_BATCH ? (c->batch + c->workers - 1) / c->workers : c->batch;
+    int copies = ps_master ? 4 : (c->topology == JOB_TOPO_PS && ranks >= 2) ? 2 : 3;
     double bytes = BASE + PEER * (ranks - 1) + copies * (double)M + WK;
     if (!(dedicated && rank == 0))
         bytes += THREAD * (c->cores - 1) + b * (double)(F + G) + WT * (c->cores - 1);
     else
         bytes += b * (double)F;
-    if (c->topology == COSTMODEL_TOPO_ALLREDUCE && c->workers >= 2)
+    if (c->topology == JOB_TOPO_ALLREDUCE && c->workers >= 2)
         bytes += SCRATCH * M * (c->workers == 2 ? 0.5 : 2.0 / c->workers);
     const long test = c->examples < 300 ? c->examples : 300;
     return bytes + (c->examples + test) * (double)E + 8.0 * c->examples + events * (double)sizeof(trace_event);
 }
 
-static trace *synthetic(int k, int t, costmodel_topology topo, costmodel_master master, long batch) {
+static trace *synthetic(int k, int t, job_topology topo, job_master master, long batch) {
     trace_run run = { .host_cores = 2, .model_bytes = M };
-    run.config = (costmodel_config){ .workers = k, .cores = t, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+    run.config = (job_config){ .workers = k, .cores = t, .sync = JOB_SYNC_BATCH, .every_n = 1,
                                      .topology = topo, .master = master, .examples = 512, .batch = batch, .epochs = 1 };
     run.memory = (trace_memory){ .has = true, .fwd_bytes_per_example = F, .train_bytes_per_example = G,
                                  .workspace_bytes = WK, .workspace_bytes_per_thread = WT, .example_bytes = E,
                                  .test_examples = 300, .test_set_examples = 300 };
     trace *tr = trace_new(&run);
-    const int ranks = k + (master == COSTMODEL_MASTER_DEDICATED);
+    const int ranks = k + (master == JOB_MASTER_DEDICATED);
     tr->run.memory.n_ranks = ranks;
     for (int r = 0; r < ranks; r++) {
         const long events = 10 + 7 * r; /* any count: the fit must take each rank's own */
@@ -179,13 +179,13 @@ static trace *synthetic(int k, int t, costmodel_topology topo, costmodel_master 
 
 Test(memory, fit_recovers_known_coefficients_from_synthetic_peaks) {
     trace *tr[] = {
-        synthetic(1, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, 16),
-        synthetic(1, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, 64),
-        synthetic(1, 2, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, 32),
-        synthetic(2, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, 32),
-        synthetic(3, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, 48),
-        synthetic(2, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_WORKER, 32),
-        synthetic(2, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_DEDICATED, 32),
+        synthetic(1, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, 16),
+        synthetic(1, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, 64),
+        synthetic(1, 2, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, 32),
+        synthetic(2, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, 32),
+        synthetic(3, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, 48),
+        synthetic(2, 1, JOB_TOPO_PS, JOB_MASTER_WORKER, 32),
+        synthetic(2, 1, JOB_TOPO_PS, JOB_MASTER_DEDICATED, 32),
     };
     const int n = (int)(sizeof tr / sizeof tr[0]);
     memory_params m;
@@ -208,9 +208,9 @@ Test(memory, fit_recovers_known_coefficients_from_synthetic_peaks) {
 
 Test(memory, fit_names_the_terms_no_run_varies_and_skips_traces_without_memory) {
     trace *tr[] = {
-        synthetic(1, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, 16),
-        synthetic(1, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, 64),
-        synthetic(2, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_WORKER, 32),
+        synthetic(1, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, 16),
+        synthetic(1, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, 64),
+        synthetic(2, 1, JOB_TOPO_PS, JOB_MASTER_WORKER, 32),
         trace_new(NULL), /* a commbench's: no memory */
     };
     memory_params m;

@@ -1,6 +1,6 @@
-/* model/nnls.c: non-negative least squares against a problem solved by hand and against
+/* fit/nnls.c: non-negative least squares against a problem solved by hand and against
  * the parameters that generated noisy data. */
-#include "model/nnls.h"
+#include "fit/nnls.h"
 
 #include <criterion/criterion.h>
 #include <gsl/gsl_blas.h>

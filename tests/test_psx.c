@@ -1,5 +1,5 @@
 #define _POSIX_C_SOURCE 200809L
-/* psx: the parameter server's exchange (train/psx.h) on real ranks, through psx_probe under
+/* psx: the parameter server's exchange (comm/psx.h) on real ranks, through psx_probe under
  * `mpirun --oversubscribe`: the master holds the exact sum of every push, in rank order,
  * when its turn comes (once, on rank 0 only), and every worker pulls what the master made
  * in that turn, its own push untouched. The oracle is arithmetic the probe states, not psx. */

@@ -2,7 +2,7 @@
  * the model, worked out by hand. */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/report_memory.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -27,8 +27,8 @@ Test(report_memory, each_rank_is_measured_against_its_role_and_the_grid_is_liste
      * = 20.005 MiB; measured 22 MiB: −9.1 %. A worker: 20 MiB + 2·1000 + 900 (+ no events) = 20.003;
      * measured 20 MiB: +0.0 %. */
     trace_run run = { .model_bytes = 1000 };
-    run.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                                     .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+    run.config = (job_config){ .workers = 2, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                                     .topology = JOB_TOPO_PS, .master = JOB_MASTER_DEDICATED,
                                      .examples = 100, .batch = 10, .epochs = 1 };
     run.memory = (trace_memory){ .has = true, .example_bytes = 1, .n_ranks = 3, .peak_rss_kib = { 22528, 20480, 20480 } };
     trace *t = trace_new(&run);
@@ -41,7 +41,7 @@ Test(report_memory, each_rank_is_measured_against_its_role_and_the_grid_is_liste
     cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
     trace_free(t);
     memory_params m = { .known = true, .base_bytes = 20 * 1048576.0, .example_bytes = 1 };
-    prediction_row grid = { .workers = 4, .cores = 1, .sync = "batch", .topology = COSTMODEL_TOPO_PS,
+    prediction_row grid = { .workers = 4, .cores = 1, .sync = "batch", .topology = JOB_TOPO_PS,
                             .has_memory = true, .rss_worker_mib = 30.5, .rss_master_mib = 4200, .fits = false };
     char *html = section(&m, path, &grid, 1);
     cr_assert_not_null(strstr(html, "<td>2&times;1 batch ps dedicated b10</td><td>0</td><td>master</td>"

@@ -1,5 +1,5 @@
-/* model/robustfit.c: the robust non-negative fit on small cases worked out by hand. */
-#include "model/robustfit.h"
+/* fit/robustfit.c: the robust non-negative fit on small cases worked out by hand. */
+#include "fit/robustfit.h"
 
 #include <criterion/criterion.h>
 #include <math.h>

@@ -3,7 +3,7 @@
  * for determinism. */
 #include "model/costmodel.h"
 #include "model/gmax.h"
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "sim/job.h"
 #include "sim/replicate.h"
 #include "tests/clirun.h"
@@ -24,17 +24,17 @@ static costmodel_params test_params(void) {
         .model_bytes = 1e6, .w0_s = 3.0, .w1_s = 0.05, .cv = 0.0, .host_cores = 0, .update_s = 0.004,
         .startup_cpu_s = 0.3, .oversub_compute = 0.3, .balance_s = 0.05, /* felt only where ranks outnumber cores */
     };
-    p.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 1e-3, .beta_s_per_byte = 1e-8 };
-    p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ .alpha_s = 2e-4, .beta_s_per_byte = 3e-9 };
+    p.link[JOB_TOPO_PS] = (costmodel_link){ .alpha_s = 1e-3, .beta_s_per_byte = 1e-8 };
+    p.link[JOB_TOPO_ALLREDUCE] = (costmodel_link){ .alpha_s = 2e-4, .beta_s_per_byte = 3e-9 };
     p.net = (costmodel_link){ .alpha_s = 5e-5, .beta_s_per_byte = 8e-8 }; /* on a cluster: 100 Mbit/s */
     return p;
 }
 
-static costmodel_config test_config(int k, costmodel_sync sync, int every_n, costmodel_topology topo) {
+static job_config test_config(int k, job_sync sync, int every_n, job_topology topo) {
     /* D = 1000 is not a multiple of B = 48 (the last batch is short), nor of K·B. More
      * workers than B each take a whole batch (a split would leave ranks without one). */
-    return (costmodel_config){ .workers = k, .cores = 1, .sync = sync, .every_n = every_n,
-                               .topology = topo, .master = COSTMODEL_MASTER_WORKER,
+    return (job_config){ .workers = k, .cores = 1, .sync = sync, .every_n = every_n,
+                               .topology = topo, .master = JOB_MASTER_WORKER,
                                .batch_per_worker = k > 48, .examples = 1000, .batch = 48, .epochs = 2 };
 }
 
@@ -60,8 +60,8 @@ static int close_rel(double got, double want, double rel) {
 
 Test(sim, zero_variance_matches_closed_form) {
     static const int ks[] = { 1, 2, 3, 5, 7, 16, 64, 250, 1024 };
-    static const struct { costmodel_sync s; int n; } syncs[] = {
-        { COSTMODEL_SYNC_BATCH, 1 }, { COSTMODEL_SYNC_EPOCH, 0 }, { COSTMODEL_SYNC_EVERY, 4 },
+    static const struct { job_sync s; int n; } syncs[] = {
+        { JOB_SYNC_BATCH, 1 }, { JOB_SYNC_EPOCH, 0 }, { JOB_SYNC_EVERY, 4 },
     };
     /* (T, P): one core each on an unlimited host; three cores each on 24 cores, so the
      * larger K oversubscribe (ρ = (3K + m)/24); one core each on 2 cores, where a
@@ -73,22 +73,22 @@ Test(sim, zero_variance_matches_closed_form) {
     };
     int configs = 0;
     for (size_t ki = 0; ki < sizeof ks / sizeof ks[0]; ki++)
-        for (int topo = 0; topo < COSTMODEL_TOPO_COUNT; topo++)
+        for (int topo = 0; topo < JOB_TOPO_COUNT; topo++)
             for (size_t si = 0; si < 3; si++)
-                for (int master = 0; master < (topo == COSTMODEL_TOPO_PS ? 2 : 1); master++)
+                for (int master = 0; master < (topo == JOB_TOPO_PS ? 2 : 1); master++)
                     for (int ci = 0; ci < 5; ci++) {
                         job_spec spec = { .params = test_params(),
                                           .config = test_config(ks[ki], syncs[si].s, syncs[si].n, topo) };
-                        spec.config.master = master ? COSTMODEL_MASTER_DEDICATED : COSTMODEL_MASTER_WORKER;
+                        spec.config.master = master ? JOB_MASTER_DEDICATED : JOB_MASTER_WORKER;
                         spec.config.cores = cores[ci].t;
                         spec.params.host_cores = cores[ci].p;
                         spec.params.machines = cores[ci].machines;
                         char name[96];
-                        costmodel_sync_format(syncs[si].s, syncs[si].n, name, sizeof name);
+                        job_sync_format(syncs[si].s, syncs[si].n, name, sizeof name);
                         job *j;
                         job_result r = run_once(&spec, 1, &j);
                         costmodel_breakdown want = costmodel_breakdown_of(&spec.params, &spec.config);
-                        const char *what = costmodel_topology_name(topo);
+                        const char *what = job_topology_name(topo);
                         cr_assert(close_rel(r.makespan_s, want.total_s, 1e-9), "K=%d T=%d M=%d %s %s master=%d: sim %.12g, model %.12g",
                                   ks[ki], cores[ci].t, cores[ci].machines, name, what, master, r.makespan_s, want.total_s);
                         /* Every worker's breakdown is the closed form's. */
@@ -116,8 +116,8 @@ Test(sim, dedicated_master_on_two_cores_by_hand) {
      *   step (0.01 + 0.002·(0.2 + 0.8)·24)·1.65 = 0.0957 (c0 is CPU work too), update
      *   0.004·1.65 = 0.0066, S = 2·K·(α + βM) = 4·(0.001 + 0.01) = 0.044;
      * start-up 3 + 0.05·2 + d·(ρ − 1) = 3.1 + 0.3·0.5 = 3.25: total 3.25 + 42·0.1463 = 9.3946. */
-    job_spec spec = { .params = test_params(), .config = test_config(2, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
-    spec.config.master = COSTMODEL_MASTER_DEDICATED;
+    job_spec spec = { .params = test_params(), .config = test_config(2, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
+    spec.config.master = JOB_MASTER_DEDICATED;
     spec.params.host_cores = 2;
     job *j;
     job_result r = run_once(&spec, 1, &j);
@@ -136,8 +136,8 @@ Test(sim, cluster_master_serves_its_own_machine_by_shared_memory_and_the_rest_by
      * = 0.3462. Batch sync, b = ⌈48/3⌉ = 16, s = 21, E = 2: 42 rounds of step 0.01 +
      * 0.002·16 = 0.042, update 0.004 and S; start-up 3 + 0.05·3 = 3.15: 3.15 + 42·0.3922
      * = 19.6224. */
-    job_spec spec = { .params = test_params(), .config = test_config(3, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
-    spec.config.master = COSTMODEL_MASTER_DEDICATED;
+    job_spec spec = { .params = test_params(), .config = test_config(3, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
+    spec.config.master = JOB_MASTER_DEDICATED;
     spec.params.host_cores = 2;
     spec.params.machines = 2;
     job *j;
@@ -164,8 +164,8 @@ static void collect_rank(void *ctx, int rank, trace_phase ph, double t0_s, doubl
 }
 
 /* The first spans of rank 1 of a 3-worker job with D = 288, B = 48, one epoch, CV = 0. */
-static span_list first_spans(costmodel_sync sync, costmodel_topology topo) {
-    job_spec spec = { .params = test_params(), .config = test_config(3, sync, sync == COSTMODEL_SYNC_EVERY ? 2 : 0, topo) };
+static span_list first_spans(job_sync sync, job_topology topo) {
+    job_spec spec = { .params = test_params(), .config = test_config(3, sync, sync == JOB_SYNC_EVERY ? 2 : 0, topo) };
     spec.config.examples = 288; /* local SGD: 2 steps of 48 on each of 3 workers */
     spec.config.epochs = 1;
     char err[256] = "";
@@ -182,7 +182,7 @@ static span_list first_spans(costmodel_sync sync, costmodel_topology topo) {
 Test(sim, update_runs_where_the_trainer_runs_it) {
     /* Batch sync, ps, the master trains: start-up, step, then the exchange: 2 pushes of
      * α + βM = 0.011 s, the master's update (0.004 s), 2 pulls. */
-    span_list l = first_spans(COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_PS);
+    span_list l = first_spans(JOB_SYNC_BATCH, JOB_TOPO_PS);
     trace_phase ps[] = { TRACE_STARTUP, TRACE_COMPUTE, TRACE_COMM, TRACE_UPDATE, TRACE_COMM, TRACE_COMPUTE };
     for (int i = 0; i < 6; i++)
         cr_assert_eq(l.ph[i], ps[i], "ps span %d: %s", i, trace_phase_name(l.ph[i]));
@@ -190,12 +190,12 @@ Test(sim, update_runs_where_the_trainer_runs_it) {
     cr_assert(close_rel(l.t1[3] - l.t0[3], 0.004, 1e-9), "update %.12g", l.t1[3] - l.t0[3]);
     cr_assert(close_rel(l.t1[4] - l.t0[4], 0.022, 1e-9), "pulls %.12g", l.t1[4] - l.t0[4]);
     /* Batch sync, all-reduce: every rank updates after the ring. */
-    l = first_spans(COSTMODEL_SYNC_BATCH, COSTMODEL_TOPO_ALLREDUCE);
+    l = first_spans(JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     trace_phase ring[] = { TRACE_STARTUP, TRACE_COMPUTE, TRACE_COMM, TRACE_UPDATE, TRACE_COMPUTE };
     for (int i = 0; i < 5; i++)
         cr_assert_eq(l.ph[i], ring[i], "allreduce span %d: %s", i, trace_phase_name(l.ph[i]));
     /* Local SGD: every step is followed by the worker's own update, then the exchange. */
-    l = first_spans(COSTMODEL_SYNC_EVERY, COSTMODEL_TOPO_PS);
+    l = first_spans(JOB_SYNC_EVERY, JOB_TOPO_PS);
     trace_phase local[] = { TRACE_STARTUP, TRACE_COMPUTE, TRACE_UPDATE, TRACE_COMPUTE, TRACE_UPDATE, TRACE_COMM };
     for (int i = 0; i < 6; i++)
         cr_assert_eq(l.ph[i], local[i], "every:2 span %d: %s", i, trace_phase_name(l.ph[i]));
@@ -205,7 +205,7 @@ Test(sim, update_runs_where_the_trainer_runs_it) {
 
 Test(sim, zero_variance_speedup_matches_closed_form) {
     job_spec spec = { .params = test_params(),
-                      .config = test_config(8, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE) };
+                      .config = test_config(8, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE) };
     spec.config.cores = 2;
     replicate_summary s;
     char err[256];
@@ -224,7 +224,7 @@ Test(sim, zero_variance_speedup_matches_closed_form) {
 }
 
 Test(sim, sequential_launch_has_the_same_makespan_and_moves_startup_into_wait) {
-    job_spec spec = { .params = test_params(), .config = test_config(6, COSTMODEL_SYNC_EPOCH, 0, COSTMODEL_TOPO_PS),
+    job_spec spec = { .params = test_params(), .config = test_config(6, JOB_SYNC_EPOCH, 0, JOB_TOPO_PS),
                       .launch = JOB_LAUNCH_SEQUENTIAL };
     job *j;
     job_result r = run_once(&spec, 1, &j);
@@ -243,12 +243,12 @@ Test(sim, sequential_launch_has_the_same_makespan_and_moves_startup_into_wait) {
 /* With variance */
 
 /* The barrier waits for the slowest of K sums of p steps: CV·step·√p·G(K) on average. */
-static void assert_barrier_wait(int k, costmodel_sync sync, int every_n, long examples, double cv) {
-    job_spec spec = { .params = test_params(), .config = test_config(k, sync, every_n, COSTMODEL_TOPO_ALLREDUCE) };
+static void assert_barrier_wait(int k, job_sync sync, int every_n, long examples, double cv) {
+    job_spec spec = { .params = test_params(), .config = test_config(k, sync, every_n, JOB_TOPO_ALLREDUCE) };
     spec.params.cv = cv;
     spec.config.examples = examples;
     spec.config.epochs = 1;
-    costmodel_schedule sched = costmodel_schedule_of(&spec.config);
+    job_schedule sched = job_schedule_of(&spec.config);
     cr_assert_eq(sched.steps_per_epoch % sched.steps_per_round, 0, "test wants full rounds only");
     job_result r = run_once(&spec, 42, NULL);
     double step = costmodel_step_time(&spec.params, &spec.config);
@@ -259,17 +259,17 @@ static void assert_barrier_wait(int k, costmodel_sync sync, int every_n, long ex
 
 Test(sim, mean_barrier_wait_matches_order_statistics_batch) {
     /* 20000 rounds of one step on 8 workers. */
-    assert_barrier_wait(8, COSTMODEL_SYNC_BATCH, 1, 20000L * 48, 0.05);
+    assert_barrier_wait(8, JOB_SYNC_BATCH, 1, 20000L * 48, 0.05);
 }
 
 Test(sim, mean_barrier_wait_matches_order_statistics_every_n) {
     /* 2500 rounds of 16 steps on 32 workers. */
-    assert_barrier_wait(32, COSTMODEL_SYNC_EVERY, 16, 2500L * 16 * 32 * 48, 0.1);
+    assert_barrier_wait(32, JOB_SYNC_EVERY, 16, 2500L * 16 * 32 * 48, 0.1);
 }
 
 /* Ranks that block while they wait, K on `cores` cores, batch sync, 20000 rounds. */
 static job_spec blocking_spec(int k, double cores) {
-    job_spec spec = { .params = test_params(), .config = test_config(k, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE) };
+    job_spec spec = { .params = test_params(), .config = test_config(k, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE) };
     spec.params.host_cores = cores;
     spec.params.waits_block = 1;
     spec.config.examples = 20000L * 48;
@@ -306,11 +306,11 @@ Test(sim, two_ranks_that_block_on_one_core_never_leave_it_idle) {
 }
 
 Test(sim, busy_plus_idle_is_the_makespan_for_every_worker) {
-    static const struct { int k; costmodel_sync s; int n; costmodel_topology t; costmodel_master m; job_launch l; } cases[] = {
-        { 5, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_WORKER, JOB_LAUNCH_PARALLEL },
-        { 7, COSTMODEL_SYNC_EVERY, 3, COSTMODEL_TOPO_PS, COSTMODEL_MASTER_DEDICATED, JOB_LAUNCH_SEQUENTIAL },
-        { 16, COSTMODEL_SYNC_EPOCH, 0, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, JOB_LAUNCH_SEQUENTIAL },
-        { 33, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE, COSTMODEL_MASTER_WORKER, JOB_LAUNCH_PARALLEL },
+    static const struct { int k; job_sync s; int n; job_topology t; job_master m; job_launch l; } cases[] = {
+        { 5, JOB_SYNC_BATCH, 1, JOB_TOPO_PS, JOB_MASTER_WORKER, JOB_LAUNCH_PARALLEL },
+        { 7, JOB_SYNC_EVERY, 3, JOB_TOPO_PS, JOB_MASTER_DEDICATED, JOB_LAUNCH_SEQUENTIAL },
+        { 16, JOB_SYNC_EPOCH, 0, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, JOB_LAUNCH_SEQUENTIAL },
+        { 33, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE, JOB_MASTER_WORKER, JOB_LAUNCH_PARALLEL },
     };
     for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
         job_spec spec = { .params = test_params(), .config = test_config(cases[c].k, cases[c].s, cases[c].n, cases[c].t),
@@ -351,7 +351,7 @@ static void collect_compute(void *ctx, int rank, trace_phase ph, double t0_s, do
 Test(sim, compute_spans_have_the_calibrated_mean_and_cv) {
     /* 40000 steps of one worker: sample mean within 0.5% of costmodel_step_time, sample
      * CV within 3% of the calibrated 0.3 (standard errors: 0.15% and 0.4%). */
-    job_spec spec = { .params = test_params(), .config = test_config(1, COSTMODEL_SYNC_EPOCH, 0, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(1, JOB_SYNC_EPOCH, 0, JOB_TOPO_PS) };
     spec.params.cv = 0.3;
     spec.config.examples = 48L * 40000;
     spec.config.epochs = 1;
@@ -374,7 +374,7 @@ Test(sim, pending_events_stay_within_one_per_worker) {
     /* Memory is O(K): however long the run, at most one event per worker and one for the
      * master's link (or the ring) wait in the queue. */
     for (int epochs = 1; epochs <= 8; epochs *= 8) {
-        job_spec spec = { .params = test_params(), .config = test_config(64, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+        job_spec spec = { .params = test_params(), .config = test_config(64, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
         spec.params.cv = 0.2;
         spec.config.epochs = epochs;
         job_result r = run_once(&spec, 1, NULL);
@@ -387,7 +387,7 @@ Test(sim, pending_events_stay_within_one_per_worker) {
 /* Determinism */
 
 static job_result run_spread(unsigned long seed, job_worker *workers, int k) {
-    job_spec spec = { .params = test_params(), .config = test_config(k, COSTMODEL_SYNC_EVERY, 3, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(k, JOB_SYNC_EVERY, 3, JOB_TOPO_PS) };
     spec.params.cv = 0.2;
     job *j;
     job_result r = run_once(&spec, seed, &j);
@@ -411,7 +411,7 @@ Test(sim, different_seed_gives_a_different_result) {
 }
 
 Test(sim, replications_give_an_interval_around_the_mean) {
-    job_spec spec = { .params = test_params(), .config = test_config(8, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(8, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
     spec.params.cv = 0.2;
     replicate_summary s;
     char err[256];
@@ -448,7 +448,7 @@ Test(sim, prediction_interval_is_students_t_for_one_more_draw_on_the_log_scale) 
 
 /* 4 workers, batch sync, ps, CV = 0.1, run-to-run spread 0.05, parameters known. */
 static job_spec noisy_spec(void) {
-    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(4, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
     spec.params.cv = 0.1;
     spec.params.run_cv = 0.05;
     return spec;
@@ -532,7 +532,7 @@ Test(sim, parameter_draws_widen_the_interval_and_negative_c0_c1_covariance_narro
      * the step c0 + 32·c1 varies by se0² + 32²·se1² + 2·32·cov. With cov = −0.9·se0·se1
      * the fit knew the step far better than either parameter (var 1.37e-4 against
      * 2.81e-4 s²): the interval must be narrower than with cov = 0. */
-    job_spec spec = { .params = test_params(), .config = test_config(1, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(1, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
     spec.config.batch = 32;
     spec.params.w0_s = spec.params.w1_s = spec.params.update_s = 0;
     uncertainty u = { .se = { .c0_s = 0.005, .c1_s = 0.0005 } };
@@ -551,10 +551,10 @@ Test(sim, parameter_draws_widen_the_interval_and_negative_c0_c1_covariance_narro
 }
 
 Test(sim, master_memory_is_three_model_copies_for_a_parameter_server) {
-    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_EPOCH, 0, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(4, JOB_SYNC_EPOCH, 0, JOB_TOPO_PS) };
     job_result r = run_once(&spec, 1, NULL);
     cr_assert_eq(r.master_peak_bytes, 3 * spec.params.model_bytes);
-    spec.config.topology = COSTMODEL_TOPO_ALLREDUCE;
+    spec.config.topology = JOB_TOPO_ALLREDUCE;
     r = run_once(&spec, 1, NULL);
     cr_assert_eq(r.master_peak_bytes, 3 * spec.params.model_bytes + spec.params.model_bytes / 4);
 }
@@ -567,9 +567,9 @@ Test(sim, master_memory_is_three_model_copies_for_a_parameter_server) {
 static char *write_trace_of(const double *spans, const long *examples, int n, int workers, int host_cores) {
     trace_run run = { .host_cores = host_cores, .model_bytes = 1000, .seed = 1 };
     snprintf(run.host, sizeof run.host, "test");
-    run.config = (costmodel_config){ .workers = workers, .cores = 1,
-                                     .sync = workers > 1 ? COSTMODEL_SYNC_EPOCH : COSTMODEL_SYNC_BATCH, .every_n = 1,
-                                     .topology = COSTMODEL_TOPO_PS, .examples = 320, .batch = 32, .epochs = 1 };
+    run.config = (job_config){ .workers = workers, .cores = 1,
+                                     .sync = workers > 1 ? JOB_SYNC_EPOCH : JOB_SYNC_BATCH, .every_n = 1,
+                                     .topology = JOB_TOPO_PS, .examples = 320, .batch = 32, .epochs = 1 };
     trace *t = trace_new(&run);
     double at = 0;
     for (int i = 0; i < n; i++) {
@@ -599,7 +599,7 @@ static double replay_makespan(const char *path, double *want) {
     char err[256] = "";
     job_replay *rp = job_replay_read(path, err, sizeof err);
     cr_assert_not_null(rp, "%s", err);
-    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS), .replay = rp };
+    job_spec spec = { .params = test_params(), .config = test_config(4, JOB_SYNC_BATCH, 1, JOB_TOPO_PS), .replay = rp };
     spec.params.c0_s = 0;
     spec.params.c1_s = 0.01;
     spec.params.sigma = 0;
@@ -636,7 +636,7 @@ Test(sim, replay_on_a_cluster_scales_by_the_host_the_trace_ran_on) {
     char err[256] = "";
     job_replay *rp = job_replay_read(path, err, sizeof err);
     cr_assert_not_null(rp, "%s", err);
-    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_EPOCH, 0, COSTMODEL_TOPO_PS),
+    job_spec spec = { .params = test_params(), .config = test_config(4, JOB_SYNC_EPOCH, 0, JOB_TOPO_PS),
                       .replay = rp };
     spec.params.c0_s = 0;
     spec.params.c1_s = 0.01;
@@ -662,7 +662,7 @@ Test(sim, replay_resamples_the_measured_spans) {
     char err[256] = "";
     job_replay *rp = job_replay_read(path, err, sizeof err);
     cr_assert_not_null(rp, "%s", err);
-    job_spec spec = { .params = test_params(), .config = test_config(1, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS), .replay = rp };
+    job_spec spec = { .params = test_params(), .config = test_config(1, JOB_SYNC_BATCH, 1, JOB_TOPO_PS), .replay = rp };
     spec.params.c0_s = 0;
     spec.params.c1_s = 0.01;
     spec.params.sigma = 0;
@@ -726,22 +726,22 @@ Test(sim, replay_of_a_trace_that_does_not_parse_names_the_line) {
 /* Bad input */
 
 Test(sim, zero_workers_is_refused_by_name) {
-    job_spec spec = { .params = test_params(), .config = test_config(0, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(0, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
     char err[256] = "";
     cr_assert_null(job_new(&spec, err, sizeof err));
     cr_assert(strstr(err, "workers") != NULL, "%s", err);
 }
 
 Test(sim, negative_bandwidth_is_refused_by_name) {
-    job_spec spec = { .params = test_params(), .config = test_config(4, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE) };
-    spec.params.link[COSTMODEL_TOPO_ALLREDUCE].beta_s_per_byte = -1e-9;
+    job_spec spec = { .params = test_params(), .config = test_config(4, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE) };
+    spec.params.link[JOB_TOPO_ALLREDUCE].beta_s_per_byte = -1e-9;
     char err[256] = "";
     cr_assert_null(job_new(&spec, err, sizeof err));
     cr_assert(strstr(err, "beta (allreduce)") != NULL, "%s", err);
 }
 
 Test(sim, zero_replications_are_refused) {
-    job_spec spec = { .params = test_params(), .config = test_config(2, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(2, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
     replicate_summary s;
     char err[256] = "";
     cr_assert_eq(replicate_run(&spec, NULL, 0, 1, &s, err, sizeof err), -1);
@@ -751,7 +751,7 @@ Test(sim, zero_replications_are_refused) {
 /* Batch sync through an all-reduce at K workers, simulated with zero variance: its
  * makespan and comm are the closed form's (asserted); the result. */
 static job_result batch_all_reduce_as_closed_form(const costmodel_params *p, int k) {
-    costmodel_config c = test_config(k, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c = test_config(k, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE);
     job_spec spec = { .params = *p, .config = c };
     job_result r = run_once(&spec, 1, NULL);
     costmodel_breakdown b = costmodel_breakdown_of(p, &c);
@@ -791,7 +791,7 @@ Test(sim, an_overlapped_exchange_leaves_its_exposed_share_and_slows_the_step_as_
     batch_all_reduce_as_closed_form(&p, 3);
     job_result r = batch_all_reduce_as_closed_form(&p, 5);
     cr_assert(fabs(r.comm_s - 0.0672) < 1e-12, "comm %.12g", r.comm_s);
-    costmodel_config c5 = test_config(5, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_ALLREDUCE);
+    job_config c5 = test_config(5, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE);
     cr_assert(fabs(costmodel_breakdown_of(&p, &c5).compute_s - 1.89) < 1e-9, "compute");
 }
 
@@ -807,7 +807,7 @@ Test(sim, gsl_error_handler_of_the_caller_is_left_in_place) {
     // The process's GSL handler is the program's choice: building, running and replicating a
     // job may not switch it off behind the caller's back (job.c used to, for good).
     gsl_set_error_handler(caller_handler);
-    job_spec spec = { .params = test_params(), .config = test_config(2, COSTMODEL_SYNC_BATCH, 1, COSTMODEL_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(2, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
     job *j = NULL;
     run_once(&spec, 1, &j);
     job_free(j);
@@ -824,7 +824,7 @@ Test(sim, gsl_error_handler_of_the_caller_is_left_in_place) {
  * worker 0 (messages by shared memory: α = 0.1 s) and worker 1 on machine 1 (α plus the
  * network's 0.2 s: 0.3 s); no bandwidth term; steps of exactly 1 s (c0 = 1, c1 = 0); an
  * update of 0.25 s; no start-up; one epoch of 2 steps each (D = 4, B = 1); pull every step. */
-static job_spec async_by_hand(costmodel_sync sync) {
+static job_spec async_by_hand(job_sync sync) {
     job_spec spec = { 0 };
     costmodel_params *p = &spec.params;
     p->c0_s = 1.0;
@@ -832,10 +832,10 @@ static job_spec async_by_hand(costmodel_sync sync) {
     p->update_s = 0.25;
     p->host_cores = 2;
     p->machines = 2;
-    p->link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
+    p->link[JOB_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
     p->net = (costmodel_link){ .alpha_s = 0.2 };
-    spec.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = sync, .every_n = 1,
-                                      .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+    spec.config = (job_config){ .workers = 2, .cores = 1, .sync = sync, .every_n = 1,
+                                      .topology = JOB_TOPO_PS, .master = JOB_MASTER_DEDICATED,
                                       .examples = 4, .batch = 1, .epochs = 1 };
     return spec;
 }
@@ -864,7 +864,7 @@ typedef struct {
     double makespan, median, p90, mean, wait_a, wait_b;
 } by_hand;
 
-static void assert_by_hand(costmodel_sync sync, by_hand want) {
+static void assert_by_hand(job_sync sync, by_hand want) {
     job_spec spec = async_by_hand(sync);
     job *j = NULL;
     job_result r = run_once(&spec, 1, &j);
@@ -884,7 +884,7 @@ static void assert_by_hand(costmodel_sync sync, by_hand want) {
 }
 
 Test(sim, async_master_queues_requests_as_worked_out_by_hand) {
-    assert_by_hand(COSTMODEL_SYNC_ASYNC, (by_hand){ .makespan = 3.85, .median = 1, .p90 = 1, .mean = 0.75,
+    assert_by_hand(JOB_SYNC_ASYNC, (by_hand){ .makespan = 3.85, .median = 1, .p90 = 1, .mean = 0.75,
                                                     .wait_a = 1.45, .wait_b = 0.65 });
 }
 
@@ -903,13 +903,13 @@ Test(sim, async_master_queues_requests_as_worked_out_by_hand) {
  * Staleness 0, 1, 2, 2: median 1.5, 90th percentile 2, mean 1.25. A waits only at the
  * barrier (1.2); B 0.1 + 0.05 + 0.25. */
 Test(sim, hogwild_master_hands_updates_to_its_thread_as_worked_out_by_hand) {
-    assert_by_hand(COSTMODEL_SYNC_HOGWILD, (by_hand){ .makespan = 3.6, .median = 1.5, .p90 = 2, .mean = 1.25,
+    assert_by_hand(JOB_SYNC_HOGWILD, (by_hand){ .makespan = 3.6, .median = 1.5, .p90 = 2, .mean = 1.25,
                                                       .wait_a = 1.2, .wait_b = 0.4 });
 }
 
 /* async_by_hand's two workers with steps of 0.1 s, no update time, 20 steps each. */
 static job_spec twenty_short_steps_each(void) {
-    job_spec spec = async_by_hand(COSTMODEL_SYNC_ASYNC);
+    job_spec spec = async_by_hand(JOB_SYNC_ASYNC);
     spec.params.c0_s = 0.1;
     spec.params.update_s = 0;
     spec.config.examples = 40;
@@ -929,7 +929,7 @@ Test(sim, async_master_takes_a_push_in_while_it_sends_a_pull_out) {
     job_spec spec = twenty_short_steps_each();
     spec.params.host_cores = 1;
     spec.params.machines = 3;
-    spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ 0 };
+    spec.params.link[JOB_TOPO_PS] = (costmodel_link){ 0 };
     spec.params.net = (costmodel_link){ .alpha_s = 1.0 };
     const job_result r = run_once(&spec, 1, NULL);
     cr_assert_float_eq(r.makespan_s, 43.0, 1e-9);
@@ -946,7 +946,7 @@ Test(sim, a_crowded_masters_wake_lengthens_every_local_message) {
     job_spec spec = twenty_short_steps_each();
     spec.params.machines = 0;
     spec.params.master_yield = 1;
-    spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.4 };
+    spec.params.link[JOB_TOPO_PS] = (costmodel_link){ .alpha_s = 0.4 };
     spec.params.master_wake_s = 0.6;
     cr_assert_float_eq(run_once(&spec, 1, NULL).makespan_s, 43.0, 1e-9);
     spec.params.master_wake_s = 0;
@@ -963,12 +963,12 @@ Test(sim, a_crowded_masters_wake_lengthens_every_local_message) {
  * Staleness 0, 0, 0. With the same 0.4 s message and no wake, each pull reads the weights
  * while its push's update still runs: 0, 1, 1. The makespan is 5.6 s either way. */
 Test(sim, a_crowded_master_reads_a_pulls_weights_after_its_wake) {
-    job_spec spec = async_by_hand(COSTMODEL_SYNC_HOGWILD);
+    job_spec spec = async_by_hand(JOB_SYNC_HOGWILD);
     spec.params.machines = 0;
     spec.params.host_cores = 1;
     spec.params.master_yield = 1;
     spec.params.update_s = 0.2;
-    spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
+    spec.params.link[JOB_TOPO_PS] = (costmodel_link){ .alpha_s = 0.1 };
     spec.params.master_wake_s = 0.3;
     spec.config.workers = 1;
     spec.config.examples = 3;
@@ -976,7 +976,7 @@ Test(sim, a_crowded_master_reads_a_pulls_weights_after_its_wake) {
     cr_assert_float_eq(r.makespan_s, 5.6, 1e-9);
     cr_assert_eq(r.updates, 3);
     cr_assert_float_eq(r.staleness_mean, 0.0, 1e-12);
-    spec.params.link[COSTMODEL_TOPO_PS] = (costmodel_link){ .alpha_s = 0.4 };
+    spec.params.link[JOB_TOPO_PS] = (costmodel_link){ .alpha_s = 0.4 };
     spec.params.master_wake_s = 0;
     r = run_once(&spec, 1, NULL);
     cr_assert_float_eq(r.makespan_s, 5.6, 1e-9);
@@ -989,7 +989,7 @@ Test(sim, a_crowded_master_reads_a_pulls_weights_after_its_wake) {
  * period cut short), on a host where the master's polling core oversubscribes (ρ > 1: the
  * scheduler's delay before each push). */
 Test(sim, async_with_one_worker_matches_the_closed_form_exactly) {
-    static const costmodel_sync modes[] = { COSTMODEL_SYNC_ASYNC, COSTMODEL_SYNC_HOGWILD };
+    static const job_sync modes[] = { JOB_SYNC_ASYNC, JOB_SYNC_HOGWILD };
     static const int pulls[] = { 1, 3 };
     static const double host[] = { 0, 1 };
     for (int m = 0; m < 2; m++)
@@ -997,9 +997,9 @@ Test(sim, async_with_one_worker_matches_the_closed_form_exactly) {
             for (int h = 0; h < 2; h++) {
                 job_spec spec = { .params = test_params() };
                 spec.params.host_cores = host[h];
-                spec.config = (costmodel_config){ .workers = 1, .cores = 1, .sync = modes[m], .every_n = pulls[n],
-                                                  .topology = COSTMODEL_TOPO_PS,
-                                                  .master = COSTMODEL_MASTER_DEDICATED, .examples = 7 * 48 - 5,
+                spec.config = (job_config){ .workers = 1, .cores = 1, .sync = modes[m], .every_n = pulls[n],
+                                                  .topology = JOB_TOPO_PS,
+                                                  .master = JOB_MASTER_DEDICATED, .examples = 7 * 48 - 5,
                                                   .batch = 48, .epochs = 2 };
                 const job_result r = run_once(&spec, 1, NULL);
                 const costmodel_breakdown b = costmodel_breakdown_of(&spec.params, &spec.config);
@@ -1018,10 +1018,10 @@ Test(sim, async_is_never_faster_than_the_closed_form_bound) {
     for (int m = 0; m < 2; m++)
         for (size_t i = 0; i < sizeof ks / sizeof ks[0]; i++) {
             job_spec spec = { .params = test_params() };
-            spec.config = (costmodel_config){ .workers = ks[i], .cores = 1,
-                                              .sync = m ? COSTMODEL_SYNC_HOGWILD : COSTMODEL_SYNC_ASYNC,
-                                              .every_n = 1, .topology = COSTMODEL_TOPO_PS,
-                                              .master = COSTMODEL_MASTER_DEDICATED, .examples = 4000, .batch = 16,
+            spec.config = (job_config){ .workers = ks[i], .cores = 1,
+                                              .sync = m ? JOB_SYNC_HOGWILD : JOB_SYNC_ASYNC,
+                                              .every_n = 1, .topology = JOB_TOPO_PS,
+                                              .master = JOB_MASTER_DEDICATED, .examples = 4000, .batch = 16,
                                               .epochs = 2 };
             const job_result r = run_once(&spec, 1, NULL);
             const double bound = costmodel_total_time(&spec.params, &spec.config);

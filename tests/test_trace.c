@@ -1,8 +1,8 @@
-/* model/trace.c, model/chrome.c: a written trace reads back the same, whatever its names
+/* trace/trace.c, trace/chrome.c: a written trace reads back the same, whatever its names
  * hold; bad lines are named. */
 #define _POSIX_C_SOURCE 200809L
-#include "model/chrome.h"
-#include "model/trace.h"
+#include "trace/chrome.h"
+#include "trace/trace.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -17,8 +17,8 @@ static trace_run sample_run(void) {
     trace_run r = { .host_cores = 2, .model_bytes = 1819688, .seed = 7 };
     snprintf(r.host, sizeof r.host, "testhost");
     snprintf(r.net, sizeof r.net, "conv5x5x32,relu,pool2,fc10");
-    r.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = COSTMODEL_SYNC_EVERY, .every_n = 8,
-                                   .topology = COSTMODEL_TOPO_ALLREDUCE, .examples = 6000, .batch = 32, .epochs = 2 };
+    r.config = (job_config){ .workers = 2, .cores = 1, .sync = JOB_SYNC_EVERY, .every_n = 8,
+                                   .topology = JOB_TOPO_ALLREDUCE, .examples = 6000, .batch = 32, .epochs = 2 };
     return r;
 }
 
@@ -48,9 +48,9 @@ Test(trace, round_trips_run_and_events) {
         cr_assert_eq(trace_add(t, &events[i]), 0);
     trace *back = written_and_read(t);
     cr_assert_str_eq(back->run.host, "testhost");
-    cr_assert_eq(back->run.config.sync, COSTMODEL_SYNC_EVERY);
+    cr_assert_eq(back->run.config.sync, JOB_SYNC_EVERY);
     cr_assert_eq(back->run.config.every_n, 8);
-    cr_assert_eq(back->run.config.topology, COSTMODEL_TOPO_ALLREDUCE);
+    cr_assert_eq(back->run.config.topology, JOB_TOPO_ALLREDUCE);
     cr_assert_eq(back->run.model_bytes, 1819688);
     cr_assert_eq(back->n_events, 3);
     for (int i = 0; i < 3; i++) {
@@ -126,8 +126,8 @@ Test(trace, waits_round_trips_defaults_to_poll_and_anything_else_is_refused) {
 
 Test(trace, memory_header_round_trips_and_roles_are_written_for_the_reader) {
     trace_run run = sample_run();
-    run.config.topology = COSTMODEL_TOPO_PS;
-    run.config.master = COSTMODEL_MASTER_DEDICATED; /* 2 workers: 3 ranks */
+    run.config.topology = JOB_TOPO_PS;
+    run.config.master = JOB_MASTER_DEDICATED; /* 2 workers: 3 ranks */
     run.memory = (trace_memory){ .has = true, .fwd_bytes_per_example = 191888, .train_bytes_per_example = 125952,
                                  .workspace_bytes = 1646400, .workspace_bytes_per_thread = 1854784,
                                  .example_bytes = 785, .test_examples = 512, .test_set_examples = 10000,
@@ -414,8 +414,8 @@ Test(trace, an_accuracy_that_json_cannot_hold_is_not_written) {
  * weights), absent is none; a hogwild updater's update is background. */
 Test(trace, staleness_round_trips_on_updates_and_is_refused_elsewhere) {
     trace_run run = sample_run();
-    run.config = (costmodel_config){ .workers = 2, .cores = 1, .sync = COSTMODEL_SYNC_ASYNC, .every_n = 3,
-                                     .topology = COSTMODEL_TOPO_PS, .master = COSTMODEL_MASTER_DEDICATED,
+    run.config = (job_config){ .workers = 2, .cores = 1, .sync = JOB_SYNC_ASYNC, .every_n = 3,
+                                     .topology = JOB_TOPO_PS, .master = JOB_MASTER_DEDICATED,
                                      .examples = 6000, .batch = 32, .epochs = 2 };
     trace *t = trace_new(&run);
     const trace_event ev[] = {
@@ -428,7 +428,7 @@ Test(trace, staleness_round_trips_on_updates_and_is_refused_elsewhere) {
     for (int i = 0; i < 3; i++)
         cr_assert_eq(trace_add(t, &ev[i]), 0);
     trace *back = written_and_read(t);
-    cr_assert_eq(back->run.config.sync, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(back->run.config.sync, JOB_SYNC_ASYNC);
     cr_assert_eq(back->run.config.every_n, 3, "the header's sync is async:3");
     cr_assert_eq(back->n_events, 3);
     cr_assert(back->events[0].has_staleness);

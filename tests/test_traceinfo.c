@@ -1,13 +1,13 @@
-/* model/traceinfo.c: the one reading of a trace, on traces built by hand. */
-#include "model/traceinfo.h"
+/* trace/traceinfo.c: the one reading of a trace, on traces built by hand. */
+#include "trace/traceinfo.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
 #include <stdlib.h>
 
-static trace *make(int workers, costmodel_master master, costmodel_topology topo, const trace_event *ev, int n) {
+static trace *make(int workers, job_master master, job_topology topo, const trace_event *ev, int n) {
     trace_run run = { .host_cores = 2, .model_bytes = 1000 };
-    run.config = (costmodel_config){ .workers = workers, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
+    run.config = (job_config){ .workers = workers, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
                                      .topology = topo, .master = master, .examples = 64, .batch = 32, .epochs = 1 };
     trace *t = trace_new(&run);
     cr_assert_not_null(t);
@@ -25,11 +25,11 @@ Test(traceinfo, a_zero_example_compute_span_is_no_step) {
 }
 
 Test(traceinfo, a_dedicated_master_is_one_rank_more_and_polls_a_core) {
-    trace *t = make(2, COSTMODEL_MASTER_DEDICATED, COSTMODEL_TOPO_PS, NULL, 0);
+    trace *t = make(2, JOB_MASTER_DEDICATED, JOB_TOPO_PS, NULL, 0);
     cr_assert_eq(traceinfo_ranks(t), 3);
     cr_assert_float_eq(traceinfo_rho(&t->run), 1.5, 1e-12); /* 2 workers + the master on 2 cores */
     trace_free(t);
-    t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, NULL, 0);
+    t = make(2, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, NULL, 0);
     cr_assert_eq(traceinfo_ranks(t), 2);
     cr_assert_float_eq(traceinfo_rho(&t->run), 1.0, 1e-12);
     trace_free(t);
@@ -45,7 +45,7 @@ Test(traceinfo, training_time_leaves_out_eval_before_the_last_event) {
         { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 1, .t1_s = 9, .examples = 16 },
         { .rank = 1, .ph = TRACE_EVAL, .t0_s = 9, .t1_s = 12 },
     };
-    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 5);
+    trace *t = make(2, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, ev, 5);
     cr_assert_float_eq(traceinfo_training_time(t), 9.0, 1e-12);
     trace_free(t);
 }
@@ -57,7 +57,7 @@ Test(traceinfo, phase_means_divide_by_every_rank_the_run_had) {
         { .rank = 2, .ph = TRACE_COMPUTE, .t0_s = 0, .t1_s = 3, .examples = 16 },
         { .rank = 1, .ph = TRACE_UPDATE, .t0_s = 3, .t1_s = 3.6 },
     };
-    trace *t = make(2, COSTMODEL_MASTER_DEDICATED, COSTMODEL_TOPO_PS, ev, 3);
+    trace *t = make(2, JOB_MASTER_DEDICATED, JOB_TOPO_PS, ev, 3);
     traceinfo_phases ph = traceinfo_phase_means(t);
     cr_assert_float_eq(ph.compute_s, 2.0, 1e-12);
     cr_assert_float_eq(ph.update_s, 0.2, 1e-12);
@@ -79,7 +79,7 @@ Test(traceinfo, a_ps_sync_span_is_the_largest_rank_part_less_the_masters_update)
         { .rank = 0, .ph = TRACE_COMM, .t0_s = 10.4, .t1_s = 10.5, .epoch = 0, .step = 1, .bytes = 1000, .name = "ps" },
         { .rank = 1, .ph = TRACE_COMM, .t0_s = 10, .t1_s = 10.45, .epoch = 0, .step = 1, .bytes = 1000, .name = "ps" },
     };
-    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_PS, ev, 8);
+    trace *t = make(2, JOB_MASTER_WORKER, JOB_TOPO_PS, ev, 8);
     traceinfo_sync *s = NULL;
     long n = traceinfo_syncs(t, &s);
     cr_assert_eq(n, 2);
@@ -105,7 +105,7 @@ Test(traceinfo, averaging_belongs_to_the_synchronisation_not_to_the_update) {
     trace_event sgd = { .ph = TRACE_UPDATE, .name = "sgd" }, unnamed = { .ph = TRACE_UPDATE };
     cr_assert(traceinfo_is_optimizer_update(&sgd));
     cr_assert(traceinfo_is_optimizer_update(&unnamed));
-    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_PS, ev, 4);
+    trace *t = make(2, JOB_MASTER_WORKER, JOB_TOPO_PS, ev, 4);
     traceinfo_sync *s = NULL;
     cr_assert_eq(traceinfo_syncs(t, &s), 1);
     cr_assert_float_eq(s[0].span_s, 1.25, 1e-12);
@@ -120,7 +120,7 @@ Test(traceinfo, syncs_of_different_sizes_or_names_stay_apart) {
         { .rank = 1, .ph = TRACE_COMM, .t0_s = 1, .t1_s = 3.5, .step = 0, .bytes = 8, .name = "allreduce" },
         { .rank = 0, .ph = TRACE_COMM, .t0_s = 4, .t1_s = 8, .step = 0, .bytes = 1024, .name = "allreduce" },
     };
-    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 4);
+    trace *t = make(2, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, ev, 4);
     traceinfo_sync *s = NULL;
     cr_assert_eq(traceinfo_syncs(t, &s), 3);
     /* Ordered by name, then bytes. */
@@ -131,7 +131,7 @@ Test(traceinfo, syncs_of_different_sizes_or_names_stay_apart) {
     cr_assert_str_eq(s[2].name, "pingpong");
     free(s);
     trace_free(t);
-    t = make(1, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, NULL, 0);
+    t = make(1, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, NULL, 0);
     cr_assert_eq(traceinfo_syncs(t, &s), 0);
     cr_assert_null(s);
     trace_free(t);
@@ -154,7 +154,7 @@ Test(traceinfo, background_comm_is_beside_the_timeline_and_a_sync_is_its_union) 
         { .rank = 1, .ph = TRACE_COMM, .t0_s = 1.1, .t1_s = 1.3, .name = "allreduce" },
         { .rank = 1, .ph = TRACE_COMM, .t0_s = 0.2, .t1_s = 2.0, .name = "broadcast", .background = true },
     };
-    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 8);
+    trace *t = make(2, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, ev, 8);
     traceinfo_phases ph = traceinfo_phase_means(t);
     cr_assert_float_eq(ph.compute_s, 1.05, 1e-12);
     cr_assert_float_eq(ph.comm_s, 0.25, 1e-12);
@@ -189,7 +189,7 @@ Test(traceinfo, an_all_reduce_that_starts_after_its_step_overlaps_nothing) {
         { .rank = 0, .ph = TRACE_COMM, .t0_s = 2.5, .t1_s = 3, .step = 0, .name = "allreduce", .background = true },
         { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 3, .t1_s = 5, .examples = 8, .step = 1 },
     };
-    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 3);
+    trace *t = make(2, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, ev, 3);
     traceinfo_overlap *ov;
     cr_assert_eq(traceinfo_overlaps(t, &ov), 1, "step 1 has no background comm: no measurement");
     cr_assert_eq(ov[0].share, 0.0);
@@ -234,7 +234,7 @@ static const trace_event curve_events[] = {
 };
 
 Test(traceinfo, the_accuracy_curve_is_rank_0s_points_in_time_order_without_the_eval_time) {
-    trace *t = make(2, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, curve_events,
+    trace *t = make(2, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, curve_events,
                     (int)(sizeof curve_events / sizeof curve_events[0]));
     t->run.config.examples = 40;
     t->run.config.batch = 10;
@@ -273,7 +273,7 @@ Test(traceinfo, a_resumed_trace_counts_the_epochs_before_it_and_no_points_is_an_
         { .rank = 0, .ph = TRACE_EVAL, .t0_s = 3, .t1_s = 4, .epoch = 3, .step = 14, .examples = 40, .name = "test",
           .has_accuracy = true, .accuracy = 0.75, .loss = 0.5 },
     };
-    trace *t = make(1, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 3);
+    trace *t = make(1, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, ev, 3);
     t->run.config.examples = 40;
     traceinfo_accuracy_point *p = NULL;
     long n = -1;
@@ -285,7 +285,7 @@ Test(traceinfo, a_resumed_trace_counts_the_epochs_before_it_and_no_points_is_an_
     cr_assert_float_eq(p[0].train_time_s, 3.0, 1e-12);
     free(p);
     trace_free(t);
-    t = make(1, COSTMODEL_MASTER_WORKER, COSTMODEL_TOPO_ALLREDUCE, ev, 2);
+    t = make(1, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, ev, 2);
     p = (traceinfo_accuracy_point *)&n; /* must be reset */
     cr_assert_eq(traceinfo_accuracy_curve(t, &p, &n, err, sizeof err), 0, "%s", err);
     cr_assert_eq(n, 0);
@@ -316,8 +316,8 @@ Test(traceinfo, async_requests_are_no_synchronisation_and_staleness_is_summarise
         { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 4.6, .t1_s = 5.1, .name = "sgd", .has_staleness = true,
           .staleness = 5, .background = true },
     };
-    trace *t = make(2, COSTMODEL_MASTER_DEDICATED, COSTMODEL_TOPO_PS, ev, (int)(sizeof ev / sizeof ev[0]));
-    t->run.config.sync = COSTMODEL_SYNC_ASYNC;
+    trace *t = make(2, JOB_MASTER_DEDICATED, JOB_TOPO_PS, ev, (int)(sizeof ev / sizeof ev[0]));
+    t->run.config.sync = JOB_SYNC_ASYNC;
     traceinfo_sync *sy = NULL;
     cr_assert_eq(traceinfo_syncs(t, &sy), 0, "a request is no synchronisation");
     free(sy);
@@ -335,7 +335,7 @@ Test(traceinfo, async_requests_are_no_synchronisation_and_staleness_is_summarise
     cr_assert_float_eq(a.pull_s, 0.8, 1e-12);
     cr_assert(traceinfo_is_background(&t->events[12]), "a hogwild updater's update is beside the timeline");
     /* The same events in a batch-sync run are synchronisations, and nothing is async. */
-    t->run.config.sync = COSTMODEL_SYNC_BATCH;
+    t->run.config.sync = JOB_SYNC_BATCH;
     cr_assert_gt(traceinfo_syncs(t, &sy), 0);
     free(sy);
     cr_assert_eq(traceinfo_async_of(t, &a), 0);

@@ -7,8 +7,8 @@
  * counts training workers, and bad input ends every rank with a clear message (a
  * `timeout` catches any hang). */
 #include "model/memory.h"
-#include "model/trace.h"
-#include "model/traceinfo.h"
+#include "trace/trace.h"
+#include "trace/traceinfo.h"
 #include "tests/clirun.h"
 #include "train/checkpoint.h"
 
@@ -288,7 +288,7 @@ Test(train_mpi, one_trace_covers_every_rank_with_wait_and_comm_per_step) {
     trace *t = trace_read(path, terr, sizeof terr);
     cr_assert_not_null(t, "%s", terr);
     cr_assert_eq(t->run.config.workers, 3);
-    cr_assert_eq(t->run.config.topology, COSTMODEL_TOPO_PS);
+    cr_assert_eq(t->run.config.topology, JOB_TOPO_PS);
     cr_assert_eq(t->run.model_bytes, 4L * (4 * 9 + 4 + 64 * 16 + 16 + 16 * 4 + 4));
     for (int r = 0; r < 3; r++) {
         double first = 1e30, last = -1e30, sum = 0.0;
@@ -685,7 +685,7 @@ Test(train_mpi, an_empty_slice_is_written_as_a_compute_span_of_zero_examples) {
 static void assert_memory_header(int np, const char *extra, const char *what) {
     trace *t = traced(np, extra);
     const trace_memory *m = &t->run.memory;
-    const costmodel_config *c = &t->run.config;
+    const job_config *c = &t->run.config;
     cr_assert(m->has, "%s: no memory in the trace header", what);
     cr_assert_eq(m->n_ranks, np, "%s: one peak per rank", what);
     // The tiny test network (see model_bytes above): 8x8 inputs, conv3x3x4, pool2, fc16, dropout, fc4.
@@ -698,8 +698,8 @@ static void assert_memory_header(int np, const char *extra, const char *what) {
                   m->peak_rss_kib[r]);
         long n;
         free(rank_events(t, r, &n));
-        cr_assert_eq(n, memory_trace_events(c, memory_role_of(c, r), false), "%s: rank %d (%s) recorded %ld events",
-                     what, r, memory_role_name(memory_role_of(c, r)), n);
+        cr_assert_eq(n, memory_trace_events(c, job_role_of(c, r), false), "%s: rank %d (%s) recorded %ld events",
+                     what, r, job_role_name(job_role_of(c, r)), n);
     }
     trace_free(t);
 }
@@ -856,7 +856,7 @@ Test(train_mpi, async_with_one_worker_is_plain_training_bit_for_bit) {
  * it, applied after its pull, so at least 2 pushes per worker and epoch have staleness >= 1. */
 Test(train_mpi, async_three_workers_apply_every_push_and_record_staleness) {
     trace *t = traced(4, "--epochs 2 --batch 16 --sync async --pull-every 2");
-    cr_assert_eq(t->run.config.sync, COSTMODEL_SYNC_ASYNC);
+    cr_assert_eq(t->run.config.sync, JOB_SYNC_ASYNC);
     cr_assert_eq(t->run.config.every_n, 2);
     cr_assert_eq(t->run.config.workers, 3);
     long updates = 0, stale = 0;
@@ -888,8 +888,8 @@ Test(train_mpi, async_three_workers_apply_every_push_and_record_staleness) {
     for (int r = 0; r < 4; r++) {
         long n;
         free(rank_events(t, r, &n));
-        const costmodel_config *c = &t->run.config;
-        cr_expect_eq(n, memory_trace_events(c, memory_role_of(c, r), false), "rank %d recorded %ld events", r, n);
+        const job_config *c = &t->run.config;
+        cr_expect_eq(n, memory_trace_events(c, job_role_of(c, r), false), "rank %d recorded %ld events", r, n);
     }
     trace_free(t);
 }

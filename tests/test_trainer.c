@@ -1,7 +1,7 @@
 #define _DEFAULT_SOURCE // M_PI_4
 /* trainer: the learning-rate schedules against their closed forms; the step schedule
  * (slices, steps per epoch, refusals) against cases worked by hand, against the cost
- * model's costmodel_schedule_of and costmodel_check over a grid, and against what slicing
+ * model's job_schedule_of and costmodel_check over a grid, and against what slicing
  * must do (cover every example once per epoch). */
 #include "train/trainer.h"
 
@@ -76,7 +76,7 @@ Test(trainer, batch_sync_slices_worked_by_hand) {
 Test(trainer, local_sgd_slices_worked_by_hand) {
     trainer_config c;
     trainer_config_default(&c);
-    c.batch = 16, c.sync = COSTMODEL_SYNC_EPOCH;
+    c.batch = 16, c.sync = JOB_SYNC_EPOCH;
     cr_expect_eq(trainer_steps_per_epoch(&c, 6, 1003), 11);
     trainer_range s = trainer_slice(&c, 5, 6, 1003, 10);
     cr_expect(s.lo == 995 && s.hi == 1003 && s.divisor == 8, "[%ld, %ld) / %ld", s.lo, s.hi, s.divisor);
@@ -126,8 +126,7 @@ static void check_local_shards(const trainer_config *c, int K, long D, long step
 Test(trainer, schedule_is_the_cost_models_over_a_grid) {
     const long Ds[] = { 1, 7, 100, 1000, 1003 };
     const int Bs[] = { 1, 3, 16, 32, 48 };
-    const costmodel_sync syncs[] = { COSTMODEL_SYNC_BATCH, COSTMODEL_SYNC_EVERY, COSTMODEL_SYNC_EPOCH };
-    const costmodel_params none = { 0 };
+    const job_sync syncs[] = { JOB_SYNC_BATCH, JOB_SYNC_EVERY, JOB_SYNC_EPOCH };
     char err[256];
     long checked = 0;
     for (size_t d = 0; d < sizeof Ds / sizeof *Ds; d++)
@@ -141,22 +140,22 @@ Test(trainer, schedule_is_the_cost_models_over_a_grid) {
                         trainer_config_default(&c);
                         c.batch = B, c.sync = syncs[y], c.every_n = 4, c.batch_per_worker = bpw;
                         // The model's config, built here rather than by trainer_model_config.
-                        const costmodel_config m = { .workers = K, .cores = 1, .sync = syncs[y], .every_n = 4,
-                                                     .topology = COSTMODEL_TOPO_ALLREDUCE,
-                                                     .master = COSTMODEL_MASTER_WORKER, .batch_per_worker = bpw,
+                        const job_config m = { .workers = K, .cores = 1, .sync = syncs[y], .every_n = 4,
+                                                     .topology = JOB_TOPO_ALLREDUCE,
+                                                     .master = JOB_MASTER_WORKER, .batch_per_worker = bpw,
                                                      .examples = D, .batch = B, .epochs = 1 };
-                        const int split = syncs[y] == COSTMODEL_SYNC_BATCH && !bpw;
-                        const int model_ok = costmodel_check(&none, &m, err, sizeof err) == 0;
+                        const int split = syncs[y] == JOB_SYNC_BATCH && !bpw;
+                        const int model_ok = job_check(&m, err, sizeof err) == 0;
                         const int trainer_ok = trainer_check_schedule(&c, K, D, err, sizeof err) == 0;
                         cr_assert_eq(model_ok, !(split && K > B), "D %ld B %d K %d split %d: model", D, B, K, split);
                         cr_assert_eq(trainer_ok, !(split && K > B) && D >= K, "D %ld B %d K %d split %d: trainer: %s",
                                      D, B, K, split, trainer_ok ? "accepted" : err);
                         if (!trainer_ok)
                             continue;
-                        const costmodel_schedule sch = costmodel_schedule_of(&m);
+                        const job_schedule sch = job_schedule_of(&m);
                         const long steps = trainer_steps_per_epoch(&c, K, D);
                         cr_assert_eq(steps, sch.steps_per_epoch, "D %ld B %d K %d sync %d bpw %d", D, B, K, y, bpw);
-                        if (syncs[y] == COSTMODEL_SYNC_BATCH) {
+                        if (syncs[y] == JOB_SYNC_BATCH) {
                             for (long s = 0; s < steps; s++)
                                 check_batch_step(&c, K, D, s, bpw ? (long)K * B : B, sch.local_batch);
                             cr_assert_eq(trainer_slice(&c, K - 1, K, D, steps - 1).hi, D, "the epoch covers D");

@@ -21,9 +21,9 @@ static costmodel_params bare_params(void) {
     return p;
 }
 
-static costmodel_config config_of(int k, long examples, long batch, int epochs) {
-    return (costmodel_config){ .workers = k, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                               .topology = COSTMODEL_TOPO_ALLREDUCE, .master = COSTMODEL_MASTER_WORKER,
+static job_config config_of(int k, long examples, long batch, int epochs) {
+    return (job_config){ .workers = k, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                               .topology = JOB_TOPO_ALLREDUCE, .master = JOB_MASTER_WORKER,
                                .examples = examples, .batch = batch, .epochs = epochs };
 }
 
@@ -39,9 +39,9 @@ Test(uncertainty, run_factor_alone_gives_exp_of_1_96_run_cv) {
      * so T·exp(±1.96·0.05); a speedup is two runs: S·exp(±1.96·0.05·√2). */
     costmodel_params p = bare_params();
     p.w0_s = 3;
-    p.link[COSTMODEL_TOPO_ALLREDUCE] = (costmodel_link){ .alpha_s = 1e-3, .beta_s_per_byte = 1e-8 };
+    p.link[JOB_TOPO_ALLREDUCE] = (costmodel_link){ .alpha_s = 1e-3, .beta_s_per_byte = 1e-8 };
     p.run_cv = 0.05;
-    costmodel_config c = config_of(4, 1000, 48, 2);
+    job_config c = config_of(4, 1000, 48, 2);
     uncertainty_interval pi = uncertainty_closed_form(&p, &c, NULL);
     double t = costmodel_total_time(&p, &c), s = costmodel_speedup(&p, &c);
     cr_assert(close_rel(pi.time_lo_s, t * exp(-z975 * 0.05), 1e-12), "%.15g", pi.time_lo_s);
@@ -52,7 +52,7 @@ Test(uncertainty, run_factor_alone_gives_exp_of_1_96_run_cv) {
 
 Test(uncertainty, without_any_spread_the_interval_is_the_point) {
     costmodel_params p = bare_params();
-    costmodel_config c = config_of(4, 1000, 48, 2);
+    job_config c = config_of(4, 1000, 48, 2);
     uncertainty none = { 0 };
     uncertainty_interval pi = uncertainty_closed_form(&p, &c, &none);
     cr_assert_eq(pi.time_lo_s, costmodel_total_time(&p, &c));
@@ -66,7 +66,7 @@ Test(uncertainty, step_noise_of_one_worker_is_cv_over_root_steps) {
      * sd(ln T) = 0.1/√100 = 0.01; its speedup over itself is two such runs: 0.01·√2. */
     costmodel_params p = bare_params();
     p.cv = 0.1;
-    costmodel_config c = config_of(1, 50 * 32, 32, 2);
+    job_config c = config_of(1, 50 * 32, 32, 2);
     uncertainty_interval pi = uncertainty_closed_form(&p, &c, NULL);
     cr_assert(close_rel(pi.sd_ln_time, 0.01, 1e-12), "%.15g", pi.sd_ln_time);
     cr_assert(close_rel(pi.sd_ln_speedup, 0.01 * sqrt(2.0), 1e-12), "%.15g", pi.sd_ln_speedup);
@@ -78,7 +78,7 @@ Test(uncertainty, step_noise_of_two_workers_is_the_spread_of_their_maximum) {
      * V(2) = 1 − 1/π. So sd(ln T) = CV·√(V(2)/100) / (1 + CV/√π). */
     costmodel_params p = bare_params();
     p.cv = 0.1;
-    costmodel_config c = config_of(2, 50 * 32, 32, 2);
+    job_config c = config_of(2, 50 * 32, 32, 2);
     uncertainty_interval pi = uncertainty_closed_form(&p, &c, NULL);
     double want = 0.1 * sqrt((1 - 1 / M_PI) / 100) / (1 + 0.1 / sqrt(M_PI));
     cr_assert(close_rel(pi.sd_ln_time, want, 1e-9), "%.15g, by hand %.15g", pi.sd_ln_time, want);
@@ -89,7 +89,7 @@ Test(uncertainty, step_noise_of_two_workers_is_the_spread_of_their_maximum) {
 static uncertainty_interval c1_only(int k, double se, double *time_s) {
     costmodel_params p = bare_params();
     p.c0_s = 0;
-    costmodel_config c = config_of(k, 1000, 48, 2);
+    job_config c = config_of(k, 1000, 48, 2);
     uncertainty u = { .se = { .c1_s = se } };
     *time_s = costmodel_total_time(&p, &c);
     return uncertainty_closed_form(&p, &c, &u);
@@ -118,7 +118,7 @@ Test(uncertainty, negative_c0_c1_covariance_narrows_the_interval_at_the_calibrat
      * 2.81e-4 with cov = 0 and 1.37e-4 with cov = −0.9·se0·se1 = −2.25e-6: the fit that
      * trades c0 against c1 knew the step at this batch better than either parameter. */
     costmodel_params p = bare_params();
-    costmodel_config c = config_of(1, 3200, 32, 1);
+    job_config c = config_of(1, 3200, 32, 1);
     uncertainty u = { .se = { .c0_s = 0.005, .c1_s = 0.0005 } };
     double indep = uncertainty_closed_form(&p, &c, &u).sd_ln_time;
     u.cov_c0_c1 = -0.9 * 0.005 * 0.0005;
@@ -133,7 +133,7 @@ Test(uncertainty, sources_add_as_variances_on_the_log_scale) {
     costmodel_params p = bare_params();
     p.c0_s = 0;
     p.run_cv = 0.03;
-    costmodel_config c = config_of(1, 1000, 32, 1);
+    job_config c = config_of(1, 1000, 32, 1);
     uncertainty u = { .se = { .c1_s = 0.04 * 0.002 } };
     cr_assert(close_rel(uncertainty_closed_form(&p, &c, &u).sd_ln_time, 0.05, 1e-7));
 }
@@ -212,7 +212,7 @@ Test(uncertainty, draws_are_truncated_to_the_range_not_clamped) {
 Test(uncertainty, run_factor_has_median_one_and_log_sd_run_cv) {
     costmodel_params p = bare_params();
     p.run_cv = 0.05;
-    const costmodel_config c = config_of(4, 1000, 48, 2);
+    const job_config c = config_of(4, 1000, 48, 2);
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 3);
     double *f = malloc(sizeof *f * DRAWS), *ln = malloc(sizeof *ln * DRAWS);
@@ -240,7 +240,7 @@ Test(uncertainty, oversubscribed_runs_spread_by_their_own_run_cv) {
     p.run_cv = 0.02;
     p.run_cv_oversub = 0.08;
     p.host_cores = 2;
-    costmodel_config c = config_of(4, 1000, 48, 2);
+    job_config c = config_of(4, 1000, 48, 2);
     uncertainty_interval pi = uncertainty_closed_form(&p, &c, NULL);
     double t = costmodel_total_time(&p, &c), s = costmodel_speedup(&p, &c);
     cr_assert(close_rel(pi.time_hi_s, t * exp(z975 * 0.08), 1e-12), "%.15g", pi.time_hi_s);

@@ -3,7 +3,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train/asyncps.h"
 
-#include "train/psx.h"
+#include "comm/psx.h"
 #include "util/errmsg.h"
 
 #include <mpi.h>
@@ -162,7 +162,7 @@ asyncps_server *asyncps_server_new(const sync_ctx *s, net *n, int threads, float
         return NULL;
     }
     *sv = (asyncps_server){ .s = s, .n = n, .momentum = momentum, .weight_decay = weight_decay,
-                            .hogwild = s->sync == COSTMODEL_SYNC_HOGWILD };
+                            .hogwild = s->sync == JOB_SYNC_HOGWILD };
     atomic_init(&sv->applied, 0);
     pthread_mutex_init(&sv->mu, NULL);
     pthread_mutex_init(&sv->trace_lock, NULL);

@@ -1,6 +1,6 @@
 /* asyncps — Elephas' asynchronous and hogwild modes: a parameter server on rank 0 (a
  * dedicated master) that applies every worker's gradient as it arrives, with no barrier
- * between the workers' steps, over train/psx.h's asynchronous exchange.
+ * between the workers' steps, over comm/psx.h's asynchronous exchange.
  *
  * A worker (training rank), for each step with examples (train/trainer.h):
  *     if (step % N == 0) asyncps_pull(s, rec, n, &version);   // the server's weights, every N steps
@@ -48,7 +48,7 @@
  * (completed, under hogwild). A pull returns the weights and the version; the worker's
  * pushes carry the version of the weights their gradient was computed on, and the
  * master records, on the update, staleness = its version when it starts applying it −
- * that version (model/trace.h's "staleness": with K workers pulling every step, about
+ * that version (trace/trace.h's "staleness": with K workers pulling every step, about
  * K − 1). With one worker, pulling every step, async is plain SGD: the same net_update on
  * the same gradient, bit for bit.
  *

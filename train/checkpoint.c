@@ -154,17 +154,17 @@ static int parse_run(reader *r, checkpoint_run *run, const char *name, char *err
         FAIL("%s: byte %zu: expected the run's settings (seed, examples, epochs, batch, ...)", name, at);
     *run = (checkpoint_run){ .seed = (unsigned long)seed, .examples = (long)examples, .epochs = v[0],
                              .batch = v[1], .batch_per_worker = v[2], .workers = v[3], .ranks = v[4],
-                             .sync = (costmodel_sync)v[5], .every_n = v[6], .topology = (costmodel_topology)v[7],
-                             .master = (costmodel_master)v[8], .schedule = v[9], .lr = f[0], .momentum = f[1],
+                             .sync = (job_sync)v[5], .every_n = v[6], .topology = (job_topology)v[7],
+                             .master = (job_master)v[8], .schedule = v[9], .lr = f[0], .momentum = f[1],
                              .weight_decay = f[2], .warmup_epochs = f[3] };
-    const int dedicated = run->master == COSTMODEL_MASTER_DEDICATED;
+    const int dedicated = run->master == JOB_MASTER_DEDICATED;
     if (examples < 1 || run->epochs < 1 || run->batch < 1 || (run->batch_per_worker & ~1) || run->workers < 1 ||
         run->workers > CHECKPOINT_MAX_RANKS || run->ranks != run->workers + dedicated ||
-        (run->sync != COSTMODEL_SYNC_BATCH && run->sync != COSTMODEL_SYNC_EPOCH && run->sync != COSTMODEL_SYNC_EVERY &&
-         !costmodel_sync_is_async(run->sync)) ||
+        (run->sync != JOB_SYNC_BATCH && run->sync != JOB_SYNC_EPOCH && run->sync != JOB_SYNC_EVERY &&
+         !job_sync_is_async(run->sync)) ||
         run->every_n < 0 ||
-        (run->topology != COSTMODEL_TOPO_PS && run->topology != COSTMODEL_TOPO_ALLREDUCE) ||
-        (run->master != COSTMODEL_MASTER_WORKER && !dedicated) || (run->schedule & ~1) || !isfinite(run->lr) ||
+        (run->topology != JOB_TOPO_PS && run->topology != JOB_TOPO_ALLREDUCE) ||
+        (run->master != JOB_MASTER_WORKER && !dedicated) || (run->schedule & ~1) || !isfinite(run->lr) ||
         !isfinite(run->momentum) || !isfinite(run->weight_decay) || !isfinite(run->warmup_epochs))
         FAIL("%s: byte %zu: the run's settings are out of range (file damaged?)", name, at);
     return 0;

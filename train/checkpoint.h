@@ -33,7 +33,7 @@
 #ifndef SPEEDUP_CHECKPOINT_H
 #define SPEEDUP_CHECKPOINT_H
 
-#include "model/costmodel.h"
+#include "core/job.h"
 #include "train/net.h"
 
 #include <stddef.h>
@@ -48,10 +48,10 @@ typedef struct {
     long examples;              /* D, training examples (after --limit) */
     int epochs, batch, batch_per_worker;
     int workers, ranks;         /* K training ranks; ranks = K, or K + 1 with a dedicated master */
-    costmodel_sync sync;
+    job_sync sync;
     int every_n;
-    costmodel_topology topology;
-    costmodel_master master;
+    job_topology topology;
+    job_master master;
     int schedule;               /* trainer_schedule */
     double lr, momentum, weight_decay, warmup_epochs;
 } checkpoint_run;

@@ -2,7 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train/sync.h"
 
-#include "train/psx.h"
+#include "comm/psx.h"
 
 #include <limits.h>
 #include <mpi.h>
@@ -81,7 +81,7 @@ static bool shares_machine_with_rank0(void) {
     return there != MPI_UNDEFINED;
 }
 
-int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topology, costmodel_master master,
+int sync_init(sync_ctx *s, int mpi, job_sync sync, job_topology topology, job_master master,
               char *err, int errlen) {
     memset(s, 0, sizeof *s);
     s->sync = sync;
@@ -91,7 +91,7 @@ int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topo
     const double t_begin = mono_s();
     int threads = MPI_THREAD_SINGLE;
     if (mpi) {
-        if (sync == COSTMODEL_SYNC_HOGWILD)
+        if (sync == JOB_SYNC_HOGWILD)
             MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &threads);
         else
             MPI_Init(NULL, NULL);
@@ -109,22 +109,22 @@ int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topo
     }
     s->init_t0_s = t_begin - s->origin_s;
     s->init_t1_s = sync_now(s);
-    const int dedicated = master == COSTMODEL_MASTER_DEDICATED;
+    const int dedicated = master == JOB_MASTER_DEDICATED;
     s->train_rank = dedicated ? s->rank - 1 : s->rank;
     s->train_world = dedicated ? s->world - 1 : s->world;
-    if (dedicated && (topology != COSTMODEL_TOPO_PS || s->world < 2)) {
+    if (dedicated && (topology != JOB_TOPO_PS || s->world < 2)) {
         snprintf(err, (size_t)errlen, "--master dedicated needs --topology ps and 2 or more ranks (got %s, %d)",
-                 costmodel_topology_name(topology), s->world);
+                 job_topology_name(topology), s->world);
         return -1;
     }
-    if (costmodel_sync_is_async(sync) && !dedicated) {
+    if (job_sync_is_async(sync) && !dedicated) {
         snprintf(err, (size_t)errlen, "--sync %s needs a dedicated parameter server: rank 0 serves, ranks 1.. train",
-                 sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild");
+                 sync == JOB_SYNC_ASYNC ? "async" : "hogwild");
         return -1;
     }
-    if (mpi && costmodel_sync_is_async(sync))
+    if (mpi && job_sync_is_async(sync))
         s->beside_master = shares_machine_with_rank0();
-    if (mpi && sync == COSTMODEL_SYNC_HOGWILD && threads < MPI_THREAD_FUNNELED) {
+    if (mpi && sync == JOB_SYNC_HOGWILD && threads < MPI_THREAD_FUNNELED) {
         snprintf(err, (size_t)errlen, "--sync hogwild: this MPI provides no MPI_THREAD_FUNNELED (thread level %d): "
                  "the master's updater threads need it", threads);
         return -1;
@@ -134,8 +134,8 @@ int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topo
 
 int sync_reserve(sync_ctx *s, long n) {
     // An async master receives pushes into its own gradients (train/asyncps.h).
-    if (!s->mpi || s->world == 1 || s->rank != 0 || s->topology != COSTMODEL_TOPO_PS || s->ps_recv ||
-        costmodel_sync_is_async(s->sync))
+    if (!s->mpi || s->world == 1 || s->rank != 0 || s->topology != JOB_TOPO_PS || s->ps_recv ||
+        job_sync_is_async(s->sync))
         return 0;
     const long floats = psx_recv_floats(n);
     s->ps_recv = malloc(sizeof *s->ps_recv * (size_t)(floats > 0 ? floats : 1));
@@ -227,7 +227,7 @@ static void dedicated_wait_for_all(const sync_ctx *s) {
 
 /* The wait: a barrier, so that the transfer's time is not the slowest rank's lateness. */
 static void wait_for_all(const sync_ctx *s, sync_rec *rec) {
-    if (s->master == COSTMODEL_MASTER_DEDICATED)
+    if (s->master == JOB_MASTER_DEDICATED)
         dedicated_wait_for_all(s);
     else
         MPI_Barrier(MPI_COMM_WORLD);
@@ -281,7 +281,7 @@ void sync_step(sync_ctx *s, net *n, const sync_sgd *opt, sync_rec *rec) {
         return;
     }
     wait_for_all(s, rec);
-    if (s->topology == COSTMODEL_TOPO_ALLREDUCE) {
+    if (s->topology == JOB_TOPO_ALLREDUCE) {
         floats_allreduce(n->grads, n->n_params);
         sync_mark(s, rec, TRACE_COMM, model_bytes(n), 0, "allreduce");
         sync_local_update(s, rec, n, opt);
@@ -298,7 +298,7 @@ void sync_average(sync_ctx *s, net *n, sync_rec *rec) {
     wait_for_all(s, rec);
     if (s->train_rank < 0)
         memset(n->params, 0, sizeof(float) * (size_t)n->n_params);
-    if (s->topology == COSTMODEL_TOPO_ALLREDUCE) {
+    if (s->topology == JOB_TOPO_ALLREDUCE) {
         floats_allreduce(n->params, n->n_params);
         sync_mark(s, rec, TRACE_COMM, model_bytes(n), 0, "allreduce");
         mean_update(s, rec, n);

@@ -8,7 +8,7 @@
  * no mpirun.
  *
  * Topologies (Elephas' parameter server and Horovod's all-reduce):
- *   ps:        train/psx.h's exchange: every other rank sends its gradients (or weights) to
+ *   ps:        comm/psx.h's exchange: every other rank sends its gradients (or weights) to
  *              rank 0, which takes them one at a time into one receive buffer and adds
  *              them into its own block, updates (or scales to the mean), then sends the
  *              weights back to each rank one at a time. Only rank 0 updates.
@@ -35,8 +35,8 @@
 #ifndef SPEEDUP_SYNC_H
 #define SPEEDUP_SYNC_H
 
-#include "model/costmodel.h"
-#include "model/trace.h"
+#include "core/job.h"
+#include "trace/trace.h"
 #include "train/net.h"
 
 #include <pthread.h>
@@ -45,9 +45,9 @@ typedef struct {
     int mpi;                       /* MPI_Init was called (and MPI_Finalize is owed) */
     int rank, world;
     int train_rank, train_world;   /* index among the training ranks; -1 on a dedicated master */
-    costmodel_sync sync;
-    costmodel_topology topology;
-    costmodel_master master;
+    job_sync sync;
+    job_topology topology;
+    job_master master;
     double origin_s;               /* CLOCK_MONOTONIC value of the common time 0 */
     double init_t0_s, init_t1_s;   /* MPI_Init + the clock barrier, on the common clock */
     float *ps_recv;                /* ps rank 0: the exchange's receive buffer (sync_reserve) */
@@ -76,12 +76,12 @@ typedef struct {
  * master needs ps and two ranks or more, and async and hogwild need a dedicated master
  * (checked identically on every rank). Hogwild asks MPI for MPI_THREAD_FUNNELED (its
  * master's updater threads never call MPI) and fails when it is not provided. */
-int sync_init(sync_ctx *s, int mpi, costmodel_sync sync, costmodel_topology topology, costmodel_master master,
+int sync_init(sync_ctx *s, int mpi, job_sync sync, job_topology topology, job_master master,
               char *err, int errlen);
 /* Seconds on the common clock. */
 double sync_now(const sync_ctx *s);
 /* Not collective: rank 0 of a ps run with 2 ranks or more allocates the exchange's receive
- * buffer for a model of n floats (train/psx.h); other ranks allocate nothing, and so does
+ * buffer for a model of n floats (comm/psx.h); other ranks allocate nothing, and so does
  * an async master (it receives into its gradients). 0, or -1 out of memory (agree on it
  * with sync_agree). */
 int sync_reserve(sync_ctx *s, long n);
@@ -110,7 +110,7 @@ trace_event *sync_mark(const sync_ctx *s, sync_rec *rec, trace_phase ph, long by
 /* The same up to t1_s instead of now (start-up phases timed before the trace existed). */
 trace_event *sync_mark_until(sync_rec *rec, trace_phase ph, double t1_s, long bytes, long examples, const char *name);
 /* An async master's update "sgd" of a pushed gradient, from rec->mark_s to now, with its
- * staleness (model/trace.h); background: applied on an updater thread beside the master's
+ * staleness (trace/trace.h); background: applied on an updater thread beside the master's
  * own timeline (hogwild). */
 void sync_mark_update(const sync_ctx *s, sync_rec *rec, long staleness, bool background);
 /* A background event [t0_s, now) beside rec's own timeline (an async master's push coming

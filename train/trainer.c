@@ -5,7 +5,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train/trainer.h"
 
-#include "model/trace.h"
+#include "trace/trace.h"
 #include "train/asyncps.h"
 #include "train/checkpoint.h"
 #include "train/sync.h"
@@ -42,10 +42,10 @@ void trainer_config_default(trainer_config *c) {
     c->seed = 1;
     c->threads = 1;
     c->git = "unknown";
-    c->sync = COSTMODEL_SYNC_BATCH;
+    c->sync = JOB_SYNC_BATCH;
     c->every_n = 1;
-    c->topology = COSTMODEL_TOPO_ALLREDUCE;
-    c->master = COSTMODEL_MASTER_WORKER;
+    c->topology = JOB_TOPO_ALLREDUCE;
+    c->master = JOB_MASTER_WORKER;
     c->eval_subset = 2000;
 }
 
@@ -60,14 +60,14 @@ void trainer_result_release(trainer_result *r) {
 int trainer_check_eval(const trainer_config *c, char *err, int errlen) {
     if (c->eval_every <= 0)
         return 0;
-    if (c->sync == COSTMODEL_SYNC_EPOCH)
+    if (c->sync == JOB_SYNC_EPOCH)
         return errmsg_set(err, errlen, "--eval-every with --sync epoch: the workers' models are equal only at the "
                           "end of an epoch, where the whole test set is evaluated anyway; leave --eval-every out");
-    if (costmodel_sync_is_async(c->sync))
+    if (job_sync_is_async(c->sync))
         return errmsg_set(err, errlen, "--eval-every with --sync %s: the model is the server's, which the workers "
                           "hold only at an epoch's end, where the whole test set is evaluated anyway; leave "
-                          "--eval-every out", c->sync == COSTMODEL_SYNC_ASYNC ? "async" : "hogwild");
-    if (c->sync == COSTMODEL_SYNC_EVERY && c->eval_every % c->every_n != 0)
+                          "--eval-every out", c->sync == JOB_SYNC_ASYNC ? "async" : "hogwild");
+    if (c->sync == JOB_SYNC_EVERY && c->eval_every % c->every_n != 0)
         return errmsg_set(err, errlen, "--eval-every %ld with --sync every:%d: evaluate the averaged model, every "
                           "multiple of %d steps (e.g. --eval-every %ld)", c->eval_every, c->every_n, c->every_n,
                           (c->eval_every / c->every_n + 1) * (long)c->every_n);
@@ -146,11 +146,11 @@ void trainer_finish(void) {
 // ---------------------------------------------------------------------------------------
 // The schedule: which examples a rank trains on at every step (the cost model's b, s)
 
-costmodel_config trainer_model_config(const trainer_config *c, int train_world, long examples) {
-    return (costmodel_config){ .workers = train_world, .cores = c->threads, .sync = c->sync,
-                               .every_n = c->sync == COSTMODEL_SYNC_EVERY || costmodel_sync_is_async(c->sync)
+job_config trainer_model_config(const trainer_config *c, int train_world, long examples) {
+    return (job_config){ .workers = train_world, .cores = c->threads, .sync = c->sync,
+                               .every_n = c->sync == JOB_SYNC_EVERY || job_sync_is_async(c->sync)
                                               ? c->every_n
-                                          : c->sync == COSTMODEL_SYNC_BATCH ? 1 : 0,
+                                          : c->sync == JOB_SYNC_BATCH ? 1 : 0,
                                .topology = c->topology, .master = c->master,
                                .batch_per_worker = c->batch_per_worker != 0, .examples = examples,
                                .batch = c->batch, .epochs = c->epochs };
@@ -163,9 +163,8 @@ int trainer_check_schedule(const trainer_config *c, int train_world, long exampl
         return -1;
     }
     // The model's refusals are the trainer's: one wording, one rule (K > B in split batch sync).
-    const costmodel_params none = { 0 };
-    const costmodel_config m = trainer_model_config(c, train_world, examples);
-    return costmodel_check(&none, &m, err, errlen);
+    const job_config m = trainer_model_config(c, train_world, examples);
+    return job_check(&m, err, errlen);
 }
 
 /* Batch sync's global batch: B split over the ranks, or B per rank. */
@@ -174,7 +173,7 @@ static long global_batch(const trainer_config *c, int train_world) {
 }
 
 long trainer_steps_per_epoch(const trainer_config *c, int train_world, long examples) {
-    if (c->sync == COSTMODEL_SYNC_BATCH) {
+    if (c->sync == JOB_SYNC_BATCH) {
         const long G = global_batch(c, train_world);
         return (examples + G - 1) / G;
     }
@@ -184,7 +183,7 @@ long trainer_steps_per_epoch(const trainer_config *c, int train_world, long exam
 
 trainer_range trainer_slice(const trainer_config *c, int train_rank, int train_world, long examples, long step) {
     trainer_range r = { 0, 0, 1 };
-    if (c->sync == COSTMODEL_SYNC_BATCH) {
+    if (c->sync == JOB_SYNC_BATCH) {
         const long G = global_batch(c, train_world), first = step * G;
         const long g = examples - first < G ? examples - first : G;
         r.lo = r.hi = first;
@@ -207,7 +206,7 @@ trainer_range trainer_slice(const trainer_config *c, int train_rank, int train_w
 
 /* The most examples one step of this rank takes: the network's batch capacity. */
 static int local_max_batch(const trainer_config *c, int train_world) {
-    if (c->sync == COSTMODEL_SYNC_BATCH && !c->batch_per_worker)
+    if (c->sync == JOB_SYNC_BATCH && !c->batch_per_worker)
         return (c->batch + train_world - 1) / train_world;
     return c->batch;
 }
@@ -273,7 +272,7 @@ typedef struct {
 static int run_start(run *R) {
     const trainer_config *c = R->c;
     if (c->epochs < 1 || c->epochs > TRAINER_MAX_EPOCHS || c->batch < 1 || c->threads < 1 ||
-        ((c->sync == COSTMODEL_SYNC_EVERY || costmodel_sync_is_async(c->sync)) && c->every_n < 1) ||
+        ((c->sync == JOB_SYNC_EVERY || job_sync_is_async(c->sync)) && c->every_n < 1) ||
         c->stop_at_accuracy > 1) {
         snprintf(R->err, (size_t)R->errlen, "trainer: epochs, batch, threads, every:N or stop_at_accuracy out of range");
         return -1;
@@ -325,7 +324,7 @@ static checkpoint_run run_identity(const run *R) {
     return (checkpoint_run){ .seed = c->seed, .examples = R->train.n, .epochs = c->epochs, .batch = c->batch,
                              .batch_per_worker = c->batch_per_worker != 0, .workers = R->sc.train_world,
                              .ranks = R->sc.world, .sync = c->sync,
-                             .every_n = c->sync == COSTMODEL_SYNC_EVERY || costmodel_sync_is_async(c->sync)
+                             .every_n = c->sync == JOB_SYNC_EVERY || job_sync_is_async(c->sync)
                                             ? c->every_n : 0,
                              .topology = c->topology, .master = c->master, .schedule = (int)c->schedule,
                              .lr = c->lr, .momentum = c->momentum, .weight_decay = c->weight_decay,
@@ -336,8 +335,8 @@ static checkpoint_run run_identity(const run *R) {
  * SGD), else one (batch sync: the ranks' momenta are equal, or only rank 0's is used;
  * async: only the server's). */
 static int momentum_blocks(const run *R) {
-    const costmodel_sync sy = R->c->sync;
-    return sy != COSTMODEL_SYNC_BATCH && !costmodel_sync_is_async(sy) && R->sc.world > 1 ? R->sc.world : 1;
+    const job_sync sy = R->c->sync;
+    return sy != JOB_SYNC_BATCH && !job_sync_is_async(sy) && R->sc.world > 1 ? R->sc.world : 1;
 }
 
 /* Appends "; WHAT A in the checkpoint, B here" to msg when a and b differ. */
@@ -365,11 +364,11 @@ static void compare_runs(const checkpoint_run *was, const checkpoint_run *now, c
     differ(msg, cap, "--batch-per-worker", was->batch_per_worker ? "on" : "off", now->batch_per_worker ? "on" : "off");
     differ_num(msg, cap, "workers", was->workers, now->workers);
     char a[32], b[32];
-    costmodel_sync_format(was->sync, was->every_n, a, sizeof a);
-    costmodel_sync_format(now->sync, now->every_n, b, sizeof b);
+    job_sync_format(was->sync, was->every_n, a, sizeof a);
+    job_sync_format(now->sync, now->every_n, b, sizeof b);
     differ(msg, cap, "--sync", a, b);
-    differ(msg, cap, "--topology", costmodel_topology_name(was->topology), costmodel_topology_name(now->topology));
-    differ(msg, cap, "--master", costmodel_master_name(was->master), costmodel_master_name(now->master));
+    differ(msg, cap, "--topology", job_topology_name(was->topology), job_topology_name(now->topology));
+    differ(msg, cap, "--master", job_master_name(was->master), job_master_name(now->master));
     differ(msg, cap, "--schedule", was->schedule == SCHEDULE_STEP ? "step" : "cosine",
            now->schedule == SCHEDULE_STEP ? "step" : "cosine");
     differ_num(msg, cap, "--lr", was->lr, now->lr);
@@ -513,7 +512,7 @@ static int run_build_model(run *R) {
     R->resume = NULL;
     // Async: rank 0 serves with the network it holds (its momentum is the server's).
     failed = 0;
-    if (costmodel_sync_is_async(c->sync) && R->sc.rank == 0) {
+    if (job_sync_is_async(c->sync) && R->sc.rank == 0) {
         R->server = asyncps_server_new(&R->sc, R->n, c->threads, (float)c->momentum, (float)c->weight_decay, R->err,
                                        R->errlen);
         failed = !R->server;
@@ -562,7 +561,7 @@ static int run_step(run *R, int e, long s, float *loss) {
     net *n = R->n;
     const trainer_range sl = trainer_slice(c, R->sc.train_rank, R->sc.train_world, R->train.n, s);
     const int count = (int)(sl.hi - sl.lo);
-    const int batch_sync = c->sync == COSTMODEL_SYNC_BATCH, async = costmodel_sync_is_async(c->sync);
+    const int batch_sync = c->sync == JOB_SYNC_BATCH, async = job_sync_is_async(c->sync);
     const sync_sgd opt = { (float)trainer_lr(c, R->step, R->total_steps, e), (float)c->momentum,
                            (float)c->weight_decay };
     R->rec.epoch = e;
@@ -593,7 +592,7 @@ static int run_step(run *R, int e, long s, float *loss) {
     }
     if (count > 0)
         sync_local_update(&R->sc, &R->rec, n, &opt);
-    const int every = c->sync == COSTMODEL_SYNC_EVERY ? c->every_n : 0;
+    const int every = c->sync == JOB_SYNC_EVERY ? c->every_n : 0;
     if ((every && (s + 1) % every == 0) || s + 1 == R->steps_per_epoch) {
         sync_average(&R->sc, n, &R->rec);
         R->synced = 1;
@@ -635,7 +634,7 @@ static int run_prepare_subset(run *R) {
  * step means. */
 static double mean_loss(run *R, double loss_sum, long loss_steps, long steps) {
     const double all = sync_sum(&R->sc, loss_sum);
-    const double n = R->c->sync == COSTMODEL_SYNC_BATCH ? (double)steps : sync_sum(&R->sc, (double)loss_steps);
+    const double n = R->c->sync == JOB_SYNC_BATCH ? (double)steps : sync_sum(&R->sc, (double)loss_steps);
     return all / (n > 0 ? n : 1.0);
 }
 
@@ -744,7 +743,7 @@ static int run_epoch(run *R, int e, epoch_tally *t) {
         if (R->subset && R->synced && R->step + 1 >= R->next_subset_step && (rc = run_evaluate_subset(R, e, R->step + 1)))
             return rc;
     }
-    if (costmodel_sync_is_async(c->sync)) { // tell the server, and the epoch's barrier
+    if (job_sync_is_async(c->sync)) { // tell the server, and the epoch's barrier
         const double ts = R->rec.mark_s;
         asyncps_end_epoch(&R->sc, &R->rec);
         t->step_s += R->rec.mark_s - ts;
@@ -761,7 +760,7 @@ static int run_evaluate(run *R, int e, double te, double eval_at_start_s, const 
     const trainer_config *c = R->c;
     const double tv = R->rec.mark_s;
     // Async: the model is the server's; every rank evaluates its share of it.
-    if (costmodel_sync_is_async(R->c->sync))
+    if (job_sync_is_async(R->c->sync))
         sync_bcast(&R->sc, R->n->params, (long)sizeof(float) * R->n->n_params);
     long test_begin, test_end;
     dataset_shard(R->test.n, R->sc.rank, R->sc.world, &test_begin, &test_end);

@@ -2,7 +2,7 @@
  * data, build or resume the network (rank 0) and broadcast it, run the epochs of SGD steps
  * with the learning-rate schedule and the chosen synchronisation, evaluate (the test set
  * split over the ranks), checkpoint (rank 0), and time every phase on the common clock
- * into ONE model/trace.h trace gathered to rank 0.
+ * into ONE trace/trace.h trace gathered to rank 0.
  *
  * Synchronisation (K = the training ranks; rank 0 is not one with --master dedicated):
  *   batch:    synchronous SGD. Step s of an epoch takes the global batch
@@ -29,7 +29,7 @@
  *             pulling every step trains exactly as one plain rank does.
  * Accuracy (the time to accuracy): after every epoch the whole test set is evaluated, split
  * over the ranks, and recorded as an eval event "test" with the accuracy and the epoch's
- * training loss (model/trace.h). With eval_every = N the fixed subset (eval_subset test
+ * training loss (trace/trace.h). With eval_every = N the fixed subset (eval_subset test
  * examples drawn once with a fixed seed, the same in every run) is evaluated, split over
  * the ranks, as eval "subset" after every N global steps — where the ranks' models are
  * equal: batch sync after step N, 2N, ...; every:k after the first averaging at or after
@@ -42,7 +42,7 @@
  * whose test accuracy reaches it; every rank holds the same count of correct answers, so
  * all stop together (an async master too: it serves no epoch more); the learning-rate
  * schedule still spans `epochs`.
- * The schedule is the cost model's (model/costmodel.h's costmodel_schedule_of): the same
+ * The schedule is the cost model's (model/costmodel.h's job_schedule_of): the same
  * steps per epoch and local batch; trainer_slice and trainer_steps_per_epoch state it.
  * Every step records compute (forward and backward; examples 0 for an empty slice), then
  * the update as its own phase (train/sync.h: after the step, the all-reduce, or on the ps
@@ -58,7 +58,7 @@
 #ifndef SPEEDUP_TRAINER_H
 #define SPEEDUP_TRAINER_H
 
-#include "model/costmodel.h"
+#include "core/job.h"
 #include "train/dataset.h"
 #include "train/net.h"
 
@@ -86,10 +86,10 @@ typedef struct {
     const char *trace_path;       /* NULL: no trace */
     const char *git;              /* recorded in the trace header */
     int mpi;                      /* start MPI (the process runs under mpirun) */
-    costmodel_sync sync;
+    job_sync sync;
     int every_n;                  /* sync every:N */
-    costmodel_topology topology;
-    costmodel_master master;
+    job_topology topology;
+    job_master master;
     int batch_per_worker;         /* batch sync: every training rank takes B (global K·B) */
     /* Called on every rank at the start of every global step (may be NULL): where a test
      * makes a rank fail (the CLI's SPEEDUP_TEST_KILL, cli/cmd_train.c). */
@@ -101,7 +101,7 @@ typedef struct {
     void *progress_ctx;
 } trainer_config;
 
-/* One accuracy measurement, as rank 0 recorded it (its trace event's, model/traceinfo.h's
+/* One accuracy measurement, as rank 0 recorded it (its trace event's, trace/traceinfo.h's
  * accuracy point). */
 typedef struct {
     int epoch;                /* epochs completed */
@@ -152,7 +152,7 @@ int trainer_check_eval(const trainer_config *c, char *err, int errlen);
 /* ---- the schedule, for training rank train_rank of train_world (K) on D = examples */
 
 /* The cost model's view of the run (the trace header's config): K = train_world. */
-costmodel_config trainer_model_config(const trainer_config *c, int train_world, long examples);
+job_config trainer_model_config(const trainer_config *c, int train_world, long examples);
 /* 0, or -1 with the reason in err when the trainer cannot run this schedule: fewer examples
  * than training ranks, or what costmodel_check refuses (batch sync split over more ranks
  * than the batch). */

@@ -60,7 +60,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         if (grid_handle_option(&g, code, s) == 0 && grid_finish(&g) == 0) {
             fuzz_check(grid_size(&g) >= 1, "a grid has a configuration");
             for (int k = 0; k < grid_size(&g) && k < 8; k++) { // what the flag does to a prediction
-                const costmodel_config c = grid_config(&g, k);
+                const job_config c = grid_config(&g, k);
                 predictions_from_model(&g.params, &c);
             }
         }

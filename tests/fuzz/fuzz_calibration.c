@@ -11,8 +11,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
         fuzz_check(err[0] != '\0', "a refusal says why");
         return 0;
     }
-    const costmodel_config any = { .workers = 1, .cores = 1, .sync = COSTMODEL_SYNC_BATCH, .every_n = 1,
-                                   .topology = COSTMODEL_TOPO_PS, .examples = 1, .batch = 1, .epochs = 1 };
+    const job_config any = { .workers = 1, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                                   .topology = JOB_TOPO_PS, .examples = 1, .batch = 1, .epochs = 1 };
     fuzz_check(costmodel_check(&cal.params, &any, err, sizeof err) == 0, "accepted parameters are in range");
     const char *out = fuzz_path("calibration-out");
     fuzz_check(calibration_write(out, &cal, NULL, err, sizeof err) == 0, "an accepted calibration writes");

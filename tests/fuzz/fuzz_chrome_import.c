@@ -1,10 +1,10 @@
-/* fuzz_chrome_import — model/chrome_import.h on any bytes as a profiler trace (PyTorch's
+/* fuzz_chrome_import — trace/chrome_import.h on any bytes as a profiler trace (PyTorch's
  * legacy or Kineto Chrome JSON, a Horovod timeline; gzip'd or not), read as one run at
  * batch 32: an imported run has every event in order (t0 <= t1, ranks below its
  * workers), writes as the project's trace and reads back with as many events. */
-#include "model/chrome_import.h"
-#include "model/trace.h"
-#include "model/traceinfo.h"
+#include "trace/chrome_import.h"
+#include "trace/trace.h"
+#include "trace/traceinfo.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdlib.h>

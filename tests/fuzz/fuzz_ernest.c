@@ -1,6 +1,6 @@
-/* fuzz_ernest — model/ernest.h on any bytes: accepted points are in Ernest's ranges, and
+/* fuzz_ernest — fit/ernest.h on any bytes: accepted points are in Ernest's ranges, and
  * the NNLS fit on them gives non-negative θ or a refusal, never a crash. */
-#include "model/ernest.h"
+#include "fit/ernest.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <math.h>

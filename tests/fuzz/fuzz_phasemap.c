@@ -1,6 +1,6 @@
-/* fuzz_phasemap — model/phasemap.h's --phase-map FILE reader on any bytes: a map that
+/* fuzz_phasemap — trace/phasemap.h's --phase-map FILE reader on any bytes: a map that
  * reads matches names (its own patterns included) without a report, and prints. */
-#include "model/phasemap.h"
+#include "trace/phasemap.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <stdio.h>

@@ -1,10 +1,11 @@
-/* fuzz_trace — model/trace.h and model/traceinfo.h on any bytes: an accepted trace's
+/* fuzz_trace — trace/trace.h and trace/traceinfo.h on any bytes: an accepted trace's
  * meaning is computed without a report, it writes, reads back with the same events and
  * names, and its Chrome JSON is valid JSON. */
-#include "model/chrome.h"
+#include "trace/chrome.h"
 #include "model/predictions.h"
-#include "model/trace.h"
-#include "model/traceinfo.h"
+#include "trace/measurements.h"
+#include "trace/trace.h"
+#include "trace/traceinfo.h"
 #include "tests/fuzz/fuzz.h"
 
 #include <jansson.h>
@@ -28,7 +29,7 @@ static void meaning(const trace *t) {
         fuzz_check(curve[i].accuracy >= 0 && curve[i].accuracy <= 1 && curve[i].examples_seen >= 0,
                    "an accuracy point in range");
     free(curve);
-    predictions_from_trace(t);
+    measurements_from_trace(t);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {

@@ -1,0 +1,321 @@
+/* fit_comm — the synchronisation-level part of the fit: alpha, beta per topology (see
+ * fit_parts.h). */
+#include "fit/fit_parts.h"
+
+#include "util/errmsg.h"
+
+#include "fit/robustfit.h"
+#include "trace/traceinfo.h"
+
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum { PATTERN_RUN, PATTERN_PS, PATTERN_ALLREDUCE, PATTERN_PINGPONG, PATTERN_OTHER } comm_pattern;
+
+/* A nameless synchronisation is the run's own exchange; one named otherwise than the three
+ * the model prices (an imported "broadcast": DDP's one-off bucket order) is none of S(K). */
+static comm_pattern pattern_of(const char *name) {
+    if (strcmp(name, "allreduce") == 0)
+        return PATTERN_ALLREDUCE;
+    if (strcmp(name, "ps") == 0)
+        return PATTERN_PS;
+    if (strcmp(name, "pingpong") == 0)
+        return PATTERN_PINGPONG;
+    return name[0] ? PATTERN_OTHER : PATTERN_RUN;
+}
+
+/* The features (α, β coefficients) of one synchronisation of run t for topology topo; 0
+ * when it does not belong to topo or exchanges nothing (K = 1). */
+static int comm_features(const trace *t, const traceinfo_sync *sy, job_topology topo, double x[2]) {
+    comm_pattern pat = pattern_of(sy->name);
+    if (pat == PATTERN_OTHER)
+        return 0;
+    if (pat == PATTERN_RUN)
+        pat = t->run.config.topology == JOB_TOPO_ALLREDUCE ? PATTERN_ALLREDUCE : PATTERN_PS;
+    double k = t->run.config.workers;
+    double bytes = sy->bytes > 0 ? (double)sy->bytes : (double)t->run.model_bytes;
+    if (topo == JOB_TOPO_ALLREDUCE) {
+        if (pat != PATTERN_ALLREDUCE || k < 2)
+            return 0;
+        x[0] = 2 * (k - 1);
+        x[1] = 2 * (k - 1) / k * bytes;
+        return 1;
+    }
+    if (pat == PATTERN_PINGPONG) {
+        x[0] = 2;
+        x[1] = 2 * bytes;
+        return 1;
+    }
+    if (pat != PATTERN_PS)
+        return 0;
+    double remote = t->run.config.master == JOB_MASTER_DEDICATED ? k : k - 1;
+    if (remote < 1)
+        return 0;
+    x[0] = 2 * remote;
+    x[1] = 2 * remote * bytes;
+    return 1;
+}
+
+/* Pushes one row per synchronisation of t in topo, its span as trace/traceinfo.h defines
+ * it (the largest rank part, other ranks' updates inside it left out). */
+static int push_sync_spans(const trace *t, job_topology topo, fit_rows *r) {
+    traceinfo_sync *sy;
+    long n = traceinfo_syncs(t, &sy);
+    int rc = n < 0 ? -1 : 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        double x[2];
+        if (comm_features(t, &sy[i], topo, x))
+            rc = fit_rows_push(r, x, sy[i].span_s);
+    }
+    free(sy);
+    return rc;
+}
+
+void fit_comm_absent(fit_subset *s, job_topology topo) {
+    const char *name = job_topology_name(topo);
+    fit_missing(s, "alpha_%s, beta_%s: no %s synchronisations with K>=2 in any trace: add a trace of "
+                "`mpirun -np 2 speedup commbench --trace FILE`", name, name, name);
+}
+
+int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errlen) {
+    const char *name = job_topology_name(topo);
+    fit_rows r = { .cols = 2 };
+    int rc = -1;
+    for (int i = 0; i < s->n; i++) {
+        /* Oversubscribed runs' synchronisations wait for ranks the scheduler has parked. */
+        if (fit_kept(s, i) && traceinfo_rho(&s->tr[i]->run) == 1.0 && push_sync_spans(s->tr[i], topo, &r)) {
+            errmsg_set(err, errlen, "out of memory");
+            goto done;
+        }
+    }
+    rc = 1;
+    if (r.n == 0) {
+        bool asked = false;
+        for (int i = 0; i < s->n; i++)
+            asked |= fit_used(s, i, true) && s->tr[i]->run.config.topology == topo;
+        if (asked)
+            fit_comm_absent(s, topo);
+        else
+            rc = 2;
+        goto done;
+    }
+    /* Two groups would fit any line; a third checks the form. */
+    long groups = fit_rows_groups(&r);
+    if (groups < 0) {
+        rc = errmsg_set(err, errlen, "out of memory");
+        goto done;
+    }
+    if (groups < 3 || fit_rows_rank(&r) < 2) {
+        fit_missing(s, "alpha_%s, beta_%s: the %s synchronisations come in fewer than 3 distinct (worker count, "
+                    "bytes) groups, so latency and bandwidth cannot be separated with a standard error: "
+                    "add a trace of `mpirun -np 2 speedup commbench --trace FILE` (several message sizes)",
+                    name, name, name);
+        goto done;
+    }
+    robustfit_result res;
+    if (fit_rows_robust(&r, true, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    f->p.link[topo].alpha_s = res.c[0];
+    f->p.link[topo].beta_s_per_byte = res.c[1];
+    double *sa = topo == JOB_TOPO_PS ? &f->se.alpha_ps : &f->se.alpha_allreduce;
+    double *sb = topo == JOB_TOPO_PS ? &f->se.beta_ps : &f->se.beta_allreduce;
+    *sa = res.se[0];
+    *sb = res.se[1];
+    fit_add_robust_reg(f, topo == JOB_TOPO_PS ? "comm_ps" : "comm_allreduce", &res, true);
+    rc = 0;
+done:
+    fit_rows_free(&r);
+    return rc;
+}
+
+
+/* The overlapped steps of the runs with K ≥ 2 and ρ = 1 (traceinfo_overlaps), each
+ * with its run's config: *out malloc'd; the count, or -1 out of memory. */
+typedef struct {
+    traceinfo_overlap o;
+    const job_config *config;
+    int run;                         /* the trace's index: a run's steps are contiguous */
+} overlapped_step;
+
+static long overlapped_steps(fit_subset *s, overlapped_step **out) {
+    long n = 0;
+    *out = NULL;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (!fit_used(s, i, true) || traceinfo_rho(&t->run) != 1.0 || t->run.config.workers < 2)
+            continue;
+        traceinfo_overlap *o;
+        long m = traceinfo_overlaps(t, &o);
+        overlapped_step *grown = m > 0 ? realloc(*out, sizeof **out * (size_t)(n + m)) : *out;
+        if (m < 0 || (m > 0 && !grown)) {
+            free(o);
+            free(*out);
+            *out = NULL;
+            return -1;
+        }
+        *out = grown;
+        for (long k = 0; k < m; k++)
+            (*out)[n++] = (overlapped_step){ .o = o[k], .config = &t->run.config, .run = i };
+        free(o);
+    }
+    return n;
+}
+
+/* The mean of v[0..n) and its standard error sd/√n (0 for one value). */
+static void mean_se(const double *v, long n, double *mean, double *se) {
+    *mean = gsl_stats_mean(v, 1, (size_t)n);
+    *se = n > 1 ? gsl_stats_sd_m(v, 1, (size_t)n, *mean) / sqrt((double)n) : 0;
+}
+
+/* χ: how much longer a step is with its exchange beside it than c0, c1 and σ say of it
+ * alone — Σ min(step, 3·alone) / Σ alone − 1, the level matched to the mean step as c0
+ * and c1 are (fit_compute). Its standard error: that of the mean of the step ratios, or,
+ * when larger, of the mean over the runs of each run's own χ — the runs' speed factors
+ * (run_cv) are in it, since the overlapped steps and c0, c1 come from different runs
+ * (0.24, 0.40 and 0.52 in three calibrations of experiments/pytorch-ddp, each ±0.01
+ * by its steps). Held at 0 when c0 and c1 could only be fitted on these steps. ratio,
+ * per_run: n scratch values each. */
+static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, double *ratio, double *per_run) {
+    enum { PREEMPTED = 3 };
+    if (f->compute_with_overlapped || !(f->p.c1_s > 0)) {
+        fit_note(f, "overlap_slowdown", "0: c0 and c1 could only be fitted on the overlapped steps themselves");
+        return;
+    }
+    double measured = 0, alone_sum = 0, run_measured = 0, run_alone = 0;
+    long runs = 0;
+    for (long i = 0; i < n; i++) {
+        const job_config *c = v[i].config;
+        double amdahl = f->p.sigma + (1.0 - f->p.sigma) / c->cores;
+        double alone = f->p.c0_s + f->p.c1_s * amdahl * (double)v[i].o.examples;
+        double step = fmin(v[i].o.step_s, PREEMPTED * alone);
+        measured += step;
+        alone_sum += alone;
+        run_measured += step;
+        run_alone += alone;
+        ratio[i] = v[i].o.step_s / alone;
+        if (i + 1 == n || v[i + 1].run != v[i].run) {
+            per_run[runs++] = run_measured / run_alone;
+            run_measured = run_alone = 0;
+        }
+    }
+    double mean, se_runs = 0;
+    mean_se(ratio, n, &mean, &f->se.overlap_slowdown);
+    if (runs >= 2)
+        mean_se(per_run, runs, &mean, &se_runs);
+    f->se.overlap_slowdown = fmax(f->se.overlap_slowdown, se_runs);
+    f->p.overlap_slowdown = fmax(0.0, measured / alone_sum - 1.0);
+    fit_add_reg(f, "overlap_slowdown", "mean ratio", n, (int)n - 1, 0.0);
+    if (measured < alone_sum)
+        fit_note(f, "overlap_slowdown", "held at 0: steps beside their all-reduce were %.1f%% faster than alone",
+                 100 * (1 - measured / alone_sum));
+}
+
+/* ε: the mean over the overlapped steps of the rank's exposed part over S(K) of its run's
+ * config at the fitted link, each at most 1: what was left to wait for after the step,
+ * however long the window. */
+static void fit_overlap_exposed(fit_core *f, const overlapped_step *v, long n, double *ratio) {
+    long m = 0;
+    for (long i = 0; i < n; i++) {
+        double sync = costmodel_sync_time(&f->p, v[i].config);
+        if (sync > 0)
+            ratio[m++] = fmin(1.0, v[i].o.exposed_s / sync);
+    }
+    if (m == 0)
+        return;
+    mean_se(ratio, m, &f->p.overlap_exposed, &f->se.overlap_exposed);
+    fit_add_reg(f, "overlap_exposed", "mean", m, (int)m - 1, 0.0);
+}
+
+/* φ, the overlap: the median over the steps of the runs with K ≥ 2 and ρ = 1 of the share
+ * of the step during which its own synchronisation already ran beside it (traceinfo_overlaps:
+ * background comm, e.g. DDP's bucketed all-reduce on gloo's threads); standard error
+ * √(π/2)·sd/√n. Then what the overlap costs the step and what it leaves exposed. Traces without
+ * background comm (the C trainer communicates after it computes) give φ = χ = ε = 0 with a
+ * note. */
+int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen) {
+    overlapped_step *v;
+    long n = overlapped_steps(s, &v);
+    double *share = n > 0 ? malloc(sizeof *share * (size_t)(2 * n)) : NULL; /* and per-run scratch */
+    if (n < 0 || (n > 0 && !share)) {
+        free(v);
+        return errmsg_set(err, errlen, "out of memory");
+    }
+    f->p.overlap = f->se.overlap = 0;
+    f->p.overlap_slowdown = f->se.overlap_slowdown = 0;
+    f->p.overlap_exposed = f->se.overlap_exposed = 0;
+    if (n == 0) {
+        fit_note(f, "overlap", "no communication ran beside compute in the traces (it follows the step, as in "
+                 "`speedup train`): 0, compute then communicate");
+        return 0;
+    }
+    for (long i = 0; i < n; i++)
+        share[i] = v[i].o.share;
+    fit_median_se(share, n, &f->p.overlap, &f->se.overlap);
+    fit_add_reg(f, "overlap", "median", n, (int)n - 1, 0.0);
+    fit_overlap_slowdown(f, v, n, share, share + n);
+    fit_overlap_exposed(f, v, n, share);
+    free(share);
+    free(v);
+    return 0;
+}
+
+/* The rows of master_wake from run t (see fit_master_wake): one per synchronisation. The
+ * trainer's barrier comes before the exchange (train/sync.c), so no straggler is in it. */
+static int push_master_wake_rows(const fit_core *f, const trace *t, fit_rows *r) {
+    const double messages = 2.0 * t->run.config.workers;
+    const costmodel_link *l = &f->p.link[JOB_TOPO_PS];
+    traceinfo_sync *sy;
+    long n = traceinfo_syncs(t, &sy);
+    int rc = n < 0 ? -1 : 0;
+    for (long i = 0; i < n && rc == 0; i++) {
+        if (pattern_of(sy[i].name) != PATTERN_RUN && pattern_of(sy[i].name) != PATTERN_PS)
+            continue;
+        const double bytes = sy[i].bytes > 0 ? (double)sy[i].bytes : (double)t->run.model_bytes, one = 1.0;
+        rc = fit_rows_push(r, &one, sy[i].span_s / messages - (l->alpha_s + l->beta_s_per_byte * bytes));
+    }
+    free(sy);
+    return rc;
+}
+
+/* master_wake: what a message to a dedicated master whose workers fill its host's cores
+ * takes beyond alpha_ps + beta_ps·bytes, from the batch-sync runs with such a master
+ * (one exchange a step: enough of them to fit) — per synchronisation its span over its
+ * 2K messages less that: a robust location, so a preempted exchange has no pull. Held
+ * at 0 when it comes out below; no such run: 0 with a note. */
+int fit_master_wake(fit_subset *s, fit_core *f, char *err, int errlen) {
+    fit_rows r = { .cols = 1 };
+    int rc = -1;
+    f->p.master_wake_s = f->se.master_wake_s = 0;
+    for (int i = 0; i < s->n; i++) {
+        const trace *t = s->tr[i];
+        const job_config *c = &t->run.config;
+        if (fit_used(s, i, true) && c->sync == JOB_SYNC_BATCH && traceinfo_master_crowded(&t->run) &&
+            push_master_wake_rows(f, t, &r)) {
+            errmsg_set(err, errlen, "out of memory");
+            goto done;
+        }
+    }
+    rc = 0;
+    if (r.n < 2) {
+        fit_note(f, "master_wake", "no run with a dedicated master on a full host in batch sync: a message to such "
+                 "a master is taken to cost alpha_ps + beta_ps*bytes, as to one with a core of its own");
+        goto done;
+    }
+    robustfit_result res;
+    if (fit_rows_robust(&r, false, &res, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
+    fit_add_robust_reg(f, "master_wake", &res, false);
+    if (res.c[0] > 0) {
+        f->p.master_wake_s = res.c[0];
+        f->se.master_wake_s = res.se[0];
+    }
+done:
+    fit_rows_free(&r);
+    return rc;
+}

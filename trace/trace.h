@@ -1,0 +1,129 @@
+/* trace — the record of where every second of a training run went (DESIGN.md), shared by
+ * the trainer (writes), the calibration (fits), the simulator (replays) and the plots.
+ *
+ * A *.trace.jsonl file (blank lines are skipped; a NUL byte is an error): the first line
+ * describes the run,
+ *   {"run": {"format": "speedup-trace", "version": 1, "host": "...", "host_cores": 2,
+ *            "git": "...", "net": "...", "model_bytes": M, "workers": K, "cores": T,
+ *            "sync": "batch|epoch|every:N|async[:N]|hogwild[:N]", "topology": "ps|allreduce",
+ *            "master": "worker|dedicated", "examples": D, "batch": B, "epochs": E,
+ *            "batch_per_worker": false, "seed": S, "waits": "poll|block",
+ *            "memory": {"fwd_bytes_per_example": F, "train_bytes_per_example": G,
+ *                       "workspace_bytes": W, "workspace_bytes_per_thread": Wt,
+ *                       "example_bytes": e, "test_examples": n, "test_set_examples": N,
+ *                       "roles": ["master", "worker", ...], "peak_rss_kib": [r0, r1, ...]}}}
+ * ("waits" is optional, "poll" when absent: how a rank waits for the others — Open MPI,
+ * which the trainer runs on, busy-polls; gloo's ranks block, and trace/chrome_import.h
+ * writes "block" for a run whose exchange ran on other threads than its steps.
+ * "memory" is optional: the trainer writes it; what it means is model/memory.h's. Its
+ * "roles" are written for the reader and not read: a rank's role follows from the run.)
+ * then one event per line, any rank, seconds from the run's common start:
+ *   {"rank": r, "ph": "startup|compute|update|comm|wait|eval", "t0": s, "t1": s,
+ *    "epoch": e, "step": i, "bytes": n, "examples": b, "name": "..."}
+ * "examples" is always written (0 included: a rank with an empty slice, a dedicated
+ * master); on reading it is optional (0). "bytes" (comm) and "name" (a sub-phase such as
+ * "mpi_init", "data_load", "model_build") are optional.
+ * An eval event may carry the model's accuracy (the time to accuracy, DESIGN.md):
+ *   {"rank": 0, "ph": "eval", ..., "epoch": e, "step": n, "examples": m, "name": "test",
+ *    "accuracy": 0.8123, "loss": 0.4567}
+ * "accuracy" is the fraction of the m examples evaluated (by every rank together: each
+ * evaluates its share, and each records the same totals) that were classified correctly,
+ * in [0, 1]; "loss" the mean training loss (>= 0) of the steps since the previous
+ * accuracy point of the same name; "step" the global steps done when measured (counted
+ * from the run's first epoch); "name" "test" (the whole test set, at the end of epoch e)
+ * or "subset" (--eval-every's fixed subset of the test set, during epoch e). The two are
+ * optional but go together and only on an eval event. "background": true (optional,
+ * comm or update only) marks communication that ran beside the rank's own timeline on
+ * another thread — DDP's bucketed all-reduce on gloo's threads while backward goes on, imported
+ * from a profiler trace (trace/chrome_import.h) — rather than in it: a rank's foreground
+ * events tile its time, its background events overlap them. On an update event it marks
+ * one that a hogwild master's updater thread applied beside its main thread's receives
+ * and sends (train/asyncps.h). "staleness": n (optional, update events only) is written
+ * by the master of an async or hogwild run on every pushed gradient it applies: how many
+ * updates the server applied between the worker's pull of the weights the gradient was
+ * computed on and the start of this one (0: computed on the current weights). What the
+ * events mean (training time, which spans are steps, one synchronisation's span, the
+ * overlap, the accuracy curve, the staleness) is trace/traceinfo.h's.
+ *
+ * trace_read reports the first bad line as "PATH: line L: what was expected".
+ */
+#ifndef SPEEDUP_TRACE_H
+#define SPEEDUP_TRACE_H
+
+#include "model/costmodel.h"
+
+#include <stdbool.h>
+
+#define TRACE_FORMAT "speedup-trace"
+#define TRACE_VERSION 1
+
+/* update: the optimizer step (SGD with momentum) on the rank that holds the weights —
+ * every rank after its own step or the all-reduce, the master for a parameter server. It
+ * is its own phase so that it is neither compute (c0, c1) nor communication (S). */
+typedef enum { TRACE_STARTUP, TRACE_COMPUTE, TRACE_COMM, TRACE_WAIT, TRACE_EVAL, TRACE_UPDATE, TRACE_PHASE_COUNT } trace_phase;
+
+typedef struct {
+    int rank;
+    trace_phase ph;
+    double t0_s, t1_s;
+    int epoch;               /* -1 when not inside an epoch (start-up) */
+    long step;               /* -1 when not a step */
+    long bytes;              /* comm: bytes moved; 0 otherwise */
+    long examples;           /* compute: examples in the step (0: an empty slice); 0 otherwise */
+    char name[32];           /* sub-phase, "" when none */
+    bool background;         /* comm (or a hogwild update) beside the rank's timeline (see above) */
+    bool has_accuracy;       /* eval: accuracy and loss below were measured (see above) */
+    double accuracy;         /* eval: fraction of `examples` classified correctly, 0..1 */
+    double loss;             /* eval: mean training loss since the previous point of this name */
+    bool has_staleness;      /* an async master's update of a pushed gradient: */
+    long staleness;          /*   updates applied since its weights were pulled (see above) */
+} trace_event;
+
+enum { TRACE_MAX_RANKS = 1024 }; /* ranks whose peak memory a header lists */
+
+/* What the ranks' memory held: the network's buffers and the data (model/memory.h's known
+ * terms) and each rank's measured peak resident set. */
+typedef struct {
+    bool has;                        /* the header has a "memory" object */
+    long fwd_bytes_per_example;      /* train/net.h's net_memory */
+    long train_bytes_per_example;
+    long workspace_bytes, workspace_bytes_per_thread;
+    long example_bytes;              /* one example held in memory: image and label */
+    long test_examples;              /* the test examples every rank holds beside the training set */
+    long test_set_examples;          /* the test set's size (--limit cuts it to test_examples) */
+    int n_ranks;                     /* entries of peak_rss_kib (0: not measured) */
+    long peak_rss_kib[TRACE_MAX_RANKS]; /* each rank's peak resident set (getrusage), KiB */
+} trace_memory;
+
+typedef struct {
+    char host[128];
+    int host_cores;
+    char git[64];
+    char net[256];           /* network spec, e.g. "conv5x5x32,relu,pool2,..." */
+    long model_bytes;
+    job_config config; /* workers, cores, sync, every_n, topology, master, D, B, E */
+    bool waits_block;        /* "waits": "block": a rank waiting for the others sleeps
+                                (costmodel_params.waits_block); "poll" (the default) */
+    long seed;
+    trace_memory memory;
+} trace_run;
+
+typedef struct {
+    trace_run run;
+    trace_event *events;     /* owned */
+    long n_events, cap_events;
+} trace;
+
+const char *trace_phase_name(trace_phase ph);
+int trace_phase_parse(const char *s, trace_phase *out);
+
+trace *trace_new(const trace_run *run);
+void trace_free(trace *t);                      /* NULL is a no-op */
+int trace_add(trace *t, const trace_event *e);  /* 0, or -1 out of memory */
+
+/* Writes the whole trace to path through a temporary file and a rename. */
+int trace_write(const trace *t, const char *path, char *err, int errlen);
+/* Reads a trace; NULL with "PATH: line L: ..." in err on any malformed line. */
+trace *trace_read(const char *path, char *err, int errlen);
+
+#endif
