@@ -3,6 +3,7 @@
 
 #include "fit/fit.h"
 #include "comm/psx.h" // defines: psx_exchange, the trainer's parameter-server exchange
+#include "util/host.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,8 +91,7 @@ static trace_run header(const commbench_options *o, int size, long max_bytes) {
     memset(&run, 0, sizeof run);
     if (gethostname(run.host, sizeof run.host - 1) != 0)
         snprintf(run.host, sizeof run.host, "unknown");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    run.host_cores = cores > 0 ? (int)cores : 0;
+    run.host_cores = host_online_cores();
     snprintf(run.git, sizeof run.git, "%s", o->git ? o->git : "unknown");
     snprintf(run.net, sizeof run.net, "%s", FIT_COMMBENCH_NET);
     run.model_bytes = max_bytes;

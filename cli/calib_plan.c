@@ -3,6 +3,7 @@
 #include "cli/calib_plan.h"
 
 #include "cli/spawn.h"
+#include "util/host.h"
 
 #include <math.h>
 #include <stdbool.h>
@@ -18,8 +19,8 @@ static double now_s(void) {
 }
 
 static int host_cores(void) {
-    long p = sysconf(_SC_NPROCESSORS_ONLN);
-    return p < 1 ? 1 : p > 8 ? 8 : (int)p;
+    int p = host_online_cores();
+    return p > 8 ? 8 : p;
 }
 
 /* The plan's configurations for a host of p cores (see the header), once each. */
@@ -174,7 +175,7 @@ int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const ch
     /* Other jobs on the host slow some runs and not others (on this 2-core VM at load 3-8
      * leave-one-out errors were 28-41 %, idle 1-5 %): say so before the fit absorbs it. */
     double load[3];
-    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    long online = host_online_cores();
     if (calib_plan_load_averages(load) == 0 && online > 0 && load[0] > 0.5 * (double)online)
         fprintf(stderr, "speedup calibrate: warning: load average %.2f on %ld cores: other processes will slow "
                         "some runs and not others, and the fit will carry it\n", load[0], online);

@@ -32,6 +32,7 @@
 #include "trace/traceinfo.h"
 #include "plots/gnuplot.h"
 #include "util/atomicfile.h"
+#include "util/host.h"
 
 #include <errno.h>
 #include <getopt.h>
@@ -414,7 +415,7 @@ static void describe_host(char *out, size_t size) {
     double load[3];
     calib_plan_load_averages(load);
     snprintf(out, size, "%s, %ld cores; load average at the end of the report %.2f %.2f %.2f", host,
-             sysconf(_SC_NPROCESSORS_ONLN), load[0], load[1], load[2]);
+             (long)host_online_cores(), load[0], load[1], load[2]);
 }
 
 /* 3. The grid: workers 1, 2, 4, … up to max_workers and never beyond the batch (batch
@@ -726,13 +727,13 @@ int cmd_report(int argc, char **argv) {
     if (code)
         return code < 0 ? 0 : code;
     if (o.n_clusters == 0)
-        default_clusters(&o, sysconf(_SC_NPROCESSORS_ONLN));
+        default_clusters(&o, host_online_cores());
     if (check_programs())
         return 1;
     if (!c.limit)
         c.limit = calib_plan_limit(o.budget_s);
     double t_start = now_s();
-    const long B = CALIB_PLAN_BATCH, cores = sysconf(_SC_NPROCESSORS_ONLN);
+    const long B = CALIB_PLAN_BATCH, cores = host_online_cores();
     static report_config configs[REPORT_MAX_CONFIGS];
     char err[1400], path[PATH_LEN], sim_tl[PATH_LEN], cal_out[PATH_LEN];
     int n_configs = o.held_out ? report_configs_read(o.held_out, B, cores, configs, REPORT_MAX_CONFIGS, err, sizeof err)

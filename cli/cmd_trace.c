@@ -86,35 +86,26 @@ static int summary(const trace *t) {
            t->run.waits_block ? ", waits block" : "");
     printf("%4s %10s %10s %10s %10s %10s %10s %10s %10s %9s%s\n", "rank", "startup_s", "compute_s", "update_s",
            "comm_s", "wait_s", "eval_s", "sum_s", "wall_s", "covered", beside ? "   beside_s" : "");
+    traceinfo_rank_totals *totals;
+    if (traceinfo_rank_totals_of(t, &totals) < 0) {
+        args_error("trace: out of memory");
+        return 1;
+    }
     for (int r = 0; r < ranks; r++) {
-        double total[TRACE_PHASE_COUNT] = { 0 }, first = 1e300, last = -1e300, sum = 0, bg = 0;
-        long n = 0;
-        for (long i = 0; i < t->n_events; i++) {
-            const trace_event *e = &t->events[i];
-            if (e->rank != r)
-                continue;
-            if (traceinfo_is_background(e)) {
-                bg += e->t1_s - e->t0_s;
-                continue;
-            }
-            total[e->ph] += e->t1_s - e->t0_s;
-            sum += e->t1_s - e->t0_s;
-            if (e->t0_s < first) first = e->t0_s;
-            if (e->t1_s > last) last = e->t1_s;
-            n++;
-        }
-        if (n == 0) {
+        const traceinfo_rank_totals *x = &totals[r];
+        if (x->events == 0) {
             printf("%4d %10s\n", r, "no events");
             continue;
         }
-        double wall = last - first;
-        printf("%4d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8.1f%%", r, total[TRACE_STARTUP],
-               total[TRACE_COMPUTE], total[TRACE_UPDATE], total[TRACE_COMM], total[TRACE_WAIT], total[TRACE_EVAL], sum,
-               wall, wall > 0 ? 100.0 * sum / wall : 100.0);
+        const double *ph = x->phase_s, wall = x->last_s - x->first_s;
+        printf("%4d %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %10.3f %8.1f%%", r, ph[TRACE_STARTUP],
+               ph[TRACE_COMPUTE], ph[TRACE_UPDATE], ph[TRACE_COMM], ph[TRACE_WAIT], ph[TRACE_EVAL], x->sum_s, wall,
+               wall > 0 ? 100.0 * x->sum_s / wall : 100.0);
         if (beside)
-            printf(" %10.3f", bg);
+            printf(" %10.3f", x->background_s);
         printf("\n");
     }
+    free(totals);
     return async_summary(t);
 }
 

@@ -8,9 +8,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/spawn.h"
 #include "train/trainer.h"
 
 #include "train/checkpoint.h"
+#include "util/host.h"
 
 #include <fcntl.h>
 #include <getopt.h>
@@ -132,16 +134,6 @@ static int env_rank(void) {
     return -1;
 }
 
-/* The mpirun to launch: $MPIEXEC, the one CMake found, or the PATH's. */
-static const char *mpiexec_path(void) {
-    const char *e = getenv("MPIEXEC");
-    if (e && *e)
-        return e;
-    if (SPEEDUP_MPIEXEC[0] && access(SPEEDUP_MPIEXEC, X_OK) == 0)
-        return SPEEDUP_MPIEXEC;
-    return "mpirun";
-}
-
 /* Reads mpirun's stderr through to ours, noting which rank died and how. */
 typedef struct {
     int rank;          /* -1: none named */
@@ -174,7 +166,7 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
         return 1;
     }
     self[len] = '\0';
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    long cores = host_online_cores();
     char np[16];
     snprintf(np, sizeof np, "%d", workers + master);
     const char **av = calloc((size_t)argc + 16, sizeof *av);
@@ -183,7 +175,7 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
         return 1;
     }
     int k = 0;
-    av[k++] = mpiexec_path();
+    av[k++] = spawn_mpiexec();
     av[k++] = "-np";
     av[k++] = np;
     av[k++] = "--bind-to"; // ranks pinned to the same core would share it
@@ -242,7 +234,7 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
     if (code == 0)
         return 0;
     if (code == 127) {
-        args_error("--workers: could not run %s (set MPIEXEC to mpirun's path)", mpiexec_path());
+        args_error("--workers: could not run %s (set MPIEXEC to mpirun's path)", spawn_mpiexec());
         return 1;
     }
     if (f.rank >= 0 && (f.signal || f.aborted)) {

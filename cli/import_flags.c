@@ -3,6 +3,7 @@
 #include "cli/import_flags.h"
 
 #include "cli/args.h"
+#include "util/host.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -12,8 +13,7 @@ void import_flags_init(import_flags *f) {
     memset(f, 0, sizeof *f);
     if (gethostname(f->host, sizeof f->host - 1) != 0)
         snprintf(f->host, sizeof f->host, "unknown");
-    long cores = sysconf(_SC_NPROCESSORS_ONLN);
-    f->opts.host_cores = cores > 0 ? (int)cores : 0;
+    f->opts.host_cores = host_online_cores();
     f->opts.host = f->host;
 }
 

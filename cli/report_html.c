@@ -3,6 +3,7 @@
 #include "cli/report_html.h"
 
 #include "cli/report_memory.h"
+#include "trace/traceinfo.h"
 
 #include "util/atomicfile.h"
 
@@ -83,30 +84,18 @@ static void tables(FILE *f, const report_html_input *in, int breakdown) {
     fputs("</table></details>\n", f);
 }
 
-static void phase_totals(const trace *t, double *out /* [ranks][phases] */, int max_ranks, int *ranks) {
-    *ranks = 1;
-    memset(out, 0, sizeof(double) * (size_t)max_ranks * TRACE_PHASE_COUNT);
-    for (long i = 0; i < t->n_events; i++) {
-        const trace_event *e = &t->events[i];
-        if (e->rank < 0 || e->rank >= max_ranks)
-            continue;
-        out[e->rank * TRACE_PHASE_COUNT + e->ph] += e->t1_s - e->t0_s;
-        if (e->rank + 1 > *ranks)
-            *ranks = e->rank + 1;
-    }
-}
-
+/* Each rank's foreground seconds by phase (traceinfo_rank_totals_of: communication beside
+ * the rank's own timeline is not counted twice). */
 static void timeline_table(FILE *f, const char *label, const trace *t) {
-    enum { MAX_R = 64 };
-    static double tot[MAX_R * TRACE_PHASE_COUNT];
-    int ranks;
-    phase_totals(t, tot, MAX_R, &ranks);
+    traceinfo_rank_totals *tot;
+    int ranks = traceinfo_rank_totals_of(t, &tot);
     for (int r = 0; r < ranks; r++) {
         fprintf(f, "<tr><td>%s</td><td>%d</td>", label, r);
         for (int p = 0; p < TRACE_PHASE_COUNT; p++)
-            fprintf(f, "<td>%.3f</td>", tot[r * TRACE_PHASE_COUNT + p]);
+            fprintf(f, "<td>%.3f</td>", tot[r].phase_s[p]);
         fputs("</tr>\n", f);
     }
+    free(tot);
 }
 
 static void pre_file(FILE *f, const char *path) {

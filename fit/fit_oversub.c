@@ -20,14 +20,8 @@
 #include <math.h>
 #include <stdlib.h>
 
-/* The end of the run's last start-up span: training begins there. */
-static double startup_end(const trace *t) {
-    double end = 0;
-    for (long k = 0; k < t->n_events; k++)
-        if (t->events[k].ph == TRACE_STARTUP && t->events[k].t1_s > end)
-            end = t->events[k].t1_s;
-    return end;
-}
+/* Where training begins: the end of the run's last start-up span (0 without one). */
+static double startup_end(const trace *t) { return fmax(0.0, traceinfo_startup_end(t)); }
 
 /* The model's body of run t with parameters p: its total less its start-up. */
 static double model_body(const costmodel_params *p, const trace *t) {

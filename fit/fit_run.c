@@ -93,10 +93,7 @@ int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
         const trace *t = s->tr[i];
         if (!fit_used(s, i, true))
             continue;
-        double w = -1;
-        for (long k = 0; k < t->n_events; k++)
-            if (t->events[k].ph == TRACE_STARTUP && t->events[k].t1_s > w)
-                w = t->events[k].t1_s;
+        double w = traceinfo_startup_end(t);
         if (w < 0)
             continue;
         costmodel_params at = f->p;

@@ -11,7 +11,7 @@
 #include <string.h>
 
 int traceinfo_ranks(const trace *t) {
-    int ranks = t->run.config.workers + (t->run.config.master == JOB_MASTER_DEDICATED ? 1 : 0);
+    int ranks = job_ranks(&t->run.config);
     for (long i = 0; i < t->n_events; i++)
         if (t->events[i].rank + 1 > ranks)
             ranks = t->events[i].rank + 1;
@@ -67,6 +67,14 @@ double traceinfo_training_time(const trace *t) {
     return total;
 }
 
+double traceinfo_startup_end(const trace *t) {
+    double end = -1;
+    for (long k = 0; k < t->n_events; k++)
+        if (t->events[k].ph == TRACE_STARTUP && t->events[k].t1_s > end)
+            end = t->events[k].t1_s;
+    return end;
+}
+
 traceinfo_phases traceinfo_phase_means(const trace *t) {
     double sum[TRACE_PHASE_COUNT] = { 0 };
     for (long i = 0; i < t->n_events; i++)
@@ -76,6 +84,33 @@ traceinfo_phases traceinfo_phase_means(const trace *t) {
     return (traceinfo_phases){ .startup_s = sum[TRACE_STARTUP] / k, .compute_s = sum[TRACE_COMPUTE] / k,
                                .update_s = sum[TRACE_UPDATE] / k, .comm_s = sum[TRACE_COMM] / k,
                                .wait_s = sum[TRACE_WAIT] / k, .eval_s = sum[TRACE_EVAL] / k };
+}
+
+int traceinfo_rank_totals_of(const trace *t, traceinfo_rank_totals **out) {
+    const int ranks = traceinfo_ranks(t);
+    traceinfo_rank_totals *v = calloc((size_t)ranks, sizeof *v);
+    *out = v;
+    if (!v)
+        return -1;
+    for (int r = 0; r < ranks; r++)
+        v[r].first_s = 1e300, v[r].last_s = -1e300;
+    for (long i = 0; i < t->n_events; i++) {
+        const trace_event *e = &t->events[i];
+        if (e->rank < 0 || e->rank >= ranks)
+            continue;
+        traceinfo_rank_totals *r = &v[e->rank];
+        const double span = e->t1_s - e->t0_s;
+        if (traceinfo_is_background(e)) {
+            r->background_s += span;
+            continue;
+        }
+        r->phase_s[e->ph] += span;
+        r->sum_s += span;
+        r->first_s = e->t0_s < r->first_s ? e->t0_s : r->first_s;
+        r->last_s = e->t1_s > r->last_s ? e->t1_s : r->last_s;
+        r->events++;
+    }
+    return ranks;
 }
 
 static int by_sync(const void *a, const void *b) {

@@ -76,6 +76,16 @@ typedef struct {
     double startup_s, compute_s, update_s, comm_s, wait_s, eval_s;
 } traceinfo_phases;
 
+/* One rank's time by phase: its foreground spans (background comm and updates run beside
+ * its own timeline and are apart), their first start and last end. */
+typedef struct {
+    double phase_s[TRACE_PHASE_COUNT];
+    double sum_s;            /* Σ phase_s */
+    double background_s;     /* spans beside the rank's own timeline */
+    double first_s, last_s;  /* its foreground events' first start and last end */
+    long events;             /* foreground events; 0: the rank recorded none */
+} traceinfo_rank_totals;
+
 typedef struct {
     char name[32];           /* the comm event's name ("ps", "allreduce", "pingpong", ...) */
     int epoch;
@@ -104,7 +114,14 @@ int traceinfo_async_of(const trace *t, traceinfo_async *out);
 double traceinfo_rho(const trace_run *r);
 bool traceinfo_master_crowded(const trace_run *r);
 double traceinfo_training_time(const trace *t);
+/* Where start-up ends and training begins: the end of the run's last start-up span; -1
+ * when it has none. */
+double traceinfo_startup_end(const trace *t);
 traceinfo_phases traceinfo_phase_means(const trace *t);
+/* Every rank's totals, ranks 0 .. traceinfo_ranks(t) − 1: *out malloc'd (free it), the rank
+ * count returned; -1 out of memory. The one per-rank account (`speedup trace --summary`,
+ * the report's timeline table). */
+int traceinfo_rank_totals_of(const trace *t, traceinfo_rank_totals **out);
 /* Every synchronisation of t, ordered by (name, bytes, epoch, step): *out malloc'd (free
  * it), the count returned; 0 with *out NULL when there are none; -1 out of memory. */
 long traceinfo_syncs(const trace *t, traceinfo_sync **out);

@@ -11,6 +11,7 @@
 #include "train/sync.h"
 #include "util/atomicfile.h"
 #include "util/errmsg.h"
+#include "util/host.h"
 
 #include <mpi.h>
 
@@ -529,7 +530,7 @@ static void run_open_trace(run *R, double t_data1, double t_model1) {
         return;
     trace_run head = { 0 };
     gethostname(head.host, sizeof head.host - 1);
-    head.host_cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
+    head.host_cores = host_online_cores();
     snprintf(head.git, sizeof head.git, "%s", c->git ? c->git : "unknown");
     snprintf(head.net, sizeof head.net, "%.255s", R->n->spec_text);
     head.model_bytes = (long)sizeof(float) * R->n->n_params;
