@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/args.h"
 
+#include "model/memory.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>
@@ -92,6 +94,17 @@ int args_seconds(const char *flag, const char *text, double *out) {
                 return 0;
             }
     args_error("%s: expected a duration >= 0 such as 0.05, 50ms or 20us, got '%s'", flag, text);
+    return -1;
+}
+
+int args_size(const char *flag, const char *text, double min, double max, double *out) {
+    double x;
+    if (memory_parse_size(text, &x) == 0 && x >= min && x <= max) {
+        *out = x;
+        return 0;
+    }
+    args_error("%s: expected a size in [%g, %g] bytes such as 1819688, 100MB or 1.8MiB, got '%s'", flag, min, max,
+               text);
     return -1;
 }
 

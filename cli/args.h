@@ -34,6 +34,9 @@ int args_bandwidth(const char *flag, const char *text, double *out_bytes_per_s);
 /* The scale of one rate unit in bytes/s ("" = 1), by the rule above: 0, or -1 when the
  * unit is not one args_bandwidth accepts. */
 int args_rate_unit(const char *unit, double *bytes_per_s);
+/* Bytes, with an optional unit (model/memory.h's memory_parse_size): "1819688", "100MB"
+ * (10^6), "1.8MiB" (2^20), "4G" (2^30); at least min, at most max. */
+int args_size(const char *flag, const char *text, double min, double max, double *out);
 /* A comma-separated list of ints in [min, max]: "1,2,4,8". At most max_n entries. */
 int args_int_list(const char *flag, const char *text, int min, int max, int *out, int max_n, int *n);
 

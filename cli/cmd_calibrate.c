@@ -188,34 +188,11 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     const calibration_stderr *e = &r->cal.stderr_;
     printf("calibration of host %s from %d traces in %s (%d training runs)\n", r->cal.host, n_traces, dir,
            r->fit.n_runs);
-    print_param(r, "c0", p->c0_s, e->c0_s, "s");
-    print_param(r, "c1", p->c1_s, e->c1_s, "s/example");
-    print_param(r, "sigma", p->sigma, e->sigma, "");
-    print_param(r, "alpha_ps", p->link[JOB_TOPO_PS].alpha_s, e->alpha_ps, "s");
-    print_param(r, "beta_ps", p->link[JOB_TOPO_PS].beta_s_per_byte, e->beta_ps, "s/byte");
-    print_param(r, "alpha_allreduce", p->link[JOB_TOPO_ALLREDUCE].alpha_s, e->alpha_allreduce, "s");
-    print_param(r, "beta_allreduce", p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, "s/byte");
-    print_param(r, "w0", p->w0_s, e->w0_s, "s");
-    print_param(r, "w1", p->w1_s, e->w1_s, "s/worker");
-    print_param(r, "startup_cpu", p->startup_cpu_s, e->startup_cpu_s, "s (the data load, at no examples)");
-    print_param(r, "startup_per_example", p->startup_per_example_s, e->startup_per_example_s,
-                "s/example (the data load's growth with D)");
-    print_param(r, "cv", p->cv, e->cv, "(within a run)");
-    print_param(r, "run_cv", p->run_cv, e->run_cv, "(between runs)");
-    print_param(r, "run_cv_oversub", p->run_cv_oversub, e->run_cv_oversub, "(between runs, more ranks than cores)");
-    print_param(r, "oversub_compute", p->oversub_compute, e->oversub_compute, "(sharing a core in one-step rounds, per unit of rho - 1)");
-    print_param(r, "balance", p->balance_s, e->balance_s, "s (the scheduler evens out the cores)");
-    print_param(r, "master_yield", p->master_yield, e->master_yield, "(of its core a dedicated master gives back)");
-    print_param(r, "master_yield_loss", p->master_yield_loss, e->master_yield_loss,
-                "(of that yield given up over rounds longer than balance)");
-    print_param(r, "master_wake", p->master_wake_s, e->master_wake_s,
-                "s (a message to a dedicated master on a full host waits this much more)");
-    print_param(r, "update", p->update_s, e->update_s, "s");
-    print_param(r, "overlap", p->overlap, e->overlap, "(share of a step beside its all-reduce)");
-    print_param(r, "overlap_slowdown", p->overlap_slowdown, e->overlap_slowdown,
-                "(a step with its all-reduce beside it is 1 + this times as long)");
-    print_param(r, "overlap_exposed", p->overlap_exposed, e->overlap_exposed,
-                "(of the all-reduce exposed however long the step)");
+    for (int place = 1; place <= PARAM_COUNT; place++) // in the registry's print order
+        for (int i = 0; i < PARAM_COUNT; i++)
+            if (param_info((param_id)i)->print == place)
+                print_param(r, param_info((param_id)i)->name, param_get(p, (param_id)i), param_se_get(e, (param_id)i),
+                            param_info((param_id)i)->says);
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
     printf("  %-16s %s (from the run headers)\n", "waits", p->waits_block ? "block: a waiting rank sleeps, the cores are "

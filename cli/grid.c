@@ -21,9 +21,9 @@ void grid_init(grid *g) {
     g->n_topology = 1;
     g->topology[0] = JOB_TOPO_PS;
     g->base = costmodel_config_seed_example();
-    g->c0 = g->c1 = g->sigma = g->latency = g->bandwidth = g->model_bytes = NAN;
-    g->w0 = g->w1 = g->cv = g->host_cores = g->update = g->run_cv = g->overlap = NAN;
-    g->overlap_slowdown = g->overlap_exposed = NAN;
+    for (int i = 0; i < PARAM_COUNT; i++)
+        g->param[i] = NAN;
+    g->latency = g->bandwidth = g->w0 = g->w1 = g->run_cv = NAN;
     g->examples = g->batch = -1;
     g->epochs = -1;
     g->target_accuracy = NAN;
@@ -112,8 +112,23 @@ static int parse_startup(grid *g, const char *arg) {
     return 0;
 }
 
+/* A registry parameter's what-if flag (model/params.h): its value read by its kind. */
+static int parse_param(grid *g, param_id id, const char *arg) {
+    const param_row *r = param_info(id);
+    char flag[48];
+    snprintf(flag, sizeof flag, "--%s", r->flag);
+    double *v = &g->param[id];
+    switch (r->kind) {
+    case PARAM_SECONDS: return args_seconds(flag, arg, v);
+    case PARAM_FRACTION: return args_double(flag, arg, 0, 1, v);
+    case PARAM_RATIO: return args_double(flag, arg, 0, 100, v);
+    case PARAM_CORES: return args_double(flag, arg, 0, 1e9, v);
+    case PARAM_BYTES: return args_size(flag, arg, 0, 1e18, v);
+    }
+    return 1;
+}
+
 int grid_handle_option(grid *g, int code, const char *arg) {
-    const double big = 1e300;
     switch (code) {
     case GRID_OPT_CALIB: g->calib_path = arg; return 0;
     case GRID_OPT_WORKERS:
@@ -136,20 +151,10 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     case GRID_OPT_EXAMPLES: return args_long("--examples", arg, 1, 1000000000000L, &g->examples);
     case GRID_OPT_BATCH: return args_long("--batch", arg, 1, 1000000000L, &g->batch);
     case GRID_OPT_EPOCHS: return args_int("--epochs", arg, 1, 1000000, &g->epochs);
-    case GRID_OPT_C0: return args_seconds("--c0", arg, &g->c0);
-    case GRID_OPT_C1: return args_seconds("--c1", arg, &g->c1);
-    case GRID_OPT_SIGMA: return args_double("--sigma", arg, 0, 1, &g->sigma);
     case GRID_OPT_LATENCY: return args_seconds("--latency", arg, &g->latency);
     case GRID_OPT_BANDWIDTH: return args_bandwidth("--bandwidth", arg, &g->bandwidth);
-    case GRID_OPT_MODEL_BYTES: return args_double("--model-bytes", arg, 0, big, &g->model_bytes);
     case GRID_OPT_STARTUP: return parse_startup(g, arg);
-    case GRID_OPT_CV: return args_double("--cv", arg, 0, 100, &g->cv);
-    case GRID_OPT_HOST_CORES: return args_double("--host-cores", arg, 0, 1e9, &g->host_cores);
-    case GRID_OPT_UPDATE: return args_seconds("--update", arg, &g->update);
     case GRID_OPT_RUN_CV: return args_double("--run-cv", arg, 0, 10, &g->run_cv);
-    case GRID_OPT_OVERLAP: return args_double("--overlap", arg, 0, 1, &g->overlap);
-    case GRID_OPT_OVERLAP_SLOWDOWN: return args_double("--overlap-slowdown", arg, 0, 100, &g->overlap_slowdown);
-    case GRID_OPT_OVERLAP_EXPOSED: return args_double("--overlap-exposed", arg, 0, 1, &g->overlap_exposed);
     case GRID_OPT_TARGET_ACCURACY: return parse_target(g, arg);
     case GRID_OPT_CLUSTER:
         g->has_cluster = true;
@@ -161,7 +166,10 @@ int grid_handle_option(grid *g, int code, const char *arg) {
         }
         g->base.batch_per_worker = strcmp(arg, "weak") == 0;
         return 0;
-    default: return 1;
+    default:
+        if (code >= GRID_OPT_PARAM && code < GRID_OPT_PARAM + PARAM_COUNT)
+            return parse_param(g, (param_id)(code - GRID_OPT_PARAM), arg);
+        return 1;
     }
 }
 
@@ -251,22 +259,14 @@ int grid_fill_tta(const grid *g, const job_config *c, prediction_row *r) {
 static void apply_overrides(grid *g) {
     costmodel_params *p = &g->params;
     calibration_stderr *se = &g->unc.se;
-    override(&p->c0_s, &se->c0_s, g->c0);
-    override(&p->c1_s, &se->c1_s, g->c1);
-    if (!isnan(g->c0) || !isnan(g->c1))
+    for (int i = 0; i < PARAM_COUNT; i++)
+        override(param_value(p, (param_id)i), param_se(se, (param_id)i), g->param[i]);
+    if (!isnan(g->param[PARAM_C0]) || !isnan(g->param[PARAM_C1]))
         g->unc.cov_c0_c1 = 0;
-    override(&p->sigma, &se->sigma, g->sigma);
-    override(&p->model_bytes, &se->model_bytes, g->model_bytes);
     override(&p->w0_s, &se->w0_s, g->w0);
     override(&p->w1_s, &se->w1_s, g->w1);
-    override(&p->cv, &se->cv, g->cv);
-    override(&p->host_cores, &se->host_cores, g->host_cores);
-    override(&p->update_s, &se->update_s, g->update);
     override(&p->run_cv, &se->run_cv, g->run_cv);
     override(&p->run_cv_oversub, &se->run_cv_oversub, g->run_cv); /* one spread stated for every run */
-    override(&p->overlap, &se->overlap, g->overlap);
-    override(&p->overlap_slowdown, &se->overlap_slowdown, g->overlap_slowdown);
-    override(&p->overlap_exposed, &se->overlap_exposed, g->overlap_exposed);
     override(&p->link[JOB_TOPO_PS].alpha_s, &se->alpha_ps, g->latency);
     override(&p->link[JOB_TOPO_ALLREDUCE].alpha_s, &se->alpha_allreduce, g->latency);
     double beta = isnan(g->bandwidth) ? NAN : 1.0 / g->bandwidth;

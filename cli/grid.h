@@ -33,6 +33,7 @@
 #include "cli/cluster_spec.h"
 #include "model/costmodel.h"
 #include "model/efficiency.h"
+#include "model/params.h"
 #include "model/predictions.h"
 #include "model/uncertainty.h"
 
@@ -47,16 +48,20 @@ enum {
     GRID_OPT_FIRST = 1000,
     GRID_OPT_CALIB = GRID_OPT_FIRST, GRID_OPT_WORKERS, GRID_OPT_CORES, GRID_OPT_SYNC,
     GRID_OPT_TOPOLOGY, GRID_OPT_MASTER, GRID_OPT_BATCH_PER_WORKER, GRID_OPT_EXAMPLES,
-    GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_C0, GRID_OPT_C1, GRID_OPT_SIGMA,
-    GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_MODEL_BYTES, GRID_OPT_STARTUP,
-    GRID_OPT_CV, GRID_OPT_HOST_CORES, GRID_OPT_UPDATE, GRID_OPT_RUN_CV, GRID_OPT_CLUSTER,
-    GRID_OPT_SCALING, GRID_OPT_OVERLAP, GRID_OPT_OVERLAP_SLOWDOWN, GRID_OPT_OVERLAP_EXPOSED,
-    GRID_OPT_TARGET_ACCURACY,
-    GRID_OPT_LAST
+    GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_STARTUP,
+    GRID_OPT_RUN_CV, GRID_OPT_CLUSTER, GRID_OPT_SCALING, GRID_OPT_TARGET_ACCURACY,
+    GRID_OPT_PARAM,          /* GRID_OPT_PARAM + id: the registry's flag of parameter id */
+    GRID_OPT_LAST = GRID_OPT_PARAM + PARAM_COUNT
 };
+
+/* The what-if flags of one parameter each, from the registry (model/params.h). */
+#define GRID_NO_OPTION_(...)
+#define GRID_PARAM_OPTION_(id, name, field, se, unit, hi, drawn, req, print, says, flag, kind) \
+    { flag, required_argument, 0, GRID_OPT_PARAM + PARAM_##id },
 
 /* Paste into a command's struct option array. */
 #define GRID_LONG_OPTIONS                                                            \
+    COSTMODEL_PARAMS(GRID_NO_OPTION_, GRID_PARAM_OPTION_)                            \
     { "calib", required_argument, 0, GRID_OPT_CALIB },                               \
     { "workers", required_argument, 0, GRID_OPT_WORKERS },                           \
     { "cores", required_argument, 0, GRID_OPT_CORES },                               \
@@ -67,23 +72,13 @@ enum {
     { "examples", required_argument, 0, GRID_OPT_EXAMPLES },                         \
     { "batch", required_argument, 0, GRID_OPT_BATCH },                               \
     { "epochs", required_argument, 0, GRID_OPT_EPOCHS },                             \
-    { "c0", required_argument, 0, GRID_OPT_C0 },                                     \
-    { "c1", required_argument, 0, GRID_OPT_C1 },                                     \
-    { "sigma", required_argument, 0, GRID_OPT_SIGMA },                               \
     { "latency", required_argument, 0, GRID_OPT_LATENCY },                           \
     { "alpha", required_argument, 0, GRID_OPT_LATENCY },                             \
     { "bandwidth", required_argument, 0, GRID_OPT_BANDWIDTH },                       \
-    { "model-bytes", required_argument, 0, GRID_OPT_MODEL_BYTES },                   \
     { "startup", required_argument, 0, GRID_OPT_STARTUP },                           \
-    { "cv", required_argument, 0, GRID_OPT_CV },                                     \
-    { "host-cores", required_argument, 0, GRID_OPT_HOST_CORES },                     \
-    { "update", required_argument, 0, GRID_OPT_UPDATE },                             \
     { "run-cv", required_argument, 0, GRID_OPT_RUN_CV },                             \
     { "cluster", required_argument, 0, GRID_OPT_CLUSTER },                           \
     { "scaling", required_argument, 0, GRID_OPT_SCALING },                           \
-    { "overlap", required_argument, 0, GRID_OPT_OVERLAP },                           \
-    { "overlap-slowdown", required_argument, 0, GRID_OPT_OVERLAP_SLOWDOWN },         \
-    { "overlap-exposed", required_argument, 0, GRID_OPT_OVERLAP_EXPOSED },           \
     { "target-accuracy", required_argument, 0, GRID_OPT_TARGET_ACCURACY }
 
 /* For a command's --help. */
@@ -115,7 +110,7 @@ enum {
     "  --latency S          alpha, per message: 0.05, 50ms, 20us (also --alpha)\n"          \
     "  --bandwidth RATE     1/beta: 1gbit, 100mbit, 100Mb (bits/s), 125MB (bytes/s); Mbps\n"   \
     "                       and mb are refused as ambiguous\n"                                  \
-    "  --model-bytes M      bytes synchronised per round\n"                                 \
+    "  --model-bytes SIZE   bytes synchronised per round: 1819688, 100MB, 1.8MiB\n"         \
     "  --startup W0[,W1]    start-up seconds W(K) = W0 + W1*K\n"                             \
     "  --cv F               coefficient of variation of step time\n"                        \
     "  --host-cores P       physical cores in all (0 = unlimited)\n"                         \
@@ -149,8 +144,8 @@ typedef struct {
     bool has_cluster, workers_given, cores_given, topology_given;
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
-    double c0, c1, sigma, latency, bandwidth, model_bytes, w0, w1, cv, host_cores, update, run_cv, overlap;
-    double overlap_slowdown, overlap_exposed;
+    double param[PARAM_COUNT];   /* what-if values by registry id; NAN: not given */
+    double latency, bandwidth, w0, w1, run_cv;
     bool uncalibrated[JOB_TOPO_COUNT]; /* the calibration measured no such synchronisation */
     long examples, batch;
     int epochs;

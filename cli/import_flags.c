@@ -25,7 +25,13 @@ int import_flags_handle(import_flags *f, int code, const char *arg) {
     case IMPORT_OPT_CORES: return args_int("--cores", arg, 1, 100000, &o->cores);
     case IMPORT_OPT_BATCH: return args_long("--batch", arg, 1, 1000000000L, &o->batch);
     case IMPORT_OPT_BATCH_PER_WORKER: o->batch_per_worker = true; return 0;
-    case IMPORT_OPT_MODEL_BYTES: return args_long("--model-bytes", arg, 1, 1L << 50, &o->model_bytes);
+    case IMPORT_OPT_MODEL_BYTES: {
+        double bytes;
+        if (args_size("--model-bytes", arg, 1, 1125899906842624.0, &bytes))
+            return -1;
+        o->model_bytes = (long)bytes;
+        return 0;
+    }
     case IMPORT_OPT_HOST_CORES: return args_int("--host-cores", arg, 1, 1000000, &o->host_cores);
     case IMPORT_OPT_HOST: snprintf(f->host, sizeof f->host, "%s", arg); return 0;
     case IMPORT_OPT_NET: o->net = arg; return 0;

@@ -48,7 +48,8 @@ enum {
     "  --batch-per-worker   every worker takes B (weak scaling)\n"                          \
     "  --workers K          workers             [distributedInfo, the rank files, Horovod]\n" \
     "  --cores T            threads per worker (torch.set_num_threads)             [1]\n"  \
-    "  --model-bytes M      bytes all-reduced per step   [Horovod: its tensors; else 0]\n"  \
+    "  --model-bytes SIZE   bytes all-reduced per step (100MB, 1.8MiB, bytes)\n"            \
+    "                       [Horovod: its tensors; else 0]\n"                              \
     "  --host-cores P       cores of the host that ran it       [this host's online]\n"     \
     "  --host NAME          the host that ran it                        [this host]\n"      \
     "  --net NAME           the network's name (traces of one network fit together) [\"\"]\n" \

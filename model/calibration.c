@@ -96,7 +96,7 @@ static int read_memory(const char *path, json_t *o, memory_params *m, char *err,
     memory_field f[MEMORY_FIELDS];
     memory_fields(m, f);
     for (int i = 0; i < MEMORY_FIELDS; i++) {
-        double se;
+        double se = NAN;
         if ((i < MEMORY_FIELDS_REQUIRED || json_object_get(o, f[i].name)) &&
             read_param(path, o, "memory", f[i].name, f[i].value, &se, err, errlen))
             return -1;
@@ -114,68 +114,35 @@ static int read_memory(const char *path, json_t *o, memory_params *m, char *err,
     return 0;
 }
 
-/* The "params" object into out's params and standard errors, each checked for its range. */
+/* The "params" object into out's params and standard errors, each checked for its range
+ * (model/params.h: the registry says which are required). A parameter added in a later
+ * revision of this version is absent from a file written before it and reads as 0 (an
+ * update inside c0 and comm, no run-to-run spread, ...). The oversub_sync of earlier files
+ * (a delay per synchronisation, which oversub_compute and balance replace) is not read:
+ * such a file predicts ρ > 1 by ρ and the threads' packing alone. */
 static int read_params(const char *path, json_t *params, calibration *out, char *err, int errlen) {
     costmodel_params *p = &out->params;
-    calibration_stderr *e = &out->stderr_;
-    costmodel_link *ps = &p->link[JOB_TOPO_PS], *ar = &p->link[JOB_TOPO_ALLREDUCE];
-    struct { const char *name; double *value, *se; } fields[] = {
-        { "c0", &p->c0_s, &e->c0_s },
-        { "c1", &p->c1_s, &e->c1_s },
-        { "sigma", &p->sigma, &e->sigma },
-        { "alpha_ps", &ps->alpha_s, &e->alpha_ps },
-        { "beta_ps", &ps->beta_s_per_byte, &e->beta_ps },
-        { "alpha_allreduce", &ar->alpha_s, &e->alpha_allreduce },
-        { "beta_allreduce", &ar->beta_s_per_byte, &e->beta_allreduce },
-        { "model_bytes", &p->model_bytes, &e->model_bytes },
-        { "w0", &p->w0_s, &e->w0_s },
-        { "w1", &p->w1_s, &e->w1_s },
-        { "cv", &p->cv, &e->cv },
-        { "host_cores", &p->host_cores, &e->host_cores },
-    };
-    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        if (read_param(path, params, "params", fields[i].name, fields[i].value, fields[i].se, err, errlen))
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        const param_row *r = param_info((param_id)i);
+        if ((r->required || json_object_get(params, r->name)) &&
+            read_param(path, params, "params", r->name, param_value(p, (param_id)i),
+                       param_se(&out->stderr_, (param_id)i), err, errlen))
             return -1;
-    /* Added in later revisions of this version: a file written before one has not its
-     * parameters (an update inside c0 and comm, no run-to-run spread, ...), which read as
-     * 0. The oversub_sync of earlier files (a delay per synchronisation, which
-     * oversub_compute and balance replace) is not read: such a file predicts ρ > 1 by ρ and
-     * the threads' packing alone. */
-    struct { const char *name; double *value, *se; } later[] = {
-        { "update", &p->update_s, &e->update_s },
-        { "run_cv", &p->run_cv, &e->run_cv },
-        { "run_cv_oversub", &p->run_cv_oversub, &e->run_cv_oversub },
-        { "startup_cpu", &p->startup_cpu_s, &e->startup_cpu_s },
-        { "startup_per_example", &p->startup_per_example_s, &e->startup_per_example_s },
-        { "oversub_compute", &p->oversub_compute, &e->oversub_compute },
-        { "balance", &p->balance_s, &e->balance_s },
-        { "model_cv", &p->model_cv, &e->model_cv },
-        { "master_yield", &p->master_yield, &e->master_yield },
-        { "master_yield_loss", &p->master_yield_loss, &e->master_yield_loss },
-        { "master_wake", &p->master_wake_s, &e->master_wake_s },
-        { "overlap", &p->overlap, &e->overlap },
-        { "overlap_slowdown", &p->overlap_slowdown, &e->overlap_slowdown },
-        { "overlap_exposed", &p->overlap_exposed, &e->overlap_exposed },
-        { "waits_block", &p->waits_block, &e->waits_block },
-    };
-    for (size_t i = 0; i < sizeof later / sizeof later[0]; i++)
-        if (json_object_get(params, later[i].name) &&
-            read_param(path, params, "params", later[i].name, later[i].value, later[i].se, err, errlen))
-            return -1;
-    /* Fractions (read_param has checked >= 0): a file that passes here passes costmodel_check. */
-    const struct { const char *name; double v; } fractions[] = {
-        { "sigma", p->sigma }, { "master_yield", p->master_yield }, { "master_yield_loss", p->master_yield_loss },
-        { "overlap", p->overlap }, { "overlap_exposed", p->overlap_exposed } };
-    for (size_t i = 0; i < sizeof fractions / sizeof fractions[0]; i++)
-        if (fractions[i].v > 1)
-            return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path,
-                              fractions[i].name, fractions[i].v);
+    }
+    /* Above their range (read_param has checked >= 0): a file that passes here passes
+     * costmodel_check. */
     if (p->waits_block != 0 && p->waits_block != 1)
         return errmsg_set(err, errlen, "%s: params.waits_block.value: expected 0 (waits poll) or 1 (waits block), got %g",
                           path, p->waits_block);
-    if (p->host_cores > JOB_MAX_HOST_CORES) // the writer and the placement count cores in ints
-        return errmsg_set(err, errlen, "%s: params.host_cores.value: expected at most %d cores, got %g", path,
-                          JOB_MAX_HOST_CORES, p->host_cores);
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        const param_row *r = param_info((param_id)i);
+        const double v = param_get(p, (param_id)i);
+        if (r->hi == 1.0 && v > 1)
+            return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path, r->name, v);
+        if (v > r->hi) // the writer and the placement count cores in ints
+            return errmsg_set(err, errlen, "%s: params.%s.value: expected at most %.15g %s, got %g", path, r->name, r->hi,
+                              strcmp(r->unit, "core") == 0 ? "cores" : r->unit, v);
+    }
     return 0;
 }
 
@@ -284,52 +251,21 @@ static const char *fit_note(const calibration_fit *fit, const char *name) {
 }
 
 static json_t *params_to_json(const calibration *cal, const calibration_fit *fit) {
-    const costmodel_params *p = &cal->params;
-    const calibration_stderr *e = &cal->stderr_;
-    const costmodel_link *ps = &p->link[JOB_TOPO_PS], *ar = &p->link[JOB_TOPO_ALLREDUCE];
-    const struct { const char *name; double value, se; const char *unit; } fields[] = {
-        { "c0", p->c0_s, e->c0_s, "s" },
-        { "c1", p->c1_s, e->c1_s, "s/example" },
-        { "sigma", p->sigma, e->sigma, "1" },
-        { "alpha_ps", ps->alpha_s, e->alpha_ps, "s" },
-        { "beta_ps", ps->beta_s_per_byte, e->beta_ps, "s/byte" },
-        { "alpha_allreduce", ar->alpha_s, e->alpha_allreduce, "s" },
-        { "beta_allreduce", ar->beta_s_per_byte, e->beta_allreduce, "s/byte" },
-        { "model_bytes", p->model_bytes, e->model_bytes, "byte" },
-        { "w0", p->w0_s, e->w0_s, "s" },
-        { "w1", p->w1_s, e->w1_s, "s/worker" },
-        { "cv", p->cv, e->cv, "1" },
-        { "run_cv", p->run_cv, e->run_cv, "1" },
-        { "run_cv_oversub", p->run_cv_oversub, e->run_cv_oversub, "1" },
-        { "host_cores", p->host_cores, e->host_cores, "core" },
-        { "update", p->update_s, e->update_s, "s" },
-        { "startup_cpu", p->startup_cpu_s, e->startup_cpu_s, "s" },
-        { "startup_per_example", p->startup_per_example_s, e->startup_per_example_s, "s/example" },
-        { "oversub_compute", p->oversub_compute, e->oversub_compute, "1" },
-        { "balance", p->balance_s, e->balance_s, "s" },
-        { "model_cv", p->model_cv, e->model_cv, "1" },
-        { "master_yield", p->master_yield, e->master_yield, "1" },
-        { "master_yield_loss", p->master_yield_loss, e->master_yield_loss, "1" },
-        { "master_wake", p->master_wake_s, e->master_wake_s, "s" },
-        { "overlap", p->overlap, e->overlap, "1" },
-        { "overlap_slowdown", p->overlap_slowdown, e->overlap_slowdown, "1" },
-        { "overlap_exposed", p->overlap_exposed, e->overlap_exposed, "1" },
-        { "waits_block", p->waits_block, e->waits_block, "1" },
-    };
     json_t *params = json_object();
-    for (size_t i = 0; params && i < sizeof fields / sizeof fields[0]; i++) {
+    for (int i = 0; params && i < PARAM_COUNT; i++) {
+        const param_row *r = param_info((param_id)i);
+        const double value = param_get(&cal->params, (param_id)i), se = param_se_get(&cal->stderr_, (param_id)i);
         json_t *entry = json_object();
-        if (set_new(entry, "value", json_real(fields[i].value)) ||
-            set_new(entry, "stderr", number_or_null(fields[i].se)) ||
-            set_new(entry, "unit", json_string(fields[i].unit))) {
+        if (set_new(entry, "value", json_real(value)) || set_new(entry, "stderr", number_or_null(se)) ||
+            set_new(entry, "unit", json_string(r->unit))) {
             json_decref(entry);
             json_decref(params);
             return NULL;
         }
-        const char *note = fit_note(fit, fields[i].name);
-        if (!note && fields[i].se == 0.0)
-            note = zero_width_note(fields[i].name, fields[i].value);
-        if ((note && set_new(entry, "note", json_string(note))) || set_new(params, fields[i].name, entry)) {
+        const char *note = fit_note(fit, r->name);
+        if (!note && se == 0.0)
+            note = zero_width_note(r->name, value);
+        if ((note && set_new(entry, "note", json_string(note))) || set_new(params, r->name, entry)) {
             json_decref(params);
             return NULL;
         }

@@ -60,19 +60,12 @@
 #include "model/costmodel.h"
 #include "model/efficiency.h"
 #include "model/memory.h"
+#include "model/params.h"
 
 #include <stdbool.h>
 
 #define CALIBRATION_FORMAT "speedup-calibration"
 #define CALIBRATION_VERSION 1
-
-/* A parameter's standard error, by the same names as the file ("c0", "alpha_ps", ...). */
-typedef struct {
-    double c0_s, c1_s, sigma, alpha_ps, beta_ps, alpha_allreduce, beta_allreduce;
-    double model_bytes, w0_s, w1_s, cv, host_cores, update_s, run_cv, run_cv_oversub, startup_cpu_s, startup_per_example_s, oversub_compute, balance_s, model_cv, master_yield, master_yield_loss;
-    double master_wake_s;
-    double overlap, overlap_slowdown, overlap_exposed, waits_block;
-} calibration_stderr;
 
 typedef struct {
     costmodel_params params;

@@ -1,8 +1,10 @@
 #include "model/costmodel.h"
 
 #include "model/gmax.h"
+#include "model/params.h"
 
 #include <math.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,61 +12,43 @@
 /* ---------------------------------------------------------------------------------- */
 /* Checking */
 
-static int fail(char *err, int errlen, const char *what, double value) {
-    if (err && errlen > 0)
-        snprintf(err, (size_t)errlen, "%s (got %g)", what, value);
+static int failf(char *err, int errlen, const char *fmt, ...) {
+    if (err && errlen > 0) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(err, (size_t)errlen, fmt, ap);
+        va_end(ap);
+    }
     return -1;
 }
 
+static int fail(char *err, int errlen, const char *name, const char *what, double value) {
+    return failf(err, errlen, "%s %s (got %g)", name, what, value);
+}
+
 int costmodel_check(const costmodel_params *p, const job_config *c, char *err, int errlen) {
-    const struct { const char *what; double v; } nonneg[] = {
-        { "c0 must be a finite number >= 0", p->c0_s },
-        { "c1 must be a finite number >= 0", p->c1_s },
-        { "alpha (ps) must be a finite number >= 0", p->link[JOB_TOPO_PS].alpha_s },
-        { "beta (ps) must be a finite number >= 0", p->link[JOB_TOPO_PS].beta_s_per_byte },
-        { "alpha (allreduce) must be a finite number >= 0", p->link[JOB_TOPO_ALLREDUCE].alpha_s },
-        { "beta (allreduce) must be a finite number >= 0", p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte },
-        { "model bytes must be a finite number >= 0", p->model_bytes },
-        { "w0 must be a finite number >= 0", p->w0_s },
-        { "w1 must be a finite number >= 0", p->w1_s },
-        { "cv must be a finite number >= 0", p->cv },
-        { "host cores must be a finite number >= 0", p->host_cores },
-        { "update must be a finite number >= 0", p->update_s },
-        { "run cv must be a finite number >= 0", p->run_cv },
-        { "oversubscribed run cv must be a finite number >= 0", p->run_cv_oversub },
-        { "model cv must be a finite number >= 0", p->model_cv },
-        { "startup cpu must be a finite number >= 0", p->startup_cpu_s },
-        { "startup per example must be a finite number >= 0", p->startup_per_example_s },
-        { "oversubscribed compute must be a finite number >= 0", p->oversub_compute },
-        { "balance time must be a finite number >= 0", p->balance_s },
-        { "overlap slowdown must be a finite number >= 0", p->overlap_slowdown },
-        { "master wake must be a finite number >= 0", p->master_wake_s },
-        { "network latency must be a finite number >= 0", p->net.alpha_s },
-        { "network 1/rate must be a finite number >= 0", p->net.beta_s_per_byte },
-    };
-    for (size_t i = 0; i < sizeof nonneg / sizeof nonneg[0]; i++)
-        if (!isfinite(nonneg[i].v) || nonneg[i].v < 0)
-            return fail(err, errlen, nonneg[i].what, nonneg[i].v);
-    if (p->host_cores > JOB_MAX_HOST_CORES)
-        return fail(err, errlen, "host cores must be at most 1048576", p->host_cores);
-    if (!(p->sigma >= 0 && p->sigma <= 1))
-        return fail(err, errlen, "sigma must be in [0, 1]", p->sigma);
-    if (!(p->master_yield >= 0 && p->master_yield <= 1))
-        return fail(err, errlen, "master yield must be in [0, 1]", p->master_yield);
-    if (!(p->master_yield_loss >= 0 && p->master_yield_loss <= 1))
-        return fail(err, errlen, "master yield loss must be in [0, 1]", p->master_yield_loss);
-    if (!(p->overlap >= 0 && p->overlap <= 1))
-        return fail(err, errlen, "overlap must be in [0, 1]", p->overlap);
-    if (!(p->overlap_exposed >= 0 && p->overlap_exposed <= 1))
-        return fail(err, errlen, "overlap_exposed must be in [0, 1]", p->overlap_exposed);
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        const param_row *r = param_info((param_id)i);
+        const double v = param_get(p, (param_id)i);
+        if (!isfinite(v) || v < 0)
+            return fail(err, errlen, r->name, "must be a finite number >= 0", v);
+        if (r->hi == 1.0 && v > 1)
+            return fail(err, errlen, r->name, "must be in [0, 1]", v);
+        if (v > r->hi)
+            return failf(err, errlen, "%s must be at most %.15g (got %g)", r->name, r->hi, v);
+    }
     if (p->waits_block != 0 && p->waits_block != 1)
-        return fail(err, errlen, "waits_block must be 0 (waits poll) or 1 (waits block)", p->waits_block);
+        return fail(err, errlen, "waits_block", "must be 0 (waits poll) or 1 (waits block)", p->waits_block);
+    if (!isfinite(p->net.alpha_s) || p->net.alpha_s < 0)
+        return fail(err, errlen, "network latency", "must be a finite number >= 0", p->net.alpha_s);
+    if (!isfinite(p->net.beta_s_per_byte) || p->net.beta_s_per_byte < 0)
+        return fail(err, errlen, "network 1/rate", "must be a finite number >= 0", p->net.beta_s_per_byte);
     if (job_check(c, err, errlen))
         return -1;
     if (p->machines < 0)
-        return fail(err, errlen, "machines must be >= 0", p->machines);
+        return fail(err, errlen, "machines", "must be >= 0", p->machines);
     if (p->machines >= 2 && p->host_cores < 1)
-        return fail(err, errlen, "a cluster needs its cores per machine (host cores >= 1)", p->host_cores);
+        return fail(err, errlen, "a cluster", "needs its cores per machine (host cores >= 1)", p->host_cores);
     if (p->machines >= 2 && c->cores > p->host_cores) {
         if (err && errlen > 0)
             snprintf(err, (size_t)errlen, "a worker of %d cores does not fit a machine of %g cores", c->cores,

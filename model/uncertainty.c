@@ -9,49 +9,20 @@
 #include <stddef.h>
 
 /* ---------------------------------------------------------------------------------- */
-/* The drawn parameters: where each lives in costmodel_params and calibration_stderr */
+/* The drawn parameters: the registry's rows with drawn = 1 (model/params.h), c0 and c1
+ * first (drawn jointly), the rest in the registry's order. */
 
-enum { DRAWN_C0, DRAWN_C1, DRAWN_COUNT = 21, MAX_REJECTIONS = 1000 };
+enum { MAX_REJECTIONS = 1000 };
 
-static const struct {
-    size_t value, se;        /* offsets into costmodel_params and calibration_stderr */
-    double hi;               /* valid range [0, hi] */
-} drawn[DRAWN_COUNT] = {
-    [DRAWN_C0] = { offsetof(costmodel_params, c0_s), offsetof(calibration_stderr, c0_s), INFINITY },
-    [DRAWN_C1] = { offsetof(costmodel_params, c1_s), offsetof(calibration_stderr, c1_s), INFINITY },
-    { offsetof(costmodel_params, sigma), offsetof(calibration_stderr, sigma), 1.0 },
-    { offsetof(costmodel_params, link[JOB_TOPO_PS].alpha_s), offsetof(calibration_stderr, alpha_ps), INFINITY },
-    { offsetof(costmodel_params, link[JOB_TOPO_PS].beta_s_per_byte), offsetof(calibration_stderr, beta_ps),
-      INFINITY },
-    { offsetof(costmodel_params, link[JOB_TOPO_ALLREDUCE].alpha_s), offsetof(calibration_stderr, alpha_allreduce),
-      INFINITY },
-    { offsetof(costmodel_params, link[JOB_TOPO_ALLREDUCE].beta_s_per_byte),
-      offsetof(calibration_stderr, beta_allreduce), INFINITY },
-    { offsetof(costmodel_params, w0_s), offsetof(calibration_stderr, w0_s), INFINITY },
-    { offsetof(costmodel_params, w1_s), offsetof(calibration_stderr, w1_s), INFINITY },
-    { offsetof(costmodel_params, cv), offsetof(calibration_stderr, cv), INFINITY },
-    { offsetof(costmodel_params, update_s), offsetof(calibration_stderr, update_s), INFINITY },
-    { offsetof(costmodel_params, startup_cpu_s), offsetof(calibration_stderr, startup_cpu_s), INFINITY },
-    { offsetof(costmodel_params, startup_per_example_s), offsetof(calibration_stderr, startup_per_example_s), INFINITY },
-    { offsetof(costmodel_params, oversub_compute), offsetof(calibration_stderr, oversub_compute), INFINITY },
-    { offsetof(costmodel_params, balance_s), offsetof(calibration_stderr, balance_s), INFINITY },
-    { offsetof(costmodel_params, master_yield), offsetof(calibration_stderr, master_yield), 1.0 },
-    { offsetof(costmodel_params, master_yield_loss), offsetof(calibration_stderr, master_yield_loss), 1.0 },
-    { offsetof(costmodel_params, master_wake_s), offsetof(calibration_stderr, master_wake_s), INFINITY },
-    { offsetof(costmodel_params, overlap), offsetof(calibration_stderr, overlap), 1.0 },
-    { offsetof(costmodel_params, overlap_slowdown), offsetof(calibration_stderr, overlap_slowdown), INFINITY },
-    { offsetof(costmodel_params, overlap_exposed), offsetof(calibration_stderr, overlap_exposed), 1.0 },
-};
+static bool is_drawn(int i) { return param_info((param_id)i)->drawn; }
 
-static double *value_of(costmodel_params *p, int i) {
-    return (double *)((char *)p + drawn[i].value);
-}
+static double *value_of(costmodel_params *p, int i) { return param_value(p, (param_id)i); }
 
 /* The standard error of drawn parameter i; 0 when not reported or not positive. */
 static double se_of(const uncertainty *u, int i) {
-    if (!u)
+    if (!u || !is_drawn(i))
         return 0.0;
-    double se = *(const double *)((const char *)&u->se + drawn[i].se);
+    double se = param_se_get(&u->se, (param_id)i);
     return isfinite(se) && se > 0 ? se : 0.0;
 }
 
@@ -60,7 +31,7 @@ uncertainty uncertainty_of_calibration(const calibration *cal) {
 }
 
 bool uncertainty_has_params(const uncertainty *u) {
-    for (int i = 0; i < DRAWN_COUNT; i++)
+    for (int i = 0; i < PARAM_COUNT; i++)
         if (se_of(u, i) > 0)
             return true;
     return false;
@@ -69,7 +40,7 @@ bool uncertainty_has_params(const uncertainty *u) {
 /* The c0/c1 correlation the covariance implies, within [−1, 1] (a what-if that fixed one
  * of them leaves no correlation; an inconsistent file is held to a valid one). */
 static double c0_c1_correlation(const uncertainty *u) {
-    double s0 = se_of(u, DRAWN_C0), s1 = se_of(u, DRAWN_C1);
+    double s0 = se_of(u, PARAM_C0), s1 = se_of(u, PARAM_C1);
     if (s0 == 0 || s1 == 0 || !isfinite(u->cov_c0_c1))
         return 0.0;
     return fmax(-1.0, fmin(1.0, u->cov_c0_c1 / (s0 * s1)));
@@ -90,8 +61,8 @@ static double noise_var_ln(const costmodel_params *p, const job_config *c) {
 
 /* g_i = ∂ln T/∂θ_i by central differences, for every θ_i with se > 0 (0 elsewhere). */
 static void log_time_gradient(const costmodel_params *p, const job_config *c, const uncertainty *u,
-                              double g[DRAWN_COUNT]) {
-    for (int i = 0; i < DRAWN_COUNT; i++) {
+                              double g[PARAM_COUNT]) {
+    for (int i = 0; i < PARAM_COUNT; i++) {
         g[i] = 0.0;
         double se = se_of(u, i);
         if (se == 0)
@@ -108,23 +79,23 @@ static void log_time_gradient(const costmodel_params *p, const job_config *c, co
 }
 
 /* gᵀ Σ g: the independent terms and the c0/c1 covariance. */
-static double param_var(const double g[DRAWN_COUNT], const uncertainty *u) {
+static double param_var(const double g[PARAM_COUNT], const uncertainty *u) {
     double v = 0;
-    for (int i = 0; i < DRAWN_COUNT; i++) {
+    for (int i = 0; i < PARAM_COUNT; i++) {
         double se = se_of(u, i);
         v += g[i] * g[i] * se * se;
     }
-    double cov = c0_c1_correlation(u) * se_of(u, DRAWN_C0) * se_of(u, DRAWN_C1);
-    return v + 2 * g[DRAWN_C0] * g[DRAWN_C1] * cov;
+    double cov = c0_c1_correlation(u) * se_of(u, PARAM_C0) * se_of(u, PARAM_C1);
+    return v + 2 * g[PARAM_C0] * g[PARAM_C1] * cov;
 }
 
 uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const job_config *c,
                                              const uncertainty *u) {
     job_config one = costmodel_baseline(c);
-    double g[DRAWN_COUNT], g1[DRAWN_COUNT], d[DRAWN_COUNT];
+    double g[PARAM_COUNT], g1[PARAM_COUNT], d[PARAM_COUNT];
     log_time_gradient(p, c, u, g);
     log_time_gradient(p, &one, u, g1);
-    for (int i = 0; i < DRAWN_COUNT; i++)
+    for (int i = 0; i < PARAM_COUNT; i++)
         d[i] = g1[i] - g[i];
     /* A run's factor and the model's own error on an unseen configuration: both whole-run,
      * log-normal, independent. */
@@ -151,7 +122,7 @@ static bool in_range(double x, double hi) {
 
 /* c0 and c1 jointly: the bivariate normal conditioned on both ≥ 0. */
 static void draw_c0_c1(const uncertainty *u, costmodel_params *out, gsl_rng *rng) {
-    double s0 = se_of(u, DRAWN_C0), s1 = se_of(u, DRAWN_C1), rho = c0_c1_correlation(u);
+    double s0 = se_of(u, PARAM_C0), s1 = se_of(u, PARAM_C1), rho = c0_c1_correlation(u);
     if (s0 == 0 && s1 == 0)
         return;
     double m0 = out->c0_s, m1 = out->c1_s, x = 0, y = 0;
@@ -169,17 +140,17 @@ void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng
     if (!uncertainty_has_params(u))
         return;
     draw_c0_c1(u, out, rng);
-    for (int i = DRAWN_C1 + 1; i < DRAWN_COUNT; i++) {
-        double se = se_of(u, i);
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        double se = i == PARAM_C0 || i == PARAM_C1 ? 0.0 : se_of(u, i);
         if (se == 0)
             continue;
         double *v = value_of(out, i), mean = *v, x = mean;
         for (int tries = 0; tries < MAX_REJECTIONS; tries++) {
             x = mean + gsl_ran_gaussian(rng, se);
-            if (in_range(x, drawn[i].hi))
+            if (in_range(x, param_info((param_id)i)->hi))
                 break;
         }
-        *v = fmin(drawn[i].hi, fmax(0.0, x));
+        *v = fmin(param_info((param_id)i)->hi, fmax(0.0, x));
     }
 }
 

@@ -139,7 +139,7 @@ Test(costmodel, the_data_load_grows_with_the_examples_and_shares_the_cores) {
     char err[128];
     p.startup_per_example_s = -1e-6;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
-    cr_assert(strstr(err, "startup per example") != NULL, "%s", err);
+    cr_assert(strstr(err, "startup_per_example must be a finite number >= 0") != NULL, "%s", err);
 }
 
 Test(costmodel, the_fixed_cost_of_a_step_is_slowed_like_the_rest) {
@@ -713,7 +713,7 @@ Test(costmodel, an_overlapped_step_is_slowed_by_its_exchange_and_a_share_of_it_s
     p.overlap_exposed = 0;
     p.overlap_slowdown = -0.1;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
-    cr_assert(strstr(err, "overlap slowdown") != NULL, "%s", err);
+    cr_assert(strstr(err, "overlap_slowdown must be a finite number >= 0") != NULL, "%s", err);
 }
 
 /* ---------------------------------------------------------------------------------- */

@@ -22,11 +22,17 @@ macro_flags() { # MACRO HEADER: the flags of a table macro a command pastes
     awk -v def="#define $1" 'index($0, def) == 1 {on = 1} on {print} on && !/\\$/ {exit}' "$2" |
         grep -o '{ *"[a-z0-9-]*"' | sed 's/{ *"/--/; s/"$//'
 }
+registry_flags() { # the what-if flags model/params.h's PF rows give GRID_LONG_OPTIONS
+    grep -o '"[a-z0-9-]*", *PARAM_[A-Z]*) *\\$' "$src/model/params.h" | sed 's/^"/--/; s/".*//'
+}
 accepted_flags() { # CMD
     local file=$src/cli/cmd_$1.c
     [ -f "$file" ] || { bad "$1: no $file to read its flags from"; return; }
     table_flags "$file"
-    if grep -q GRID_LONG_OPTIONS "$file"; then macro_flags GRID_LONG_OPTIONS "$src/cli/grid.h"; fi
+    if grep -q GRID_LONG_OPTIONS "$file"; then
+        macro_flags GRID_LONG_OPTIONS "$src/cli/grid.h"
+        registry_flags
+    fi
     if grep -q MEMOPT_LONG_OPTIONS "$file"; then macro_flags MEMOPT_LONG_OPTIONS "$src/cli/memopt.h"; fi
     if grep -q IMPORT_FLAGS_LONG_OPTIONS "$file"; then macro_flags IMPORT_FLAGS_LONG_OPTIONS "$src/cli/import_flags.h"; fi
 }

@@ -737,7 +737,7 @@ Test(sim, negative_bandwidth_is_refused_by_name) {
     spec.params.link[JOB_TOPO_ALLREDUCE].beta_s_per_byte = -1e-9;
     char err[256] = "";
     cr_assert_null(job_new(&spec, err, sizeof err));
-    cr_assert(strstr(err, "beta (allreduce)") != NULL, "%s", err);
+    cr_assert(strstr(err, "beta_allreduce must be a finite number >= 0") != NULL, "%s", err);
 }
 
 Test(sim, zero_replications_are_refused) {
