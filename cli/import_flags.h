@@ -55,7 +55,7 @@ enum {
     "  --net NAME           the network's name (traces of one network fit together) [\"\"]\n" \
     "  --phase-map FILE     PATTERN PHASE lines read before the built-in map (first\n"     \
     "                       match wins; PHASE: compute update comm wait startup eval\n"     \
-    "                       step -); see README.md\n"                                      \
+    "                       step -); see docs/imports.md\n"                                      \
     "  --print-phase-map    print the built-in map and exit\n"
 
 typedef struct {
