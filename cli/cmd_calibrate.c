@@ -6,6 +6,7 @@
 #include "cli/args.h"
 #include "cli/calib_accuracy.h"
 #include "cli/calib_plan.h"
+#include "cli/calib_table.h"
 #include "cli/commands.h"
 #include "cli/import_flags.h"
 #include "model/calibration.h"
@@ -36,6 +37,8 @@ static void usage(FILE *out) {
             "                         [--out-dir DIR] [--hostfile F] [--out FILE]\n"
             "       speedup calibrate --from-traces DIR [--out FILE] [import flags]\n"
             "       speedup calibrate --ernest FILE.csv [--predict-machines LIST] [--fraction F]\n"
+            "       speedup calibrate --from-table FILE.csv --model-bytes SIZE [--topology allreduce|ps]\n"
+            "                         [--allreduce ring|hierarchical|either] [--out FILE]\n"
             "\n"
             "Measuring (no --from-traces, no --ernest): short `speedup train --workers K\n"
             "--threads T` runs at 1x1, 1x2, 2x1 ... (the splits of this host's cores, batch and\n"
@@ -89,6 +92,7 @@ static void usage(FILE *out) {
             "  --fraction F             input fraction to predict for     [1]\n"
             "  --help                   this text\n"
             "\n" IMPORT_FLAGS_USAGE);
+    fprintf(out, "\n" CALIB_TABLE_USAGE);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -190,7 +194,8 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
            r->fit.n_runs);
     for (int place = 1; place <= PARAM_COUNT; place++) // in the registry's print order
         for (int i = 0; i < PARAM_COUNT; i++)
-            if (param_info((param_id)i)->print == place)
+            if (param_info((param_id)i)->print == place &&
+                (param_info((param_id)i)->required >= 0 || param_get(p, (param_id)i) != 0))
                 print_param(r, param_info((param_id)i)->name, param_get(p, (param_id)i), param_se_get(e, (param_id)i),
                             param_info((param_id)i)->says);
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
@@ -435,6 +440,31 @@ static int check_flag_combinations(const char *dir, const char *ernest, int meas
     return 0;
 }
 
+/* --from-table: its own flags and the import flags' --model-bytes, nothing else. */
+static int from_table(const calib_table_flags *tab, const import_flags *imp, bool other_source, int import_given,
+                      const char *out_path) {
+    if (!tab->path) {
+        args_error("calibrate: --topology, --allreduce, --ps-placement, --latency, --intra-latency and --row-noise "
+                   "describe a table: they go with --from-table FILE.csv");
+        return 2;
+    }
+    if (other_source) {
+        args_error("calibrate: --from-table fits a table: --from-traces, --ernest and the measuring flags are other "
+                   "sources");
+        return 2;
+    }
+    if (import_given && !(imp->opts.model_bytes > 0 && import_given == 1)) {
+        args_error("calibrate: of the import flags only --model-bytes goes with --from-table");
+        return 2;
+    }
+    if (!(imp->opts.model_bytes > 0)) {
+        args_error("calibrate: --from-table needs --model-bytes SIZE: the bytes each worker exchanges a step "
+                   "(4 x the parameters in fp32: 102MB for ResNet-50)");
+        return 2;
+    }
+    return calib_table_run(tab, (double)imp->opts.model_bytes, out_path);
+}
+
 int cmd_calibrate(int argc, char **argv) {
     static const struct option options[] = {
         { "from-traces", required_argument, 0, OPT_FROM_TRACES },
@@ -450,6 +480,7 @@ int cmd_calibrate(int argc, char **argv) {
         { "accuracy-epochs", required_argument, 0, OPT_ACCURACY_EPOCHS },
         { "help", no_argument, 0, OPT_HELP },
         IMPORT_FLAGS_LONG_OPTIONS,
+        CALIB_TABLE_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
     const char *dir = NULL, *out_path = "calibration.json", *ernest = NULL;
@@ -461,14 +492,21 @@ int cmd_calibrate(int argc, char **argv) {
     int code, measuring_flags = 0, import_given = 0, epochs_given = 0;
     import_flags imp;
     import_flags_init(&imp);
+    calib_table_flags tab;
+    calib_table_init(&tab);
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
-        int handled = import_flags_handle(&imp, code, optarg);
+        int handled = calib_table_handle(&tab, code, optarg);
+        if (handled < 0)
+            return 2;
+        if (handled == 0)
+            continue;
+        handled = import_flags_handle(&imp, code, optarg);
         if (handled < 0)
             return 2;
         if (handled == 0) {
-            import_given |= code != IMPORT_OPT_PRINT_MAP;
+            import_given += code != IMPORT_OPT_PRINT_MAP;
             continue;
         }
         switch (code) {
@@ -512,6 +550,8 @@ int cmd_calibrate(int argc, char **argv) {
     }
     if (optind < argc)
         return args_unexpected("calibrate", argv[optind]);
+    if (tab.path || tab.given)
+        return from_table(&tab, &imp, dir || ernest || measuring_flags, import_given, out_path);
     if (check_flag_combinations(dir, ernest, measuring_flags, epochs_given && acc.accuracy_s <= 0, import_given))
         return 2;
     if (!dir && !ernest && !imp.print_map)

@@ -20,7 +20,7 @@ static void usage(FILE *out) {
             "the 95%% prediction interval of ONE run: the run-to-run spread (run_cv), the step\n"
             "spread within a run (cv) and --calib's standard errors, on the log scale.\n"
             "\n");
-    fputs(GRID_USAGE, out);
+    grid_print_usage(out);
     fputs(MEMOPT_USAGE, out);
     fprintf(out,
             "Output:\n"

@@ -91,6 +91,7 @@ typedef struct {
     const char *hostfile;
     const char *sync;             /* the grid's and the what-ifs' sync modes, a list */
     char cal_path[PATH_LEN];
+    const costmodel_params *params; /* the calibration's, once it is read */
     char commands[8192];
 } ctx;
 
@@ -454,7 +455,7 @@ static void default_clusters(report_options *o, long cores) {
  * same workload (they ran as the cluster's first machine would): a short run's start-up
  * weighs far more than a whole training's, so its speedup is another quantity. */
 static int cluster_what_if(ctx *c, const report_options *o, int i, long batch) {
-    char reps[16], b[24], limit[24], epochs[16], csv[PATH_LEN], fig[PATH_LEN], meas[PATH_LEN], where[160],
+    char reps[16], b[24], limit[24], epochs[16], csv[PATH_LEN], fig[PATH_LEN], meas[PATH_LEN], where[200],
         title[512];
     int_text(c->reps, reps, sizeof reps);
     int_text(batch, b, sizeof b);
@@ -469,7 +470,7 @@ static int cluster_what_if(ctx *c, const report_options *o, int i, long batch) {
     fprintf(stderr, "speedup report: simulating the cluster %s\n", o->cluster_text[i]);
     if (step(c, "simulate (a cluster what-if)", 0, av, "/dev/null"))
         return -1;
-    cluster_spec_describe(&o->cluster[i], where, sizeof where);
+    cluster_spec_describe(&o->cluster[i], c->params, where, sizeof where);
     snprintf(title, sizeof title, "on %s; %s examples x %s epochs, batch %s split over the workers", where, limit,
              epochs, b);
     bool same_workload = o->what_if_examples == c->limit && o->what_if_epochs == 1;
@@ -689,7 +690,7 @@ static int cluster_what_ifs(ctx *c, const report_options *o, long batch, report_
     for (int i = 0; i < o->n_clusters; i++) {
         if (cluster_what_if(c, o, i, batch))
             return -1;
-        cluster_spec_describe(&o->cluster[i], clusters[i].desc, sizeof clusters[i].desc);
+        cluster_spec_describe(&o->cluster[i], c->params, clusters[i].desc, sizeof clusters[i].desc);
         snprintf(path, sizeof path, "%s/cluster-%d.csv", c->out, i + 1);
         if (predictions_read_csv(path, &clusters[i].rows, &clusters[i].n_rows, err, sizeof err)) {
             args_error("report: %s", err);
@@ -751,6 +752,7 @@ int cmd_report(int argc, char **argv) {
     calibration cal;
     if (measure_and_calibrate(&c, o.budget_s, o.accuracy_s, configs, n_configs, meas, cal_out, &cal))
         return 1;
+    c.params = &cal.params;
     fidelity_summary fid;
     prediction_row *pred = NULL;
     trace *tl_measured = NULL, *tl_sim = NULL;

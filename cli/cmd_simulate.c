@@ -33,7 +33,7 @@ static void usage(FILE *out) {
             "Prints the mean time and speedup, the 95%% prediction interval of ONE run (where\n"
             "your next run should land) and where the time goes (means over workers).\n"
             "\n");
-    fputs(GRID_USAGE, out);
+    grid_print_usage(out);
     fputs(MEMOPT_USAGE, out);
     fprintf(out,
             "Simulation:\n"

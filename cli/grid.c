@@ -24,6 +24,7 @@ void grid_init(grid *g) {
     for (int i = 0; i < PARAM_COUNT; i++)
         g->param[i] = NAN;
     g->latency = g->bandwidth = g->w0 = g->w1 = g->run_cv = NAN;
+    g->allreduce = g->ps_separate = g->step_time = NAN;
     g->examples = g->batch = -1;
     g->epochs = -1;
     g->target_accuracy = NAN;
@@ -124,6 +125,13 @@ static int parse_param(grid *g, param_id id, const char *arg) {
     case PARAM_RATIO: return args_double(flag, arg, 0, 100, v);
     case PARAM_CORES: return args_double(flag, arg, 0, 1e9, v);
     case PARAM_BYTES: return args_size(flag, arg, 0, 1e18, v);
+    case PARAM_INTEGER: {
+        int n;
+        if (args_int(flag, arg, 1, (int)r->hi, &n))
+            return -1;
+        *v = n;
+        return 0;
+    }
     }
     return 1;
 }
@@ -156,6 +164,23 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     case GRID_OPT_STARTUP: return parse_startup(g, arg);
     case GRID_OPT_RUN_CV: return args_double("--run-cv", arg, 0, 10, &g->run_cv);
     case GRID_OPT_TARGET_ACCURACY: return parse_target(g, arg);
+    case GRID_OPT_ALLREDUCE: {
+        costmodel_allreduce a;
+        if (costmodel_allreduce_parse(arg, &a)) {
+            args_error("--allreduce: expected ring, hierarchical or either, got '%s'", arg);
+            return -1;
+        }
+        g->allreduce = a;
+        return 0;
+    }
+    case GRID_OPT_PS_PLACEMENT:
+        if (strcmp(arg, "colocated") != 0 && strcmp(arg, "separate") != 0) {
+            args_error("--ps-placement: expected colocated or separate, got '%s'", arg);
+            return -1;
+        }
+        g->ps_separate = strcmp(arg, "separate") == 0;
+        return 0;
+    case GRID_OPT_STEP_TIME: return args_seconds("--step-time", arg, &g->step_time);
     case GRID_OPT_CLUSTER:
         g->has_cluster = true;
         return cluster_spec_parse("--cluster", arg, &g->cluster);
@@ -272,10 +297,19 @@ static void apply_overrides(grid *g) {
     double beta = isnan(g->bandwidth) ? NAN : 1.0 / g->bandwidth;
     override(&p->link[JOB_TOPO_PS].beta_s_per_byte, &se->beta_ps, beta);
     override(&p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, &se->beta_allreduce, beta);
-    if (g->has_cluster) {
-        cluster_spec_apply(&g->cluster, p);
-        se->host_cores = 0;
+    if (!isnan(g->allreduce))
+        p->allreduce_algorithm = g->allreduce;
+    if (!isnan(g->ps_separate))
+        p->ps_separate = g->ps_separate;
+    if (!isnan(g->step_time)) { /* a device worker's measured step, at the batch predicted */
+        p->c0_s = g->step_time;
+        p->c1_s = p->sigma = 0;
+        se->c0_s = se->c1_s = se->sigma = 0;
+        g->unc.cov_c0_c1 = 0;
+        p->worker_device = 1;
     }
+    if (g->has_cluster)
+        cluster_spec_apply(&g->cluster, p, se);
     if (g->examples > 0) g->base.examples = g->examples;
     if (g->batch > 0) g->base.batch = g->batch;
     if (g->epochs > 0) g->base.epochs = g->epochs;
@@ -317,10 +351,15 @@ static void default_workers(grid *g) {
         g->workers[g->n_workers++] = most;
 }
 
+void grid_print_usage(FILE *out) {
+    fputs(GRID_USAGE_CONFIGS, out);
+    fputs(GRID_USAGE_PARAMS, out);
+}
+
 void grid_print_setting(const grid *g, FILE *out) {
-    char where[160];
+    char where[200];
     if (g->has_cluster)
-        cluster_spec_describe(&g->cluster, where, sizeof where);
+        cluster_spec_describe(&g->cluster, &g->params, where, sizeof where);
     else if (g->params.host_cores > 0)
         snprintf(where, sizeof where, "one host of %g cores", g->params.host_cores);
     else
@@ -345,6 +384,14 @@ int grid_finish(grid *g) {
     }
     if (g->has_cluster && !g->workers_given)
         default_workers(g);
+    if (g->has_cluster && !cluster_spec_has_rate(&g->cluster) && g->cluster.machines >= 2 &&
+        !(g->params.net.beta_s_per_byte > 0 || g->params.net.alpha_s > 0)) {
+        args_error("--cluster %dx%d: no rate, and %s has no fabric between machines to take it from: give "
+                   "%dx%d@RATE[,LATENCY] (10gbit, 100gbit) or calibrate --from-table with multi-machine rows",
+                   g->cluster.machines, g->cluster.cores, g->calib_path ? g->calib_path : "the seed-like example",
+                   g->cluster.machines, g->cluster.cores);
+        return 2;
+    }
     for (int i = 0; i < g->n_topology; i++)
         if (g->uncalibrated[g->topology[i]] && (isnan(g->latency) || isnan(g->bandwidth))) {
             const char *name = job_topology_name(g->topology[i]);

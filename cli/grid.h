@@ -50,6 +50,7 @@ enum {
     GRID_OPT_TOPOLOGY, GRID_OPT_MASTER, GRID_OPT_BATCH_PER_WORKER, GRID_OPT_EXAMPLES,
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_STARTUP,
     GRID_OPT_RUN_CV, GRID_OPT_CLUSTER, GRID_OPT_SCALING, GRID_OPT_TARGET_ACCURACY,
+    GRID_OPT_ALLREDUCE, GRID_OPT_PS_PLACEMENT, GRID_OPT_STEP_TIME,
     GRID_OPT_PARAM,          /* GRID_OPT_PARAM + id: the registry's flag of parameter id */
     GRID_OPT_LAST = GRID_OPT_PARAM + PARAM_COUNT
 };
@@ -63,6 +64,9 @@ enum {
 #define GRID_LONG_OPTIONS                                                            \
     COSTMODEL_PARAMS(GRID_NO_OPTION_, GRID_PARAM_OPTION_)                            \
     { "calib", required_argument, 0, GRID_OPT_CALIB },                               \
+    { "allreduce", required_argument, 0, GRID_OPT_ALLREDUCE },                       \
+    { "ps-placement", required_argument, 0, GRID_OPT_PS_PLACEMENT },                 \
+    { "step-time", required_argument, 0, GRID_OPT_STEP_TIME },                               \
     { "workers", required_argument, 0, GRID_OPT_WORKERS },                           \
     { "cores", required_argument, 0, GRID_OPT_CORES },                               \
     { "sync", required_argument, 0, GRID_OPT_SYNC },                                 \
@@ -82,7 +86,8 @@ enum {
     { "target-accuracy", required_argument, 0, GRID_OPT_TARGET_ACCURACY }
 
 /* For a command's --help. */
-#define GRID_USAGE                                                                          \
+/* The grid's flags for a command's --help (grid_print_usage prints both parts). */
+#define GRID_USAGE_CONFIGS                                                                  \
     "Configurations (each a comma-separated list; every combination is a row):\n"          \
     "  --workers LIST       K, workers                                  [1,2,4,8,16]\n"     \
     "  --cores LIST         T, cores per worker                         [1,2,4]\n"          \
@@ -95,11 +100,24 @@ enum {
     "                       workers (B/K each); weak: each worker takes B\n"                \
     "                       (Elephas' default; also --batch-per-worker)\n"                  \
     "Where the workers run (default: all on one host of --host-cores cores):\n"            \
-    "  --cluster SPEC       MxP@RATE[,LATENCY]: M machines of P cores on a network,\n"      \
-    "                       e.g. 16x4@10gbit,50us (latency default 50us). Workers fill\n"   \
-    "                       machine 0 first, then 1, ... (Open MPI's default mapping);\n"  \
-    "                       ranks on one machine share its cores and shared memory,\n"     \
-    "                       the others cross the network. [--workers: powers of 2 to M*P]\n" \
+    "  --cluster SPEC       MxP[@RATE[,LATENCY]]: M machines of P cores (or P GPUs, with\n" \
+    "                       a calibration of devices) on a network, e.g. 16x4@10gbit,50us\n" \
+    "                       (latency default 50us; a nominal rate is drawn with a 50%\n"  \
+    "                       standard error); 8x4: the fabric --calib measured. Workers\n" \
+    "                       fill machine 0 first, then 1, ... (Open MPI's default\n"      \
+    "                       mapping); ranks on one machine share its cores and link, the\n" \
+    "                       others cross the network. [--workers: powers of 2 to M*P]\n" \
+    "  --allreduce A        how an all-reduce spans machines: ring | hierarchical |\n"    \
+    "                       either (not known: their mean, the interval spanning both)\n" \
+    "                                                              [the calibration's]\n" \
+    "  --ps-shards S        ps as S shards, each machine's workers aggregating first\n"   \
+    "                       (TensorFlow, BytePS); 0: one master rank  [the calibration's]\n" \
+    "  --ps-placement P     the shards on the workers' machines (colocated) or on\n"      \
+    "                       machines of their own (separate)     [the calibration's]\n"   \
+    "  --step-time S        a worker that is a device (a GPU): one step of it at the\n"  \
+    "                       batch predicted takes S (0.32, 320ms); --cores must be 1\n"   \
+    ""
+#define GRID_USAGE_PARAMS                                                                   \
     "Workload (default: the calibration's, else the seed's 6000 images):\n"                 \
     "  --examples D  --batch B  --epochs E                               [6000, 32, 5]\n"   \
     "Parameters (default: --calib FILE, else the seed-like example; flags override):\n"    \
@@ -129,6 +147,8 @@ enum {
     "                       95% PI, or that it is not reached; the workload defaults\n"   \
     "                       to the fit's (examples, batch, epochs)          [none]\n"
 
+void grid_print_usage(FILE *out);
+
 typedef struct {
     int workers[GRID_MAX_VALUES], n_workers;
     int cores[GRID_MAX_VALUES], n_cores;
@@ -146,6 +166,8 @@ typedef struct {
     /* What-if overrides, NaN / -1 when not given. */
     double param[PARAM_COUNT];   /* what-if values by registry id; NAN: not given */
     double latency, bandwidth, w0, w1, run_cv;
+    double allreduce, ps_separate;   /* --allreduce, --ps-placement; NAN: not given */
+    double step_time;                /* --step-time: one step of a device worker; NAN: not given */
     bool uncalibrated[JOB_TOPO_COUNT]; /* the calibration measured no such synchronisation */
     long examples, batch;
     int epochs;

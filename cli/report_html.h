@@ -30,7 +30,7 @@ typedef struct {
  * its figure is figures/cluster-N/speedup.png (N = its index + 1). */
 enum { REPORT_MAX_CLUSTERS = 4 };
 typedef struct {
-    char desc[160];             /* "16 machines x 2 cores, 1 Gbit/s, 50 us" */
+    char desc[200];             /* "16 machines x 2 cores, 1 Gbit/s, 50 us" */
     prediction_row *rows;
     int n_rows;
 } report_cluster;

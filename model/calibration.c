@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -124,7 +125,7 @@ static int read_params(const char *path, json_t *params, calibration *out, char 
     costmodel_params *p = &out->params;
     for (int i = 0; i < PARAM_COUNT; i++) {
         const param_row *r = param_info((param_id)i);
-        if ((r->required || json_object_get(params, r->name)) &&
+        if ((r->required > 0 || json_object_get(params, r->name)) &&
             read_param(path, params, "params", r->name, param_value(p, (param_id)i),
                        param_se(&out->stderr_, (param_id)i), err, errlen))
             return -1;
@@ -197,6 +198,19 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     json_t *host = json_object_get(root, "host");
     json_t *name = json_object_get(host, "name");
     jsonout_copy(out->host, sizeof out->host, json_is_string(name) ? json_string_value(name) : "unknown");
+    json_t *source = json_object_get(root, "source");
+    if (json_is_string(source))
+        jsonout_copy(out->source, sizeof out->source, json_string_value(source));
+    json_t *range = json_object_get(root, "range");
+    if (range) {
+        json_t *k = json_object_get(range, "workers"), *m = json_object_get(range, "machines");
+        if (!json_is_integer(k) || !json_is_integer(m) || json_integer_value(k) < 1 || json_integer_value(m) < 1 ||
+            json_integer_value(k) > INT_MAX || json_integer_value(m) > INT_MAX)
+            return errmsg_set(err, errlen, "%s: range: expected {\"workers\": K, \"machines\": M}, whole numbers >= 1",
+                              path);
+        out->range_workers = (int)json_integer_value(k);
+        out->range_machines = (int)json_integer_value(m);
+    }
 
     return read_workload(path, root, out, err, errlen);
 }
@@ -255,6 +269,8 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
     for (int i = 0; params && i < PARAM_COUNT; i++) {
         const param_row *r = param_info((param_id)i);
         const double value = param_get(&cal->params, (param_id)i), se = param_se_get(&cal->stderr_, (param_id)i);
+        if (r->required < 0 && value == 0 && !(se > 0))
+            continue; /* a cluster's term this calibration has not: the file stays a host's */
         json_t *entry = json_object();
         if (set_new(entry, "value", json_real(value)) || set_new(entry, "stderr", number_or_null(se)) ||
             set_new(entry, "unit", json_string(r->unit))) {
@@ -397,6 +413,11 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
         bad = set_new(root, "uncalibrated_topologies", json_incref(unc));
     bad |= !unc;
     json_decref(unc);
+    if (!bad && cal->source[0])
+        bad = set_new(root, "source", json_string(cal->source));
+    if (!bad && cal->range_workers > 0)
+        bad = set_new(root, "range", json_pack("{s:i, s:i}", "workers", cal->range_workers, "machines",
+                                               cal->range_machines > 0 ? cal->range_machines : 1));
     if (!bad && cal->has_workload)
         bad = set_new(root, "workload", json_pack("{s:I, s:I, s:i}", "examples", (json_int_t)cal->examples,
                                                   "batch", (json_int_t)cal->batch, "epochs", cal->epochs));

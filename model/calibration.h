@@ -26,6 +26,9 @@
  *                     "power", "w", "gamma"}, "cov": [[...]], "noise": {...}, ... }
  *                           (optional: model/efficiency.h's accuracy-curve fit, in the format
  *                           of model/calibration_efficiency.h; absent: no time to accuracy)
+ *     "source": "table FILE.csv",  (optional: "" = traces) what the fit read
+ *     "range": {"workers": K, "machines": M},  (optional) the largest run measured: a
+ *                           prediction beyond it extrapolates (marked where it is shown)
  *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
  *
  * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
@@ -76,6 +79,10 @@ typedef struct {
     int epochs;
     char host[128];
     bool uncalibrated[JOB_TOPO_COUNT]; /* no synchronisation of that topology measured */
+    int range_workers, range_machines; /* the most workers and machines a measured run had
+                                          ("range"; 0: not recorded): beyond, a prediction
+                                          extrapolates */
+    char source[256];             /* what it was fitted from ("source"; "" = traces) */
     memory_params memory;         /* known = false when the file has no "memory" */
     efficiency_model efficiency;  /* known = false when the file has no "efficiency" */
 } calibration;

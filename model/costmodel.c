@@ -37,18 +37,28 @@ int costmodel_check(const costmodel_params *p, const job_config *c, char *err, i
         if (v > r->hi)
             return failf(err, errlen, "%s must be at most %.15g (got %g)", r->name, r->hi, v);
     }
-    if (p->waits_block != 0 && p->waits_block != 1)
-        return fail(err, errlen, "waits_block", "must be 0 (waits poll) or 1 (waits block)", p->waits_block);
-    if (!isfinite(p->net.alpha_s) || p->net.alpha_s < 0)
-        return fail(err, errlen, "network latency", "must be a finite number >= 0", p->net.alpha_s);
-    if (!isfinite(p->net.beta_s_per_byte) || p->net.beta_s_per_byte < 0)
-        return fail(err, errlen, "network 1/rate", "must be a finite number >= 0", p->net.beta_s_per_byte);
+    const struct { const char *name; double v; } whole[] = {
+        { "waits_block", p->waits_block }, { "worker_device", p->worker_device },
+        { "allreduce_algorithm", p->allreduce_algorithm }, { "ps_shards", p->ps_shards },
+        { "ps_separate", p->ps_separate } };
+    for (size_t i = 0; i < sizeof whole / sizeof whole[0]; i++)
+        if (whole[i].v != floor(whole[i].v))
+            return fail(err, errlen, whole[i].name, "must be a whole number", whole[i].v);
     if (job_check(c, err, errlen))
         return -1;
     if (p->machines < 0)
         return fail(err, errlen, "machines", "must be >= 0", p->machines);
     if (p->machines >= 2 && p->host_cores < 1)
         return fail(err, errlen, "a cluster", "needs its cores per machine (host cores >= 1)", p->host_cores);
+    if (p->worker_device && c->cores != 1)
+        return failf(err, errlen, "a worker that is a device has no cores to choose: --cores must be 1 (got %d)",
+                     c->cores);
+    if (p->ps_shards >= 1 && c->topology == JOB_TOPO_PS && c->master == JOB_MASTER_DEDICATED)
+        return failf(err, errlen, "a sharded parameter server (ps_shards %g) runs beside the workers, not on a "
+                     "dedicated master: use --master worker, or ps_shards 0 for one master", p->ps_shards);
+    if (p->ps_shards >= 1 && job_sync_is_async(c->sync))
+        return failf(err, errlen, "async and hogwild run through one dedicated master: ps_shards must be 0 (got %g)",
+                     p->ps_shards);
     if (p->machines >= 2 && c->cores > p->host_cores) {
         if (err && errlen > 0)
             snprintf(err, (size_t)errlen, "a worker of %d cores does not fit a machine of %g cores", c->cores,
@@ -310,6 +320,63 @@ double costmodel_ring_step_time(const costmodel_params *p, const job_config *c) 
     return l.alpha_s + l.beta_s_per_byte * p->model_bytes / c->workers;
 }
 
+/* One step of `bytes` over the machine's own link, or across machines. */
+static double hop_time(const costmodel_params *p, const job_config *c, bool remote, double bytes) {
+    costmodel_link l = link_of(p, c, remote);
+    return l.alpha_s + l.beta_s_per_byte * bytes;
+}
+
+/* A hierarchical all-reduce's stages: inside the busiest machine's G workers, across the
+ * M machines (the G rings of M/(G·M) bytes share each machine's network link), inside. */
+static int hierarchical_stages(const costmodel_params *p, const job_config *c, costmodel_stage *out) {
+    const costmodel_placement pl = costmodel_placement_of(p, c);
+    const long g = pl.workers_busiest, m = pl.machines_used;
+    const double inside = g > 1 ? hop_time(p, c, false, p->model_bytes / (double)g) : 0.0;
+    out[0] = (costmodel_stage){ .steps = g - 1, .step_s = inside };
+    out[1] = (costmodel_stage){ .steps = 2 * (m - 1), .step_s = hop_time(p, c, true, p->model_bytes / (double)m) };
+    out[2] = out[0];
+    return 3;
+}
+
+int costmodel_allreduce_stages(const costmodel_params *p, const job_config *c, costmodel_stage out[COSTMODEL_MAX_STAGES]) {
+    const costmodel_allreduce a = (costmodel_allreduce)p->allreduce_algorithm;
+    if (a == COSTMODEL_ALLREDUCE_RING || !costmodel_spans_machines(p, c)) {
+        out[0] = (costmodel_stage){ .steps = 2L * (c->workers - 1), .step_s = costmodel_ring_step_time(p, c) };
+        return 1;
+    }
+    if (a == COSTMODEL_ALLREDUCE_HIERARCHICAL)
+        return hierarchical_stages(p, c, out);
+    /* Either: half of each, so the stages add up to the mean of the two. */
+    out[0] = (costmodel_stage){ .steps = 2L * (c->workers - 1), .step_s = 0.5 * costmodel_ring_step_time(p, c) };
+    int n = 1 + hierarchical_stages(p, c, out + 1);
+    for (int i = 1; i < n; i++)
+        out[i].step_s *= 0.5;
+    return n;
+}
+
+double costmodel_ps_local_time(const costmodel_params *p, const job_config *c) {
+    const long g = costmodel_placement_of(p, c).workers_busiest;
+    return g > 1 ? (double)(g - 1) * hop_time(p, c, false, p->model_bytes / (double)g) : 0.0;
+}
+
+double costmodel_ps_phase_time(const costmodel_params *p, const job_config *c) {
+    const double shards = p->ps_shards >= 1 ? p->ps_shards : 1.0;
+    const double m = costmodel_placement_of(p, c).machines_used, bytes = p->model_bytes;
+    double msgs, load; /* the busiest link's messages and bytes in one phase */
+    if (p->ps_separate) {
+        msgs = fmax(shards, m);
+        load = bytes * fmax(1.0, m / shards);
+    } else {
+        if (m < 2)
+            return 0.0; /* every shard on the one machine: nothing crosses */
+        const double most = ceil(shards / m), least = floor(shards / m);
+        msgs = fmax((m - 1) * most, shards - least);
+        load = bytes * msgs / shards;
+    }
+    costmodel_link l = link_of(p, c, true);
+    return msgs * l.alpha_s + load * l.beta_s_per_byte;
+}
+
 /* S(K) of the exchange, as on an idle host: ranks that outnumber the cores slow the rounds'
  * steps (costmodel_slowdown), not the exchange. */
 double costmodel_sync_time(const costmodel_params *p, const job_config *c) {
@@ -317,9 +384,16 @@ double costmodel_sync_time(const costmodel_params *p, const job_config *c) {
     if (c->topology == JOB_TOPO_ALLREDUCE) {
         if (c->workers == 1)
             return 0.0;
-        /* Ring: reduce-scatter then all-gather, 2(K−1) steps of M/K bytes each. */
-        return 2.0 * (k - 1.0) * costmodel_ring_step_time(p, c);
+        /* Reduce-scatter then all-gather: the stages of costmodel_allreduce_stages. */
+        costmodel_stage st[COSTMODEL_MAX_STAGES];
+        const int n = costmodel_allreduce_stages(p, c, st);
+        double s = 0;
+        for (int i = 0; i < n; i++)
+            s += (double)st[i].steps * st[i].step_s;
+        return s;
     }
+    if (p->ps_shards >= 1) /* sharded: inside, pushes, pulls, inside */
+        return c->workers == 1 ? 0.0 : 2.0 * (costmodel_ps_local_time(p, c) + costmodel_ps_phase_time(p, c));
     /* Parameter server: the master's link takes every push, then every pull, one at a
      * time. A master that also trains exchanges with the K−1 others only; those on its
      * own machine through shared memory. */
@@ -481,6 +555,24 @@ job_config costmodel_baseline(const job_config *c) {
 double costmodel_speedup(const costmodel_params *p, const job_config *c) {
     job_config one = costmodel_baseline(c);
     return costmodel_total_time(p, &one) / costmodel_total_time(p, c);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Names */
+
+static const char *const allreduce_names[] = { "ring", "hierarchical", "either" };
+
+const char *costmodel_allreduce_name(costmodel_allreduce a) {
+    return a >= 0 && a <= COSTMODEL_ALLREDUCE_EITHER ? allreduce_names[a] : "?";
+}
+
+int costmodel_allreduce_parse(const char *s, costmodel_allreduce *out) {
+    for (int a = 0; a <= COSTMODEL_ALLREDUCE_EITHER; a++)
+        if (strcmp(s, allreduce_names[a]) == 0) {
+            *out = (costmodel_allreduce)a;
+            return 0;
+        }
+    return -1;
 }
 
 /* ---------------------------------------------------------------------------------- */

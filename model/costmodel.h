@@ -212,7 +212,39 @@ typedef struct {
                                 (no packing: w = 0); 0: it busy-polls (Open MPI, the C
                                 trainer) and the packing holds (costmodel_packing_weight),
                                 but for async and hogwild, which nap at the epoch's barrier */
+    /* Clusters nobody here built (a table of throughputs, GPUs as workers; see Exchanges): */
+    double worker_device;    /* 1: a worker is a device (a GPU) with its own step time: one
+                                worker per slot, host_cores slots a machine, T = 1, σ and ρ
+                                do not apply; 0: T cores of a host */
+    double allreduce_algorithm; /* costmodel_allreduce: how an all-reduce that spans machines
+                                runs (ring, hierarchical, either when not known) */
+    double ps_shards;        /* S ≥ 1: a parameter server of S shards, each machine's workers
+                                aggregating first (costmodel_ps_phase_time); 0: one master,
+                                rank 0, that takes every worker's message one at a time */
+    double ps_separate;      /* 1: the shards run on machines of their own (BytePS); 0: on the
+                                workers' machines (TensorFlow's parameter servers) */
 } costmodel_params;
+
+/* How an all-reduce that spans machines runs (params.allreduce_algorithm):
+ *   ring          one ring over every worker, 2(K−1) steps of M/K bytes, each paced by the
+ *                 ring's slowest hop (a network hop where it spans machines): NCCL's ring;
+ *   hierarchical  reduce-scatter inside each machine (G−1 steps of M/G over the machine's
+ *                 own link), an all-reduce among the M machines (2(M−1) steps; the G rings
+ *                 share the machine's network link, so a step moves M/M per link), then an
+ *                 all-gather inside (G−1 steps): Horovod's hierarchical all-reduce, NCCL
+ *                 across nodes of one link each;
+ *   either        not known (a published table that does not say): half of each, so
+ *                 S = (S_ring + S_hier)/2, and the interval spans the two (uncertainty.h). */
+typedef enum { COSTMODEL_ALLREDUCE_RING, COSTMODEL_ALLREDUCE_HIERARCHICAL, COSTMODEL_ALLREDUCE_EITHER } costmodel_allreduce;
+const char *costmodel_allreduce_name(costmodel_allreduce a);  /* "ring", "hierarchical", "either" */
+int costmodel_allreduce_parse(const char *s, costmodel_allreduce *out);
+
+/* One stage of an exchange: `steps` steps of step_s each, one after another. */
+typedef struct {
+    long steps;
+    double step_s;
+} costmodel_stage;
+enum { COSTMODEL_MAX_STAGES = 6 };
 
 /* Where the time of T(K,T) goes; the five add up to total_s. */
 typedef struct {
@@ -272,6 +304,26 @@ double costmodel_message_time(const costmodel_params *p, const job_config *c, bo
 
 /* One of the 2(K−1) steps of a ring all-reduce (M/K bytes over the ring's slowest hop). */
 double costmodel_ring_step_time(const costmodel_params *p, const job_config *c);
+
+/* The all-reduce as the stages it runs (see costmodel_allreduce): one stage for a ring,
+ * three for a hierarchical one that spans machines (inside, across, inside), the ring's
+ * and the hierarchical's at half their time each for `either`. Returns the count. The
+ * closed form sums them; the simulator plays them step by step. */
+int costmodel_allreduce_stages(const costmodel_params *p, const job_config *c, costmodel_stage out[COSTMODEL_MAX_STAGES]);
+
+/* A sharded parameter server (ps_shards ≥ 1) on M machines of G workers: each machine
+ * first reduces its workers' gradients over its own link (G−1 steps of M/G), then one
+ * copy per machine is pushed, each shard receiving its 1/S of it; after the update the
+ * pulls mirror the pushes and each machine broadcasts the result inside (G−1 steps).
+ * A phase (all pushes, or all pulls) waits for the busiest network link: colocated, a
+ * machine holding s shards sends (S − s)/S·M and receives (M − 1)·s/S·M, one message per
+ * shard and peer, so ⌈S/M⌉ shards on one machine pace it; separate, a worker machine
+ * sends M in S messages and a server receives M·M/S in M messages. Each message costs
+ * the crossing's latency, its bytes the crossing's per-byte cost (the busiest link takes
+ * its messages one at a time). One phase's time; the intra-machine stages are in
+ * costmodel_ps_local_time. */
+double costmodel_ps_phase_time(const costmodel_params *p, const job_config *c);
+double costmodel_ps_local_time(const costmodel_params *p, const job_config *c);
 
 /* (c0 + c1·(σ + (1−σ)/T)·b)·ρ': one local step of the config's slice b (the update
  * excluded), and of a slice of `examples` (a replayed step's own). */

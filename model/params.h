@@ -16,13 +16,15 @@
  *   unit    as written beside its value
  *   hi      valid range [0, hi]; 1: a fraction
  *   drawn   1: drawn in the prediction interval from its standard error
- *   req     1: required in every calibration.json; 0: later, read as 0 when absent
+ *   req     1: required in every calibration.json; 0: later, read as 0 when absent;
+ *           -1: as 0, and written only when not 0 (a cluster's terms: files of one host
+ *           stay as they were)
  *   print   its place in `speedup calibrate`'s list (0: printed apart or not at all)
  *   says    what `speedup calibrate` prints after the unit
  *   flag    the what-if flag that sets it (--flag), taken as exact
  *   kind    how the flag's value is read: PARAM_SECONDS (a time with its unit),
  *           PARAM_FRACTION ([0, 1]), PARAM_RATIO (a number in [0, 100]), PARAM_CORES,
- *           PARAM_BYTES (a size with its unit)
+ *           PARAM_BYTES (a size with its unit), PARAM_INTEGER (a whole number >= 1)
  */
 #ifndef SPEEDUP_PARAMS_H
 #define SPEEDUP_PARAMS_H
@@ -73,11 +75,19 @@
      "(a step with its all-reduce beside it is 1 + this times as long)", "overlap-slowdown", PARAM_RATIO)         \
   PF(OVERLAP_EXPOSED, "overlap_exposed", overlap_exposed, overlap_exposed, "1", 1.0, 1, 0, 23,                      \
      "(of the all-reduce exposed however long the step)", "overlap-exposed", PARAM_FRACTION)                      \
-  P(WAITS_BLOCK, "waits_block", waits_block, waits_block, "1", 1.0, 0, 0, 0, "")
+  P(WAITS_BLOCK, "waits_block", waits_block, waits_block, "1", 1.0, 0, 0, 0, "")                                   \
+  P(NET_ALPHA, "net_alpha", net.alpha_s, net_alpha, "s", INFINITY, 1, -1, 24,                                       \
+    "s (a message across machines, beyond alpha)")                                                                 \
+  P(NET_BETA, "net_beta", net.beta_s_per_byte, net_beta, "s/byte", INFINITY, 1, -1, 25,                             \
+    "s/byte (across machines: the fabric's effective 1/rate)")                                                     \
+  P(WORKER_DEVICE, "worker_device", worker_device, worker_device, "1", 1.0, 0, -1, 0, "")                           \
+  P(ALLREDUCE_ALGORITHM, "allreduce_algorithm", allreduce_algorithm, allreduce_algorithm, "1", 2.0, 0, -1, 0, "")   \
+  PF(PS_SHARDS, "ps_shards", ps_shards, ps_shards, "shard", 1e6, 0, -1, 0, "", "ps-shards", PARAM_INTEGER)          \
+  P(PS_SEPARATE, "ps_separate", ps_separate, ps_separate, "1", 1.0, 0, -1, 0, "")
 /* clang-format on */
 
 /* How a what-if flag's value is read (cli/grid.c). */
-typedef enum { PARAM_SECONDS, PARAM_FRACTION, PARAM_RATIO, PARAM_CORES, PARAM_BYTES } param_kind;
+typedef enum { PARAM_SECONDS, PARAM_FRACTION, PARAM_RATIO, PARAM_CORES, PARAM_BYTES, PARAM_INTEGER } param_kind;
 
 #define PARAM_ENUM_(id, ...) PARAM_##id,
 typedef enum { COSTMODEL_PARAMS(PARAM_ENUM_, PARAM_ENUM_) PARAM_COUNT } param_id;

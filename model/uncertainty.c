@@ -89,6 +89,19 @@ static double param_var(const double g[PARAM_COUNT], const uncertainty *u) {
     return v + 2 * g[PARAM_C0] * g[PARAM_C1] * cov;
 }
 
+/* An all-reduce whose algorithm is not known (either): the run is the ring's or the
+ * hierarchical's, each as likely, so ln T has the variance of a fair coin between the two,
+ * (ln T_ring − ln T_hier)²/4, beyond the rest. */
+static double algorithm_var_ln(const costmodel_params *p, const job_config *c) {
+    if (p->allreduce_algorithm != COSTMODEL_ALLREDUCE_EITHER || c->topology != JOB_TOPO_ALLREDUCE)
+        return 0.0;
+    costmodel_params ring = *p, hier = *p;
+    ring.allreduce_algorithm = COSTMODEL_ALLREDUCE_RING;
+    hier.allreduce_algorithm = COSTMODEL_ALLREDUCE_HIERARCHICAL;
+    const double a = costmodel_total_time(&ring, c), b = costmodel_total_time(&hier, c);
+    return a > 0 && b > 0 ? 0.25 * (log(a) - log(b)) * (log(a) - log(b)) : 0.0;
+}
+
 uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const job_config *c,
                                              const uncertainty *u) {
     job_config one = costmodel_baseline(c);
@@ -101,8 +114,9 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const jo
      * log-normal, independent. */
     double rc = costmodel_run_cv(p, c), r1 = costmodel_run_cv(p, &one), m2 = p->model_cv * p->model_cv;
     double run2 = rc * rc + m2;
-    double var_t = run2 + noise_var_ln(p, c) + param_var(g, u);
-    double var_s = run2 + r1 * r1 + m2 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u);
+    double var_t = run2 + noise_var_ln(p, c) + param_var(g, u) + algorithm_var_ln(p, c);
+    double var_s = run2 + r1 * r1 + m2 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u) +
+                   algorithm_var_ln(p, c);
     uncertainty_interval r = { .sd_ln_time = sqrt(fmax(var_t, 0)), .sd_ln_speedup = sqrt(fmax(var_s, 0)) };
     double z = gsl_cdf_ugaussian_Pinv(0.975);
     double t = costmodel_total_time(p, c), s = costmodel_speedup(p, c);
@@ -137,6 +151,9 @@ static void draw_c0_c1(const uncertainty *u, costmodel_params *out, gsl_rng *rng
 
 void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng *rng, costmodel_params *out) {
     *out = *est;
+    if (est->allreduce_algorithm == COSTMODEL_ALLREDUCE_EITHER) /* one run is one of the two */
+        out->allreduce_algorithm = gsl_rng_uniform(rng) < 0.5 ? COSTMODEL_ALLREDUCE_RING
+                                                              : COSTMODEL_ALLREDUCE_HIERARCHICAL;
     if (!uncertainty_has_params(u))
         return;
     draw_c0_c1(u, out, rng);

@@ -24,8 +24,13 @@
  *                host_cores come from the run header (exact); run_cv itself is taken at
  *                its value. A standard error of 0 (or NaN: not reported) means known.
  *
+ *   algorithm    an all-reduce across machines whose algorithm is not known (params'
+ *                allreduce_algorithm either, model/costmodel.h): the run is the ring's or
+ *                the hierarchical's, each as likely; a draw picks one.
+ *
  * Closed form (uncertainty_closed_form), the delta method on the log scale:
- *   var ln T(K,T) = run_cv² + model_cv² + (CV·step)²·E·s·V(K) / T² + gᵀ Σ g
+ *   var ln T(K,T) = run_cv² + model_cv² + (CV·step)²·E·s·V(K) / T² + gᵀ Σ g + A
+ *       A    = (ln T_ring − ln T_hier)²/4 where the algorithm is either, else 0
  *       g_i  = ∂ln T/∂θ_i by central differences, h_i = 1e-4·(|θ_i| + se_i) (T is linear
  *              in every θ_i, so this is exact to rounding but for ln's curvature, O(h²))
  *       gᵀΣg = Σ g_i²·se_i² + 2·g_c0·g_c1·cov_c0_c1

@@ -159,9 +159,26 @@ static void start_exchange(job *j) {
 /* One message per worker through the master's link, in worker order; a worker on
  * another machine than the master's crosses the network (costmodel_placement_of). */
 static void send_to_workers(job *j, int kind) {
+    if (j->spec.params.ps_shards >= 1) { /* sharded: a phase at once */
+        engine_after(j->e, kind == j->k_push ? after_credit(j, j->shard_phase_s) : j->shard_phase_s, kind, 0);
+        return;
+    }
     int first = j->spec.config.master == JOB_MASTER_DEDICATED ? 0 : 1;
     for (int w = first; w < j->k; w++)
         engine_request_for(j->e, j->link, w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s, kind, w);
+}
+
+/* The all-reduce's next step: the current stage's, or the first of the next stage that
+ * has steps; when none is left, the update. */
+static void next_ring_step(job *j) {
+    while (j->stage_left == 0 && ++j->stage < j->n_stages)
+        j->stage_left = j->stages[j->stage].steps;
+    if (j->stage >= j->n_stages) {
+        start_sync_update(j);
+        return;
+    }
+    j->stage_left--;
+    engine_after(j->e, after_credit(j, j->stages[j->stage].step_s), j->k_ring, 0);
 }
 
 static void start_transfer(job *j) {
@@ -178,8 +195,9 @@ static void start_transfer(job *j) {
             start_sync_update(j);
             return;
         }
-        j->ring_left = 2L * (j->k - 1);
-        engine_after(j->e, after_credit(j, j->ring_step_s), j->k_ring, 0);
+        j->stage = -1;
+        j->stage_left = 0;
+        next_ring_step(j);
     }
 }
 
@@ -287,13 +305,8 @@ static void on_pull(void *ctx, int w) {
 }
 
 static void on_ring(void *ctx, int unused) {
-    job *j = ctx;
     (void)unused;
-    if (--j->ring_left > 0) {
-        engine_after(j->e, after_credit(j, j->ring_step_s), j->k_ring, 0);
-        return;
-    }
-    start_sync_update(j);
+    next_ring_step(ctx);
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -418,10 +431,14 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     }
     const job_config *c = &spec->config;
     j->remote = c->topology == JOB_TOPO_PS ? (c->master == JOB_MASTER_DEDICATED ? j->k : j->k - 1) : 0;
+    if (c->topology == JOB_TOPO_PS && spec->params.ps_shards >= 1) { /* one event a phase */
+        j->remote = j->k > 1 ? 1 : 0;
+        j->shard_phase_s = costmodel_ps_local_time(&spec->params, c) + costmodel_ps_phase_time(&spec->params, c);
+    }
     j->workers_on_master = costmodel_placement_of(&spec->params, c).workers_on_master;
     j->msg_local_s = costmodel_message_time(&spec->params, c, false);
     j->msg_remote_s = costmodel_message_time(&spec->params, c, true);
-    j->ring_step_s = costmodel_ring_step_time(&spec->params, c);
+    j->n_stages = c->topology == JOB_TOPO_ALLREDUCE ? costmodel_allreduce_stages(&spec->params, c, j->stages) : 0;
     j->async = c->sync == JOB_SYNC_ASYNC ? JOB_ASYNC : c->sync == JOB_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
     j->shared_rho = costmodel_shared_rho(&spec->params, c);
 

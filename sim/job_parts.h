@@ -37,7 +37,10 @@ struct job {
     int remote;                   /* ps: workers that message the master */
     int workers_on_master;        /* workers 0..this−1 share the master's machine */
     double msg_local_s, msg_remote_s; /* ps: one message over shared memory / the network */
-    double ring_step_s;           /* all-reduce: one of the ring's 2(K−1) steps */
+    costmodel_stage stages[COSTMODEL_MAX_STAGES]; /* all-reduce: costmodel_allreduce_stages */
+    int n_stages;
+    double shard_phase_s;         /* sharded ps (remote 1): the local stage and one phase,
+                                     costmodel_ps_local_time + costmodel_ps_phase_time */
 
     engine *e;
     int k_startup, k_step, k_push, k_update, k_pull, k_ring;
@@ -67,7 +70,8 @@ struct job {
     long round;                   /* within the epoch */
     long rounds_done;
     int arrived, msgs_done;
-    long ring_left;
+    int stage;                    /* all-reduce: the stage in progress, its steps left */
+    long stage_left;
     double credit_s;              /* head start of the exchange before the barrier (overlap) */
     double comm_t0_s;             /* start of the exchange's current comm part */
     double update_t0_s;           /* start of the synchronisation's update */

@@ -35,6 +35,7 @@ accepted_flags() { # CMD
     fi
     if grep -q MEMOPT_LONG_OPTIONS "$file"; then macro_flags MEMOPT_LONG_OPTIONS "$src/cli/memopt.h"; fi
     if grep -q IMPORT_FLAGS_LONG_OPTIONS "$file"; then macro_flags IMPORT_FLAGS_LONG_OPTIONS "$src/cli/import_flags.h"; fi
+    if grep -q CALIB_TABLE_LONG_OPTIONS "$file"; then macro_flags CALIB_TABLE_LONG_OPTIONS "$src/cli/calib_table.h"; fi
 }
 # The man page's text from the .SS heading that names COMMAND (or matches a pattern) to
 # the next heading; its flags, unescaped.

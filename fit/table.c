@@ -1,0 +1,483 @@
+/* table — a calibration from a table of measured throughputs (table.h). */
+#include "fit/table.h"
+
+#include "util/errmsg.h"
+
+#include <errno.h>
+#include <gsl/gsl_fit.h>
+#include <gsl/gsl_multifit.h>
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------------------- */
+/* Reading */
+
+enum { COL_WORKERS, COL_MACHINES, COL_BATCH, COL_THROUGHPUT, COL_STD, COL_SHARDS, COLS };
+static const char *const col_names[COLS] = { "workers", "machines", "local_batch", "throughput", "std", "shards" };
+
+/* The header's columns: where each named one is (-1: absent); 0, or -1 with err. */
+static int read_header(const char *path, long line, char *text, int where[COLS], int *n_fields, char *err,
+                       int errlen) {
+    for (int c = 0; c < COLS; c++)
+        where[c] = -1;
+    text[strcspn(text, "\r\n")] = '\0';
+    int i = 0;
+    for (char *f = text; f; i++) {
+        char *next = strchr(f, ',');
+        if (next)
+            *next++ = '\0';
+        while (*f == ' ')
+            f++;
+        for (int c = 0; c < COLS; c++)
+            if (strcmp(f, col_names[c]) == 0)
+                where[c] = i;
+        f = next;
+    }
+    *n_fields = i;
+    for (int c = 0; c <= COL_THROUGHPUT; c++)
+        if (where[c] < 0)
+            return errmsg_set(err, errlen, "%s: line %ld: the header has no column '%s' (expected "
+                              "workers,machines,local_batch,throughput[,std][,shards])", path, line, col_names[c]);
+    return 0;
+}
+
+/* Field f of a row as a number; empty fields of the optional columns read as 0. */
+static int field_number(const char *path, long line, const char *name, const char *f, bool optional, double *out,
+                        char *err, int errlen) {
+    while (*f == ' ')
+        f++;
+    if (*f == '\0' && optional) {
+        *out = 0;
+        return 0;
+    }
+    char *end;
+    errno = 0;
+    double v = strtod(f, &end);
+    while (*end == ' ' || *end == '\r' || *end == '\n')
+        end++;
+    if (end == f || *end != '\0' || errno || !isfinite(v) || v < 0)
+        return errmsg_set(err, errlen, "%s: line %ld: %s: expected a number >= 0, got '%s'", path, line, name, f);
+    *out = v;
+    return 0;
+}
+
+static int whole(const char *path, long line, const char *name, double v, char *err, int errlen) {
+    if (v < 1 || v > 1e6 || v != floor(v))
+        return errmsg_set(err, errlen, "%s: line %ld: %s: expected a whole number >= 1, got %g", path, line, name, v);
+    return 0;
+}
+
+/* One data line into r; 0, or -1 with err. */
+static int read_row(const char *path, long line, char *text, const int where[COLS], int n_fields, table_row *r,
+                    char *err, int errlen) {
+    text[strcspn(text, "\r\n")] = '\0';
+    char *fields[64];
+    int n = 0;
+    for (char *p = text;; p++) { /* split on commas, keeping empty fields */
+        if (n < 64)
+            fields[n++] = p;
+        p = strchr(p, ',');
+        if (!p)
+            break;
+        *p = '\0';
+    }
+    if (n != n_fields)
+        return errmsg_set(err, errlen, "%s: line %ld: %d fields, the header has %d", path, line, n, n_fields);
+    double v[COLS] = { 0 };
+    for (int c = 0; c < COLS; c++)
+        if (where[c] >= 0 && field_number(path, line, col_names[c], fields[where[c]], c >= COL_STD, &v[c], err, errlen))
+            return -1;
+    if (whole(path, line, "workers", v[COL_WORKERS], err, errlen) ||
+        whole(path, line, "machines", v[COL_MACHINES], err, errlen))
+        return -1;
+    if (v[COL_MACHINES] > v[COL_WORKERS])
+        return errmsg_set(err, errlen, "%s: line %ld: %g machines for %g workers: a machine without a worker", path,
+                          line, v[COL_MACHINES], v[COL_WORKERS]);
+    if (!(v[COL_BATCH] > 0) || !(v[COL_THROUGHPUT] > 0))
+        return errmsg_set(err, errlen, "%s: line %ld: local_batch and throughput must be > 0", path, line);
+    if (where[COL_SHARDS] >= 0 && v[COL_SHARDS] != 0 && whole(path, line, "shards", v[COL_SHARDS], err, errlen))
+        return -1;
+    *r = (table_row){ .workers = (int)v[COL_WORKERS], .machines = (int)v[COL_MACHINES], .local_batch = v[COL_BATCH],
+                      .throughput = v[COL_THROUGHPUT], .std = v[COL_STD],
+                      .shards = v[COL_SHARDS] >= 1 ? (int)v[COL_SHARDS] : 1, .line = line };
+    return 0;
+}
+
+static bool blank_or_comment(const char *s) {
+    while (*s == ' ' || *s == '\t')
+        s++;
+    return *s == '#' || *s == '\0' || *s == '\n' || *s == '\r';
+}
+
+int table_read(const char *path, table *out, char *err, int errlen) {
+    *out = (table){ 0 };
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return errmsg_set(err, errlen, "%s: %s", path, strerror(errno));
+    char text[4096];
+    long line = 0;
+    int where[COLS], n_fields = 0, rc = 0;
+    bool header = false;
+    while (rc == 0 && fgets(text, sizeof text, f)) {
+        line++;
+        if (!strchr(text, '\n') && !feof(f)) {
+            rc = errmsg_set(err, errlen, "%s: line %ld: longer than %zu bytes", path, line, sizeof text - 1);
+            break;
+        }
+        if (blank_or_comment(text))
+            continue;
+        if (!header) {
+            rc = read_header(path, line, text, where, &n_fields, err, errlen);
+            header = true;
+            continue;
+        }
+        if (out->n == TABLE_MAX_ROWS) {
+            rc = errmsg_set(err, errlen, "%s: line %ld: more than %d rows", path, line, TABLE_MAX_ROWS);
+            break;
+        }
+        if (!out->rows && !(out->rows = calloc(TABLE_MAX_ROWS, sizeof *out->rows)))
+            rc = errmsg_set(err, errlen, "%s: out of memory", path);
+        else
+            rc = read_row(path, line, text, where, n_fields, &out->rows[out->n++], err, errlen);
+    }
+    if (rc == 0 && ferror(f))
+        rc = errmsg_set(err, errlen, "%s: read error", path);
+    fclose(f);
+    if (rc == 0 && !header)
+        rc = errmsg_set(err, errlen, "%s: no header line (workers,machines,local_batch,throughput)", path);
+    if (rc == 0 && out->n == 0)
+        rc = errmsg_set(err, errlen, "%s: no rows after the header", path);
+    if (rc)
+        table_free(out);
+    return rc;
+}
+
+void table_free(table *t) {
+    free(t->rows);
+    *t = (table){ 0 };
+}
+
+table_opts table_opts_default(void) {
+    return (table_opts){ .topology = JOB_TOPO_ALLREDUCE, .algorithm = COSTMODEL_ALLREDUCE_EITHER,
+                         .intra_latency_s = 5e-6, .net_latency_s = 25e-6, .row_noise = 0.03 };
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The model of a row */
+
+double table_row_step_s(const table_row *r) { return (double)r->workers * r->local_batch / r->throughput; }
+
+/* The job a row ran: K workers, weak scaling, one step of b examples per epoch. */
+static job_config row_config(const table_row *r, job_topology topology) {
+    return (job_config){ .workers = r->workers, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                         .topology = topology, .master = JOB_MASTER_WORKER, .batch_per_worker = true,
+                         .examples = (long)ceil(r->workers * r->local_batch), .batch = (long)r->local_batch,
+                         .epochs = 1 };
+}
+
+double table_predict_step_s(const costmodel_params *p, const table_row *r, job_topology topology) {
+    costmodel_params q = *p;
+    q.machines = r->machines;
+    q.host_cores = ceil((double)r->workers / r->machines); /* the row's workers a machine */
+    if (topology == JOB_TOPO_PS)
+        q.ps_shards = r->shards;
+    const job_config c = row_config(r, topology);
+    return costmodel_round_time(&q, &c);
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* The fit */
+
+typedef struct {
+    const table *t;
+    const table_opts *o;
+    const double *step_s;    /* (n) the rows' step times (perturbed for the standard errors) */
+} fit_input;
+
+/* What the fit gives, as a vector for the delta method. */
+enum { TH_C0, TH_C1, TH_ALPHA, TH_BETA, TH_NET_ALPHA, TH_NET_BETA, TH_COUNT };
+
+typedef struct {
+    double th[TH_COUNT];
+    bool batch_split, intra_rows, intra_alpha, net_rows, net_alpha;
+} fit_out;
+
+static bool is_single(const table_row *r) { return r->workers == 1; }
+static bool is_intra(const table_row *r) { return r->workers >= 2 && r->machines == 1; }
+static bool is_net(const table_row *r) { return r->machines >= 2; }
+
+/* c0, c1 from the one-worker rows: least squares over two local batches or more (c0 ≥ 0),
+ * else through the origin. -1 without a one-worker row. */
+static int fit_step(const fit_input *in, fit_out *out) {
+    double b[TABLE_MAX_ROWS], t[TABLE_MAX_ROWS];
+    int n = 0;
+    bool split = false;
+    for (int i = 0; i < in->t->n; i++)
+        if (is_single(&in->t->rows[i])) {
+            b[n] = in->t->rows[i].local_batch;
+            t[n] = in->step_s[i];
+            split |= n > 0 && b[n] != b[0];
+            n++;
+        }
+    if (n == 0)
+        return -1;
+    double c0 = 0, c1 = 0, cov00, cov01, cov11, sumsq;
+    if (split)
+        gsl_fit_linear(b, 1, t, 1, (size_t)n, &c0, &c1, &cov00, &cov01, &cov11, &sumsq);
+    if (!split || c0 < 0 || c1 < 0) {
+        gsl_fit_mul(b, 1, t, 1, (size_t)n, &c1, &cov11, &sumsq);
+        c0 = 0;
+    }
+    out->th[TH_C0] = c0;
+    out->th[TH_C1] = c1;
+    out->batch_split = split;
+    return 0;
+}
+
+/* The exchange of row r at params p, less its step: what the fit of a link explains. */
+static double exchange_s(const costmodel_params *p, const table_row *r, job_topology topology) {
+    return table_predict_step_s(p, r, topology) - (p->c0_s + p->c1_s * r->local_batch);
+}
+
+/* Fits y ≈ x0·a + x1·b, x ≥ 0, over n rows (weights w), or x1 alone with x0 given when
+ * `both` is false or the rows cannot tell the two apart. Returns whether x0 was fitted. */
+static bool fit_two(const double *a, const double *b, const double *y, const double *w, int n, bool both,
+                    double *x0, double *x1) {
+    bool fitted = false;
+    if (both && n >= 2) {
+        gsl_matrix *X = gsl_matrix_alloc((size_t)n, 2), *cov = gsl_matrix_alloc(2, 2);
+        gsl_vector *Y = gsl_vector_alloc((size_t)n), *W = gsl_vector_alloc((size_t)n), *c = gsl_vector_alloc(2);
+        gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc((size_t)n, 2);
+        for (int i = 0; i < n; i++) {
+            gsl_matrix_set(X, (size_t)i, 0, a[i]);
+            gsl_matrix_set(X, (size_t)i, 1, b[i]);
+            gsl_vector_set(Y, (size_t)i, y[i]);
+            gsl_vector_set(W, (size_t)i, w[i]);
+        }
+        double chisq;
+        size_t rank;
+        if (gsl_multifit_wlinear_tsvd(X, W, Y, 1e-10, c, cov, &chisq, &rank, ws) == 0 && rank == 2 &&
+            gsl_vector_get(c, 0) >= 0 && gsl_vector_get(c, 1) >= 0) {
+            *x0 = gsl_vector_get(c, 0);
+            *x1 = gsl_vector_get(c, 1);
+            fitted = true;
+        }
+        gsl_multifit_linear_free(ws);
+        gsl_matrix_free(X);
+        gsl_matrix_free(cov);
+        gsl_vector_free(Y);
+        gsl_vector_free(W);
+        gsl_vector_free(c);
+        if (fitted)
+            return true;
+    }
+    /* x1 alone (weighted least squares through the origin), x0 as given. */
+    double num = 0, den = 0;
+    for (int i = 0; i < n; i++) {
+        num += w[i] * b[i] * (y[i] - *x0 * a[i]);
+        den += w[i] * b[i] * b[i];
+    }
+    *x1 = den > 0 ? fmax(0.0, num / den) : 0.0;
+    return false;
+}
+
+/* Which link a fit varies: the machine's own (link[topology]) or the fabric (net). */
+typedef enum { LINK_MACHINE, LINK_FABRIC } which_link;
+
+static costmodel_params with_link(costmodel_params p, job_topology topo, which_link which, double alpha, double beta) {
+    costmodel_link *l = which == LINK_FABRIC ? &p.net : &p.link[topo];
+    *l = (costmodel_link){ alpha, beta };
+    return p;
+}
+
+/* The design of one link's (α, β) over the rows of a kind: what each row's exchange
+ * gains per unit of each (the exchange is linear in both; the fabric's per-byte cost is
+ * max(machine's, fabric's), so it is varied above beta0, the machine's), and what is left
+ * to explain, y = t − step − the exchange at (0, beta0). Weights 1/σ². Returns the rows. */
+static int link_rows(const fit_input *in, const costmodel_params *base, bool (*kind)(const table_row *),
+                     which_link which, double beta0, double *a, double *b, double *y, double *w) {
+    const job_topology topo = in->o->topology;
+    const double h_alpha = 1e-3, h_beta = fmax(beta0, 1e-12);
+    const costmodel_params at0 = with_link(*base, topo, which, 0, beta0);
+    const costmodel_params da = with_link(*base, topo, which, h_alpha, beta0);
+    const costmodel_params db = with_link(*base, topo, which, 0, beta0 + h_beta);
+    int n = 0;
+    for (int i = 0; i < in->t->n; i++) {
+        const table_row *r = &in->t->rows[i];
+        if (!kind(r))
+            continue;
+        const double x0 = exchange_s(&at0, r, topo);
+        a[n] = (exchange_s(&da, r, topo) - x0) / h_alpha;
+        b[n] = (exchange_s(&db, r, topo) - x0) / h_beta;
+        y[n] = in->step_s[i] - (base->c0_s + base->c1_s * r->local_batch) - x0;
+        const double sd = in->step_s[i] * (r->std > 0 ? r->std / r->throughput : in->o->row_noise);
+        w[n] = 1.0 / (sd * sd);
+        n++;
+    }
+    return n;
+}
+
+/* The rows' fit at their step times in->step_s: *out, and the params it gives in *p. */
+static int fit_all(const fit_input *in, costmodel_params *p, fit_out *out) {
+    *out = (fit_out){ 0 };
+    if (fit_step(in, out))
+        return -1;
+    p->c0_s = out->th[TH_C0];
+    p->c1_s = out->th[TH_C1];
+    const job_topology topo = in->o->topology;
+    double a[TABLE_MAX_ROWS], b[TABLE_MAX_ROWS], y[TABLE_MAX_ROWS], w[TABLE_MAX_ROWS];
+    /* The machine's own link, from the rows inside one machine (the fabric is not used). */
+    double alpha = in->o->intra_latency_s, beta = 0;
+    int n = link_rows(in, p, is_intra, LINK_MACHINE, 0, a, b, y, w);
+    out->intra_rows = n > 0;
+    if (n > 0)
+        out->intra_alpha = fit_two(a, b, y, w, n, true, &alpha, &beta);
+    p->link[topo] = (costmodel_link){ alpha, beta };
+    out->th[TH_ALPHA] = alpha;
+    out->th[TH_BETA] = beta;
+    /* The fabric: beyond the machine's link, never faster than it. */
+    double net_alpha = in->o->net_latency_s, dbeta = 0;
+    n = link_rows(in, p, is_net, LINK_FABRIC, beta, a, b, y, w);
+    out->net_rows = n > 0;
+    if (n > 0)
+        out->net_alpha = fit_two(a, b, y, w, n, true, &net_alpha, &dbeta);
+    p->net = (costmodel_link){ net_alpha, beta + dbeta };
+    out->th[TH_NET_ALPHA] = net_alpha;
+    out->th[TH_NET_BETA] = beta + dbeta;
+    return 0;
+}
+
+/* ---------------------------------------------------------------------------------- */
+/* Standard errors, notes, the calibration */
+
+static void note(calibration_note *notes, int *n, int max, const char *param, const char *fmt, ...)
+    __attribute__((format(printf, 5, 6)));
+static void note(calibration_note *notes, int *n, int max, const char *param, const char *fmt, ...) {
+    if (*n >= max)
+        return;
+    snprintf(notes[*n].param, sizeof notes[*n].param, "%s", param);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(notes[*n].text, sizeof notes[*n].text, fmt, ap);
+    va_end(ap);
+    (*n)++;
+}
+
+/* The delta method over the rows' step times: var θ_j = Σ_i (∂θ_j/∂t_i)²·σ_i²; the c0/c1
+ * covariance likewise. */
+static void standard_errors(const fit_input *in, const fit_out *at, double se[TH_COUNT], double *cov01) {
+    const int n = in->t->n;
+    double *t = malloc(sizeof *t * (size_t)n);
+    double var[TH_COUNT] = { 0 }, cov = 0;
+    if (!t)
+        return;
+    memcpy(t, in->step_s, sizeof *t * (size_t)n);
+    for (int i = 0; i < n; i++) {
+        const table_row *r = &in->t->rows[i];
+        const double sd = t[i] * (r->std > 0 ? r->std / r->throughput : in->o->row_noise), h = 1e-6 * t[i];
+        fit_input moved = *in;
+        moved.step_s = t;
+        t[i] += h;
+        costmodel_params q = { 0 };
+        q.worker_device = 1;
+        q.allreduce_algorithm = in->o->algorithm;
+        q.ps_separate = in->o->ps_separate;
+        q.model_bytes = in->o->model_bytes;
+        fit_out up;
+        if (fit_all(&moved, &q, &up) == 0) {
+            double d[TH_COUNT];
+            for (int j = 0; j < TH_COUNT; j++) {
+                d[j] = (up.th[j] - at->th[j]) / h;
+                var[j] += d[j] * d[j] * sd * sd;
+            }
+            cov += d[TH_C0] * d[TH_C1] * sd * sd;
+        }
+        t[i] -= h;
+    }
+    for (int j = 0; j < TH_COUNT; j++)
+        se[j] = sqrt(var[j]);
+    *cov01 = cov;
+    free(t);
+}
+
+/* The median relative spread of the rows (std/throughput; row_noise where not given). */
+static double median_spread(const table *t, const table_opts *o) {
+    double v[TABLE_MAX_ROWS];
+    for (int i = 0; i < t->n; i++)
+        v[i] = t->rows[i].std > 0 ? t->rows[i].std / t->rows[i].throughput : o->row_noise;
+    gsl_sort(v, 1, (size_t)t->n);
+    return gsl_stats_median_from_sorted_data(v, 1, (size_t)t->n);
+}
+
+int table_fit(const table *t, const table_opts *o, calibration *cal, calibration_note *notes, int *n_notes,
+              int max_notes, char *err, int errlen) {
+    if (!(o->model_bytes > 0))
+        return errmsg_set(err, errlen, "the bytes exchanged a step are needed (--model-bytes SIZE)");
+    double *step = malloc(sizeof *step * (size_t)t->n);
+    if (!step)
+        return errmsg_set(err, errlen, "out of memory");
+    int g_max = 1, k_max = 1, m_max = 1;
+    for (int i = 0; i < t->n; i++) {
+        const table_row *r = &t->rows[i];
+        step[i] = table_row_step_s(r);
+        g_max = fmax(g_max, ceil((double)r->workers / r->machines));
+        k_max = r->workers > k_max ? r->workers : k_max;
+        m_max = r->machines > m_max ? r->machines : m_max;
+    }
+    *cal = (calibration){ 0 };
+    costmodel_params *p = &cal->params;
+    p->worker_device = 1;
+    p->allreduce_algorithm = o->algorithm;
+    p->ps_separate = o->ps_separate;
+    p->model_bytes = o->model_bytes;
+    fit_input in = { .t = t, .o = o, .step_s = step };
+    fit_out fit;
+    if (fit_all(&in, p, &fit)) {
+        free(step);
+        return errmsg_set(err, errlen, "no row with one worker (workers = 1): the step time is not known");
+    }
+    p->host_cores = g_max;
+    if (o->topology == JOB_TOPO_PS) /* sharded servers (one shard unless a prediction says more) */
+        p->ps_shards = 1;
+    p->run_cv = median_spread(t, o);
+    double se[TH_COUNT] = { 0 };
+    standard_errors(&in, &fit, se, &cal->cov_c0_c1);
+    free(step);
+    calibration_stderr *e = &cal->stderr_;
+    e->c0_s = se[TH_C0];
+    e->c1_s = se[TH_C1];
+    *param_se(e, o->topology == JOB_TOPO_PS ? PARAM_ALPHA_PS : PARAM_ALPHA_ALLREDUCE) = se[TH_ALPHA];
+    *param_se(e, o->topology == JOB_TOPO_PS ? PARAM_BETA_PS : PARAM_BETA_ALLREDUCE) = se[TH_BETA];
+    e->net_alpha = se[TH_NET_ALPHA];
+    e->net_beta = se[TH_NET_BETA];
+    cal->uncalibrated[o->topology == JOB_TOPO_PS ? JOB_TOPO_ALLREDUCE : JOB_TOPO_PS] = true;
+    cal->range_workers = k_max;
+    cal->range_machines = m_max;
+    const char *alpha_name = o->topology == JOB_TOPO_PS ? "alpha_ps" : "alpha_allreduce";
+    const char *beta_name = o->topology == JOB_TOPO_PS ? "beta_ps" : "beta_allreduce";
+    *n_notes = 0;
+    if (!fit.batch_split)
+        note(notes, n_notes, max_notes, "c0", "one local batch in the one-worker rows: the step's fixed part is not "
+             "separated (c0 = 0, c1 = step/b), so predictions hold at that local batch");
+    if (!fit.intra_rows)
+        note(notes, n_notes, max_notes, beta_name, "no row of several workers inside one machine: the machine's own "
+             "link is taken as free (0 s/byte)");
+    if (!fit.intra_alpha)
+        note(notes, n_notes, max_notes, alpha_name, "stated, not fitted (%g us, --intra-latency): the rows inside one "
+             "machine do not tell a message's latency from its bytes", o->intra_latency_s * 1e6);
+    if (!fit.net_rows)
+        note(notes, n_notes, max_notes, "net_beta", "no row across machines: the fabric is as fast as a machine's own "
+             "link; give --cluster MxG@RATE to predict across machines");
+    if (!fit.net_alpha)
+        note(notes, n_notes, max_notes, "net_alpha", "stated, not fitted (%g us, --latency): one multi-machine row "
+             "(or rows of one shape) gives the fabric's effective rate only", o->net_latency_s * 1e6);
+    if (!(t->rows[0].std > 0))
+        note(notes, n_notes, max_notes, "run_cv", "the rows give no std: every row is taken to spread by %g (the "
+             "interval's run-to-run part and the parameters' standard errors; --row-noise)", o->row_noise);
+    return 0;
+}
