@@ -1,0 +1,207 @@
+/* Clusters nobody here built: the exchanges a published cluster runs (hierarchical and
+ * flat rings, sharded parameter servers), worked on paper; the table calibration that
+ * recovers them; and `--cluster MxG` on the calibrated fabric, through the binary. */
+#include "fit/table.h"
+#include "model/costmodel.h"
+#include "model/uncertainty.h"
+#include "sim/job.h"
+#include "tests/clirun.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void assert_rel(double got, double want, double tol, const char *what) {
+    cr_assert(fabs(got - want) <= tol * fabs(want), "%s: got %.12g, want %.12g", what, got, want);
+}
+
+/* 2 machines × 4 GPUs: inside, α 10 µs and 1e-10 s/byte; across, 100 µs more and
+ * 1e-9 s/byte; 1 MB of gradients. */
+static costmodel_params two_by_four(costmodel_allreduce algorithm) {
+    costmodel_params p = { .c1_s = 0.001, .model_bytes = 1e6, .host_cores = 4, .machines = 2, .worker_device = 1,
+                           .allreduce_algorithm = algorithm };
+    p.link[JOB_TOPO_ALLREDUCE] = (costmodel_link){ 1e-5, 1e-10 };
+    p.link[JOB_TOPO_PS] = (costmodel_link){ 1e-5, 1e-10 };
+    p.net = (costmodel_link){ 1e-4, 1e-9 };
+    return p;
+}
+
+static job_config weak(int workers, job_topology topology) {
+    return (job_config){ .workers = workers, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1, .topology = topology,
+                         .master = JOB_MASTER_WORKER, .batch_per_worker = true, .examples = workers * 100L,
+                         .batch = 100, .epochs = 1 };
+}
+
+Test(table, a_hierarchical_ring_on_two_machines_of_four_is_worked_by_hand) {
+    /* Inside: 3 steps of 10 µs + 1e-10·(1e6/4) = 35 µs, reduce-scatter and all-gather:
+     * 210 µs. Across: 2(M − 1) = 2 steps of (10 + 100) µs + 1e-9·(1e6/2) = 610 µs:
+     * 1.22 ms. S = 1.43 ms. */
+    const costmodel_params p = two_by_four(COSTMODEL_ALLREDUCE_HIERARCHICAL);
+    const job_config c = weak(8, JOB_TOPO_ALLREDUCE);
+    char err[256];
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), 0, "%s", err);
+    assert_rel(costmodel_sync_time(&p, &c), 1.43e-3, 1e-12, "hierarchical S(8)");
+    /* The flat ring: 14 steps paced by a network hop, 110 µs + 1e-9·(1e6/8) = 235 µs:
+     * 3.29 ms; either: their mean, 2.36 ms. */
+    const costmodel_params ring = two_by_four(COSTMODEL_ALLREDUCE_RING);
+    assert_rel(costmodel_sync_time(&ring, &c), 3.29e-3, 1e-12, "ring S(8)");
+    const costmodel_params either = two_by_four(COSTMODEL_ALLREDUCE_EITHER);
+    assert_rel(costmodel_sync_time(&either, &c), 2.36e-3, 1e-12, "either S(8)");
+    /* Inside one machine every algorithm is the ring: 6 steps of 35 µs. */
+    const job_config four = weak(4, JOB_TOPO_ALLREDUCE);
+    assert_rel(costmodel_sync_time(&p, &four), 2.1e-4, 1e-12, "S(4) on one machine");
+}
+
+Test(table, either_widens_the_interval_by_the_gap_between_the_two_algorithms) {
+    const costmodel_params p = two_by_four(COSTMODEL_ALLREDUCE_EITHER);
+    const job_config c = weak(8, JOB_TOPO_ALLREDUCE);
+    /* Step 0.1 s; T_ring = 0.10329, T_hier = 0.10143: sd ln T = |ln(T_ring/T_hier)|/2. */
+    const uncertainty_interval pi = uncertainty_closed_form(&p, &c, NULL);
+    assert_rel(pi.sd_ln_time, 0.5 * log(0.10329 / 0.10143), 1e-9, "sd of ln T");
+}
+
+Test(table, the_simulator_plays_the_hierarchical_stages_the_closed_form_sums) {
+    job_spec spec = { .params = two_by_four(COSTMODEL_ALLREDUCE_HIERARCHICAL), .config = weak(8, JOB_TOPO_ALLREDUCE) };
+    spec.config.examples = 8 * 100 * 20; /* 20 steps */
+    char err[256] = "";
+    job *j = job_new(&spec, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    job_result r;
+    cr_assert_eq(job_run(j, 1, &r, err, sizeof err), 0, "%s", err);
+    /* CV = 0: 20 rounds of a 0.1 s step and 1.43 ms of exchange. */
+    assert_rel(r.makespan_s, 20 * (0.1 + 1.43e-3), 1e-9, "simulated time");
+    job_free(j);
+}
+
+Test(table, a_sharded_parameter_server_is_worked_by_hand) {
+    /* 4 machines × 2 workers, 4 shards on the workers' machines: inside, 1 step of
+     * 10 µs + 1e-10·(1e6/2) = 60 µs each way. A phase: each machine sends 3/4 of 1 MB to
+     * the other 3 shards and takes 3 quarters in, 3 messages of 110 µs and 7.5e5 bytes at
+     * 1e-9: 1.08 ms. S = 2·(60 µs + 1.08 ms) = 2.28 ms. */
+    costmodel_params p = two_by_four(COSTMODEL_ALLREDUCE_RING);
+    p.machines = 4, p.host_cores = 2, p.ps_shards = 4;
+    const job_config c = weak(8, JOB_TOPO_PS);
+    assert_rel(costmodel_sync_time(&p, &c), 2.28e-3, 1e-12, "4 shards, colocated");
+    /* 2 shards: a machine with one takes 3 halves in: 3 messages, 1.5e6 bytes: 1.83 ms a
+     * phase, S = 3.78 ms. */
+    p.ps_shards = 2;
+    assert_rel(costmodel_sync_time(&p, &c), 2 * (6e-5 + 3 * 1.1e-4 + 1.5e-3), 1e-12, "2 shards, colocated");
+    /* 4 shards on machines of their own: a worker machine sends 1 MB in 4 messages, a
+     * server takes 4 quarters: 4·110 µs + 1e-3 s = 1.44 ms a phase. */
+    p.ps_shards = 4, p.ps_separate = 1;
+    assert_rel(costmodel_sync_time(&p, &c), 2 * (6e-5 + 1.44e-3), 1e-12, "4 shards, separate");
+}
+
+/* Three rows that the model of two_by_four (hierarchical) with α stated (5 µs inside,
+ * 25 µs across) explains exactly: K = 1 at 0.2 s; K = 4 on one machine, 6 steps of
+ * 5 µs + 1e-11·2.5e7 = 255 µs, 1.53 ms more; K = 8 on two, that inside and 2 steps of
+ * 30 µs + 1e-10·5e7 = 5.03 ms across: 11.59 ms more. */
+static const char *const consistent_table = "# three consistent rows\n"
+                                            "workers,machines,local_batch,throughput\n"
+                                            "1,1,100,500\n"
+                                            "4,1,100,1984.8161564035\n"
+                                            "8,2,100,3780.8970178175\n";
+
+Test(table, three_consistent_rows_give_the_step_and_both_links_exactly) {
+    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", consistent_table);
+    table t;
+    char err[512];
+    cr_assert_eq(table_read(path, &t, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(t.n, 3);
+    table_opts o = table_opts_default();
+    o.model_bytes = 1e8;
+    o.algorithm = COSTMODEL_ALLREDUCE_HIERARCHICAL;
+    calibration cal;
+    calibration_note notes[CALIBRATION_MAX_NOTES];
+    int n_notes;
+    cr_assert_eq(table_fit(&t, &o, &cal, notes, &n_notes, CALIBRATION_MAX_NOTES, err, sizeof err), 0, "%s", err);
+    assert_rel(cal.params.c1_s, 0.002, 1e-9, "c1");
+    cr_assert_eq(cal.params.c0_s, 0);
+    assert_rel(cal.params.link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, 1e-11, 1e-6, "beta inside");
+    assert_rel(cal.params.net.beta_s_per_byte, 1e-10, 1e-6, "beta across");
+    assert_rel(cal.params.net.alpha_s, 25e-6, 1e-12, "alpha across (stated)");
+    cr_assert_eq(cal.params.host_cores, 4);
+    cr_assert_eq(cal.range_workers, 8);
+    cr_assert(cal.stderr_.net_beta > 0, "the fabric's rate has a standard error from the rows' 3%% spread");
+    for (int i = 0; i < t.n; i++)
+        assert_rel(table_predict_step_s(&cal.params, &t.rows[i], JOB_TOPO_ALLREDUCE), table_row_step_s(&t.rows[i]),
+                   1e-9, "a row against the fit");
+    table_free(&t);
+    free(path);
+    free(dir);
+}
+
+Test(table, bad_tables_are_refused_with_the_file_and_line) {
+    static const struct { const char *text, *needle; } bad[] = {
+        { "workers,machines,throughput\n1,1,5\n", "no column 'local_batch'" },
+        { "workers,machines,local_batch,throughput\n1,1,32,fast\n", "line 2: throughput: expected a number" },
+        { "workers,machines,local_batch,throughput\n2,3,32,100\n", "line 2: 3 machines for 2 workers" },
+        { "workers,machines,local_batch,throughput\n1.5,1,32,100\n", "line 2: workers: expected a whole number" },
+        { "workers,machines,local_batch,throughput\n1,1,32\n", "line 2: 3 fields, the header has 4" },
+        { "# nothing\n", "no header line" },
+    };
+    char *dir = clirun_tmpdir();
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char *path = clirun_write_file(dir, "bad.csv", bad[i].text);
+        table t;
+        char err[512] = "";
+        cr_assert_eq(table_read(path, &t, err, sizeof err), -1, "%s", bad[i].text);
+        cr_assert(strstr(err, bad[i].needle) && strstr(err, path), "%s: %s", bad[i].needle, err);
+        free(path);
+    }
+    free(dir);
+}
+
+Test(table, a_table_without_one_worker_is_refused_by_the_fit) {
+    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", "workers,machines,local_batch,throughput\n"
+                                                                         "8,1,100,3000\n");
+    table t;
+    char err[512];
+    cr_assert_eq(table_read(path, &t, err, sizeof err), 0, "%s", err);
+    table_opts o = table_opts_default();
+    o.model_bytes = 1e8;
+    calibration cal;
+    calibration_note notes[4];
+    int n;
+    cr_assert_eq(table_fit(&t, &o, &cal, notes, &n, 4, err, sizeof err), -1);
+    cr_assert(strstr(err, "no row with one worker"), "%s", err);
+    table_free(&t);
+    free(path);
+    free(dir);
+}
+
+/* `model --cluster 8x4` on a table calibration predicts with the fabric it measured: the
+ * same time as naming that fabric's rate and latency, which the file states. */
+Test(table, cluster_without_a_rate_uses_the_calibrated_fabric) {
+    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", consistent_table);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "calibrate --from-table %s --model-bytes 100MB --allreduce hierarchical --out %s/cal.json",
+             path, dir);
+    clirun_result r = clirun(cmd);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "the fabric's effective rate: 80 Gbit/s"), "%s", r.out); /* 1/1e-10 bytes/s */
+    clirun_free(&r);
+    const char *grid = "--workers 32 --cores 1 --sync batch --topology allreduce --scaling weak --batch 100 "
+                       "--examples 32000 --epochs 1 --csv";
+    snprintf(cmd, sizeof cmd, "model --calib %s/cal.json --cluster 8x4 %s", dir, grid);
+    clirun_result a = clirun(cmd);
+    snprintf(cmd, sizeof cmd, "model --calib %s/cal.json --cluster 8x4@80gbit,25us %s", dir, grid);
+    clirun_result b = clirun(cmd);
+    cr_assert_eq(a.status, 0, "%s", a.err);
+    cr_assert_eq(b.status, 0, "%s", b.err);
+    /* 10 steps of 0.2 s, each with 1.53 ms inside and 2·7 steps of 30 µs + 1e-10·1.25e7 s
+     * across (hierarchical on 8 machines: 14·1.28 ms = 17.92 ms). */
+    double ta, tb;
+    cr_assert_eq(sscanf(strchr(a.out, '\n') + 1, "32,1,batch,allreduce,%lf", &ta), 1, "%s", a.out);
+    cr_assert_eq(sscanf(strchr(b.out, '\n') + 1, "32,1,batch,allreduce,%lf", &tb), 1, "%s", b.out);
+    assert_rel(ta, 10 * (0.2 + 1.53e-3 + 14 * (30e-6 + 1.25e-3)), 1e-6, "8x4 on the calibrated fabric");
+    assert_rel(tb, ta, 1e-9, "the same fabric named");
+    clirun_free(&a);
+    clirun_free(&b);
+    /* Without a fabric to take it from (the seed-like example), a rate is needed. */
+    clirun_assert_refused("model --cluster 8x4 --workers 8", 2, "no rate");
+    free(path);
+    free(dir);
+}
