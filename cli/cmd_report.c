@@ -50,6 +50,12 @@ enum { PATH_LEN = 4096 };
 static void usage(FILE *out) {
     fprintf(out,
             "usage: speedup report [--out DIR] [--budget SECONDS] [--max-workers K] [FLAGS]\n"
+            "       speedup report --calib FILE --cluster SPEC [--cluster SPEC ...] [--out DIR]\n"
+            "\n"
+            "With --calib: measures nothing. The what-if of each --cluster (up to 4) from a\n"
+            "calibration made elsewhere (calibrate --from-table, another host's traces):\n"
+            "simulated, drawn, and DIR/index.html opens with the answer (the fastest choice,\n"
+            "its training time with its 95%% interval, machine-hours, one worker's time).\n"
             "\n"
             "Calibrates on this machine (speedup calibrate's plan) and measures configurations\n"
             "left out of the fit, the two interleaved round by round; simulates the grid of\n"
@@ -58,6 +64,7 @@ static void usage(FILE *out) {
             "of every measured configuration.\n"
             "\n"
             "  --out DIR          where everything goes                          [out]\n"
+            "  --calib FILE       a calibration to reuse: no measuring, the what-ifs only [none]\n"
             "  --budget SECONDS   calibration plan budget (sizes every run)      [120]\n"
             "  --limit N          examples per run instead of from --budget      [from --budget]\n"
             "  --max-workers K    the grid's largest worker count (powers of 2;   [32]\n"
@@ -96,7 +103,7 @@ typedef struct {
 } ctx;
 
 enum { OPT_OUT = 1, OPT_BUDGET, OPT_LIMIT, OPT_MAXW, OPT_REPS, OPT_HOSTFILE, OPT_REPEATS, OPT_HELD_OUT, OPT_CLUSTER,
-       OPT_WHAT_IF, OPT_SYNC, OPT_ACCURACY_PLAN, OPT_HELP };
+       OPT_WHAT_IF, OPT_SYNC, OPT_ACCURACY_PLAN, OPT_CALIB, OPT_HELP };
 
 typedef struct {
     double budget_s;
@@ -106,6 +113,8 @@ typedef struct {
     char cluster_text[REPORT_MAX_CLUSTERS][64];
     cluster_spec cluster[REPORT_MAX_CLUSTERS];
     int n_clusters;
+    const char *calib;            /* --calib: the what-ifs of this calibration, nothing measured */
+    bool what_if_given;
     long what_if_examples;
     int what_if_epochs;
 } report_options;
@@ -550,6 +559,7 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
         { "repeats", required_argument, 0, OPT_REPEATS }, { "held-out", required_argument, 0, OPT_HELD_OUT },
         { "cluster", required_argument, 0, OPT_CLUSTER }, { "what-if", required_argument, 0, OPT_WHAT_IF },
         { "sync", required_argument, 0, OPT_SYNC },       { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
+        { "calib", required_argument, 0, OPT_CALIB },
         { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
@@ -589,7 +599,9 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
         case OPT_WHAT_IF:
             if (parse_what_if(optarg, o))
                 return 2;
+            o->what_if_given = true;
             break;
+        case OPT_CALIB: o->calib = optarg; break;
         case OPT_ACCURACY_PLAN:
             if (args_double("--accuracy-plan", optarg, 1, 1e7, &o->accuracy_s))
                 return 2;
@@ -691,6 +703,8 @@ static int cluster_what_ifs(ctx *c, const report_options *o, long batch, report_
         if (cluster_what_if(c, o, i, batch))
             return -1;
         cluster_spec_describe(&o->cluster[i], c->params, clusters[i].desc, sizeof clusters[i].desc);
+        clusters[i].machines = o->cluster[i].machines;
+        clusters[i].per_machine = o->cluster[i].cores;
         snprintf(path, sizeof path, "%s/cluster-%d.csv", c->out, i + 1);
         if (predictions_read_csv(path, &clusters[i].rows, &clusters[i].n_rows, err, sizeof err)) {
             args_error("report: %s", err);
@@ -699,6 +713,87 @@ static int cluster_what_ifs(ctx *c, const report_options *o, long batch, report_
         *n_read = i + 1;
     }
     return 0;
+}
+
+/* --calib: the what-ifs of a calibration made elsewhere; nothing is measured. Workers are
+ * one core each (one device each for a calibration of devices, weakly scaled: each takes
+ * the calibrated local batch), every calibrated topology, the sync modes of --sync. */
+static int report_from_calibration(ctx *c, report_options *o) {
+    static calibration cal;
+    char err[1400], path[PATH_LEN], topo[32] = "", batch[24], limit[24], epochs[16], reps[16];
+    if (calibration_read(o->calib, &cal, err, sizeof err)) {
+        args_error("report: %s", err);
+        return 2;
+    }
+    c->params = &cal.params;
+    snprintf(c->cal_path, sizeof c->cal_path, "%s", o->calib);
+    if (o->n_clusters == 0) {
+        if (cal.params.worker_device) {
+            args_error("report: --calib %s is a calibration of devices: name the cluster(s) with --cluster MxG "
+                       "(the calibrated fabric) or MxG@RATE", o->calib);
+            return 2;
+        }
+        default_clusters(o, host_online_cores());
+    }
+    for (int t = 0; t < JOB_TOPO_COUNT; t++)
+        if (!cal.uncalibrated[t])
+            snprintf(topo + strlen(topo), sizeof topo - strlen(topo), "%s%s", topo[0] ? "," : "",
+                     job_topology_name((job_topology)t));
+    const long b = cal.has_workload && cal.params.worker_device ? cal.batch : CALIB_PLAN_BATCH;
+    if (!o->what_if_given && cal.params.worker_device) /* one epoch of a million examples */
+        o->what_if_examples = 1000000, o->what_if_epochs = 1;
+    char err2[4400];
+    if (make_dir(c->out) || (snprintf(path, sizeof path, "%s/figures", c->out), make_dir(path)))
+        return 1;
+    if (gnuplot_scripts_check(err2, sizeof err2)) {
+        args_error("report: %s", err2);
+        return 1;
+    }
+    int_text(b, batch, sizeof batch);
+    int_text(o->what_if_examples, limit, sizeof limit);
+    int_text(o->what_if_epochs, epochs, sizeof epochs);
+    int_text(c->reps, reps, sizeof reps);
+    static report_cluster clusters[REPORT_MAX_CLUSTERS];
+    int n = 0, rc = 1;
+    for (; n < o->n_clusters; n++) {
+        char csv[PATH_LEN], fig[PATH_LEN], where[200], title[512];
+        snprintf(csv, sizeof csv, "%s/cluster-%d.csv", c->out, n + 1);
+        snprintf(fig, sizeof fig, "%s/figures/cluster-%d", c->out, n + 1);
+        const char *av[] = { "simulate", "--calib", c->cal_path, "--cluster", o->cluster_text[n], "--cores", "1",
+                             "--sync", c->sync, "--topology", topo, "--examples", limit, "--batch", batch, "--epochs",
+                             epochs, "--reps", reps, "--scaling", cal.params.worker_device ? "weak" : "strong",
+                             "--csv", "--out", csv, NULL };
+        fprintf(stderr, "speedup report: simulating the cluster %s\n", o->cluster_text[n]);
+        if (step(c, "simulate (a cluster what-if)", 0, av, "/dev/null"))
+            goto done;
+        cluster_spec_describe(&o->cluster[n], c->params, where, sizeof where);
+        snprintf(title, sizeof title, "on %s; %s examples x %s epochs, batch %s %s", where, limit, epochs, batch,
+                 cal.params.worker_device ? "per worker" : "split over the workers");
+        const char *pv[] = { "plot", "--out", fig, "--predictions", csv, "--only", "speedup", "--title", title, NULL };
+        if (step(c, "plot (a cluster what-if)", 0, pv, "/dev/null"))
+            goto done;
+        snprintf(clusters[n].desc, sizeof clusters[n].desc, "%s", where);
+        clusters[n].machines = o->cluster[n].machines;
+        clusters[n].per_machine = o->cluster[n].cores;
+        if (predictions_read_csv(csv, &clusters[n].rows, &clusters[n].n_rows, err, sizeof err)) {
+            args_error("report: %s", err);
+            goto done;
+        }
+    }
+    report_whatif_input in = { .cal = &cal, .calib_path = o->calib, .commands = c->commands, .clusters = clusters,
+                               .n_clusters = n, .examples = o->what_if_examples, .epochs = o->what_if_epochs,
+                               .batch = b };
+    snprintf(path, sizeof path, "%s/index.html", c->out);
+    if (report_html_write_whatif(path, &in, err, sizeof err)) {
+        args_error("report: %s", err);
+        goto done;
+    }
+    printf("wrote %s\n", path);
+    rc = 0;
+done:
+    for (int i = 0; i < n; i++)
+        free(clusters[i].rows);
+    return rc;
 }
 
 /* The memory section's traces: every configuration's first run (each rank measured
@@ -727,6 +822,8 @@ int cmd_report(int argc, char **argv) {
     int code = parse_options(argc, argv, &c, &o);
     if (code)
         return code < 0 ? 0 : code;
+    if (o.calib)
+        return report_from_calibration(&c, &o);
     if (o.n_clusters == 0)
         default_clusters(&o, host_online_cores());
     if (check_programs())

@@ -147,41 +147,55 @@ static const prediction_row *fastest(const prediction_row *rows, int n, const ch
     return best;
 }
 
-/* One cluster what-if: its figure, what scales best, and the table of speedups by workers. */
+/* The (sync, topology) series of a what-if's rows, in the order they first appear. */
+enum { MAX_SERIES = 16 };
+static int series_of(const report_cluster *k, const prediction_row *first[MAX_SERIES]) {
+    int n = 0;
+    for (int i = 0; i < k->n_rows && n < MAX_SERIES; i++) {
+        bool seen = false;
+        for (int s = 0; s < n && !seen; s++)
+            seen = strcmp(first[s]->sync, k->rows[i].sync) == 0 && first[s]->topology == k->rows[i].topology;
+        if (!seen)
+            first[n++] = &k->rows[i];
+    }
+    return n;
+}
+
+/* One cluster what-if: its figure, what scales best, and the table of speedups by workers,
+ * one column a (sync, topology) series it has. */
 static void write_cluster(FILE *f, const report_cluster *k, int index) {
-    static const char *const syncs[] = { "batch", "batch", "epoch", "epoch" };
-    static const int topos[] = { JOB_TOPO_PS, JOB_TOPO_ALLREDUCE, JOB_TOPO_PS,
-                                 JOB_TOPO_ALLREDUCE };
     fprintf(f, "<h3 id=\"cluster-%d\">On ", index + 1);
     esc(f, k->desc);
     fprintf(f, "</h3>\n<p><a href=\"figures/cluster-%d/speedup.svg\"><img src=\"figures/cluster-%d/speedup.png\" "
                "alt=\"cluster-%d speedup\" width=\"1000\" height=\"640\"></a><br>"
                "<a href=\"figures/cluster-%d/speedup.svg\">SVG</a> &middot; <a href=\"cluster-%d.csv\">CSV</a></p>\n",
             index + 1, index + 1, index + 1, index + 1, index + 1);
+    const prediction_row *series[MAX_SERIES];
+    const int n_series = series_of(k, series);
     const prediction_row *best = fastest(k->rows, k->n_rows, NULL, 0);
     if (best)
         fprintf(f, "<p><b>Fastest:</b> %d workers, %s sync, %s: speedup <b>%.2f</b> (95%% PI %.2f&ndash;%.2f). "
                    "Best worker count per mode:", best->workers, best->sync, job_topology_name(best->topology),
                 best->speedup, best->ci_lo, best->ci_hi);
-    for (int s = 0; s < 4; s++) {
-        const prediction_row *b = fastest(k->rows, k->n_rows, syncs[s], topos[s]);
-        if (b)
-            fprintf(f, "%s %s/%s at K = %d (%.2f&times;)", s ? ";" : "", syncs[s],
-                    job_topology_name((job_topology)topos[s]), b->workers, b->speedup);
+    for (int s = 0; s < n_series; s++) {
+        const prediction_row *b = fastest(k->rows, k->n_rows, series[s]->sync, (int)series[s]->topology);
+        fprintf(f, "%s %s/%s at K = %d (%.2f&times;)", s ? ";" : "", b->sync, job_topology_name(b->topology),
+                b->workers, b->speedup);
     }
     fputs(".</p>\n<table>\n<tr><th>workers</th>", f);
-    for (int s = 0; s < 4; s++)
-        fprintf(f, "<th>%s/%s speedup (95%% PI)</th>", syncs[s], job_topology_name((job_topology)topos[s]));
+    for (int s = 0; s < n_series; s++)
+        fprintf(f, "<th>%s/%s speedup (95%% PI)</th>", series[s]->sync, job_topology_name(series[s]->topology));
     fputs("</tr>\n", f);
     for (int i = 0; i < k->n_rows; i++) {
-        if (strcmp(k->rows[i].sync, syncs[0]) != 0 || (int)k->rows[i].topology != topos[0])
+        if (n_series == 0 || strcmp(k->rows[i].sync, series[0]->sync) != 0 ||
+            k->rows[i].topology != series[0]->topology)
             continue; /* one line per worker count, from the first series' rows */
         fprintf(f, "<tr><td>%d</td>", k->rows[i].workers);
-        for (int s = 0; s < 4; s++) {
+        for (int s = 0; s < n_series; s++) {
             const prediction_row *r = NULL;
             for (int j = 0; j < k->n_rows && !r; j++)
-                if (k->rows[j].workers == k->rows[i].workers && strcmp(k->rows[j].sync, syncs[s]) == 0 &&
-                    (int)k->rows[j].topology == topos[s])
+                if (k->rows[j].workers == k->rows[i].workers && strcmp(k->rows[j].sync, series[s]->sync) == 0 &&
+                    k->rows[j].topology == series[s]->topology)
                     r = &k->rows[j];
             if (r)
                 fprintf(f, "<td>%.2f (%.2f&ndash;%.2f)</td>", r->speedup, r->ci_lo, r->ci_hi);
@@ -336,12 +350,112 @@ static void write_accuracy(FILE *f, const report_html_input *in) {
             100 * m->sd_subset);
 }
 
+void report_duration(double s, char *out, int size) {
+    if (!(s >= 60)) {
+        snprintf(out, (size_t)size, "%.3g s", s);
+        return;
+    }
+    const long t = lround(s);
+    snprintf(out, (size_t)size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}
+
+/* The answer for one cluster: its fastest row, its time and machine-hours, one worker's. */
+static void write_answer(FILE *f, const report_cluster *k, const calibration *cal) {
+    const prediction_row *best = fastest(k->rows, k->n_rows, NULL, 0), *one = NULL;
+    for (int i = 0; i < k->n_rows; i++)
+        if (k->rows[i].workers == 1 && (!one || k->rows[i].time_s < one->time_s))
+            one = &k->rows[i];
+    if (!best)
+        return;
+    char t[32], lo[32], hi[32], t1[32];
+    report_duration(best->time_s, t, sizeof t);
+    report_duration(best->time_lo, lo, sizeof lo);
+    report_duration(best->time_hi, hi, sizeof hi);
+    const int per = k->per_machine > 0 ? k->per_machine : 1;
+    const int machines = (best->workers * best->cores + per - 1) / per;
+    fprintf(f, "<p class=\"answer\"><b>On ");
+    esc(f, k->desc);
+    fprintf(f, ": %d worker%s &times; %d %s, %s sync, %s</b> &mdash; training takes <b>%s</b> (95%%: %s&ndash;%s), "
+               "%.3g machine-hours", best->workers, best->workers == 1 ? "" : "s", best->cores,
+            cal->params.worker_device ? "GPU" : (best->cores == 1 ? "core" : "cores"), best->sync,
+            job_topology_name(best->topology), t, lo, hi, machines * best->time_s / 3600.0);
+    if (one) {
+        report_duration(one->time_s, t1, sizeof t1);
+        fprintf(f, "; one worker: %s", t1);
+    }
+    fputs(".", f);
+    if (cal->range_workers > 0 && best->workers > cal->range_workers)
+        fprintf(f, " <span class=\"bad\">Extrapolated: the calibration measured at most %d workers.</span>",
+                cal->range_workers);
+    const prediction_row *batch = NULL;
+    for (int i = 0; i < k->n_rows; i++)
+        if (strcmp(k->rows[i].sync, "batch") == 0 && (!batch || k->rows[i].time_s < batch->time_s))
+            batch = &k->rows[i];
+    if (strcmp(best->sync, "batch") != 0 && !cal->efficiency.known) {
+        fprintf(f, " %s sync averages models instead of gradients: it trains differently, and this calibration has "
+                   "no accuracy fit (calibrate --accuracy-plan), so it is ranked on time per epoch alone: check its "
+                   "accuracy before choosing it.", best->sync);
+        if (batch) {
+            report_duration(batch->time_s, t, sizeof t);
+            fprintf(f, " The fastest batch sync: %d workers, %s, %s.", batch->workers,
+                    job_topology_name(batch->topology), t);
+        }
+    }
+    fputs("</p>\n", f);
+}
+
+/* The calibration's parameters, every one the registry has and the file gave. */
+static void write_params(FILE *f, const calibration *cal) {
+    fputs("<table>\n<tr><th>parameter</th><th>value</th><th>standard error</th><th>unit</th></tr>\n", f);
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        const param_row *r = param_info((param_id)i);
+        const double v = param_get(&cal->params, (param_id)i), se = param_se_get(&cal->stderr_, (param_id)i);
+        if (r->required < 0 && v == 0)
+            continue;
+        fprintf(f, "<tr><td>%s</td><td>%.4g</td><td>%.2g</td><td>%s</td></tr>\n", r->name, v, isfinite(se) ? se : 0,
+                r->unit);
+    }
+    fputs("</table>\n", f);
+}
+
+int report_html_write_whatif(const char *path, const report_whatif_input *in, char *err, int errlen) {
+    atomicfile *af = atomicfile_open(path, err, errlen);
+    if (!af)
+        return -1;
+    FILE *f = atomicfile_stream(af);
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>speedup report: what if</title>\n"
+          "<style>body{font-family:sans-serif;max-width:1100px;margin:1em auto;padding:0 1em}"
+          "table{border-collapse:collapse;font-size:0.85em;margin:0.5em 0}td,th{border:1px solid #bbb;"
+          "padding:2px 6px;text-align:right}th{background:#eee}img{max-width:100%;height:auto;border:1px solid #ddd}"
+          "pre{background:#f6f6f6;padding:0.5em;overflow-x:auto;font-size:0.8em}.bad{color:#b00}"
+          ".answer{font-size:1.1em}</style>\n</head><body>\n<h1>speedup report: what if</h1>\n", f);
+    for (int i = 0; i < in->n_clusters; i++)
+        write_answer(f, &in->clusters[i], in->cal);
+    fputs("<p><b>Calibration:</b> ", f);
+    esc(f, in->calib_path);
+    fputs(" (", f);
+    esc(f, in->cal->source[0] ? in->cal->source : in->cal->host);
+    fprintf(f, "); nothing was measured for this report.<br><b>Workload:</b> %ld examples &times; %d epoch%s, batch "
+               "%ld %s.</p>\n", in->examples, in->epochs, in->epochs == 1 ? "" : "s", in->batch,
+            in->cal->params.worker_device ? "per worker (weak scaling)" : "split over the workers");
+    for (int i = 0; i < in->n_clusters; i++)
+        write_cluster(f, &in->clusters[i], i);
+    fputs("<h2>The calibration</h2>\n", f);
+    write_params(f, in->cal);
+    fputs("<h2>How this report was made</h2>\n<pre>", f);
+    esc(f, in->commands);
+    fputs("</pre>\n</body></html>\n", f);
+    return atomicfile_commit(af, err, errlen);
+}
+
 int report_html_write(const char *path, const report_html_input *in, char *err, int errlen) {
     atomicfile *af = atomicfile_open(path, err, errlen);
     if (!af)
         return -1;
     FILE *f = atomicfile_stream(af);
     write_head(f, in);
+    for (int i = 0; i < in->n_clusters; i++)
+        write_answer(f, &in->clusters[i], in->cal);
     write_clusters(f, in);
     write_errors(f, in);
     write_figures(f, in);

@@ -31,6 +31,7 @@ typedef struct {
 enum { REPORT_MAX_CLUSTERS = 4 };
 typedef struct {
     char desc[200];             /* "16 machines x 2 cores, 1 Gbit/s, 50 us" */
+    int machines, per_machine;  /* M, and cores (or devices) a machine */
     prediction_row *rows;
     int n_rows;
 } report_cluster;
@@ -56,5 +57,23 @@ typedef struct {
 } report_html_input;
 
 int report_html_write(const char *path, const report_html_input *in, char *err, int errlen);
+
+/* `speedup report --calib FILE`: the what-ifs of a calibration made elsewhere. */
+typedef struct {
+    const calibration *cal;
+    const char *calib_path;
+    const char *commands;
+    const report_cluster *clusters; int n_clusters;
+    long examples; int epochs;  /* the what-if's workload */
+    long batch;                 /* its batch: per worker (devices) or split over them */
+} report_whatif_input;
+
+/* The page opens with the answer for each cluster: its fastest choice, the training time
+ * with its 95% interval and the machine-hours it takes, one worker's time beside it, and
+ * what epoch or every:N sync does to accuracy when that is the fastest choice. */
+int report_html_write_whatif(const char *path, const report_whatif_input *in, char *err, int errlen);
+
+/* "42.1 s" under a minute, else "h:mm:ss". */
+void report_duration(double seconds, char *out, int size);
 
 #endif

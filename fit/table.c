@@ -458,6 +458,14 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
     cal->uncalibrated[o->topology == JOB_TOPO_PS ? JOB_TOPO_ALLREDUCE : JOB_TOPO_PS] = true;
     cal->range_workers = k_max;
     cal->range_machines = m_max;
+    /* The workload: the one-worker rows' local batch, 100 steps of the largest row. */
+    for (int i = 0; i < t->n && !cal->has_workload; i++)
+        if (t->rows[i].workers == 1) {
+            cal->has_workload = true;
+            cal->batch = (long)t->rows[i].local_batch;
+            cal->examples = 100L * k_max * cal->batch;
+            cal->epochs = 1;
+        }
     const char *alpha_name = o->topology == JOB_TOPO_PS ? "alpha_ps" : "alpha_allreduce";
     const char *beta_name = o->topology == JOB_TOPO_PS ? "beta_ps" : "beta_allreduce";
     *n_notes = 0;

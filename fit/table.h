@@ -29,6 +29,9 @@
  * every parameter is a function of the rows' step times, differentiated numerically. The
  * run-to-run spread run_cv is the median of the rows' relative spreads (or row_noise).
  *
+ * The calibration's workload is the one-worker rows' local batch (each worker takes it:
+ * weak scaling), 100 steps of the largest row, 1 epoch; its range the largest K and M.
+ *
  * Errors name the file and the line: a missing column, a number that is not one, a row
  * that contradicts the others (more machines than workers; no K = 1 row).
  */

@@ -205,3 +205,36 @@ Test(table, cluster_without_a_rate_uses_the_calibrated_fabric) {
     free(path);
     free(dir);
 }
+
+/* `report --calib FILE --cluster 8x4` draws the what-if of a table calibration and
+ * measures nothing on this host: no traces, no runs, the answer first. */
+Test(table, report_of_a_table_calibration_measures_nothing) {
+    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", consistent_table);
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "calibrate --from-table %s --model-bytes 100MB --out %s/cal.json", path, dir);
+    clirun_result r = clirun(cmd);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
+    snprintf(cmd, sizeof cmd, "report --calib %s/cal.json --cluster 8x4 --what-if 32000,1 --reps 3 --out %s/out", dir,
+             dir);
+    r = clirun(cmd);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
+    char page[1024];
+    snprintf(page, sizeof page, "%s/out/index.html", dir);
+    FILE *f = fopen(page, "r");
+    cr_assert_not_null(f, "%s", page);
+    static char html[1 << 20];
+    size_t n = fread(html, 1, sizeof html - 1, f);
+    html[n] = '\0';
+    fclose(f);
+    const char *answer = strstr(html, "<p class=\"answer\"><b>On 8 machines x 4 GPUs, the calibrated fabric");
+    cr_assert_not_null(answer, "%s", html);
+    cr_assert(answer < strstr(html, "<h3"), "the answer comes before the figures");
+    cr_assert(strstr(answer, "Extrapolated: the calibration measured at most 8 workers"), "%s", answer);
+    snprintf(page, sizeof page, "%s/out/traces", dir);
+    FILE *none = fopen(page, "r");
+    cr_assert_null(none, "report --calib made %s: it measured", page);
+    free(path);
+    free(dir);
+}
