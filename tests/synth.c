@@ -49,7 +49,7 @@ typedef struct {
     const job_config *cfg;
     gsl_rng *rng;
     int ranks, master;            /* master: 1 when rank 0 is a dedicated master */
-    double step, sync, upd;       /* the model's step, synchronisation and update times */
+    double step, sync, upd;       /* the test's step, synchronisation and update times */
     update_place place;
     long b;
     double *clock;                /* (ranks) where each rank's next event starts */
@@ -108,20 +108,19 @@ static void synchronise(synth_state *st, int e, long step, double slowest) {
 trace *synth_run(const synth_truth *truth, const job_config *cfg, const char *host, const char *net,
                  gsl_rng *rng) {
     trace_run run = header(truth, cfg, host, net);
-    const costmodel_params *p = &truth->p;
+    const synth_times d = truth->times(&truth->p, cfg);
     job_schedule s = job_schedule_of(cfg);
     /* The trainer's layout: a dedicated master is rank 0, the K workers the ranks after it. */
     int master = cfg->master == JOB_MASTER_DEDICATED;
     synth_state st = { .t = trace_new(&run), .truth = truth, .cfg = cfg, .rng = rng, .master = master,
-                       .ranks = cfg->workers + master, .step = costmodel_step_time(p, cfg),
-                       .sync = costmodel_sync_time(p, cfg), .upd = costmodel_update_time(p, cfg),
+                       .ranks = cfg->workers + master, .step = d.step_s, .sync = d.sync_s, .upd = d.update_s,
                        .b = (long)s.local_batch };
     bool exchange_per_step = cfg->sync == JOB_SYNC_BATCH && st.sync > 0;
     st.place = !exchange_per_step ? UPDATE_AFTER_STEP
              : cfg->topology == JOB_TOPO_PS ? UPDATE_IN_MASTER : UPDATE_AFTER_SYNC;
-    double W = costmodel_startup_time(p, cfg) + gsl_ran_gaussian(rng, truth->startup_noise_s);
-    /* The data load, (d + l·D)·ρ, ends the start-up (every rank's, sharing the cores at ρ > 1). */
-    double load = costmodel_data_load_time(p, cfg) * costmodel_rho(p, cfg);
+    double W = d.startup_s + gsl_ran_gaussian(rng, truth->startup_noise_s);
+    /* The data load ends the start-up (every rank's). */
+    double load = d.data_load_s;
     st.clock = malloc(sizeof *st.clock * (size_t)st.ranks);
     for (int r = 0; r < st.ranks; r++) {
         add(st.t, r, TRACE_STARTUP, 0.0, W - load, -1, -1, 0, 0, "setup");
@@ -136,6 +135,30 @@ trace *synth_run(const synth_truth *truth, const job_config *cfg, const char *ho
         }
     free(st.clock);
     return st.t;
+}
+
+/* A refusal of synth_plain_times: the test must write its own formula. */
+static void refuse(const char *what) {
+    fprintf(stderr, "synth_plain_times: %s: write the test's own formula (tests/synth.h)\n", what);
+    abort();
+}
+
+synth_times synth_plain_times(const costmodel_params *p, const job_config *c) {
+    if (p->update_s > 0 || p->startup_cpu_s > 0 || p->startup_per_example_s > 0)
+        refuse("an update or a data load");
+    if (c->master == JOB_MASTER_DEDICATED || job_sync_is_async(c->sync) || p->machines >= 2)
+        refuse("a dedicated master, async training or a cluster");
+    const job_schedule s = job_schedule_of(c);
+    const double k = c->workers, threads = k * c->cores;
+    const double rho = p->host_cores > 0 && threads > p->host_cores ? threads / p->host_cores : 1.0;
+    if (rho > 1 && s.steps_per_round == 1)
+        refuse("more ranks than cores in rounds of one step");
+    const double a = p->sigma + (1 - p->sigma) / c->cores, M = p->model_bytes;
+    const costmodel_link *l = &p->link[c->topology];
+    const double per_message = c->topology == JOB_TOPO_PS ? l->alpha_s + l->beta_s_per_byte * M
+                                                         : l->alpha_s + l->beta_s_per_byte * M / k;
+    return (synth_times){ .step_s = (p->c0_s + p->c1_s * a * s.local_batch) * rho,
+                          .sync_s = 2 * (k - 1) * per_message, .startup_s = p->w0_s + p->w1_s * k };
 }
 
 trace *synth_commbench(const synth_truth *truth, int workers, const long *sizes, int n_sizes, int reps,

@@ -15,7 +15,7 @@
 #include <unistd.h>
 
 static synth_truth truth_example(void) {
-    synth_truth t = { .startup_noise_s = 0.01, .comm_noise = 0.03 };
+    synth_truth t = { .times = synth_plain_times, .startup_noise_s = 0.01, .comm_noise = 0.03 };
     t.p = (costmodel_params){ .c0_s = 0.003, .c1_s = 0.0005, .sigma = 0.15, .model_bytes = 1819688,
                               .w0_s = 0.4, .w1_s = 0.12, .cv = 0.05, .host_cores = 2 };
     t.p.link[JOB_TOPO_PS] = (costmodel_link){ 3e-4, 1e-8 };

@@ -69,7 +69,7 @@ Test(commbench, records_every_pattern_at_every_size_on_both_ranks) {
 Test(commbench, its_trace_pins_alpha_and_beta) {
     char *dir = clirun_tmpdir(), path[512];
     trace *bench = run_commbench(path, sizeof path, dir);
-    synth_truth truth = { .startup_noise_s = 0.01, .comm_noise = 0.03 };
+    synth_truth truth = { .times = synth_plain_times, .startup_noise_s = 0.01, .comm_noise = 0.03 };
     truth.p = (costmodel_params){ .c0_s = 0.003, .c1_s = 0.0005, .sigma = 0.15, .model_bytes = 1819688,
                                   .w0_s = 0.4, .w1_s = 0.12, .cv = 0.05, .host_cores = 2 };
     truth.p.link[0] = truth.p.link[1] = (costmodel_link){ 1e-5, 1e-9 };

@@ -4,7 +4,8 @@
 # first installed) and used as a user would, from a directory outside the source tree:
 # the binary's --help, --version, `model` and `plot`; the example program built on
 # libspeedup with pkg-config (shared and static) and with CMake's find_package.
-# Expected numbers are worked out by hand below, not by the code under test.
+# Expected numbers are worked out by hand below (one is the committed golden output of
+# `speedup model` for a calibration.json), not by the code under test.
 # usage: test_install.sh BUILD_DIR SOURCE_DIR VERSION GIT_REVISION
 set -euo pipefail
 build=$1 src=$2 version=$3 git_rev=$4
@@ -21,7 +22,8 @@ cd "$tmp/work"
 
 for f in bin/speedup share/speedup/plots/common.gp share/speedup/plots/speedup.gp \
          share/man/man1/speedup.1 share/bash-completion/completions/speedup \
-         share/doc/speedup/README.md include/speedup/model/costmodel.h include/speedup/sim/job.h \
+         share/doc/speedup/README.md include/speedup/speedup.h include/speedup/model/costmodel.h \
+         include/speedup/sim/job.h \
          lib/libspeedup.so lib/libspeedup.a lib/pkgconfig/speedup.pc \
          lib/cmake/speedup/speedupConfig.cmake lib/cmake/speedup/speedupTargets.cmake; do
     [ -e "$p/$f" ] || fail "not installed: $f"
@@ -72,13 +74,19 @@ check_example() { # BINARY HOW
 export PKG_CONFIG_PATH=$p/lib/pkgconfig
 [ "$(pkg-config --modversion speedup)" = "$version" ] || fail "pkg-config --modversion speedup"
 flags=(-std=c11 -Wall -Wextra -Wpedantic -Werror)
-for h in "$p"/include/speedup/*/*.h; do # every public header stands on its own
+for h in "$p"/include/speedup/*.h "$p"/include/speedup/*/*.h; do # every public header stands on its own
     rel=${h#"$p"/include/speedup/}
     echo "#include <$rel>" | cc "${flags[@]}" $(pkg-config --cflags speedup) -fsyntax-only -x c - ||
         fail "installed header $rel does not compile on its own"
 done
 cc "${flags[@]}" "$src/examples/predict.c" $(pkg-config --cflags --libs speedup) -Wl,-rpath,"$p/lib" -o predict-pc
 check_example ./predict-pc "pkg-config (shared)"
+# With a calibration.json (speedup_params_read): 4x1 batch ps as `speedup model --calib`
+# printed it for that file (tests/data/golden/model.csv, its first such row).
+golden_s=$(awk -F, '$1 == 4 && $2 == 1 && $3 == "batch" && $4 == "ps" { print $5; exit }' \
+           "$src/tests/data/golden/model.csv")
+close "$(./predict-pc "$src/tests/data/golden/calibration.json" | sed -n 's/^model:.*time_s=\([0-9.]*\).*/\1/p')" \
+      "$golden_s" "pkg-config (shared), calibration.json: model time_s"
 cc "${flags[@]}" "$src/examples/predict.c" $(pkg-config --cflags speedup) \
     -Wl,-Bstatic -lspeedup -Wl,-Bdynamic $(pkg-config --libs --static speedup | sed 's/-lspeedup//') -o predict-static
 if ldd ./predict-static | grep -q libspeedup; then fail "the static example needs libspeedup.so"; fi
