@@ -106,8 +106,14 @@ Test(libapi, every_parameter_is_listed_by_name_and_set_and_got_back) {
         cr_assert(name && speedup_params_unit(i), "parameter %d", i);
         for (int k = 0; k < i; k++)
             cr_assert_str_neq(name, speedup_params_name(k));
-        /* In every parameter's range (fractions included); waits_block is 0 or 1. */
-        const double want = strcmp(name, "waits_block") == 0 ? 1.0 : (i + 1) / 64.0;
+        /* In every parameter's range (fractions included); the whole-numbered ones (waits_block,
+         * worker_device, allreduce_algorithm, ps_shards, ps_separate) are 1. */
+        static const char *const whole[] = { "waits_block", "worker_device", "allreduce_algorithm", "ps_shards",
+                                             "ps_separate" };
+        bool is_whole = false;
+        for (size_t w = 0; w < sizeof whole / sizeof whole[0]; w++)
+            is_whole |= strcmp(name, whole[w]) == 0;
+        const double want = is_whole ? 1.0 : (i + 1) / 64.0;
         double got = -1;
         cr_assert_eq(speedup_params_set(h, name, want, err, sizeof err), 0, "%s: %s", name, err);
         cr_assert_eq(speedup_params_get(h, name, &got, err, sizeof err), 0, "%s", err);
