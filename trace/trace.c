@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <jansson.h>
+#include <limits.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -287,8 +288,9 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
     e->t1_s = json_number_value(t1);
     if (!isfinite(e->t0_s) || !isfinite(e->t1_s) || e->t1_s < e->t0_s)
         return -1;
-    *what = "\"epoch\", \"step\": integers >= -1; \"bytes\", \"examples\": integers >= 0";
-    if ((json_object_get(o, "epoch") && get_int(o, "epoch", -1, &epoch)) ||
+    *what = "\"epoch\", \"step\": integers >= -1 (epoch at most 2147483647); \"bytes\", \"examples\": "
+            "integers >= 0";
+    if ((json_object_get(o, "epoch") && (get_int(o, "epoch", -1, &epoch) || epoch > INT_MAX)) ||
         (json_object_get(o, "step") && get_int(o, "step", -1, &step)) ||
         (json_object_get(o, "bytes") && get_int(o, "bytes", 0, &bytes)) ||
         (json_object_get(o, "examples") && get_int(o, "examples", 0, &examples)))
