@@ -16,8 +16,8 @@
  *
  * Size: every run trains D examples per epoch for E epochs and evaluates min(D, 10000)
  * test examples per epoch (a forward pass: about a third of a training step's cost per
- * example) plus the subsets; at CALIB_ACCURACY_RATE examples per second of budget (a
- * 2-core host shared with other work: this CNN trains ~1000 examples/s on an idle core)
+ * example) plus the subsets; at CALIB_ACCURACY_RATE examples per second of budget (well
+ * under what an idle core trains, for a host shared with other work: docs/time-to-accuracy.md)
  *   D = ⌊budget·rate / (runs·E·1.15) / 64⌋·64, clamped to [640, 60000];
  * N global steps between subset points: about D/10 training examples (ten a reference
  * epoch), a step being the run's global batch G (B; K·B with --batch-per-worker or local

@@ -93,10 +93,10 @@ int calib_plan_load_averages(double load[3]) {
 }
 
 long calib_plan_limit(double budget_s) {
-    /* About 20 examples per second of budget: on the 2-core VMs one example of the default
-     * CNN costs 0.6-1 ms per run, 33 runs (11 configurations three times) plus ~0.5 s of
-     * start-up and evaluation each and a commbench: 45-90 s at 120 s, with room for a
-     * machine that is busy with something else. Whole batches of the plan's largest (64). */
+    /* About 20 examples per second of budget: the plan's runs, each with its start-up and
+     * evaluation, and a commbench then take well under the budget, with room for a machine
+     * that is busy with something else (what it was sized on: docs/calibration.md). Whole
+     * batches of the plan's largest (64). */
     double l = floor(budget_s * 20.0 / 64.0) * 64.0;
     return l < 128 ? 128 : l > 60000 ? 60000 : (long)l;
 }
@@ -172,8 +172,8 @@ int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const ch
     double t_start = now_s();
     fprintf(stderr, "speedup calibrate: %d configurations x %d repeats, interleaved: %d training runs of %ld examples "
             "(1 epoch) + commbench, traces in %s\n", n / CALIB_PLAN_REPEATS, CALIB_PLAN_REPEATS, n, limit, dir);
-    /* Other jobs on the host slow some runs and not others (on this 2-core VM at load 3-8
-     * leave-one-out errors were 28-41 %, idle 1-5 %): say so before the fit absorbs it. */
+    /* Other jobs on the host slow some runs and not others, and the leave-one-out errors
+     * grow several-fold (docs/calibration.md): say so before the fit absorbs it. */
     double load[3];
     long online = host_online_cores();
     if (calib_plan_load_averages(load) == 0 && online > 0 && load[0] > 0.5 * (double)online)

@@ -4,39 +4,23 @@
  * every one writing a *.trace.jsonl into a directory that `calibrate --from-traces` then
  * fits.
  *
- * The configurations (P = cores of this host, n = 1, 2, 4, ... ≤ min(P, 8)):
- *   every split K×T = n with K, T powers of two, global batch B = 32, allreduce;
- *   K ≥ 2 in both batch and epoch sync (at K = 1 the two are the same run);
- *   K = 1 again at B/2 and 2B (c0 and c1 need two batch sizes, and leaving a configuration
- *   out needs a third so that c0 and c1 stay fittable), T = max at 2B as well (σ);
- *   2×1 batch with the parameter server (the ps topology's own training run);
- *   (P+1)×1 batch at 3B/2 and (P+1)×1 every:4 at B: one rank more than cores,
- *   oversubscribed, for what ρ > 1 does beyond compute (startup_cpu, and the rounds of one
- *   step and of four: oversub_compute, balance); (2P)×1 batch at 32P (16 examples a
- *   worker): two on every core, oversub_compute again with nothing to pack;
- *   P×1 batch and epoch ps with a dedicated master: how much of a core its polling takes
- *   between exchanges one step and an epoch apart (master_yield, master_yield_loss), and
- *   what each of its messages takes beyond the link's α + β·M, with no core of its own
- *   (master_wake, from the batch run's exchanges; the name carries "-dedicated").
- * On 2 cores: 1×1 b32, 1×2 b32, 2×1 batch, 2×1 epoch, 1×1 b16, 1×1 b64, 1×2 b64, 2×1 batch
- * ps, 3×1 batch b48, 3×1 every:4, 4×1 batch b64, 2×1 batch and epoch ps dedicated: 13
- * configurations of one epoch of --limit examples.
+ * The configurations (calib_plan_runs; P = cores of this host): every power-of-two split
+ * K×T ≤ min(P, 8) at batch 32 (batch and epoch sync at K ≥ 2), K = 1 at two more batches
+ * and T = max at one (c0, c1, σ), 2×1 ps, one rank more than cores ((P+1)×1 batch and
+ * every:4) and two per core ((2P)×1) for what ρ > 1 costs, and P×1 batch and epoch ps with
+ * a dedicated master (its yield and wake). 13 configurations on 2 cores.
  *
- * Repeats: every configuration runs three times, interleaved (A B C … A B C … A B C), so
- * that the fit measures the run-to-run spread (run_cv) from identical runs, and a slow
- * spell of the host lands on one repeat of several configurations rather than on every
- * repeat of one. Three, not two: the host's speed drifts from minute to minute, and with
- * two rounds the whole plan sees one difference of that drift (on the 2-core VM the plan's
- * pairs said 1.4 % while the held-out runs beside them spread 4.2 %, and the interval held
- * 67 % of them). The validation leaves every repeat of a configuration out together.
- * Trace names carry the repeat: train-KxT-SYNC-TOPOLOGY-bB-rN.trace.jsonl (every:N as
- * every-N).
+ * Repeats run interleaved (A B C … A B C … A B C), so that the fit measures the
+ * run-to-run spread from identical runs and a slow spell of the host lands on one repeat
+ * of several configurations; three, not two, because the host drifts from minute to
+ * minute. Trace names carry the repeat: train-KxT-SYNC-TOPOLOGY-bB-rN.trace.jsonl (every:N
+ * as every-N). Each run's size follows the budget (calib_plan_limit). The runs go one after
+ * the other, progress on stderr, each line naming its repeat; a loaded host is warned of.
+ * Every configuration and why, and what the repeats and the sizes were chosen from:
+ * docs/calibration.md ("The plan in full").
  *
- * The size of each run (--limit, the examples per epoch, and as many test examples)
- * follows the time budget: calib_plan_limit (the fit uses per-step spans, not one number
- * per run). The
- * runs go one after the other (never two at once, so they do not slow each other),
- * progress on stderr, each line naming its repeat.
+ * The runs are this binary run again (cli/spawn.h), their output to /dev/null. Errors: -1
+ * with one line in err.
  */
 #ifndef SPEEDUP_CALIB_PLAN_H
 #define SPEEDUP_CALIB_PLAN_H
@@ -66,10 +50,11 @@ int calib_plan_load_averages(double load[3]);
 long calib_plan_limit(double budget_s);
 
 /* The training runs of the plan on a host of host_cores cores, in the order they run
- * (every configuration, then every configuration again); returns how many. */
+ * (every configuration, then all of them again, CALIB_PLAN_REPEATS rounds); returns how
+ * many. */
 int calib_plan_runs(int cores, calib_plan_entry out[CALIB_PLAN_MAX_RUNS]);
 
-/* The trace file name of run r (see above). */
+/* The trace file name of run r (the header's pattern). */
 void calib_plan_trace_name(const calib_plan_entry *r, char *buf, size_t len);
 
 /* Runs the plan into dir (which must exist), limit examples per run (0: from budget_s).

@@ -19,37 +19,17 @@
  *                                                                          // update, send params
  * Cost: rank 0's link carries 2·R·n floats, one message after the other, and rank 0 adds
  * R·n floats; every other rank sends and receives n. Collective over comm (every rank
- * calls it with the same n); MPI errors abort the job (MPI's default handler).
+ * calls it with the same n); MPI errors abort the job (MPI's default handler). The caller
+ * owns every block and recv.
  *
- * The asynchronous exchange (Elephas' asynchronous and hogwild modes, train/asyncps.h):
- * the same push and pull blocks, but each worker talks to rank 0 on its own, whenever it
- * is ready, and nothing is collective. Every request starts with a header (psx_request);
- * rank 0 takes headers from any source in arrival order (MPI_ANY_SOURCE), then the rest
- * of that request from that source:
- *   push   header {PUSH, version the gradient was computed on, lr, epoch, step}, then the
- *          block of n floats (chunked as above);
- *   pull   header {PULL}; rank 0 answers with a header carrying its version, then its
- *          block of n floats;
- *   done   header {DONE, epoch}: this worker has no more requests this epoch.
- * Rank 0 lets one block in and one block out at a time, each direction of its link on its
- * own (a link is full duplex: experiments/async/README.md): a worker on another machine
- * sends its push's block when rank 0 says go, and says when a pull's block has arrived. A
- * block the kernel buffers leaves the sender at once, so without the go and the got two
- * workers' blocks would share a direction and both arrive late; one at a time, the first
- * arrives after one transfer (the workers then fall out of step, one pulling while the
- * other pushes, instead of pulling and pushing together). A worker on rank 0's machine
- * (h.shared) has no link to share: its push's block follows the header, and rank 0's send
- * of a pull's block ends when the worker has copied it; the go and the got would only cost
- * it two wake-ups of rank 0 a step (on the 2-core VM, K = 2, a version with them took
- * 1.4–1.8 ms a request where one without took 0.7–0.9 ms: one run each).
- *     worker:  psx_async_pull(comm, &h, params, n, &version);  // header, block, got
- *              psx_async_push(comm, &h, grads, n);             // header, wait for go, block
- *     rank 0:  psx_async_listen(comm, &h, &reqs[0]);
- *              i = psx_wait_any_napping(count, reqs, &st);        // 0: a header from st's source
- *              psx_async_take_start(comm, from, recv, n, &reqs[1], !h.shared); // a push: receives, go
- *              psx_async_give(comm, from, version, params, n, h.shared ? NULL : &got); // a pull
- * Only the thread that called MPI_Init calls these (train/asyncps.h's hogwild master
- * updates on other threads, never in MPI).
+ * The asynchronous exchange (train/asyncps.h): the same blocks, but each worker sends a
+ * request (psx_request: push, pull or done) whenever it is ready; rank 0 takes headers from
+ * any source in arrival order and lets one block in and one out at a time, each direction
+ * on its own (a remote worker's push waits for rank 0's go, its pull ends with its got; a
+ * worker on rank 0's machine, h.shared, needs neither). Ranks with nothing to do wait
+ * napping (psx_wait_napping, psx_barrier_napping) so that ranks that compute keep the
+ * cores. Only the thread that called MPI_Init calls these. The protocol step by step, and
+ * why the go, the got and the naps: docs/async.md ("The asynchronous exchange in full").
  */
 #ifndef SPEEDUP_PSX_H
 #define SPEEDUP_PSX_H
@@ -76,21 +56,18 @@ void psx_exchange(MPI_Comm comm, float *push, float *pull, long n, float *recv, 
  * between looks instead of busy-polling as MPI_Wait does: for a rank with nothing else to
  * do (a dedicated master waiting for its workers, an async server waiting for a request).
  * On a host whose ranks outnumber its cores a polling rank keeps a core from a rank that
- * computes: the scheduler left two workers on one core for tens of milliseconds at a time
- * while the master polled alone on the other (their steps ran 2× in bursts, 1.2–1.4× on
- * average, on the 2-core VM). It completes at most one nap late. */
+ * computes, and the scheduler may leave two workers packed on another core meanwhile.
+ * It completes at most one nap late. */
 void psx_wait_napping(MPI_Request *req, MPI_Status *st);
 
 /* A barrier whose waiting ranks nap as psx_wait_napping does (MPI_Ibarrier). Where ranks
- * outnumber the cores, an async worker done with its epoch first that polled at the
- * barrier kept its core while two others went on packed on the other one (their steps
- * 2.0× the lone one's until the barrier, in most K = 3 runs on the 2-core VM); a napping
- * one leaves its core idle, and the scheduler pulls one of them over. */
+ * outnumber the cores, a rank that polled at the barrier would keep its core while others
+ * went on packed on another one; a napping one leaves its core idle, and the scheduler
+ * pulls one of them over. */
 void psx_barrier_napping(MPI_Comm comm);
 
-/* How long psx_wait_napping sleeps: short against a step (10–20 ms here), long against a
- * wake-up's own cost (a few µs). 20 µs to 1 ms gave the same every:8 runs on the 2-core
- * VM; batch sync was fastest near 300 µs. */
+/* How long psx_wait_napping sleeps: short against a step, long against a wake-up's own
+ * cost (a few µs). What other naps measured: docs/async.md. */
 #define PSX_NAP_NS 200000L
 
 /* ---- the asynchronous exchange */

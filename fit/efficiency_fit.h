@@ -18,15 +18,14 @@
  * rate's warm-up (epochs seen < EFFICIENCY_WARMUP_EPOCHS) are left out: while the rate
  * ramps up over an epoch's steps, a configuration with fewer, larger steps (a larger
  * global batch, K workers) gets ahead of the reference — the opposite of what it does for
- * the rest of the schedule, which no stretch of one curve can follow (on the runs this
- * form was shaped on, leaving the warm-up out halved the residual sd: 1.3 → 0.7 points of
- * accuracy). The trace header does not record --warmup-epochs: the trainer's default, 1,
+ * the rest of the schedule, which no stretch of one curve can follow (leaving the warm-up
+ * out halved the residual sd: docs/time-to-accuracy.md). The trace header does not record --warmup-epochs: the trainer's default, 1,
  * is assumed. A trace with fewer than two points after it (a calibration plan's run of
  * one epoch) is no curve and is left out too. An async or hogwild run's τ: with params
  * (non-NULL: the time model fitted on the same traces) the cost model's for its
- * configuration (costmodel_async_of), what predictions use (see above; on short epochs the
- * gap is wider: the accuracy plan's 4x1 async on 640 examples measured 2.4 against 3, and
- * fitted on that, its own configuration was refused as staler than any fitted); without,
+ * configuration (costmodel_async_of), what predictions use (model/efficiency.h: the runs'
+ * own τ is lower, the more so on short epochs, and fitted on it a configuration can be
+ * refused as staler than any fitted: docs/time-to-accuracy.md); without,
  * the mean staleness of the gradients its master applied (traceinfo_async_of), and a trace
  * with no such event is left out with a note. Returns 0 fitted (note may name what was
  * left out, else ""); 1 no trace has an accuracy curve (out->known false); -1 the runs

@@ -176,8 +176,8 @@ static void mean_se(const double *v, long n, double *mean, double *se) {
  * and c1 are (fit_compute). Its standard error: that of the mean of the step ratios, or,
  * when larger, of the mean over the runs of each run's own χ — the runs' speed factors
  * (run_cv) are in it, since the overlapped steps and c0, c1 come from different runs
- * (0.24, 0.40 and 0.52 in three calibrations of experiments/pytorch-ddp, each ±0.01
- * by its steps). Held at 0 when c0 and c1 could only be fitted on these steps. ratio,
+ * (calibrations of one job disagree by far more than their steps' standard errors:
+ * docs/calibration.md). Held at 0 when c0 and c1 could only be fitted on these steps. ratio,
  * per_run: n scratch values each. */
 static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, double *ratio, double *per_run) {
     enum { PREEMPTED = 3 };

@@ -91,8 +91,8 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     /* The robust fit gives the shape (how a step grows with b) immune to a preempted step,
      * and the level of a typical step; but a run's time is the SUM of its steps, whose
-     * spread is skewed to the slow side (on this VM the mean step is ~3 % above the
-     * bisquare level). So the level is matched to the mean, c0 and c1 scaled by
+     * spread is skewed to the slow side (the mean step lies above the bisquare level:
+     * docs/calibration.md). So the level is matched to the mean, c0 and c1 scaled by
      * Σ min(step, 3·fitted) / Σ fitted: the ordinary skew counts, a rare preemption (a
      * step many times its fit) counts as 3 fitted steps at most. */
     enum { PREEMPTED = 3 };

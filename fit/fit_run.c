@@ -142,8 +142,8 @@ done:
  * training time, s² = Σ_g Σ_i (ln t_i − mean_g ln t)² / Σ_g (n_g − 1), standard error
  * s/√(2·dof) (the standard error of a normal sample's s). Pooled apart for the
  * configurations whose ranks outnumber the cores (run_cv_oversub: the scheduler's
- * placement of them differs from run to run; on the 2-core VM their repeats spread 4.5 %
- * where the others' spread 2.7 %) and the others (run_cv; all of them when none has ρ = 1).
+ * placement of them differs from run to run, so their repeats spread more: figures in
+ * docs/calibration.md) and the others (run_cv; all of them when none has ρ = 1).
  * Without repeats it cannot be told from the configurations' own differences: 0, with a
  * note. */
 typedef struct {

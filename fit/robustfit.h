@@ -1,43 +1,28 @@
 /* robustfit — robust, non-negative linear regression for timings: y ≈ X·c, c ≥ 0, where a
  * few rows are gross outliers (a step or a message preempted by another process on a busy
- * host, 50–100× its usual time) and the rest have noise proportional to their size.
+ * host, many times its usual time) and the rest have noise proportional to their size.
  *
  *   robustfit_result r;
  *   robustfit_group_levels(x, y, n, p, level);          // noise ∝ each row's level
  *   if (robustfit_solve(x, y, level, n, p, &r, err, sizeof err)) ...  // r.c, r.se, r.cov
  *
- * The estimator is GSL's gsl_multifit_robust (iteratively reweighted least squares from
- * the ordinary fit, residual scale from the median absolute deviation) with Tukey's
- * bisquare weights at GSL's tuning 4.685 (95 % efficiency on normal noise). Bisquare
- * rather than Huber because its weight falls to 0 beyond 4.685 scales: a preempted span
- * then has no pull at all, where Huber's monotone ψ keeps every outlier pulling with
- * c·s — and preemption only ever makes spans longer, so those pulls all go one way.
- * Bisquare's objective is not convex: when GSL's iterations do not settle (1000 of them),
- * the fit is redone with Huber's weights and method says "huber". Huber's is convex, but
- * GSL's iterations on it can still fail to settle (they did on a cluster calibration's
- * all-reduce spans: 2026-12-01, experiments/async): then the fit is the ordinary least
- * squares one and method says "ols" — the outliers pull it, but a calibration is made.
+ * The estimator: GSL's gsl_multifit_robust with Tukey's bisquare weights (tuning 4.685),
+ * whose weight falls to 0 far out, so a preempted span has no pull at all (Huber's would
+ * keep every outlier pulling, and preemption only makes spans longer). When bisquare's
+ * iterations do not settle the fit falls back to Huber's weights, then to ordinary least
+ * squares; r.method says which ("bisquare", "huber", "ols").
  *
- * Relative noise: with level non-NULL every row (x_i, y_i) is divided by level_i before
- * the fit, which weights it by 1/level_i² — step and message times spread by a fraction of
- * themselves, so a long span must not pass for a precise one, and a robust scale over rows
- * of different sizes only makes sense on the relative residuals (in seconds, every long
- * row would look like an outlier). robustfit_group_levels gives a level that needs no fit:
- * the median y of the rows with the same features; the fitted values of a first fit make
- * a better one (a median of two is their mean, which one outlier drags up).
- *
- * Non-negativity: the fit is first made with every column. While a coefficient is
- * negative, the most negative in standard errors is fixed at 0 and the fit redone with the
- * others. A fixed coefficient has at_bound set and a standard error of 0 (a one-sided,
- * zero-width interval, as fit/nnls.h reports its bound parameters).
- *
- * Standard errors: GSL's robust covariance of the final fit on the free columns, σ²(XᵀX)⁻¹
- * with σ after Street, Carroll & Ruppert (1988) and never below DuMouchel & O'Brien's
- * blend with the ordinary σ: a gross outlier widens the interval a little even though it
- * does not move the estimate.
+ * Relative noise: with level non-NULL each row is divided by level_i (weighted by
+ * 1/level_i²), so a long span does not pass for a precise one; robustfit_group_levels's
+ * level is the median y of the rows with the same features. Non-negativity: while a
+ * coefficient is negative, the most negative in standard errors is fixed at 0 (at_bound,
+ * standard error 0) and the rest refitted. Standard errors: GSL's robust covariance of the
+ * final fit on the free columns. Why bisquare, the fallbacks' history and the scale
+ * estimators: docs/calibration.md ("The robust fit").
  *
  * Cost: a few ordinary fits of n × p per call, O(n·p²) each. Nothing prints; every GSL
- * status is checked (GSL's error handler is off inside).
+ * status is checked (GSL's error handler is off inside). robustfit_group_levels writes the
+ * caller's level array and returns -1 when out of memory.
  */
 #ifndef SPEEDUP_ROBUSTFIT_H
 #define SPEEDUP_ROBUSTFIT_H

@@ -1,61 +1,28 @@
-/* calibration — the calibration.json file between model/ and sim/ (DESIGN.md).
+/* calibration — the calibration.json file between model/ and sim/ (DESIGN.md): the cost
+ * model's parameters for one host and one network, with their standard errors, and what
+ * they were fitted from.
  *
  *   { "format": "speedup-calibration", "version": 1,
  *     "host": { "name": "...", "cores": 2 },
- *     "workload": { "examples": 60000, "batch": 32, "epochs": 5 },          (optional)
- *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, "c1": {...},
- *                 "sigma", "alpha_ps", "beta_ps", "alpha_allreduce", "beta_allreduce",
- *                 "model_bytes", "w0", "w1", "cv", "run_cv", "host_cores", "update",
- *                 "run_cv_oversub", "startup_cpu", "startup_per_example", "oversub_compute", "balance",
- *                 "model_cv", "master_yield", "master_yield_loss", "master_wake", "overlap",
- *                 "overlap_slowdown", "overlap_exposed", "waits_block" },
- *                           (run_cv, update and every one after it optional on reading: 0;
- *                           earlier files' "oversub_sync" is not read)
- *     "cov_c0_c1": v,       (s²/example; optional: 0; c0 and c1 are drawn jointly)
- *     "uncalibrated_topologies": ["ps"],  (optional: none) topologies the traces held no
- *                           synchronisation of: their alpha, beta are 0 placeholders, and
- *                           a prediction for them needs --latency and --bandwidth
- *     "memory": { "base": {"value": v, "stderr": e, "unit": "byte"}, "peer", "thread",
- *                 "allreduce_scratch", "fwd_bytes_per_example", "train_bytes_per_example",
- *                 "workspace", "workspace_per_thread", "example_bytes", "test_examples",
- *                 "master_extra", "master_models_per_worker", "master_example_bytes",
- *                 "sharded_data": false,
- *                 "fit": {"points": n, "rms_bytes": r, "worst_rel_error": w} }
- *                           (optional: model/memory.h's parameters; absent: memory unknown)
- *     "efficiency": { "workload": {...}, "chance": c, "params": {"plateau", "log_x0",
- *                     "power", "w", "gamma"}, "cov": [[...]], "noise": {...}, ... }
- *                           (optional: model/efficiency.h's accuracy-curve fit, in the format
- *                           of model/calibration_efficiency.h; absent: no time to accuracy)
- *     "source": "table FILE.csv",  (optional: "" = traces) what the fit read
- *     "range": {"workers": K, "machines": M},  (optional) the largest run measured: a
- *                           prediction beyond it extrapolates (marked where it is shown)
- *     "runs": [...], "fit": {...}, "validation": {...} }                    (free-form)
+ *     "workload": { "examples": D, "batch": B, "epochs": E },           (optional)
+ *     "params": { "c0": {"value": v, "stderr": e, "unit": "s"}, ... },  (model/params.h)
+ *     "cov_c0_c1": v,                          (optional: 0; c0 and c1 are drawn jointly)
+ *     "uncalibrated_topologies": ["ps"],       (optional: their α, β are 0 placeholders)
+ *     "memory": {...},                         (optional: model/memory.h's parameters)
+ *     "efficiency": {...},                     (optional: model/calibration_efficiency.h)
+ *     "source": "...", "range": {"workers": K, "machines": M},    (optional)
+ *     "runs": [...], "fit": {...}, "validation": {...} }          (free-form: written only)
  *
- * Every listed parameter is required, with a finite non-negative "value"; "stderr" and
- * "unit" are informative. Two spreads: "cv" is within a run (one step's time against the
- * run's other steps of its size: the straggler term), "run_cv" between runs (the log-normal
- * σ of a whole run's speed factor, from configurations run more than once: the host's
- * run-to-run noise, one draw per run; 0 when none was repeated, with a note saying the
- * spread is unknown). "update" is u, one optimizer update of the whole model on one core
- * (0 with a note when the traces record no update apart). Writing goes to a temporary file
- * renamed into place.
+ * "params" holds every row of model/params.h's registry, in its order: each a finite
+ * non-negative "value" ("stderr" and "unit" are informative); the registry says which are
+ * required and which read as 0 when absent. "cv" is the spread within a run, "run_cv" the
+ * log-normal spread of whole runs (0 when no configuration was repeated). Every key, the
+ * notes calibration_write adds and the free-form parts field by field: docs/files.md
+ * ("calibration.json in full").
  *
- * What calibration_write puts in the free-form parts (calibration_read ignores them):
- *   params.NAME.note       the fit's note on NAME when it has one (calibration_fit.notes);
- *                          else, when the standard error is 0: "at the bound 0 ..." (a
- *                          parameter held at 0: a one-sided, zero-width interval), "clamped
- *                          to 1" (sigma), or "from the run header" (model_bytes, host_cores)
- *   "runs": [{"trace": "...", "workers": K, "cores": T, "sync": "...", "topology": "...",
- *             "master": "...", "examples": D, "batch": B, "epochs": E,
- *             "measured_s": t, "loo_model_s": t|null, "loo_ernest_s": t|null,
- *             "loo_note": "why not refit" (only when a prediction is null)}]
- *   "fit": {"regressions": [{"name": "compute", "method": "robust bisquare, relative noise",
- *                            "points": n, "dof": d, "rms_s": r, "outliers": k}, ...],
- *           "ernest": {"form": "T = theta0 + theta1*work/K + theta2*log2(K) + theta3*K",
- *                      "theta": [...], "stderr": [...]}  (absent when too few runs)}
- *   "validation": {"method": "leave-one-configuration-out", "configurations": c, "runs": n,
- *                  "model": {"median_rel_error": e, "worst_rel_error": e},
- *                  "ernest": {...}, "runs_ernest": n}
+ * calibration_write writes to a temporary file renamed into place; calibration_read fills
+ * a caller-owned struct and allocates nothing that outlives it. Both return -1 with one
+ * line ("PATH: ...") in err; nothing prints.
  */
 #ifndef SPEEDUP_CALIBRATION_H
 #define SPEEDUP_CALIBRATION_H

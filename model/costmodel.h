@@ -1,142 +1,41 @@
-/* costmodel — the closed-form runtime model of data-parallel training (DESIGN.md).
+/* costmodel — the closed-form runtime model of data-parallel training (DESIGN.md): how long
+ * a job_config (core/job.h: K training workers × T cores, sync mode, topology, master,
+ * workload D, B, E) takes with the parameters calibration measured (costmodel_params), and
+ * where that time goes (costmodel_breakdown).
  *
  * One round = p local steps on every worker, a barrier, one synchronisation:
- *   step(K,T)  = (c0 + c1·(σ + (1−σ)/T)·b)·ρ'       ρ = max(1, (K·T + m)/P)
- *   upd(K,T)   = u·(σ + (1−σ)/T)·ρ'                 one optimizer update, once per step
- *   round      = p·(step + upd) + CV·step·√p·G(K) + X(K)   (G_ρ(K) where waits block)
- *   T(K,T)     = W(K) + E·(rounds per epoch)·round   W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1)
- * and each synchronisation that exists costs S(K). ρ' (costmodel_slowdown) is what ranks
- * that outnumber the cores do to compute: 1 at ρ = 1 (async: at least the master's core's
- * load, see Async below), else
- *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1),  v = 1 for p = 1, max(0, 1 − (p − 1)·step₁/τ) else,
- *                                             w = v (0 where waits block; async: v = 1,
- *                                             w = 0, ρ of the workers' computing share:
- *                                             see Async below)
- * with n = K·T the training threads (of the busiest machine) and step₁ one step and update
- * on an idle core. Why: the scheduler keeps a rank on its core (per-core run queues; a
- * rank waiting for a synchronisation busy-polls, so no core goes idle to pull work over),
- * so n threads on P cores leave ⌈n/P⌉ on the busiest core, and a round of one step waits
- * for it (a job whose waiting ranks block instead, gloo's, leaves a core idle and the
- * scheduler pulls a rank over: waits_block, w = 0; and a rank that ends its round first
- * gives its core to the rest, so the barrier waits CV·step·√p·G_ρ(K) of model/gmax.h,
- * a third of G(K) at K = 3 on 2 cores and none for two ranks on one core). Within a
- * longer round its balancing moves the extra rank between the cores, and after about τ
- * (balance_s) they are shared evenly: ρ. κ (oversub_compute): a short round on shared
- * cores costs more than its share (switches, caches refilled after another rank's slice,
- * the ranks placed again after every barrier), and that too fades over τ (v): full
- * Fashion-MNIST epochs of K = 3 and 4 ranks on the 2-core EPYC ran at 1.53 and 1.90× the
- * K = 1 epoch's share against ρ = 1.5 and 2, where one-step rounds gave κ = 0.54 ± 0.27
- * (experiments/time-to-accuracy, session 10: κ at every round length put them 12–30 %
- * slow). On the 2-core VM (experiments/oversubscription/run: a round against as many steps of 1×1 at
- * the local batch, median of 3) a one-step round took 2.28× at K = 3 batch (ρ = 1.5,
- * ⌈3/2⌉ = 2) and 2.49× at K = 4 (ρ = 2), and K = 3 every:2, every:4, every:8, epoch
- * 2.09, 1.81, 1.75, 1.76× an idle step. d is 0 at ρ = 1.
- * X(K) is the part of S(K) the round waits for, its exposed part: X = S(K),
- * but for a batch-sync all-reduce with an overlap φ > 0 (PyTorch DDP, Horovod: the
- * gradients go out in buckets while backward still computes the rest) the exchange may
- * start φ·step before the step ends, so X = max(ε·S(K), S(K) − φ·step). φ = 0
- * (the default, the C trainer) is compute-then-communicate. Where the exchange overlaps,
- * the step is (1 + χ) times as long: the exchange's threads (gloo's, copying and summing
- * over loopback) run on the cores backward runs on. ε is the part that cannot hide: the
- * last bucket is ready only when backward ends. Where the ranks outnumber the cores (ρ > 1)
- * nothing hides: the exchange's threads find no core until the steps end, so X = S(K);
- * the step is still (1 + χ)·ρ' as long, other ranks' steps and exchanges running beside it
- * all the while. PyTorch DDP on the 2-core VM (experiments/pytorch-ddp, six runs): K = 3
- * and 4 waited 0.74–1.5·S(K) a step after backward, where ε·S said 0.35·S, and their steps
- * were 1.07–1.45× ρ times the K = 1 step of their slice, against 1 + χ = 1.24–1.44; at
- * K = 2 about a third of S(2) stayed exposed after a step that could have hidden all of it.
- * A parameter server's update sits between its pushes and pulls, and local SGD averages
- * weights after its round: nothing to hide, X = S there whatever φ.
- *   speedup    = T(1,1) / T(K,T)
- * K counts training workers only, everywhere (flags, CSV, traces); a dedicated parameter
- * server is one rank more: m = 1 − master_yield of a core (the share it does not give
- * back; m = 0 when the master trains), more over rounds longer than τ (master_yield_loss).
- * The trainer's master naps while it waits for the workers (train/sync.c) and polls only
- * in the exchange: y = 0.87–0.98 on the 2-core VM, where a master that polled its whole
- * wait gave y = 0.47–0.73 and its workers ran at 2× in bursts of ~4 steps. b is the slowest worker's slice: batch sync splits B over K
- * into slices that differ by at most one example and the barrier waits for the largest,
- * ⌈B/K⌉; K > B would leave ranks without examples and is refused (costmodel_check).
- * The update runs once per step on the critical path wherever it runs: on every rank
- * after its step (local SGD, K = 1) or after the all-reduce, on the master between the
- * pushes and the pulls (ps): never inside S(K).
- * With c0 = u = W = CV = 0, ρ = 1 and batch sync this is the seed's N·(C/K + S) per epoch.
+ *   step(K,T) = (c0 + c1·(σ + (1−σ)/T)·b)·ρ'     b = ⌈B/K⌉ (batch sync), else B
+ *   upd(K,T)  = u·(σ + (1−σ)/T)·ρ'                one optimizer update a step, never in S(K)
+ *   round     = p·(step + upd) + CV·step·√p·G(K) + X(K)    (G_ρ(K) where waits block)
+ *   T(K,T)    = W(K) + E·(rounds per epoch)·round          W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1)
+ *   speedup   = T(1,1) / T(K,T)                            (costmodel_baseline)
+ *   ρ  = max(1, (K·T + m)/P), m = 1 − y for a dedicated master's core (0 when it trains)
+ *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1)   (costmodel_slowdown; 1 at ρ = 1): n = K·T threads
+ *        of the busiest machine, v and w fading from 1 (one-step rounds) to 0 as a round's
+ *        idle steps (step₁ each) pass τ, w = 0 where waits block (async: v = 1, w = 0, and
+ *        ρ' at least the master's core's load)
+ *   X(K) = S(K), or max(ε·S, S − φ·step) for a batch-sync all-reduce that overlaps backward
+ *        at ρ = 1, its step then (1 + χ) as long (costmodel_exposed_sync_time)
+ * The last round of an epoch has s mod p steps and is charged as such. With c0 = u = W =
+ * CV = 0, ρ = 1 and batch sync this is the seed's N·(C/K + S) per epoch.
  *
- * Placement (costmodel_placement_of): on one host (machines ≤ 1, the calibration's own)
- * every rank shares its P cores. On a cluster of M machines of P cores each, joined by a
- * network link (params.net), ranks are placed as Open MPI's default mapping does: machine
- * 0's slots first (⌊P/T⌋ workers; a dedicated master takes one of them), then machine 1's,
- * …; when the workers outnumber all the slots they are spread evenly, and ρ is that of the
- * busiest machine (the barrier waits for its workers). Ranks on one machine talk through
- * shared memory at the calibrated link[topology]; a message that crosses machines costs
- * α + latency and max(β, 1/rate) per byte (the host's own message cost stays, the wire adds
- * its latency and caps the bandwidth). A parameter server serves its machine's workers at
- * shared-memory cost and the others over its one network link, one message at a time; a
- * dedicated one whose machine's cores the workers' threads all take
- * (costmodel_master_crowded) pays master_wake_s more a message: it naps between
- * requests, or is preempted in its send, and has to win a core back from a worker each
- * time (the C trainer's 2×1 batch ps with a dedicated master on the 2-core VM: a push
- * 0.5–0.6 ms, a pull 2.1–3.9 ms, against α + β·M = 0.44 ms; async at K = 2, a worker's
- * push 1.9 ms and pull 1.2 ms). A ring all-reduce that spans machines is paced by its
- * network hops (each of its 2(K−1) steps moves M/K bytes over a network hop somewhere in
- * the ring).
- * When p does not divide s the last round of an epoch has r = s mod p steps; it is
- * charged r·step and its own √r straggler term (exact, where DESIGN.md's E·⌈s/p⌉·round
- * would over-count).
+ * Placement (costmodel_placement_of): one host shares its P cores; on a cluster ranks fill
+ * machine 0's slots first (Open MPI's default mapping), ρ is the busiest machine's, and a
+ * message across machines costs α + latency and max(β, 1/rate) per byte. A dedicated master
+ * whose machine's cores its workers take (costmodel_master_crowded) pays master_wake_s more
+ * a message.
  *
- * Async and hogwild (Elephas' asynchronous modes, train/asyncps.h) have no rounds: each of
- * the K workers takes its s = ⌈D/(K·B)⌉ steps of b = B examples, pushes every step's
- * gradient to a dedicated master and pulls the weights every N steps (every_n); the master
- * takes one push in and sends one pull out at a time, each direction in arrival order (its
- * link is full duplex: comm/psx.h); the epoch ends with a barrier. With
- * m_w = costmodel_message_time for worker w (local to the master's machine or across the
- * network), u_T = costmodel_update_time, u_1 = u·ρ' the same on one core (step and both
- * updates slowed by ρ' as a round of s steps is), P = ⌈s/N⌉ pulls an epoch, a worker's
- * epoch alone at the master (s·τ_w) and the master's busy time for it, pushes in (s·I_w)
- * and pulls out (s·O_w), are
- *   async    s·τ_w = s·(step + m_w) + P·(m_w + u_T)       (each pull, and the barrier for
- *                    the last, waits for the update of the push before it)
- *            s·I_w = s·(m_w + u_T), s·O_w = P·m_w
- *   hogwild  s·τ_w = s·(step + m_w) + P·m_w + u_1          (no pull waits for an update;
- *                    the barrier waits for the last)
- *            s·I_w = s·m_w, s·O_w = P·m_w, while T updater threads apply each gradient
- *                    in u_1: at most T/u_1 gradients a second
- *   epoch    = max(s·max_w τ_w, s·Σ_w I_w, s·Σ_w O_w, hogwild: s·K·u_1/T) + CV·step·√s·G(K)
- * A worker waiting for the master leaves its core to the others: where the ranks
- * outnumber the cores, the ρ in its ρ' counts each worker by the share of its cycle alone
- * at the master that it computes, d = step/(step + m + (m + u_T)/N) (hogwild: no u_T;
- * m the local one), a fixed point since step holds ρ' (costmodel_rho still counts the
- * threads). Without it, with the crowded master's wake, K = 3 and 4 on the 2-core VM came
- * out 4 % slow on average, and K = 2 (ρ ≈ 1) not at all (experiments/async, session 12).
- * Nothing stays packed (w = 0): the workers nap at the epoch's barrier
- * (psx_barrier_napping), so the first one done leaves its core idle and the scheduler
- * pulls a packed one over. When they polled there, K = 3 on the 2-core VM kept two workers
- * on one core until the barrier in most runs (their steps 2.0× the lone one's, τ = 0.2 s
- * notwithstanding) and ran 1.75–1.99 s (medians of three runs), 12–15 % slower than the
- * model's even sharing; napping, 1.60–1.69 s, within 6 % (experiments/async, session 13).
- * But within the epoch nothing re-places the ranks either: where the workers' n threads
- * fill the master's P cores alike (costmodel_fills_cores_alike), the master's part of a
- * core (1 − y) sits beside n/P of them all epoch and the barrier waits for those, so
- * ρ' ≥ (n/P)·d + 1 − y (1.1 at K = 2 on the 2-core VM, whose worker beside the master
- * stepped 1.0–1.4× the other's).
- * That is, the throughput bound X = min(Σ_w 1/τ_w, 1/max(mean_w I_w, mean_w O_w)) worker
- * steps a second (the workers' pace, or the master's busier direction: queueing at the
- * master as K grows),
- * and the barrier's straggler wait. With one worker (nothing to collide with) and CV = 0
- * it is exact; for more it is a bound: the simulator (sim/job.h) plays the queue, where
- * requests that collide wait for each other and the time can be longer. The
- * staleness of a gradient, the updates applied between its pull and its own, is about
- * K·j − 1 for the j-th step after a pull (the K − 1 others push once a step, and the
- * worker's own j − 1 pushes land too): K·(N + 1)/2 − 1 on average, K − 1 for N = 1; its
- * 90th percentile K·⌈0.9·N⌉ − 1. Hogwild's pull does not wait for the update of the push
- * just before it, which then lands after the pull as well: K·j, K·(N + 1)/2, K·⌈0.9·N⌉ —
- * but where the master is crowded (costmodel_master_crowded) its wake comes before it
- * reads the weights, and when the wake outlasts u_1 the update is in them: as async.
- * Breakdown per worker: compute E·s·step, comm E·(s + P)·mean m_w, update 0 (the
- * master's), wait the rest (queueing at the master, the pulls' wait for the update, the
- * barrier). T(K,T) = W(K) + E·epoch. The baseline of a speedup is plain training: one
- * worker, one core, no master (costmodel_baseline).
+ * Async and hogwild have no rounds (costmodel_async_of): a worker's epoch alone at the
+ * master (s·τ_w) and the master's busy time in each direction give
+ *   epoch = max(s·max_w τ_w, s·Σ_w I_w, s·Σ_w O_w, hogwild: s·K·u_1/T) + CV·step·√s·G(K)
+ * exact for one worker, a bound for more (sim/job.h plays the queue); staleness
+ * K·(N + 1)/2 − 1 on average.
  *
- * Pure functions on plain structs; nothing allocates, nothing prints.
+ * Why each term and what measured it: docs/model.md; async in full: docs/async.md.
+ *
+ * Pure functions on plain structs; nothing allocates, nothing prints. Call costmodel_check
+ * first: every other function assumes a checked pair. The async terms iterate a fixed point
+ * (at most 50 rounds); everything else is O(1).
  */
 #ifndef SPEEDUP_COSTMODEL_H
 #define SPEEDUP_COSTMODEL_H
@@ -193,7 +92,7 @@ typedef struct {
                                 takes when the workers' threads fill its machine's cores
                                 (costmodel_master_crowded): the master, napping between requests
                                 or preempted in its send, has to win a core back from a worker
-                                (see Placement); 0 = no longer than α + β·M */
+                                (docs/model.md); 0 = no longer than α + β·M */
     /* Where the ranks run (costmodel_placement_of): */
     int machines;            /* M: machines of host_cores cores each; 0 or 1 = one host */
     costmodel_link net;      /* the network between machines (M ≥ 2): latency, 1/rate */
@@ -212,7 +111,7 @@ typedef struct {
                                 (no packing: w = 0); 0: it busy-polls (Open MPI, the C
                                 trainer) and the packing holds (costmodel_packing_weight),
                                 but for async and hogwild, which nap at the epoch's barrier */
-    /* Clusters nobody here built (a table of throughputs, GPUs as workers; see Exchanges): */
+    /* Clusters nobody here built (a table of throughputs, GPUs as workers: fit/table.h): */
     double worker_device;    /* 1: a worker is a device (a GPU) with its own step time: one
                                 worker per slot, host_cores slots a machine, T = 1, σ and ρ
                                 do not apply; 0: T cores of a host */
@@ -330,7 +229,7 @@ double costmodel_ps_local_time(const costmodel_params *p, const job_config *c);
 double costmodel_step_time(const costmodel_params *p, const job_config *c);
 double costmodel_step_time_at(const costmodel_params *p, const job_config *c, double examples);
 
-/* ρ·(σ + (1−σ)/T)-scaled time of one optimizer update. */
+/* u·(σ + (1−σ)/T)·ρ': one optimizer update, slowed as a step is (ρ', not ρ). */
 double costmodel_update_time(const costmodel_params *p, const job_config *c);
 
 /* S(K): one synchronisation of M bytes among K workers; S(1) = 0 unless the master is
@@ -345,7 +244,7 @@ bool costmodel_has_sync(const job_config *c);
  * outnumber the cores. Async and hogwild count each worker in ρ by the share of its
  * cycle it computes, so theirs can be 1 where costmodel_rho is not, and where their
  * workers fill the master's cores alike, it is at least the load of the master's core
- * (see Async above). */
+ * (docs/async.md). */
 double costmodel_slowdown(const costmodel_params *p, const job_config *c);
 
 /* v of the header: how short c's rounds are against τ, 1 for rounds of one step, falling

@@ -362,10 +362,10 @@ enum { PROFILE_POINTS = 15 };
 
 /* The start for ln H_c, free in pb: the best of PROFILE_POINTS values spread evenly over
  * [0, ln H_max], each with the other free parameters fitted (one unweighted pass) while
- * it is held. Why: from any one start, trust-region steps in ln H_c and γ together either
- * ran off past ln H_c = 0 (a fit of full Fashion-MNIST: residual sd 0.84 points, where
- * ln H_c = 4.5 gives 0.54) or did not settle in 500 iterations; the profile finds the
- * basin, the free fit then settles in it. pb->theta is left at the best point's fit
+ * it is held. Why: from any one start, trust-region steps in ln H_c and γ together can run
+ * off past ln H_c = 0 into a worse fit, or not settle in 500 iterations (what full
+ * Fashion-MNIST did: docs/time-to-accuracy.md); the profile finds the basin, the free fit
+ * then settles in it. pb->theta is left at the best point's fit
  * (unchanged if none of them fitted). 0, or -1 out of memory. */
 static int profile_log_hc(fit_problem *pb) {
     fit_problem q = *pb;

@@ -1,134 +1,38 @@
 /* efficiency — statistical efficiency: how many epochs a configuration needs to reach a
- * test accuracy, fitted from the accuracy points of training traces (trace/traceinfo.h's
- * traceinfo_accuracy_curve), so that `speedup model|simulate|advise --target-accuracy A`
- * can predict the time to reach A, not only the time per epoch (DESIGN.md, "Time to
- * accuracy").
+ * test accuracy, so that `speedup model|simulate|advise --target-accuracy A` predicts the
+ * time to reach A, not only the time per epoch (DESIGN.md, "Time to accuracy").
  *
- * The form. Accuracy against epochs e (examples seen by all workers together / D) is a
- * reference learning curve, stretched along e by a slowdown s of the configuration:
+ * In: accuracy points of training runs (efficiency_run; from traces by
+ * fit/efficiency_fit.h, trace/traceinfo.h's accuracy curve). Out: a fitted efficiency_model
+ * (stored in calibration.json), and for a job_config, its mean staleness τ and a target A,
+ * the epochs (and with a timing, the time) to reach A with the 95% prediction interval of
+ * one run (efficiency_prediction).
  *
+ * The form: a reference learning curve stretched along the epochs e by a slowdown s(c):
  *   acc_c(e) = f(e / s(c))
  *   f(x)     = a − (a − c0) / (1 + (x/x0)^α)       c0 = 1/classes (chance), a the plateau
  *   s(c)     = (1 + w·(G/B_ref − 1)) · (1 + γ·(1 − 1/K)·D(H)) · (1 + β·τ)
- *   D(H)     = (H − 1) / (H − 1 + H_c)             the drift: 0 at H = 1, half at H_c + 1, → 1
+ *   D(H)     = (H − 1) / (H − 1 + H_c)             (legacy files: ln H)
+ * G the global batch of one averaged update, H the local steps between averagings, B_ref
+ * the smallest G of the runs with H = 1, τ the gradients' mean staleness (0 but for async
+ * and hogwild). e(A) = s·x0·((A − c0)/(a − A))^(1/α) when A < a.
  *
- *   G       the global batch: the examples of one averaged update. Batch sync: B (the
- *           batch split over the K workers: the trajectory of one worker), K·B with
- *           --batch-per-worker; local SGD (epoch, every:N): K·B, K workers of B each.
- *   H       local steps between averagings: batch sync 1, every:N min(N, s), epoch s
- *           (s = steps per epoch per worker, model/costmodel.h's schedule).
- *   B_ref   the reference global batch: the smallest G among the runs with H = 1 (one
- *           worker, or batch sync), whose curve is f itself.
- *   τ       the mean staleness of the configuration's gradients: how many updates the
- *           server applied between a gradient's pull and its own (trace/trace.h). 0 but for
- *           async and hogwild (train/asyncps.h: a parameter server applying each worker's
- *           gradient as it comes), where G = B and H = 1 — each gradient is one update, none
- *           is averaged — and K workers pulling every N steps make τ ≈ K·(N + 1)/2 − 1
- *           (hogwild: up to K·(N + 1)/2; model/costmodel.h's costmodel_async). Predicted
- *           with the cost model's or the simulator's τ (efficiency_predict's argument), and
- *           fitted, where the time model is at hand (efficiency_fit_traces' params), on the
- *           cost model's τ of each run's configuration: the same estimator on both sides.
- *           The τ the runs measured is 5–12 % lower (each epoch starts on fresh weights:
- *           0.93–0.97, 1.69–1.77, 2.75–2.82 at K = 2, 3, 4 against 1, 2, 3 on full
- *           Fashion-MNIST); fitted on it, the held-out configurations came out later
- *           (median |error| 0.38 against 0.31 epochs at the measured crossing) and time to
- *           90 % within 15 % in 5 of 6 instead of 6 (experiments/time-to-accuracy, session 14).
+ * The fit (efficiency_fit): θ = (a, ln x0, α, w, γ, ln H_c, β) by GSL's nonlinear least
+ * squares over every point, unweighted then weighted by each group's (whole test set,
+ * subset) residual σ; a parameter the runs did not vary is held at 0 (fitted[] false), w < 0
+ * and ln H_c outside [0, ln H_max] are held at their bounds (at_bound[]). Predicting
+ * (efficiency_predict): 4000 draws of θ and of the run's own deviation with a fixed-seed
+ * RNG (the same answer every time); a target above the plateau or beyond the schedule's E
+ * epochs is reported as such (reach, *_reached), never as NaN or infinity. Predictions
+ * refuse another schedule or data size, and a τ past the stalest fitted run's by more than
+ * EFFICIENCY_STALENESS_SLACK (efficiency_check, efficiency_check_at).
  *
- * Why this form:
- *  - f is the Morgan-Mercer-Flodin curve, one of the parametric learning-curve families
- *    of Domhan et al. (IJCAI 2015): it starts at chance (an untrained network), saturates
- *    at a plateau a, and for x ≫ x0 its error a − f ≈ (a − c0)(x0/x)^α is the power law
- *    that learning curves follow (Hestness et al. 2017), the "pow3" family, without pow3's
- *    −∞ at x → 0 where --eval-every's first points lie.
- *  - The global-batch factor is McCandlish et al. 2018 ("An empirical model of large-batch
- *    training"): examples needed E = E_min·(1 + G/B_noise), so relative to B_ref
- *    s = (1 + G/B_noise)/(1 + B_ref/B_noise) = 1 + w·(G/B_ref − 1) with
- *    w = B_ref/(B_ref + B_noise) ∈ [0, 1]: w = 0, a batch far below the noise scale, more
- *    examples per update cost no epochs; w = 1, only the number of updates counts (the
- *    epochs grow as G). Linear in w, bounded, and B_noise = B_ref·(1 − w)/w is reported.
- *    The trainer does not scale the learning rate with G, so the fitted B_noise is that
- *    of this fixed rate, not McCandlish's tuned one: the smaller it is, the more "K times
- *    the batch is K times fewer steps" holds.
- *  - Local SGD: averaging K models after one local step each is one step of their mean
- *    gradient — a global batch of K·B (to first order in the rate, as long as the models
- *    stay close); after H steps they drift apart and the average makes less progress
- *    than H large steps would. The loss at the average exceeds the average loss by about
- *    the curvature times the models' spread around their mean, E‖θ_k − θ̄‖² = (1 − 1/K)·v:
- *    hence the share 1 − 1/K (0 at K = 1). v, one model's drift over H local steps, grows
- *    linearly in H − 1 while the rate times the curvature times H is small (Wang & Joshi
- *    2021, "Cooperative SGD": the extra error of periodic averaging is ∝ η²L²σ²(H − 1);
- *    Stich 2019, "Local SGD converges fast and communicates little") and saturates once
- *    each model has settled near a minimum of its own (Lin et al. 2020, "Don't use large
- *    mini-batches, use local SGD": small H costs nothing, even helps; Ortiz et al. 2021,
- *    "Trade-offs of local SGD at scale": large H costs): D(H) = (H − 1)/(H − 1 + H_c),
- *    linear for H ≪ H_c, 1 for H ≫ H_c, H_c ~ 1/(ηL) steps fitted (as ln H_c). γ is the
- *    penalty of fully drifted models at K → ∞. Why not ln H, this form's predecessor: it
- *    has slope 1 at H = 1 whatever its scale, so every:8 (ln 8 = 2.1) paid a third of
- *    epoch sync's penalty (ln 469..938 = 6.2..6.8), where full Fashion-MNIST measured
- *    none for every:8 (stretch 0.86, 0.80, 1.025 at K = 2, 3, 4; batch sync, one
- *    algorithm, 0.84..1.065) and 1.20..1.58 for epoch sync (experiments/time-to-accuracy).
- *    A calibration.json written before H_c existed (no "log_h_c") is read with ln H in
- *    D's place (efficiency_model.legacy_log_h), so that its predictions do not change.
- *    The parameter is fitted only when the local-SGD runs (K > 1) have two or more
- *    distinct H; with one H, H_c and γ cannot be told apart: ln H_c is held at 0 (D = 1 −
- *    1/H: the penalty taken as saturated at every period) and marked not fitted.
- *  - Staleness: a gradient τ updates old was taken where the weights no longer are; to
- *    first order in the rate it is the fresh gradient less the curvature times the τ
- *    steps since, so each stale update makes less progress than a fresh one, and the
- *    loss in a bound of asynchronous SGD grows linearly in τ (Lian et al. 2015,
- *    "Asynchronous parallel stochastic gradient for nonconvex optimization": the extra
- *    term ∝ η·L·τ; Zhang et al. 2016, "Staleness-aware async-SGD", divides the rate by
- *    τ to undo it). Hence the stretch 1 + β·τ, first order in τ, β fitted (its sign too:
- *    with momentum, asynchrony also acts as extra momentum (Mitliagkas et al. 2016,
- *    "Asynchrony begets momentum"), which can help as well as hurt). Beyond the largest τ
- *    measured the first order is not trusted: a staler server can diverge, and on full
- *    Fashion-MNIST two async workers pulling every 4 steps (τ ≈ 4, the server's momentum
- *    0.9) did, a NaN loss in the second epoch, where K = 4 pulling every step (τ 2.8)
- *    trained (experiments/time-to-accuracy). So a prediction whose τ exceeds the stalest
- *    fitted run's (staleness_max) by more than EFFICIENCY_STALENESS_SLACK is refused.
- *    Hogwild shares β with async: its races are not in the form, and the held-out check
- *    says what that costs (nothing measurable there).
- *  - A stretch in e keeps the curve's shape: the plateau is the same for every
- *    configuration, and within the schedule's E epochs a slowed one reaches f(E/s) only.
- *    The learning rate follows a cosine over --epochs (after a warm-up), so the curve is
- *    that schedule's: the fit stores E and predictions refuse another (efficiency_check).
- *    A stretched configuration ends its schedule with the rate annealed where the
- *    reference's is not, which no stretch follows: on the small runs, local SGD's late
- *    epochs left the stretched curve by up to 1.3 points of accuracy — above it for 2
- *    workers averaging every epoch, below it for 4 workers at the schedule's end — so a
- *    target that a configuration reaches only in its last epochs is the least certain.
+ * Why this form (Morgan-Mercer-Flodin, McCandlish's noise scale, local SGD's drift,
+ * staleness), the fit's details and what full Fashion-MNIST measured:
+ * docs/time-to-accuracy.md ("Why this form, in full").
  *
- * The fit (efficiency_fit; from traces, after the learning rate's warm-up:
- * efficiency_fit_traces): θ = (a, ln x0, α, w, γ) by nonlinear least squares
- * (gsl_multifit_nlinear, trust region Levenberg-Marquardt, finite-difference Jacobian) over
- * every accuracy point of every run, in two passes: unweighted, then each point weighted
- * by 1/σ² of its group (points on the whole test set; points on --eval-every's fixed
- * subset, noisier), σ of a group = its residuals' rms. Covariance (JᵀJ)⁻¹·χ²/dof. w is
- * fitted only when some run's G differs from B_ref, γ only when some run has K > 1 and
- * H > 1, ln H_c only when two or more such H differ, β only when some run's τ > 0 (an
- * async or hogwild run with K > 1 or N > 1); else each is held at 0 (fitted[]
- * false) and a prediction that needs w or γ is refused. A w fitted below 0 (a larger
- * batch needing fewer epochs) is held at its bound 0 and the rest refitted (at_bound[w]:
- * predictions for any batch then use w = 0). ln H_c starts from the best of a profile
- * over [0, ln H_max] (H_max the longest period measured; from one start the free fit ran
- * off or did not settle on full Fashion-MNIST); one fitted outside that range is held at
- * the bound it crossed, and one whose free fit does not settle at its profile's best
- * (at_bound[ln H_c] either way: the runs do not place H_c). Points
- * of one run are correlated over time (a run ahead stays ahead), so the standard errors
- * are those of independent points: somewhat optimistic.
- *
- * Predicting (efficiency_predict): epochs to reach A, e(A) = s·x0·((A − c0)/(a − A))^(1/α)
- * when A < a; "above the plateau" when A ≥ a; "beyond the schedule" when e(A) > E (the
- * prediction says what accuracy the schedule's end reaches instead). The 95% prediction
- * interval of one run: 4000 draws (a fixed-seed GSL RNG: the same answer every time) of θ
- * from N(θ̂, cov) (w held ≥ 0, α > 0) and of the run's own deviation from the mean curve,
- * ε ~ N(0, σ²) on the whole-test-set points' σ: the run reaches A when f = A − ε. A draw
- * that does not reach A within E epochs is "not reached"; when more than 2.5% do, the
- * interval's upper end is not reached. The time to A adds the time per epoch's own
- * uncertainty: time = W + e·t_epoch, times a log-normal factor of the cost model's log-sd,
- * drawn with the same draws.
- *
- * Pure functions on plain structs; nothing prints. Errors: -1 with a one-line reason.
+ * Plain structs; nothing prints. efficiency_predict allocates its draws and frees them
+ * before it returns. Errors: -1 with a one-line reason in why.
  */
 #ifndef SPEEDUP_EFFICIENCY_H
 #define SPEEDUP_EFFICIENCY_H

@@ -1,10 +1,10 @@
 /* memory — the peak resident set (RSS) of each rank of a data-parallel run: will the
  * master fit? (The seed's master, Elephas on Spark, did not.)
  *
- * A rank is a worker, a master that also trains (rank 0 of a parameter server, K ≥ 2) or a
- * dedicated master (rank 0 with --master dedicated). With M the model's bytes, b the local
- * batch (model/costmodel.h's job_schedule_of), K workers, R ranks (K, or K + 1 with
- * a dedicated master), T cores per worker and D, D_test the examples:
+ * In: memory_params (fitted by fit/memory_fit.h, or stated), the model's bytes M and a
+ * job_config; out: one rank's peak by role (worker, training master, dedicated master) as a
+ * memory_breakdown whose parts add up to its total. With b the local batch, R the ranks, T
+ * the cores per worker:
  *
  *   peak(role) = base + peer·(R − 1) + thread·(T − 1)                       fitted
  *              + copies(role)·M                                             known
@@ -13,39 +13,16 @@
  *              + x·M·min(K − 1, 2)/K   (all-reduce ranks, K ≥ 2)            x fitted
  *              + master_extra + master_models_per_worker·K·M  (rank 0 of ps) stated
  *
- * Known byte counts, from train/ (what each rank writes; a calloc'd page nobody writes is
- * never resident):
- *   copies   the parameter-sized blocks in use: weights, gradients, momentum (3) on every
- *            rank that runs the optimizer; a ps worker in batch sync never updates, so its
- *            momentum stays untouched (2); ps rank 0 with R ≥ 2 adds the ONE receive
- *            buffer it takes every push into (comm/psx.h), however many workers (4); a
- *            dedicated master averaging (local SGD) holds the weights and that buffer (2).
- *            Async (train/asyncps.h): the master receives into its gradients (3), a worker
- *            never updates (2); a hogwild master holds weights, momentum, one gradient
- *            buffer per updater thread (T of them) and the copy a pull sends (3 + T).
- *   F, G     per example of the local batch: what every forward writes (evaluation too)
- *            and what only training writes (train/net.h's net_memory). A dedicated master
- *            never trains: it writes F only, evaluating its share of the test set.
- *   Wk, Wt   the im2col workspace of one thread, and of each further thread.
- *   data     every rank holds the whole training and test sets as bytes, e per example
- *            (image and label), and the epoch's order (8 bytes per training example):
- *            (D + min(D, D_test))·e + 8·D, D_test the test set's size (--limit cuts both
- *            sets to D). (`sharded_data`, the Spark-like what-if: a worker holds its 1/K
- *            share of both; the master the whole, at master_example_bytes per example.)
- *   events   a trace in memory: each rank's events until the gather (trace/trace.h).
- * Fitted (memory_fit, from the traces' measured per-rank peaks, NNLS with standard
- * errors): base (code, libraries, MPI, the C library's arenas), peer (per other rank:
- * MPI's shared-memory segments), thread (per further OpenMP thread: its stack and BLAS
- * buffers) and x (the scratch MPI_Allreduce takes: Open MPI's ring holds one segment of
- * M/K at K = 2 and two at K ≥ 3, x = 1 when it uses the ring).
- * Stated, not fitted (0 for this trainer, whose master is the same program as a worker
- * and reuses one receive buffer): master_extra, master_models_per_worker — the seed-like
- * example sets them (memory_params_seed_example).
+ * copies(role) (memory_model_copies): 3 (weights, gradients, momentum) on a rank that runs
+ * the optimizer, 2 on a ps worker in batch sync or an async or hogwild worker, 4 on ps
+ * rank 0 with R ≥ 2 (its one receive buffer), 2 on a dedicated master averaging, 3 on an
+ * async master, 3 + T on a hogwild master. F, G: what a forward and what training write per example
+ * (train/net.h's net_memory); Wk, Wt: the im2col workspace; data: (D + min(D, D_test))·e
+ * + 8·D, the whole sets and the epoch's order (sharded_data: a worker's 1/K).
  *
- * The peak is the training run's: measured before rank 0 gathers the trace, so the
- * gathered events are not in it. Valid while the dedicated master's share of the test set
- * is at least b (it then writes all of F) and b is at least the first convolution's chunk
- * (13 images for the default network; below, Wk is an upper bound).
+ * The peak is the training run's, before rank 0 gathers the trace; valid while b is at
+ * least the first convolution's chunk (below, Wk is an upper bound). Every term, what is
+ * fitted and what stated, and why: docs/memory.md ("The memory model in full").
  *
  * Pure functions on plain structs; nothing allocates, nothing prints.
  */
@@ -93,7 +70,7 @@ typedef struct {
 } memory_breakdown;
 
 
-/* Parameter-sized blocks a rank of this role writes (see the header). */
+/* Parameter-sized blocks a rank of this role writes: copies(role) of the header. */
 int memory_model_copies(const job_config *c, job_role role);
 /* Events a rank of this role records in its trace over the run (start-up, per step,
  * per synchronisation, per epoch: train/trainer.c's and train/sync.c's marks); with

@@ -5,39 +5,19 @@
  *   update_s,time_lo,time_hi,mean_lo,mean_hi,rss_worker_mib,rss_master_mib,fits,
  *   staleness_median,staleness_p90
  *
- * ci_lo/ci_hi: the 95% prediction interval of the speedup of ONE run (DESIGN.md: step
- * noise, the host's run-to-run factor, the parameters' uncertainty); time_lo/time_hi: the
- * same for the run's time in seconds. mean_lo/mean_hi: the 95% interval of the mean
- * speedup over the simulator's replications (Monte-Carlo error only: far narrower, and
- * not a statement about any one run). A measured row has every interval equal to its
- * value. rss_worker_mib, rss_master_mib: the peak resident set of a worker rank and of
- * rank 0 (a parameter server's master; for an all-reduce a worker like the others), in
- * MiB: predicted (model/memory.h) or measured (the trace's peaks: the largest of the
- * other ranks, and rank 0's); fits: 1 when both are within --memory-limit (or no limit
- * was given), 0 when not. The three are empty when memory is unknown (a calibration or
- * a trace without it). staleness_median, staleness_p90: async and hogwild only (empty for
- * every other sync mode): the median and 90th percentile of the staleness of the
- * gradients the master applied — the updates applied between a gradient's pull and its own
- * (trace/trace.h) — measured (trace/traceinfo.h), simulated (the mean over the
- * replications of each run's) or from the closed form (model/costmodel.h's
- * costmodel_async_of: K·(N + 1)/2 − 1 and K·⌈0.9·N⌉ − 1 for async). Files with only the
- * first 12 columns (before update_s existed) are read with update_s = 0 and every interval
- * equal to the value; files with 17 (before the memory columns) with memory unknown;
- * files with 20 (before staleness) without it.
+ * One row per configuration, predicted (model/costmodel.h, sim/) or measured (traces).
+ * ci_lo/ci_hi and time_lo/time_hi: the 95% prediction interval of ONE run's speedup and
+ * time (model/uncertainty.h); mean_lo/mean_hi: the Monte-Carlo interval of the simulator's
+ * mean speedup; a measured row has every interval equal to its value. rss_*_mib and fits:
+ * peak memory of a worker and of rank 0 against --memory-limit (model/memory.h), empty when
+ * unknown. staleness_*: async and hogwild only, else empty. With a target accuracy every
+ * row has nine columns more (PREDICTIONS_CSV_TTA_COLUMNS, model/efficiency.h), empty where
+ * not reached: never NaN or infinite. Older files (12, 17, 20 and 29 columns) are still
+ * read. Every column in full: docs/files.md ("Every column in full").
  *
- * With a target accuracy (`--target-accuracy A`, model/efficiency.h) every row carries
- * nine columns more after the staleness (PREDICTIONS_CSV_HEADER_TTA, 31 columns), written
- * when some row has them:
- *   target_accuracy   A
- *   reach             reached | beyond_schedule (the curve gets there only after the
- *                     schedule's epochs) | above_plateau (never)
- *   epochs_to_target, epochs_lo, epochs_hi   epochs to reach A and its 95% PI of one run
- *   tta_s, tta_lo, tta_hi                    the training time to reach A and its 95% PI
- *   accuracy_at_end   the predicted test accuracy when the schedule ends
- * A value that is not reached is empty (epochs_to_target and tta_s unless reached; an
- * interval's end that is not reached within the schedule): never NaN or infinite. A row
- * of such a file without a target has all nine empty. Files with the nine right after
- * fits (29 columns: before staleness) are read without staleness.
+ * predictions_read_csv mallocs the rows (the caller frees); predictions_save_csv writes
+ * through a temporary file and a rename. Errors: -1 with one line in err ("PATH: line L:
+ * what was expected"); only the write_* functions print, to the FILE they are given.
  */
 #ifndef SPEEDUP_PREDICTIONS_H
 #define SPEEDUP_PREDICTIONS_H

@@ -2,50 +2,28 @@
  * of ONE run (DESIGN.md, "Uncertainty: what the 95% interval means"), in closed form for
  * `speedup model`, and the draws the simulator's replications make (sim/replicate.h).
  *
- * Three sources, each independent of the others:
- *   run factor   the host's run-to-run speed: one log-normal factor f per run on the
- *                run's whole time, ln f ~ N(0, run_cv²). Median 1, not mean 1: the
- *                model's point time is then the median run, the interval is symmetric
- *                on the log scale, and run_cv is simply the sd of ln f, what repeated
- *                runs of one config spread by. A speedup is two runs (the job and its
- *                baseline), each with its own factor. Runs whose ranks outnumber the
- *                cores spread more (the scheduler's placement of them differs from run to
- *                run): theirs is run_cv_oversub where the calibration measured it
- *                (costmodel_run_cv).
- *   step noise   within a run, each step's time spreads by CV·step; a barrier waits for
- *                the slowest of K workers, whose round length (n steps) then spreads by
- *                CV·step·√n·√V(K) (model/gmax.h: V = variance of the max of K standard
- *                normals, V(1) = 1). Rounds are independent, so over the run's E·s steps
- *                per worker:  var(T) = (CV·step)²·E·s·V(K).
- *   parameters   the calibration's estimate: c0, c1 jointly normal (their standard errors
- *                and cov_c0_c1); sigma, alpha/beta per topology, w0, w1, cv, update, overlap
- *                (φ, χ, ε), the oversubscription's parameters and the crowded master's wake
- *                independent normal with their standard errors. model_bytes and
- *                host_cores come from the run header (exact); run_cv itself is taken at
- *                its value. A standard error of 0 (or NaN: not reported) means known.
- *
- *   algorithm    an all-reduce across machines whose algorithm is not known (params'
- *                allreduce_algorithm either, model/costmodel.h): the run is the ring's or
- *                the hierarchical's, each as likely; a draw picks one.
+ * Independent sources: the run's speed factor (log-normal, median 1, log-sd
+ * √(run_cv² + model_cv²), run_cv_oversub where ranks outnumber the cores: one per run, and
+ * a speedup is two runs); step noise (CV·step, the barrier waiting for the slowest of K:
+ * V(K) of model/gmax.h); the calibration's parameters (c0 and c1 jointly normal with
+ * cov_c0_c1, the others independent; a standard error of 0 or NaN means known); and an
+ * all-reduce across machines whose algorithm is not known (ring or hierarchical).
  *
  * Closed form (uncertainty_closed_form), the delta method on the log scale:
- *   var ln T(K,T) = run_cv² + model_cv² + (CV·step)²·E·s·V(K) / T² + gᵀ Σ g + A
- *       A    = (ln T_ring − ln T_hier)²/4 where the algorithm is either, else 0
- *       g_i  = ∂ln T/∂θ_i by central differences, h_i = 1e-4·(|θ_i| + se_i) (T is linear
- *              in every θ_i, so this is exact to rounding but for ln's curvature, O(h²))
- *       gᵀΣg = Σ g_i²·se_i² + 2·g_c0·g_c1·cov_c0_c1
- *   time 95% PI    T·exp(∓ z·√var),  z = Φ⁻¹(0.975) = 1.95996
- *   var ln S       = run_cv(1,1)² + run_cv(K,T)² + 2·model_cv² + noise(1,1) + noise(K,T) + dᵀ Σ d,
- *                    d = g(1,1) − g(K,T)
- *                    (the same parameters drive both runs, so their share partly cancels)
- *   speedup 95% PI S·exp(∓ z·√var ln S)
- * The point is the closed form's T (and S); with run_cv = CV = 0 and every se 0 the
- * interval is the point.
+ *   var ln T = run_cv² + model_cv² + (CV·step)²·E·s·V(K)/T² + gᵀΣg + A
+ *     g_i = ∂ln T/∂θ_i by central differences; A = (ln T_ring − ln T_hier)²/4 for "either"
+ *   time 95% PI    T·exp(∓ 1.95996·√var)
+ *   var ln S = both runs' factors and noise + dᵀΣd, d = g(1,1) − g(K,T)
+ *   speedup 95% PI S·exp(∓ 1.95996·√var ln S)
+ * With run_cv = CV = 0 and every se 0 the interval is the point.
  *
- * Draws (uncertainty_draw): the parameters from the estimate, each truncated to its valid
- * range (≥ 0; sigma in [0, 1]) by rejection — the normal conditioned on the range, c0 and
- * c1 jointly; after 1000 rejections (a range the estimate barely reaches) the last draw is
- * clamped to it. Pure functions but for the caller's gsl_rng; nothing allocates or prints.
+ * Draws (uncertainty_draw, uncertainty_run_factor): the parameters from the estimate,
+ * truncated to their ranges by rejection (clamped after 1000), c0 and c1 jointly.
+ *
+ * Why median 1, the variances term by term and the derivative steps: docs/model.md ("The
+ * 95% interval in full").
+ *
+ * Pure functions but for the caller's gsl_rng; nothing allocates or prints.
  */
 #ifndef SPEEDUP_UNCERTAINTY_H
 #define SPEEDUP_UNCERTAINTY_H

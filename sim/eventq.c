@@ -6,9 +6,8 @@
  * slots, and a node's eight children are 128 contiguous bytes. A slot keeps the node's
  * time next to the pointer, so sifting compares times in the heap array itself; the least
  * child is found by a tournament of selects, not a chain of branches (with random times a
- * branch on a comparison is mispredicted half the time). Measured on the 1024-worker
- * benchmark (experiments/bench-sim): binary → 4-ary with Floyd's refill +15-30%,
- * 4-ary → 8-ary +7%. */
+ * branch on a comparison is mispredicted half the time). Each step was kept for what it
+ * gained on the 1024-worker benchmark: experiments/bench-sim/README.md. */
 enum { ARITY = 8 };
 
 typedef struct {

@@ -1,98 +1,37 @@
 /* job — a data-parallel training job simulated on the engine (sim/engine.h): K workers
  * × T cores that start up, compute, update, wait at barriers and synchronise, round after
- * round.
+ * round, on the cost model's schedule (model/costmodel.h).
  *
- * The schedule is the cost model's (model/costmodel.h): E epochs of s local steps, in
- * rounds of p steps (batch p = 1, every:n p = n, epoch p = s); the last round of an epoch
- * has s mod p steps when p does not divide s. One round:
- *   1. every worker computes its steps; each step's span is drawn independently:
- *      log-normal with mean costmodel_step_time (which carries c0, c1, σ, T, the local
- *      batch b and the oversubscription ρ') and the calibrated CV, from a GSL
- *      gsl_rng_mt19937 seeded per run; or bootstrapped from a measured trace (replay);
- *   2. a barrier: the round goes on when the slowest worker arrives; the others wait;
- *   3. the synchronisation, a collective every worker leaves together:
- *      ps: the master's link (one engine resource, latency α, bandwidth 1/β) takes each
- *          remote worker's push of M bytes one at a time, in rank order, then sends the
- *          averaged model back to each one at a time: 2·(K−1)·(α+βM) when the master
- *          trains too (rank 0 needs no message), 2·K·(α+βM) when it is dedicated (each
- *          message master_wake more where its workers take every core:
- *          costmodel_message_time);
- *      allreduce: a ring of 2(K−1) steps, each moving M/K bytes over every link at once
- *          (α + β·M/K). The K links are identical and start together after the barrier,
- *          so one event stands for a step's K simultaneous transfers.
- *      With an overlap φ > 0 and batch sync through an all-reduce (costmodel_overlaps:
- *      DDP's buckets go out while backward still runs), the exchange began before the
- *      barrier: at max over the workers of (its arrival − φ·its last step), when the last
- *      worker's first bucket was ready. That head start is a credit the exchange spends
- *      first (the scheduler's delay, then the ring steps, each shortened to what is left
- *      of it, 0 when the credit covers it); the round waits only for the exposed rest,
- *      which is its comm time; the credit is at most (1 − ε)·S, what can hide (the
- *      last bucket goes out only when backward ends). With CV = 0 that is
- *      max(ε·S, S − φ·step), the closed form's X(K); the step itself is the closed
- *      form's, (1 + χ) times as long where the exchange runs beside it.
- * The optimizer update (costmodel_update_time, constant) runs once per step, where the
- * trainer runs it:
- *      local SGD (epoch, every:N): every worker right after each of its steps;
- *      batch sync, ps: the master, between the last push and the first pull;
- *      batch sync, allreduce: every rank, after the ring.
- * A synchronisation's update is every worker's update time (they all wait for it, as the
- * exchange is every worker's comm), so each worker's update time is E·s·upd whatever the
- * schedule. With CV = 0 every span is the closed form's, so the simulated time equals
- * costmodel_total_time and the breakdown costmodel_breakdown_of, to rounding.
+ *   job *j = job_new(&spec, err, sizeof err);        // params, config, launch, replay
+ *   job_set_timeline(j, on_span, ctx);               // optional: every span, in time order
+ *   job_run(j, job_seed(seed, r), &res, err, sizeof err);   // one run; res: makespan, means
+ *   const job_worker *w = job_workers(j);            // the last run, per worker
+ *   job_free(j);
  *
- * Async and hogwild (sim/job_async.c) have no rounds: every worker takes its s steps,
- * pulling the weights every N (every_n) and pushing each step's gradient; the master takes
- * one push in and sends one pull out at a time, each direction in arrival order (async: a
- * push is its transfer and then the update, during which nothing starts; hogwild: the
- * transfer, the update on one of T updaters while the master goes on; a worker's pull
- * waits for its own push); the epoch ends with a barrier once every worker is
- * done and the master idle. The staleness of every gradient (updates applied between its
- * worker's pull and its own) is counted: job_result's median, 90th percentile and mean.
- * With one worker and CV = 0 the time is the closed form's (costmodel_async_of); with
- * more it is at least the closed form's bound, more where requests collide.
+ * A round: every worker's steps (log-normal with mean costmodel_step_time and the
+ * calibrated CV, or resampled from a measured trace with job_replay, each span scaled to
+ * this configuration), a barrier at the slowest, then the synchronisation — a ps master's
+ * link taking each push and pull one at a time, or a ring of 2(K−1) steps — less what an
+ * overlapping all-reduce hid behind the steps; the optimizer update once per step where
+ * the trainer runs it. Async and hogwild (sim/job_async.c) play the master's two queues
+ * request by request and count every gradient's staleness. Start-up is parallel or
+ * sequential (job_launch): the same makespan, W(K) = costmodel_startup_time.
  *
- * Oversubscription (ρ = (K·T + m)/P > 1, m = 1 − y for a dedicated master's polling core)
- * slows every step and update by the constant ρ' of costmodel_slowdown (ρ, the threads'
- * packing on the busiest core over a short round, κ), the same for every worker, not by a
- * sharing that changes as workers reach a barrier: MPI waits by polling, so a waiting
- * worker keeps its cores busy (async and hogwild workers, which wait on the master after
- * every step, are counted in ρ by the share of their cycle they compute, and nap at the
- * epoch's barrier, so they are never packed: the closed form's ρ', constant too). Ranks whose waits block (gloo's: costmodel_shared_rho > 1
- * on one host) do change it: a round's steps are drawn when it starts and each worker's
- * are stretched to when it would end under processor sharing (the first to finish gives
- * its core to the rest; model/gmax.h), so the round's mean is the closed form's
- * CV·step·√p·G_ρ(K) beyond its steps.
+ * With CV = 0 every span is the closed form's: the time equals costmodel_total_time and
+ * the breakdown costmodel_breakdown_of, to rounding (async: with one worker; with more the
+ * time is at least the closed form's bound). Per worker, startup + compute + update +
+ * comm + wait = makespan, every run. master_peak_bytes is an estimate (3·M for a ps,
+ * 3·M + M/K for a ring's rank 0, (3 + T)·M for a hogwild master).
  *
- * Start-up W(K) = w0 + w1·K + d·(ρ − 1) (costmodel_startup_time):
- *   parallel    every worker starts at 0 and takes W(K) (they load a shared launcher
- *               and file system at once, so each start-up grows with K);
- *   sequential  a launcher starts one worker after the other, w1 apart; worker i starts at
- *               i·w1 and takes w1 + w0 + d·(ρ − 1) (its own launch, then its set-up); training begins
- *               when the last is up, at W(K). Time before a worker's launch and after its
- *               set-up is wait. Same makespan as parallel, a different breakdown.
+ * What each phase plays in detail (the overlap's credit, ranks that block at a barrier,
+ * the sequential launch, the replay's scaling): docs/simulator.md ("How a job is played").
  *
- * Replay: the steps of a measured trace (trace/traceinfo.h: compute events with examples
- * > 0; a rank's empty slice or a dedicated master's turn is no step) are resampled with
- * replacement. Each span is scaled by costmodel_step_time(this config) / the model's step
- * on the trace's configuration and host cores at that span's own examples: the measured
- * level and spread are kept, the model supplies only the change of configuration, and a
- * short slice (⌊B/K⌋ where others take ⌈B/K⌉, an epoch's short last batch) counts as the
- * full step it stands for in the simulated schedule, not as a fast one that would bias
- * the mean down and widen the spread. The trace's update spans are not replayed: the
- * update is the model's u.
- *
- * Accounting per worker: startup + compute + update + comm + wait = makespan (busy +
- * idle), every worker, every run. The master's peak memory is an estimate: a parameter
- * server keeps the model, the momentum (its running sum takes each averaged push) and one
- * receive buffer for the push it is serving (served one at a time): 3·M; a ring's rank 0
- * keeps model, gradient, momentum and one incoming chunk: 3·M + M/K; a hogwild master
- * (3 + T)·M (model/memory.h).
- *
- * Memory is O(K) plus the replayed steps: at most one event per worker and one for the
- * link or ring is pending (hogwild: one per updater; a crowded master: one read of a
- * pull's weights); async counts staleness in a table
- * as long as the largest staleness, not per gradient. Nothing prints; errors come back as a status and a one-line
- * message.
+ * Memory: O(K) plus the replayed steps (and a round's K·p draws where ranks that block
+ * share the cores), allocated by job_new and reused by every job_run; async's staleness
+ * table, as long as the largest staleness, grows by doubling within a run. At most one
+ * event per worker and one for the link or ring is pending (hogwild: one per updater).
+ * job_replay_read's arrays are owned by the job_replay. Nothing prints; errors come back
+ * as -1 (NULL) and a one-line message in err.
  */
 #ifndef SPEEDUP_JOB_H
 #define SPEEDUP_JOB_H

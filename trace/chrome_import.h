@@ -1,59 +1,34 @@
 /* chrome_import — someone else's trace as a speedup trace (trace/trace.h): Chrome
- * trace-event JSON as PyTorch's torch.profiler writes it (export_chrome_trace: Kineto's
- * {"traceEvents": [...], "distributedInfo": {...}} or, without Kineto, the legacy array of
- * "X" events, e.g. Debian's PyTorch 1.13) and Horovod's timeline (an array of "B"/"E"
- * pairs, one process per tensor). The result is the same in-memory trace trace_read
- * gives, so trace/traceinfo.h, the fit, the figures and the replay read it unchanged.
+ * trace-event JSON as PyTorch's torch.profiler writes it (Kineto's, or the legacy array of
+ * "X" events; .json or .json.gz) and Horovod's timeline ("B"/"E" pairs, one process per
+ * tensor). The result is the same in-memory trace trace_read gives, so trace/traceinfo.h,
+ * the fit, the figures and the replay read it unchanged.
  *
- * Files and ranks. A run is one file per rank (every rank profiles itself), the rank from
- * the file's "distributedInfo" or from its name, RUN.rankR.json (tracefile.h groups the
- * files of a directory so); or one file without a rank, one rank's view of the run —
- * Horovod's timeline is rank 0's — which every one of the K ranks is then taken to repeat
- * (collectives run in lockstep). Gzipped files (.json.gz, as torch.profiler writes when
- * asked) are read too. Times are microseconds ("ts", "dur"); each run starts at its
- * earliest event: Kineto's clocks are the host's, shared by its ranks; the legacy
- * profiler's start at each rank's profiler start, so ranks are aligned at the moment each
- * started profiling (start it at the same point of the script on every rank).
+ *   chrome_import_opts o = { .batch = 48, .cores = 2 };         // what a profiler cannot say
+ *   trace *t = chrome_import(paths, n, &o, err, sizeof err);     // one run; NULL with err
+ *   ... trace_free(t);
  *
- * Events to phases (trace/phasemap.h: by name, first matching rule wins). On each thread
- * (pid, tid) of a rank, events nest by time (one starting at another's very end and lasting
- * at most a microsecond past it is inside it: the legacy profiler rounds start and duration
- * to whole microseconds apart); an event whose rule names a phase is placed,
- * and what it contains is its own business; a "step" or "-" event is looked into. The
- * rank's timeline is its thread with the most compute time, the main thread:
- *   - its placed events, in time order, become the rank's events, each running from the
- *     end of the one before (gaps and unplaced operators between them — the loss, the
- *     interpreter — belong to the phase that follows); consecutive events of one phase
- *     (and one kind of communication) merge into one, but never across a "step" event's
- *     start;
- *   - each compute event is one training step: examples = this rank's slice of the global
- *     batch B (slices differ by at most one example), or B with batch_per_worker; the
- *     events after it, up to the next step, are of that step;
- *   - an event on the main thread that no rule matches is an error naming it: the file,
- *     its index in "traceEvents", its name, thread and time, and how to map it.
- * Communication placed on the rank's other threads (DDP's bucket all-reduces on gloo's
- * threads) becomes background comm (trace.h): the step it belongs to is the last step
- * started on the main thread when it began. Other phases off the main thread are left out.
- * A rank with no compute at all (Horovod's timeline: only its own activities) has no main
- * thread: each step's placed events over every thread (the k-th top-level event of a name
- * on a thread is of step k) are overlaid, comm over wait over the rest, as its timeline.
- * Communication events are named by kind — "allreduce", or "broadcast", "allgather",
- * "reducescatter" when the event or its container says so — and carry the step's bytes
- * where the trace gives them (Horovod's tensor dtype and shape), else 0 (the run's model
- * bytes). Start-up events are named after their annotation ("startup: data_load" →
- * "data_load").
+ * In: one file per rank (the rank from "distributedInfo" or the name RUN.rankR.json:
+ * chrome_import_rank_of_name), or one file that every rank is taken to repeat (Horovod's is
+ * rank 0's); each run starts at its earliest event. Events become phases by the phase map
+ * (trace/phasemap.h, first matching rule). A rank's timeline is its thread with the most
+ * compute: its placed events in time order, each from the end of the one before; each
+ * compute event is one step of the rank's slice of B. Communication on the rank's other
+ * threads (DDP's buckets on gloo's threads) becomes background comm of the step it began
+ * in; a rank with no compute (Horovod) overlays each step's events over every thread.
  *
- * The run header: K = opts.workers, else distributedInfo's world_size, else the rank files
- * (or the highest rank Horovod's negotiation names, + 1); T, B, M, P, host and network from
- * opts (a profiler trace records none of them; Horovod's M is its first step's bytes when
- * not given); batch sync through an all-reduce; D = steps × B (× K with
- * batch_per_worker), one epoch; waits "block" when the run has background communication
- * (its main threads wait for the exchange's threads on a future, asleep), else "poll".
+ * The run header: K from opts, else world_size, else the rank files; T, B, M, P, host and
+ * network from opts (Horovod's M: its first step's bytes); batch sync through an
+ * all-reduce, one epoch of D = steps × B (× K with batch_per_worker); waits "block" when
+ * the run has background communication, else "poll".
  *
- * Errors (one line in err, nothing returned): a file that is not JSON ("PATH: line L
- * column C: ..."), not Chrome trace-event JSON, an event without what its "ph" needs
- * ("PATH: event N: ..."), an "E" without its "B" or a "B" never ended, unplaced events on
- * a main thread, a rank with nothing placed, rank files that do not make 0..K−1.
+ * How events nest, merge and are named, and every rule in full: docs/imports.md ("How a
+ * profiler trace is read, in full").
+ *
+ * Errors (one line in err, NULL returned): not JSON ("PATH: line L column C: ..."), not
+ * trace-event JSON, a malformed event ("PATH: event N: ..."), unmatched "B"/"E", an
+ * unplaced event on a main thread (named, with how to map it), a rank with nothing placed,
+ * rank files that do not make 0..K−1. The caller owns the trace.
  */
 #ifndef SPEEDUP_CHROME_IMPORT_H
 #define SPEEDUP_CHROME_IMPORT_H

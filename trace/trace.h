@@ -1,51 +1,25 @@
 /* trace — the record of where every second of a training run went (DESIGN.md), shared by
  * the trainer (writes), the calibration (fits), the simulator (replays) and the plots.
  *
- * A *.trace.jsonl file (blank lines are skipped; a NUL byte is an error): the first line
- * describes the run,
- *   {"run": {"format": "speedup-trace", "version": 1, "host": "...", "host_cores": 2,
- *            "git": "...", "net": "...", "model_bytes": M, "workers": K, "cores": T,
- *            "sync": "batch|epoch|every:N|async[:N]|hogwild[:N]", "topology": "ps|allreduce",
- *            "master": "worker|dedicated", "examples": D, "batch": B, "epochs": E,
- *            "batch_per_worker": false, "seed": S, "waits": "poll|block",
- *            "memory": {"fwd_bytes_per_example": F, "train_bytes_per_example": G,
- *                       "workspace_bytes": W, "workspace_bytes_per_thread": Wt,
- *                       "example_bytes": e, "test_examples": n, "test_set_examples": N,
- *                       "roles": ["master", "worker", ...], "peak_rss_kib": [r0, r1, ...]}}}
- * ("waits" is optional, "poll" when absent: how a rank waits for the others — Open MPI,
- * which the trainer runs on, busy-polls; gloo's ranks block, and trace/chrome_import.h
- * writes "block" for a run whose exchange ran on other threads than its steps.
- * "memory" is optional: the trainer writes it; what it means is model/memory.h's. Its
- * "roles" are written for the reader and not read: a rank's role follows from the run.)
- * then one event per line, any rank, seconds from the run's common start:
+ * A *.trace.jsonl file: the first line describes the run (trace_run),
+ *   {"run": {"format": "speedup-trace", "version": 1, "host": "...", "host_cores": P,
+ *            "net": "...", "model_bytes": M, "workers": K, "cores": T, "sync": "...",
+ *            "topology": "...", "master": "...", "examples": D, "batch": B, "epochs": E,
+ *            ..., "waits": "poll|block", "memory": {...}}}        (waits, memory optional)
+ * then one event per line (trace_event), any rank, seconds from the run's common start:
  *   {"rank": r, "ph": "startup|compute|update|comm|wait|eval", "t0": s, "t1": s,
  *    "epoch": e, "step": i, "bytes": n, "examples": b, "name": "..."}
- * "examples" is always written (0 included: a rank with an empty slice, a dedicated
- * master); on reading it is optional (0). "bytes" (comm) and "name" (a sub-phase such as
- * "mpi_init", "data_load", "model_build") are optional.
- * An eval event may carry the model's accuracy (the time to accuracy, DESIGN.md):
- *   {"rank": 0, "ph": "eval", ..., "epoch": e, "step": n, "examples": m, "name": "test",
- *    "accuracy": 0.8123, "loss": 0.4567}
- * "accuracy" is the fraction of the m examples evaluated (by every rank together: each
- * evaluates its share, and each records the same totals) that were classified correctly,
- * in [0, 1]; "loss" the mean training loss (>= 0) of the steps since the previous
- * accuracy point of the same name; "step" the global steps done when measured (counted
- * from the run's first epoch); "name" "test" (the whole test set, at the end of epoch e)
- * or "subset" (--eval-every's fixed subset of the test set, during epoch e). The two are
- * optional but go together and only on an eval event. "background": true (optional,
- * comm or update only) marks communication that ran beside the rank's own timeline on
- * another thread — DDP's bucketed all-reduce on gloo's threads while backward goes on, imported
- * from a profiler trace (trace/chrome_import.h) — rather than in it: a rank's foreground
- * events tile its time, its background events overlap them. On an update event it marks
- * one that a hogwild master's updater thread applied beside its main thread's receives
- * and sends (train/asyncps.h). "staleness": n (optional, update events only) is written
- * by the master of an async or hogwild run on every pushed gradient it applies: how many
- * updates the server applied between the worker's pull of the weights the gradient was
- * computed on and the start of this one (0: computed on the current weights). What the
- * events mean (training time, which spans are steps, one synchronisation's span, the
- * overlap, the accuracy curve, the staleness) is trace/traceinfo.h's.
+ * with, optionally: "accuracy" and "loss" together on an eval event (the model's test
+ * accuracy, the training loss since the previous point: the time to accuracy);
+ * "background": true on comm or update that ran beside the rank's own timeline on another
+ * thread (a rank's foreground events tile its time, its background ones overlap them);
+ * "staleness" on an async master's update of a pushed gradient. Every key and when it is
+ * written: docs/files.md ("The trace format in full"). What the events mean (steps,
+ * training time, a synchronisation's span, the overlap, the curve) is trace/traceinfo.h's.
  *
- * trace_read reports the first bad line as "PATH: line L: what was expected".
+ * A trace owns its events (trace_new, trace_add, trace_free; freeing NULL is a no-op).
+ * trace_write goes through a temporary file and a rename; trace_read reports the first bad
+ * line as "PATH: line L: what was expected". Nothing prints.
  */
 #ifndef SPEEDUP_TRACE_H
 #define SPEEDUP_TRACE_H

@@ -2,68 +2,30 @@
  * reader: the fit (fit/fit.c), the measurements CSV (`speedup trace`, `speedup report`),
  * the figures (plots/) and the simulator's replay (sim/job.c).
  *
- *   ranks          the run's ranks: K training workers, plus one for a dedicated master
- *                  (more if the events name more).
- *   step           a compute event with examples > 0: one local training step of that many
- *                  examples. A compute event with 0 examples (an empty slice, a dedicated
- *                  master's turn) is time the rank spent, but no step: it enters no compute
- *                  fit, no step-time spread and no replay pool.
- *   optimizer update  an update event that is the SGD step (name "sgd", or no name):
- *                  u of the model. An update named "average" (local SGD's scaling of the
- *                  summed weights to their mean) belongs to its synchronisation.
- *   foreground     a rank's own timeline: every event but background communication
- *                  (trace/trace.h: comm that ran beside it on another thread). Training
- *                  time, phase means and steps are the foreground's; background comm time
- *                  is what was hidden (or exposed) beside it.
- *   training time  the latest end of any rank's foreground non-eval events, less the eval
- *                  time that rank spent before it (evaluation is not training; the model
- *                  has none).
- *   phase means    each phase's foreground total over every rank, divided by the ranks.
- *   synchronisation  every rank's comm events with the same (name, bytes, epoch, step)
- *                  are one synchronisation. A rank's part of it is the sum of its comm
- *                  spans of that key (a ps master records the pushes and the pulls as two)
- *                  less the time another rank spent in an optimizer update (of the same
- *                  epoch and step) inside them: a ps worker waits for the master's update
- *                  between its push and its pull, and that is the update's time, not the
- *                  link's. When the rank has background comm of that key, its part is the
- *                  union of those spans instead — the whole exchange, the hidden part
- *                  included (DDP's buckets may run at once on two threads: their union, not
- *                  their sum, is the time it was in flight), and its foreground comm of the
- *                  key (the exposed tail) is inside it. The synchronisation's span is the
- *                  largest part over its ranks: it is over when the last rank has its data
- *                  (with eager sends a ps master's own sends return before the workers have
- *                  the weights).
- *   overlap        for a step (a foreground compute event) of a rank that has background
- *                  comm of the same epoch and step exchanging gradients (named "allreduce",
- *                  "ps" or nothing: not a one-off like DDP's bucket-order "broadcast"), the
- *                  share of the step during which that communication already ran: (step end
- *                  − the earliest start of that comm) / step span, 0 when the comm started
- *                  after the step ended, 1 at most. The window DDP's bucketed all-reduce has
- *                  to hide behind backward. The step's exposed part: the rank's
- *                  foreground comm of that epoch and step exchanging gradients, summed —
- *                  what of the exchange the rank still waited for once the step ended.
- *   ρ              costmodel_rho of the run's config on its host's cores.
- *   crowded master costmodel_master_crowded of the run's config on its host's cores: a
- *                  dedicated parameter server whose workers' threads take every core.
- *   accuracy curve rank 0's eval events that carry an accuracy (trace/trace.h), in time
- *                  order: one point each. Its training time is the event's start less
- *                  every eval span of rank 0 that ended before it (evaluations and
- *                  checkpoints are not training: the same rule as the training time);
- *                  the start-up is in it. Its examples seen are every rank's step examples
- *                  of the global steps before the event's step, plus E0·D when the trace
- *                  begins at epoch E0 (a resumed run: every epoch before it trained D);
- *                  its epochs completed are ⌊examples seen / D⌋.
- *   async requests  in an async or hogwild run (train/asyncps.h) the comm events named
- *                  "push" and "pull" are one worker's request to the master, not a
- *                  synchronisation: traceinfo_syncs leaves them out. The master's update
- *                  events with a staleness are the gradients it applied; a hogwild
- *                  master's ("background": true, on its updater threads) overlap its
- *                  timeline and, like background comm, are not in its foreground.
- *   staleness      of an async run: over the master's applied gradients, the median, the
- *                  90th percentile (GSL's linear interpolation of the sorted values) and
- *                  the mean of their staleness (trace/trace.h).
+ *   ranks           K training workers, plus one for a dedicated master (more if named)
+ *   step            a compute event with examples > 0; one with 0 (an empty slice, a
+ *                   dedicated master's turn) is time spent but no step: no fit, no replay
+ *   optimizer update  an update event named "sgd" or unnamed ("average" is local SGD's,
+ *                   part of its synchronisation)
+ *   foreground      a rank's own timeline: every event but background ones (comm, or a
+ *                   hogwild master's updates, that ran beside it on another thread)
+ *   training time   the latest end of any rank's foreground non-eval events, less the eval
+ *                   time that rank spent before it
+ *   synchronisation every rank's comm events of one (name, bytes, epoch, step); a rank's
+ *                   part is its comm spans less another rank's update inside them (or the
+ *                   union of its background spans); the span is the largest part
+ *   overlap         the share of a step during which its own gradients' background
+ *                   exchange already ran; its exposed part, the foreground comm after it
+ *   ρ, crowded master  costmodel_rho, costmodel_master_crowded of the run's config
+ *   accuracy curve  rank 0's eval events with an accuracy, in time order, each at its
+ *                   training time and examples seen (a resumed run's earlier epochs count)
+ *   async requests  "push" and "pull" comm of an async or hogwild run: no synchronisation
+ *   staleness       median, 90th percentile (GSL's interpolation) and mean over the
+ *                   master's applied gradients
+ * Each definition in full, with why: docs/traces.md ("What a trace means").
  *
- * Pure functions; nothing prints. Allocating ones return -1 when out of memory.
+ * Pure functions of a trace; nothing prints. The functions that return arrays malloc them
+ * (the caller frees) and return -1 when out of memory (traceinfo_accuracy_curve: with err).
  */
 #ifndef SPEEDUP_TRACEINFO_H
 #define SPEEDUP_TRACEINFO_H

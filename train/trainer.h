@@ -4,56 +4,32 @@
  * split over the ranks), checkpoint (rank 0), and time every phase on the common clock
  * into ONE trace/trace.h trace gathered to rank 0.
  *
+ *   trainer_config c; trainer_config_default(&c); ... set data, epochs, sync ...
+ *   int rc = trainer_run(&c, &r, err, sizeof err);   // every rank
+ *   if (rc == -1) { report on rank 0; trainer_finish(); }   // failed on every rank
+ *   if (rc == -2) { report; trainer_abort(1); }              // failed on this rank only
+ *   trainer_result_release(&r);
+ *
  * Synchronisation (K = the training ranks; rank 0 is not one with --master dedicated):
- *   batch:    synchronous SGD. Step s of an epoch takes the global batch
- *             order[s·G, s·G + g) (G = B, or K·B with batch_per_worker; g = G but the
- *             epoch's remainder on the last step) and gives training rank i the slice
- *             [g·i/K, g·(i+1)/K) of it: slices differ by at most one example, the largest
- *             is ⌈B/K⌉ (the cost model's b), and in the last step some may be empty (a
- *             rank then contributes a zero gradient). K > B is refused unless
- *             batch_per_worker: K − B ranks would never get an example. Gradients use
- *             divisor g and are summed, so K ranks follow one rank's trajectory to float
- *             rounding; dropout masks are drawn per example position (net.h), not per rank.
- *   epoch, every:N: local SGD (model averaging). Each epoch's order is cut into K
- *             contiguous shards (dataset_shard); every rank runs ceil(largest shard / B)
- *             local steps (empty once its shard is done) and the weights are averaged every
- *             N steps (every:N) and at the end of every epoch. Momentum stays local to
- *             each rank; a checkpoint keeps rank 0's, which --resume gives to every rank.
- *   async, hogwild: Elephas' asynchronous modes (train/asyncps.h): rank 0 is a dedicated
- *             parameter server; the training ranks take the shards of local SGD, pull the
- *             server's weights every N steps (every_n, --pull-every) and push every
- *             step's gradient (divisor: the slice's count), never updating themselves.
- *             No barrier but at each epoch's end, where every rank evaluates the server's
- *             weights (broadcast from rank 0) and rank 0 checkpoints them with its
- *             momentum. The learning rate follows each worker's own steps. One worker
- *             pulling every step trains exactly as one plain rank does.
- * Accuracy (the time to accuracy): after every epoch the whole test set is evaluated, split
- * over the ranks, and recorded as an eval event "test" with the accuracy and the epoch's
- * training loss (trace/trace.h). With eval_every = N the fixed subset (eval_subset test
- * examples drawn once with a fixed seed, the same in every run) is evaluated, split over
- * the ranks, as eval "subset" after every N global steps — where the ranks' models are
- * equal: batch sync after step N, 2N, ...; every:k after the first averaging at or after
- * each multiple of N (every:k restarts its count every epoch, so an epoch whose steps are
- * not a multiple of k shifts the averagings); N must be a multiple of k, and epoch sync is
- * refused (its models are equal only at the epoch's end, where the test set is evaluated),
- * as are async and hogwild (the model is the server's, which no worker holds between the
- * epoch barriers). In those the test set after every epoch is the curve.
- * Evaluating changes no weight. stop_at_accuracy > 0 ends the run after the first epoch
- * whose test accuracy reaches it; every rank holds the same count of correct answers, so
- * all stop together (an async master too: it serves no epoch more); the learning-rate
- * schedule still spans `epochs`.
- * The schedule is the cost model's (model/costmodel.h's job_schedule_of): the same
- * steps per epoch and local batch; trainer_slice and trainer_steps_per_epoch state it.
- * Every step records compute (forward and backward; examples 0 for an empty slice), then
- * the update as its own phase (train/sync.h: after the step, the all-reduce, or on the ps
- * master between pushes and pulls), the phases of each rank tiling its time.
- * Failures seen by every rank (bad data, more ranks than examples or than the batch, a
- * corrupt or mismatched checkpoint, a diverging loss in batch sync) are agreed on before
- * any other collective: every rank returns -1 with err holding the message, and MPI still
- * up: the caller prints it on rank 0, then every rank calls trainer_finish. A failure only
- * this rank saw returns -2: the caller reports it and calls trainer_abort, which ends the
- * whole job (mpirun), so no rank hangs.
- * Never prints: progress goes to the caller's callback (rank 0 only), failures to err.
+ *   batch            synchronous SGD: the global batch split over the K ranks in slices
+ *                    that differ by at most one example (the largest ⌈B/K⌉, the cost
+ *                    model's b); summed gradients, so K ranks follow one rank's trajectory
+ *   epoch, every:N   local SGD on contiguous shards, weights averaged every N steps and at
+ *                    every epoch's end; momentum stays local
+ *   async, hogwild   Elephas' modes (train/asyncps.h): rank 0 serves, workers pull and push
+ * The schedule is the cost model's (job_schedule_of): trainer_slice and
+ * trainer_steps_per_epoch state it. Every step records compute, then the update as its own
+ * phase; each rank's phases tile its time. The whole test set is evaluated after every
+ * epoch (eval "test"), eval_every's fixed subset every N global steps where the models are
+ * equal (eval "subset"); stop_at_accuracy stops every rank after the same epoch.
+ * Slices, shards, when the subset is evaluated and why: docs/data-parallel.md ("One rank's
+ * run in full").
+ *
+ * Failures every rank saw (bad data, more ranks than examples or than the batch, a bad
+ * checkpoint, a diverging loss in batch sync) are agreed on before any other collective:
+ * -1 on every rank, MPI still up. A failure only this rank saw: -2, and trainer_abort ends
+ * the job, so no rank hangs. Never prints: progress goes to the caller's callback (rank 0
+ * only), failures to err. A result owns subset_curve (trainer_result_release).
  */
 #ifndef SPEEDUP_TRAINER_H
 #define SPEEDUP_TRAINER_H
