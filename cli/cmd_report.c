@@ -715,6 +715,14 @@ static int cluster_what_ifs(ctx *c, const report_options *o, long batch, report_
     return 0;
 }
 
+/* The neural network the runs trained, and the interconnect between their ranks. */
+static void describe_networks(const ctx *c, const trace *t, char *net, size_t net_size, char *link, size_t link_size) {
+    snprintf(net, net_size, "CNN %s (%ld bytes of parameters), trained on the first %ld Fashion-MNIST examples for "
+             "1 epoch", t->run.net, t->run.model_bytes, c->limit);
+    snprintf(link, link_size, "workers are Open MPI ranks %s",
+             c->hostfile ? "on the hosts of the hostfile" : "on this one host (shared memory between ranks)");
+}
+
 /* --calib: the what-ifs of a calibration made elsewhere; nothing is measured. Workers are
  * one core each (one device each for a calibration of devices, weakly scaled: each takes
  * the calibrated local batch), every calibrated topology, the sync modes of --sync. */
@@ -875,18 +883,15 @@ int cmd_report(int argc, char **argv) {
         goto done;
 
     /* 5. index.html */
-    char host_desc[512], net_desc[1024];
+    char host_desc[512], net_desc[1024], link_desc[256];
     describe_host(host_desc, sizeof host_desc);
-    snprintf(net_desc, sizeof net_desc,
-             "CNN %s (%ld bytes of parameters), trained on the first %ld Fashion-MNIST examples for 1 epoch; "
-             "workers are Open MPI ranks %s",
-             tl_measured->run.net, tl_measured->run.model_bytes, c.limit,
-             c.hostfile ? "on the hosts of the hostfile" : "on this one host (shared memory between ranks)");
+    describe_networks(&c, tl_measured, net_desc, sizeof net_desc, link_desc, sizeof link_desc);
     const char *memory_traces[REPORT_MAX_CONFIGS];
     first_runs(&c, configs, n_configs, memory_traces);
     snprintf(path, sizeof path, "%s/figures/accuracy.png", c.out);
     const bool accuracy_figure = access(path, R_OK) == 0; /* drawn when the traces hold accuracy curves */
-    report_html_input in = { .accuracy_figure = accuracy_figure, .host_desc = host_desc, .net_desc = net_desc, .commands = c.commands, .cal = &cal,
+    report_html_input in = { .accuracy_figure = accuracy_figure, .host_desc = host_desc, .net_desc = net_desc,
+                             .link_desc = link_desc, .commands = c.commands, .cal = &cal,
                              .pred = pred, .n_pred = n_pred, .meas = meas, .n_meas = n_configs, .fidelity = &fid,
                              .timeline_measured = tl_measured, .timeline_simulated = tl_sim,
                              .examples = c.limit, .epochs = 1, .grid_batch = B, .calibrate_log = cal_out,

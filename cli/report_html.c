@@ -124,8 +124,10 @@ static void write_head(FILE *f, const report_html_input *in) {
     esc(f, in->cal->host);
     fputs("</h1>\n<p><b>Host:</b> ", f);
     esc(f, in->host_desc);
-    fputs("<br><b>Network:</b> ", f);
+    fputs("<br><b>Neural network:</b> ", f);
     esc(f, in->net_desc);
+    fputs("<br><b>Interconnect:</b> ", f);
+    esc(f, in->link_desc);
     fprintf(f, "<br><b>Generated:</b> %s</p>\n", when);
     fputs("<p>Times are training times from the traces: start-up (MPI, data, model) and training, "
           "evaluation on the test set left out, as the model predicts them. A run's whole wall time "

@@ -38,7 +38,8 @@ typedef struct {
 
 typedef struct {
     const char *host_desc;      /* host, cores, load */
-    const char *net_desc;       /* the CNN and the interconnect */
+    const char *net_desc;       /* the neural network the runs trained */
+    const char *link_desc;      /* the interconnect between their ranks */
     const char *commands;       /* the commands that made the report, one per line */
     const calibration *cal;
     const prediction_row *pred; int n_pred;
