@@ -14,7 +14,8 @@ int calib_table_handle(calib_table_flags *f, int code, const char *arg) {
     table_opts *o = &f->opts;
     if (code < CALIB_TABLE_OPT_FIRST || code >= CALIB_TABLE_OPT_LAST)
         return 1;
-    f->given |= code != CALIB_TABLE_OPT_FROM;
+    f->given |= code != CALIB_TABLE_OPT_FROM && code != CALIB_TABLE_OPT_LATENCY;
+    f->latency_given |= code == CALIB_TABLE_OPT_LATENCY;
     switch (code) {
     case CALIB_TABLE_OPT_FROM: f->path = arg; return 0;
     case CALIB_TABLE_OPT_TOPOLOGY:

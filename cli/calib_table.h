@@ -57,7 +57,8 @@ enum {
 typedef struct {
     const char *path;        /* --from-table; NULL: not this mode */
     table_opts opts;
-    bool given;              /* some flag of this mode was given (besides --from-table) */
+    bool given;              /* a flag of this mode only was given (not --from-table, --latency) */
+    bool latency_given;      /* --latency: the fabric's here, a link's for --from-traces */
 } calib_table_flags;
 
 void calib_table_init(calib_table_flags *f);

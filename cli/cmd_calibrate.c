@@ -86,6 +86,11 @@ static void usage(FILE *out) {
             "  --accuracy-epochs E      the accuracy plan's schedule: epochs per run; the fit\n"
             "                           predicts for this schedule only                 [10]\n"
             "  --from-traces DIR        directory of traces: *.trace.jsonl, *.json, *.json.gz\n"
+            "  --latency S              --from-traces: a message's latency where the traces\n"
+            "                           cannot separate it from its bytes (fewer than 3\n"
+            "                           exchange shapes: one K = 2 run)            [50us]\n"
+            "  --bandwidth RATE         --from-traces: the link's rate likewise (10gbit)\n"
+            "                           [fitted from the exchanges, latency stated]\n"
             "  --out FILE               where to write the calibration     [calibration.json]\n"
             "  --ernest FILE.csv        Ernest's training data instead of traces\n"
             "  --predict-machines LIST  machines to predict for (Ernest)  [4,8,16,32,64]\n"
@@ -304,7 +309,8 @@ static int fit_efficiency(trace **tr, const char **names, int n, bool need, cali
     return 0;
 }
 
-static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts, bool need_efficiency) {
+static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts,
+                           const fit_options *fo, bool need_efficiency) {
     int n = 0, rc = 1;
     char **paths = NULL, err[1400];
     if (tracefile_list_dir(dir, &paths, &n, err, sizeof err)) {
@@ -334,7 +340,7 @@ static int run_from_traces(const char *dir, const char *out_path, const chrome_i
         names[i] = set.runs[i].name;
     }
     fit_result r;
-    if (fit_traces(tr, names, set.n, &r, err, sizeof err)) {
+    if (fit_traces_with(tr, names, set.n, fo, &r, err, sizeof err)) {
         args_error("%s: %s", dir, err);
         goto done;
     }
@@ -407,7 +413,8 @@ static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const
         rc = 1;
     } else {
         chrome_import_opts none = { 0 };
-        rc = run_from_traces(dir, out_path, &none, acc->accuracy_s > 0);
+        const fit_options fo = fit_options_default();
+        rc = run_from_traces(dir, out_path, &none, &fo, acc->accuracy_s > 0);
     }
     if (!out_dir)
         remove_plan_dir(dir);
@@ -415,7 +422,7 @@ static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const
 }
 
 enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_BUDGET, OPT_OUT_DIR, OPT_HOSTFILE,
-       OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_HELP };
+       OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_BANDWIDTH, OPT_HELP };
 
 /* The flags that do not go together: 0, or 2 after a usage message. */
 static int check_flag_combinations(const char *dir, const char *ernest, int measuring_flags, int epochs_without_plan,
@@ -478,6 +485,7 @@ int cmd_calibrate(int argc, char **argv) {
         { "limit", required_argument, 0, OPT_LIMIT },
         { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
         { "accuracy-epochs", required_argument, 0, OPT_ACCURACY_EPOCHS },
+        { "bandwidth", required_argument, 0, OPT_BANDWIDTH },
         { "help", no_argument, 0, OPT_HELP },
         IMPORT_FLAGS_LONG_OPTIONS,
         CALIB_TABLE_LONG_OPTIONS,
@@ -494,6 +502,7 @@ int cmd_calibrate(int argc, char **argv) {
     import_flags_init(&imp);
     calib_table_flags tab;
     calib_table_init(&tab);
+    fit_options fo = fit_options_default();
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
@@ -543,6 +552,10 @@ int cmd_calibrate(int argc, char **argv) {
                 return 2;
             epochs_given = 1;
             break;
+        case OPT_BANDWIDTH:
+            if (args_bandwidth("--bandwidth", optarg, &fo.bandwidth_bytes_per_s))
+                return 2;
+            break;
         case OPT_HELP: usage(stdout); return 0;
         default:
             return args_unknown_flag("calibrate", argv[optind - 1]);
@@ -552,6 +565,13 @@ int cmd_calibrate(int argc, char **argv) {
         return args_unexpected("calibrate", argv[optind]);
     if (tab.path || tab.given)
         return from_table(&tab, &imp, dir || ernest || measuring_flags, import_given, out_path);
+    if ((tab.latency_given || isfinite(fo.bandwidth_bytes_per_s)) && !dir) {
+        args_error("calibrate: --latency and --bandwidth state what a few traces cannot tell: they go with "
+                   "--from-traces DIR (--latency also with --from-table)");
+        return 2;
+    }
+    if (tab.latency_given)
+        fo.latency_s = tab.opts.net_latency_s; /* --from-traces: where the spans cannot tell it */
     if (check_flag_combinations(dir, ernest, measuring_flags, epochs_given && acc.accuracy_s <= 0, import_given))
         return 2;
     if (!dir && !ernest && !imp.print_map)
@@ -560,7 +580,7 @@ int cmd_calibrate(int argc, char **argv) {
         return run_ernest(ernest, machines, n_machines, fraction);
     int rc = import_flags_finish(&imp);
     if (rc == 0)
-        rc = run_from_traces(dir, out_path, &imp.opts, false);
+        rc = run_from_traces(dir, out_path, &imp.opts, &fo, false);
     import_flags_release(&imp);
     return rc == 3 ? 0 : rc;
 }

@@ -223,6 +223,7 @@ static int load_params(grid *g) {
     }
     g->params = cal.params;
     memcpy(g->uncalibrated, cal.uncalibrated, sizeof g->uncalibrated);
+    g->sigma_unmeasured = cal.sigma_unmeasured;
     if (!g->topology_given && g->uncalibrated[JOB_TOPO_PS] && !g->uncalibrated[JOB_TOPO_ALLREDUCE])
         g->topology[0] = JOB_TOPO_ALLREDUCE; /* the default, ps, was never measured */
     g->unc = uncertainty_of_calibration(&cal);
@@ -384,6 +385,17 @@ int grid_finish(grid *g) {
     }
     if (g->has_cluster && !g->workers_given)
         default_workers(g);
+    if ((g->sigma_unmeasured || g->params.worker_device) && isnan(g->param[PARAM_SIGMA]) && !g->cores_given) {
+        g->n_cores = 1; /* the default grid keeps to what the calibration can predict */
+        g->cores[0] = 1;
+    }
+    for (int i = 0; i < g->n_cores; i++)
+        if (g->cores[i] > 1 && g->sigma_unmeasured && isnan(g->param[PARAM_SIGMA])) {
+            args_error("--cores %d: %s measured no run with 2 or more threads per worker, so how a worker's step "
+                       "shrinks with its cores (sigma) is not known: predict at --cores 1, give --sigma F, or "
+                       "calibrate with such a run", g->cores[i], g->calib_path);
+            return 2;
+        }
     if (g->has_cluster && !cluster_spec_has_rate(&g->cluster) && g->cluster.machines >= 2 &&
         !(g->params.net.beta_s_per_byte > 0 || g->params.net.alpha_s > 0)) {
         args_error("--cluster %dx%d: no rate, and %s has no fabric between machines to take it from: give "

@@ -169,6 +169,7 @@ typedef struct {
     double allreduce, ps_separate;   /* --allreduce, --ps-placement; NAN: not given */
     double step_time;                /* --step-time: one step of a device worker; NAN: not given */
     bool uncalibrated[JOB_TOPO_COUNT]; /* the calibration measured no such synchronisation */
+    bool sigma_unmeasured;        /* the calibration measured no run at T > 1 */
     long examples, batch;
     int epochs;
     double target_accuracy;       /* --target-accuracy, NaN when not given */

@@ -206,6 +206,7 @@ static void copy_core(fit_result *out, const fit_core *f) {
     memcpy(out->fit.notes, f->notes, sizeof f->notes);
     out->fit.n_notes = f->n_notes;
     memcpy(out->cal.uncalibrated, f->uncalibrated, sizeof f->uncalibrated);
+    out->cal.sigma_unmeasured = f->sigma_unmeasured;
 }
 
 static void median_worst(double *e, int n, double *median, double *worst) {
@@ -256,7 +257,8 @@ void fit_result_release(fit_result *r) {
 }
 
 /* The fit on every trace, into out's parameters; -1 with what is missing in err. */
-static int fit_all(trace *const *traces, int n, int n_train, fit_result *out, char *err, int errlen) {
+static int fit_all(trace *const *traces, int n, int n_train, const fit_options *o, fit_result *out, char *err,
+                   int errlen) {
     /* One configuration for every run: say so before the details of what is missing. */
     const trace *first = NULL;
     bool single = true;
@@ -270,7 +272,7 @@ static int fit_all(trace *const *traces, int n, int n_train, fit_result *out, ch
     }
     if (!first)
         return errmsg_set(err, errlen, "no training runs to fit");
-    fit_subset all = { .tr = traces, .n = n };
+    fit_subset all = { .tr = traces, .n = n, .opts = o };
     fit_core f;
     char why[1200];
     if (fit_all_parts(&all, &f, why, sizeof why)) {
@@ -418,7 +420,7 @@ static double explained_var(const fit_core *g, const costmodel_params *full, con
 /* Leave-one-configuration-out: every configuration's runs (all its repeats: leaving one of
  * two identical runs out would test nothing) left out together, both fits redone without
  * them, each of its runs predicted. -1 out of memory. */
-static int validate(trace *const *traces, int n, fit_result *out) {
+static int validate(trace *const *traces, int n, const fit_options *o, fit_result *out) {
     int n_runs = out->fit.n_runs;
     loo_errors e = { calloc((size_t)n_runs, sizeof *e.model), calloc((size_t)n_runs, sizeof *e.ernest), 0, 0, 0, 0 };
     bool *done = calloc((size_t)n_runs, sizeof *done);
@@ -427,11 +429,15 @@ static int validate(trace *const *traces, int n, fit_result *out) {
         if (done[r])
             continue;
         const job_config *c = &out->runs[r].config;
-        fit_subset loo = { .tr = traces, .n = n, .skip = c };
+        fit_subset loo = { .tr = traces, .n = n, .skip = c, .opts = o };
         fit_core g;
         ernest_model em;
         char why[1200], ewhy[256];
         bool model_ok = fit_all_parts(&loo, &g, why, sizeof why) == 0;
+        if (model_ok && g.sigma_unmeasured && c->cores > 1) { /* as a prediction would be refused */
+            model_ok = false;
+            snprintf(why, sizeof why, "sigma is not measured without it (no other run at T>1)");
+        }
         bool ernest_ok = fit_ernest(out, c, &em, ewhy, sizeof ewhy) == 0;
         out->fit.loo_configs++;
         for (int q = r; q < n_runs; q++)
@@ -463,14 +469,22 @@ static int validate(trace *const *traces, int n, fit_result *out) {
     return rc;
 }
 
+fit_options fit_options_default(void) { return (fit_options){ .latency_s = NAN, .bandwidth_bytes_per_s = NAN }; }
+
 int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result *out, char *err, int errlen) {
+    const fit_options o = fit_options_default();
+    return fit_traces_with(traces, paths, n, &o, out, err, errlen);
+}
+
+int fit_traces_with(trace *const *traces, const char *const *paths, int n, const fit_options *o, fit_result *out,
+                    char *err, int errlen) {
     memset(out, 0, sizeof *out);
     int n_train = 0;
-    if (check_inputs(traces, paths, n, &n_train, err, errlen) || fit_all(traces, n, n_train, out, err, errlen))
+    if (check_inputs(traces, paths, n, &n_train, err, errlen) || fit_all(traces, n, n_train, o, out, err, errlen))
         return -1;
     if (list_runs(traces, paths, n, n_train, out) == 0) {
         ernest_on_all(out);
-        if (validate(traces, n, out) == 0)
+        if (validate(traces, n, o, out) == 0)
             return 0;
     }
     fit_result_release(out);

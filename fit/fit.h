@@ -51,9 +51,24 @@ typedef struct {
     calibration_run *runs;        /* owned */
 } fit_result;
 
+/* What the traces of a small job (one K = 1 and one K = 2 run: a PyTorch job's two
+ * profiler traces) cannot tell, stated: the latency of a message where the exchanges come
+ * in fewer than three (workers, bytes) shapes, and optionally the bandwidth. A stated
+ * value is used with a note and a standard error of its own size (the interval widens
+ * by it); a fitted one never is. */
+typedef struct {
+    double latency_s;             /* α where the spans cannot separate it; NAN: FIT_DEFAULT_LATENCY_S */
+    double bandwidth_bytes_per_s; /* 1/β likewise (exact as stated); NAN: fitted from the spans */
+} fit_options;
+#define FIT_DEFAULT_LATENCY_S 50e-6 /* one message over TCP (loopback or a switched Ethernet) */
+fit_options fit_options_default(void);
+
 /* Fits traces[0..n) (paths[i] names traces[i] in messages and in the runs list).
- * Returns 0 and fills *out (release with fit_result_release), or -1 with one line in err. */
+ * Returns 0 and fills *out (release with fit_result_release), or -1 with one line in err.
+ * fit_traces is fit_traces_with the default options. */
 int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result *out, char *err, int errlen);
+int fit_traces_with(trace *const *traces, const char *const *paths, int n, const fit_options *o, fit_result *out,
+                    char *err, int errlen);
 void fit_result_release(fit_result *r);
 
 #endif

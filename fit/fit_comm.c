@@ -79,8 +79,48 @@ void fit_comm_absent(fit_subset *s, job_topology topo) {
                 "`mpirun -np 2 speedup commbench --trace FILE`", name, name, name);
 }
 
-int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errlen) {
+/* Fewer than 3 (workers, bytes) shapes: α stated (the option, else FIT_DEFAULT_LATENCY_S;
+ * its standard error its own size), β from the spans by least squares through α's part
+ * (or stated too), each with a note. 0. */
+static int fit_comm_stated(fit_subset *s, fit_core *f, job_topology topo, const fit_rows *r) {
     const char *name = job_topology_name(topo);
+    const fit_options *o = s->opts;
+    const bool alpha_given = o && isfinite(o->latency_s), beta_given = o && isfinite(o->bandwidth_bytes_per_s);
+    const double alpha = alpha_given ? o->latency_s : FIT_DEFAULT_LATENCY_S;
+    double beta = beta_given ? 1.0 / o->bandwidth_bytes_per_s : 0, se_beta = 0;
+    if (!beta_given) {
+        double sxy = 0, sxx = 0;
+        for (long i = 0; i < r->n; i++) {
+            const double x = r->x[i * 2 + 1], y = r->y[i] - alpha * r->x[i * 2];
+            sxy += x * y;
+            sxx += x * x;
+        }
+        beta = sxx > 0 ? fmax(0.0, sxy / sxx) : 0.0;
+        double rss = 0;
+        for (long i = 0; i < r->n; i++) {
+            const double e = r->y[i] - alpha * r->x[i * 2] - beta * r->x[i * 2 + 1];
+            rss += e * e;
+        }
+        se_beta = r->n > 1 && sxx > 0 ? sqrt(rss / (double)(r->n - 1) / sxx) : beta;
+    }
+    f->p.link[topo] = (costmodel_link){ alpha, beta };
+    *param_se(&f->se, topo == JOB_TOPO_PS ? PARAM_ALPHA_PS : PARAM_ALPHA_ALLREDUCE) = alpha;
+    *param_se(&f->se, topo == JOB_TOPO_PS ? PARAM_BETA_PS : PARAM_BETA_ALLREDUCE) = se_beta;
+    char what[64];
+    snprintf(what, sizeof what, "alpha_%s", name);
+    fit_note(f, what, "stated (%g us%s), not fitted: the %s exchanges come in fewer than 3 (workers, bytes) "
+             "shapes; its standard error is its own size (a commbench trace would fit it)", alpha * 1e6,
+             alpha_given ? ", --latency" : ", the stated default", name);
+    snprintf(what, sizeof what, "beta_%s", name);
+    if (beta_given)
+        fit_note(f, what, "stated, not fitted (--bandwidth %g bytes/s)", o->bandwidth_bytes_per_s);
+    else
+        fit_note(f, what, "fitted from %ld %s synchronisations with alpha stated: it carries whatever alpha misses",
+                 r->n, name);
+    return 0;
+}
+
+int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errlen) {
     fit_rows r = { .cols = 2 };
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
@@ -93,8 +133,9 @@ int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errle
     rc = 1;
     if (r.n == 0) {
         bool asked = false;
-        for (int i = 0; i < s->n; i++)
-            asked |= fit_used(s, i, true) && s->tr[i]->run.config.topology == topo;
+        for (int i = 0; i < s->n; i++) /* a run of it that synchronises (K = 1 does not) */
+            asked |= fit_used(s, i, true) && s->tr[i]->run.config.topology == topo &&
+                     costmodel_has_sync(&s->tr[i]->run.config);
         if (asked)
             fit_comm_absent(s, topo);
         else
@@ -108,10 +149,7 @@ int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errle
         goto done;
     }
     if (groups < 3 || fit_rows_rank(&r) < 2) {
-        fit_missing(s, "alpha_%s, beta_%s: the %s synchronisations come in fewer than 3 distinct (worker count, "
-                    "bytes) groups, so latency and bandwidth cannot be separated with a standard error: "
-                    "add a trace of `mpirun -np 2 speedup commbench --trace FILE` (several message sizes)",
-                    name, name, name);
+        rc = fit_comm_stated(s, f, topo, &r);
         goto done;
     }
     robustfit_result res;

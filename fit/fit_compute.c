@@ -165,8 +165,12 @@ int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     rc = 1;
     if (r.n < 2) {
-        fit_missing(s, "sigma: no compute steps at T>1 without oversubscription: add a run with 2 or more "
-                   "threads per worker (K*T <= host cores)");
+        /* Needed only for a prediction at T > 1, which is then refused (not this fit). */
+        f->p.sigma = f->se.sigma = 0;
+        f->sigma_unmeasured = true;
+        fit_note(f, "sigma", "not measured: no compute steps at T>1 without oversubscription; a prediction at more "
+                 "than one core per worker is refused until a run with 2 or more threads per worker is added");
+        rc = 0;
         goto done;
     }
     if (!(f->p.c1_s > 0)) {

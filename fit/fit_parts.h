@@ -60,12 +60,14 @@ typedef struct {
     int n_notes;
     bool uncalibrated[JOB_TOPO_COUNT]; /* no synchronisation of it, no run of it */
     bool compute_with_overlapped; /* c0, c1 had to take steps their all-reduce ran beside */
+    bool sigma_unmeasured;        /* no run at T > 1: predictions at T > 1 are refused */
 } fit_core;
 
 typedef struct {
     trace *const *tr;
     int n;
     const job_config *skip; /* the configuration left out (all its training runs), or NULL */
+    const fit_options *opts;      /* what the traces cannot tell (fit/fit.h) */
     char missing[1024];           /* what cannot be fitted, "; "-separated */
 } fit_subset;
 

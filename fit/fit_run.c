@@ -120,13 +120,22 @@ int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
         goto done;
     }
     if (kmin == kmax) {
-        fit_missing(s, "w0, w1: start-up measured only at K=%d workers, so the fixed and per-worker start-up "
-                   "costs cannot be separated: add a run at another worker count", kmin);
+        /* One worker count: the start-up is taken as fixed (w1 = 0), with a note. */
+        fit_median_se(r.y, r.n, &f->p.w0_s, &f->se.w0_s);
+        f->p.w1_s = f->se.w1_s = 0;
+        fit_note(f, "w1", "start-up measured only at K=%d workers: taken as fixed (w0 = its median, w1 = 0); a "
+                 "run at another worker count would separate the per-worker part", kmin);
+        rc = 0;
         goto done;
     }
-    if (r.n < 3) {
-        fit_missing(s, "w0, w1: start-up of only %ld runs: need 3 or more runs (at 2 or more worker counts) "
-                   "for a fit with standard errors", r.n);
+    if (r.n < 3) { /* two runs at two worker counts: the line through them, no standard error */
+        const double k0 = r.x[1], k1 = r.x[3];
+        f->p.w1_s = fmax(0.0, (r.y[1] - r.y[0]) / (k1 - k0));
+        f->p.w0_s = fmax(0.0, r.y[0] - f->p.w1_s * k0);
+        f->se.w0_s = f->se.w1_s = 0;
+        fit_note(f, "w1", "start-up of two runs only (K=%g and K=%g): the line through them, without a standard "
+                 "error; a third run would give one", k0, k1);
+        rc = 0;
         goto done;
     }
     rc = nnls_intercept_slope(&r, f, "startup", (double *[]){ &f->p.w0_s, &f->se.w0_s, &f->p.w1_s, &f->se.w1_s }, err,

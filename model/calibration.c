@@ -198,6 +198,15 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
     json_t *host = json_object_get(root, "host");
     json_t *name = json_object_get(host, "name");
     jsonout_copy(out->host, sizeof out->host, json_is_string(name) ? json_string_value(name) : "unknown");
+    json_t *unmeasured = json_object_get(root, "unmeasured");
+    for (size_t i = 0; json_is_array(unmeasured) && i < json_array_size(unmeasured); i++) {
+        const char *name = json_string_value(json_array_get(unmeasured, i));
+        if (!name || strcmp(name, "sigma") != 0)
+            return errmsg_set(err, errlen, "%s: unmeasured[%zu]: expected \"sigma\"", path, i);
+        out->sigma_unmeasured = true;
+    }
+    if (unmeasured && !json_is_array(unmeasured))
+        return errmsg_set(err, errlen, "%s: unmeasured: expected an array of parameter names", path);
     json_t *source = json_object_get(root, "source");
     if (json_is_string(source))
         jsonout_copy(out->source, sizeof out->source, json_string_value(source));
@@ -413,6 +422,8 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
         bad = set_new(root, "uncalibrated_topologies", json_incref(unc));
     bad |= !unc;
     json_decref(unc);
+    if (!bad && cal->sigma_unmeasured)
+        bad = set_new(root, "unmeasured", json_pack("[s]", "sigma"));
     if (!bad && cal->source[0])
         bad = set_new(root, "source", json_string(cal->source));
     if (!bad && cal->range_workers > 0)

@@ -46,6 +46,8 @@ typedef struct {
     int epochs;
     char host[128];
     bool uncalibrated[JOB_TOPO_COUNT]; /* no synchronisation of that topology measured */
+    bool sigma_unmeasured;        /* no run at T > 1 ("unmeasured": ["sigma"]): a prediction at
+                                     more than one core per worker is refused */
     int range_workers, range_machines; /* the most workers and machines a measured run had
                                           ("range"; 0: not recorded): beyond, a prediction
                                           extrapolates */
