@@ -81,6 +81,26 @@ int args_int(const char *flag, const char *text, int min, int max, int *out) {
     return 0;
 }
 
+void args_warning(const char *fmt, ...) {
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("speedup: warning: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+int args_latency(const char *flag, const char *text, double *out) {
+    if (args_seconds(flag, text, out))
+        return -1;
+    double x;
+    const char *rest;
+    if (leading_number(text, &x, &rest) == 0 && *rest == '\0' && *out > 10e-3)
+        args_warning("%s %s: read as %g s, over 10 ms for one message: for microseconds write %sus", flag, text, *out,
+                     text);
+    return 0;
+}
+
 int args_seconds(const char *flag, const char *text, double *out) {
     static const struct { const char *unit; double scale; } units[] = {
         { "", 1.0 }, { "s", 1.0 }, { "ms", 1e-3 }, { "us", 1e-6 }, { "ns", 1e-9 },
@@ -101,6 +121,10 @@ int args_size(const char *flag, const char *text, double min, double max, double
     double x;
     if (memory_parse_size(text, &x) == 0 && x >= min && x <= max) {
         *out = x;
+        char *end;
+        strtod(text, &end);
+        if (*end == '\0' && x < 1000)
+            args_warning("%s %s: read as %g bytes, under 1 kB: for megabytes write %sMB", flag, text, x, text);
         return 0;
     }
     args_error("%s: expected a size in [%g, %g] bytes such as 1819688, 100MB or 1.8MiB, got '%s'", flag, min, max,
@@ -124,7 +148,30 @@ static const struct { const char *unit; double scale; int any_case; } rate_units
     { "TiBps", 1099511627776.0, 0 },
 };
 
+/* Vendors' and the tool's own spellings of bits per second: "25G" (25G Ethernet), "10GbE",
+ * "25gbit/s", "25 Gbit/s" (what speedup prints). */
+static const struct { const char *unit; double scale; } vendor_units[] = {
+    { "K", 1e3 / 8 }, { "M", 1e6 / 8 }, { "G", 1e9 / 8 }, { "T", 1e12 / 8 },
+    { "GbE", 1e9 / 8 }, { "gbe", 1e9 / 8 }, { "MbE", 1e6 / 8 },
+};
+
 int args_rate_unit(const char *unit, double *bytes_per_s) {
+    while (*unit == ' ')
+        unit++;
+    char bare[32];
+    const size_t len = strlen(unit);
+    if (len > 2 && len < sizeof bare && strcmp(unit + len - 2, "/s") == 0) { /* "gbit/s": the rate's "/s" */
+        memcpy(bare, unit, len - 2);
+        bare[len - 2] = '\0';
+        if (strncasecmp(bare + strlen(bare) - 3 * (strlen(bare) >= 3), "bit", 3) == 0 || strcmp(bare, "B") == 0 ||
+            (strlen(bare) == 2 && bare[1] == 'B'))
+            unit = bare;
+    }
+    for (size_t i = 0; i < sizeof vendor_units / sizeof vendor_units[0]; i++)
+        if (strcmp(unit, vendor_units[i].unit) == 0) {
+            *bytes_per_s = vendor_units[i].scale;
+            return 0;
+        }
     for (size_t i = 0; i < sizeof rate_units / sizeof rate_units[0]; i++)
         if (rate_units[i].any_case ? strcasecmp(unit, rate_units[i].unit) == 0 : strcmp(unit, rate_units[i].unit) == 0) {
             *bytes_per_s = rate_units[i].scale;
@@ -139,6 +186,9 @@ int args_bandwidth(const char *flag, const char *text, double *out_bytes_per_s) 
     if (leading_number(text, &x, &rest) == 0 && x > 0 && args_rate_unit(rest, &scale) == 0 &&
         isfinite(x * scale) && x * scale > 0) {
         *out_bytes_per_s = x * scale;
+        if (*rest == '\0' && x * scale < 125e3) /* a bare number is bytes/s, as tc reads it */
+            args_warning("%s %s: read as %g bytes/s, under 1 Mbit/s: for bits write %sgbit or %smbit", flag, text, x,
+                         text, text);
         return 0;
     }
     if (leading_number(text, &x, &rest) == 0 && *rest && strchr("kKmMgGtT", rest[0]) &&

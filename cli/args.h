@@ -17,8 +17,15 @@ int args_unexpected(const char *command, const char *arg);
 int args_double(const char *flag, const char *text, double min, double max, double *out);
 int args_long(const char *flag, const char *text, long min, long max, long *out);
 int args_int(const char *flag, const char *text, int min, int max, int *out);
+/* Prints "speedup: warning: " + message + newline on stderr (the value is still taken). */
+void args_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Seconds, with an optional unit: "0.5", "50ms", "20us", "1.5s". */
 int args_seconds(const char *flag, const char *text, double *out);
+/* A message's latency: args_seconds, and a bare number over 10 ms (seconds implied, an
+ * implausible latency: "50" meant as µs) is taken with a warning naming the unit. A
+ * bare rate under 1 Mbit/s (args_bandwidth) and a bare size under 1 kB (args_size) are
+ * warned of likewise. */
+int args_latency(const char *flag, const char *text, double *out);
 /* Bytes per second, from a number and an optional unit, following tc and iperf:
  *   bare number          bytes/s ("1.25e8"), as tc reads one
  *   bit kbit mbit gbit tbit, kibit mibit gibit tibit
@@ -26,6 +33,8 @@ int args_seconds(const char *flag, const char *text, double *out);
  *   kb Kb Mb Gb Tb       bits/s: a lowercase b is a bit (iperf, SI)
  *   B kB KB MB GB TB, KiB MiB GiB TiB, and the same + "ps" (MBps)
  *                        bytes/s: an uppercase B is a byte
+ *   K M G T, GbE         bits/s, as vendors write them ("25G", "10GbE"); a trailing "/s"
+ *                        is read too ("25gbit/s", "25 Gbit/s" as speedup prints it)
  * Decimal prefixes are powers of 1000, "Ki"/"Mi"/... of 1024. Symbols are case-exact.
  * Refused as ambiguous, with the two readings spelled out: "Mbps", "mbps", "kbps"
  * (megabytes per second to tc, megabits to most tools) and "mb", "mB", "gb" (m is milli;

@@ -35,8 +35,8 @@ int calib_table_handle(calib_table_flags *f, int code, const char *arg) {
         }
         args_error("--ps-placement: expected colocated or separate, got '%s'", arg);
         return -1;
-    case CALIB_TABLE_OPT_LATENCY: return args_seconds("--latency", arg, &o->net_latency_s);
-    case CALIB_TABLE_OPT_INTRA_LATENCY: return args_seconds("--intra-latency", arg, &o->intra_latency_s);
+    case CALIB_TABLE_OPT_LATENCY: return args_latency("--latency", arg, &o->net_latency_s);
+    case CALIB_TABLE_OPT_INTRA_LATENCY: return args_latency("--intra-latency", arg, &o->intra_latency_s);
     case CALIB_TABLE_OPT_ROW_NOISE: return args_double("--row-noise", arg, 1e-6, 1, &o->row_noise);
     }
     return 1;

@@ -44,7 +44,7 @@ int cluster_spec_parse(const char *flag, const char *text, cluster_spec *out) {
     rate[len] = '\0';
     if (args_bandwidth(flag, rate, &s.rate_bytes_per_s))
         return -1;
-    if (p[len] == ',' && args_seconds(flag, p + len + 1, &s.latency_s))
+    if (p[len] == ',' && args_latency(flag, p + len + 1, &s.latency_s))
         return -1;
     *out = s;
     return 0;

@@ -138,7 +138,13 @@ static int parse_param(grid *g, param_id id, const char *arg) {
 
 int grid_handle_option(grid *g, int code, const char *arg) {
     switch (code) {
-    case GRID_OPT_CALIB: g->calib_path = arg; return 0;
+    case GRID_OPT_CALIB:
+        if (g->calib_path) {
+            args_error("--calib given twice ('%s', then '%s'): one calibration predicts", g->calib_path, arg);
+            return -1;
+        }
+        g->calib_path = arg;
+        return 0;
     case GRID_OPT_WORKERS:
         g->workers_given = true;
         return args_int_list("--workers", arg, 1, 1000000, g->workers, GRID_MAX_VALUES, &g->n_workers);
@@ -159,7 +165,7 @@ int grid_handle_option(grid *g, int code, const char *arg) {
     case GRID_OPT_EXAMPLES: return args_long("--examples", arg, 1, 1000000000000L, &g->examples);
     case GRID_OPT_BATCH: return args_long("--batch", arg, 1, 1000000000L, &g->batch);
     case GRID_OPT_EPOCHS: return args_int("--epochs", arg, 1, 1000000, &g->epochs);
-    case GRID_OPT_LATENCY: return args_seconds("--latency", arg, &g->latency);
+    case GRID_OPT_LATENCY: return args_latency("--latency", arg, &g->latency);
     case GRID_OPT_BANDWIDTH: return args_bandwidth("--bandwidth", arg, &g->bandwidth);
     case GRID_OPT_STARTUP: return parse_startup(g, arg);
     case GRID_OPT_RUN_CV: return args_double("--run-cv", arg, 0, 10, &g->run_cv);
@@ -182,6 +188,11 @@ int grid_handle_option(grid *g, int code, const char *arg) {
         return 0;
     case GRID_OPT_STEP_TIME: return args_seconds("--step-time", arg, &g->step_time);
     case GRID_OPT_CLUSTER:
+        if (g->has_cluster) { /* one grid, one cluster (speedup report draws up to four) */
+            args_error("--cluster given twice (then '%s'): one cluster a grid; speedup report --cluster draws up "
+                       "to four", arg);
+            return -1;
+        }
         g->has_cluster = true;
         return cluster_spec_parse("--cluster", arg, &g->cluster);
     case GRID_OPT_SCALING:

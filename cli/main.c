@@ -33,7 +33,8 @@ enum { N_COMMANDS = sizeof commands / sizeof commands[0] };
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup COMMAND [FLAGS]   (speedup COMMAND --help for its flags)\n"
+            "usage: speedup COMMAND [FLAGS]   (speedup COMMAND --help, or speedup help COMMAND,\n"
+            "                                 for its flags)\n"
             "\n"
             "Predicts and explains the speedup of data-parallel neural-network training on\n"
             "K workers with T cores each: T(K,T) = W(K) + E*rounds*(p*step + wait + S(K)).\n"
@@ -60,10 +61,19 @@ int main(int argc, char **argv) {
         return 2;
     }
     const char *name = argv[1];
-    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+    static char help_flag[] = "--help";
+    if (strcmp(name, "help") == 0 && argc >= 3) { /* speedup help CMD: CMD --help */
+        name = argv[1] = argv[2];
+        argv[2] = help_flag;
+        argc = 3;
+    } else if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return 0;
     }
+    /* -h is --help for every command, unless it is a flag's value (after a --flag). */
+    for (int i = 2; i < argc; i++)
+        if (strcmp(argv[i], "-h") == 0 && strncmp(argv[i - 1], "--", 2) != 0)
+            argv[i] = help_flag;
     if (strcmp(name, "--version") == 0) {
         printf("speedup %s (git %s)\n", SPEEDUP_VERSION, SPEEDUP_GIT);
         return 0;

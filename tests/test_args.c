@@ -33,6 +33,19 @@ Test(args, megabit_spellings_are_bits_like_tc_and_iperf, .init = cr_redirect_std
     cr_assert_eq(rate_ok("8kibit"), 1024.0);
 }
 
+/* As vendors write them, and as speedup prints them: bits per second. */
+Test(args, vendor_and_printed_spellings_are_bits, .init = cr_redirect_stderr) {
+    cr_assert_eq(rate_ok("25G"), 25e9 / 8);
+    cr_assert_eq(rate_ok("10GbE"), 10e9 / 8);
+    cr_assert_eq(rate_ok("25gbit/s"), 25e9 / 8);
+    cr_assert_eq(rate_ok("25 Gbit/s"), 25e9 / 8);
+    cr_assert_eq(rate_ok("100Mbit/s"), 100e6 / 8);
+    cr_assert_eq(rate_ok("125MB/s"), 125e6);
+    cr_assert_eq(rate_ok("100 mbit"), 12.5e6);
+    rate_refused("25Gx");
+    rate_refused("25 /s");
+}
+
 Test(args, megabyte_spellings_are_bytes, .init = cr_redirect_stderr) {
     cr_assert_eq(rate_ok("125MB"), 125e6);
     cr_assert_eq(rate_ok("125MBps"), 125e6);
@@ -60,8 +73,8 @@ Test(args, ambiguous_rates_are_refused_with_both_readings, .init = cr_redirect_s
 }
 
 Test(args, malformed_and_non_positive_rates_are_refused, .init = cr_redirect_stderr) {
-    const char *bad[] = { "", "Mbit", "0", "-5mbit", "1e400", "1e300TB", "100 mbit", "100mbit/s", "100M", "nan",
-                          "inf", "100xbit" };
+    const char *bad[] = { "", "Mbit", "0", "-5mbit", "1e400", "1e300TB", "100M/s/s", "100Mbytes",
+                          "inf", "nan", "100xbit" };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
         rate_refused(bad[i]);
 }
