@@ -71,7 +71,7 @@ int calib_table_run(const calib_table_flags *f, double model_bytes, const char *
     }
     snprintf(cal.host, sizeof cal.host, "table %.120s", f->path);
     snprintf(cal.source, sizeof cal.source, "table %.240s", f->path);
-    printf("calibration of a %s cluster of devices from %d rows of %s (%s%s)\n", job_topology_name(o.topology), t.n,
+    printf("calibration of a cluster of devices (%s) from %d rows of %s (%s%s)\n", job_topology_name(o.topology), t.n,
            f->path, o.topology == JOB_TOPO_ALLREDUCE ? "all-reduce across machines: " : "ps shards ",
            o.topology == JOB_TOPO_ALLREDUCE ? costmodel_allreduce_name(o.algorithm)
                                             : (o.ps_separate ? "on machines of their own" : "on the workers' machines"));

@@ -277,7 +277,7 @@ static void print_advice(const grid *g, const memopt *mo, int total, const predi
     printf("\n");
     grid_print_setting(g, stdout);
     print_best(&rows[0], tta, g->base.epochs);
-    predictions_write_table(stdout, rows, shown);
+    predictions_write_table(stdout, rows, shown, g->wide);
     grid_print_interval_note(g, stdout);
     if (tta) {
         printf("\n");

@@ -104,7 +104,7 @@ int cmd_model(int argc, char **argv) {
         predictions_write_csv(stdout, rows, n);
     } else {
         grid_print_setting(&g, stdout);
-        predictions_write_table(stdout, rows, n);
+        predictions_write_table(stdout, rows, n, g.wide);
         grid_print_interval_note(&g, stdout);
         memopt_print_note(&mo, rows, n, stdout);
         if (!isnan(g.target_accuracy)) {

@@ -232,7 +232,7 @@ static void print_table(const grid *g, const simulate_options *o, const predicti
            o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
            o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "");
     grid_print_setting(g, stdout);
-    predictions_write_table(stdout, rows, n);
+    predictions_write_table(stdout, rows, n, g->wide);
     grid_print_interval_note(g, stdout);
     memopt_print_note(&o->memory, rows, n, stdout);
     if (!isnan(g->target_accuracy)) {

@@ -187,6 +187,7 @@ int grid_handle_option(grid *g, int code, const char *arg) {
         g->ps_separate = strcmp(arg, "separate") == 0;
         return 0;
     case GRID_OPT_STEP_TIME: return args_seconds("--step-time", arg, &g->step_time);
+    case GRID_OPT_WIDE: g->wide = true; return 0;
     case GRID_OPT_CLUSTER:
         if (g->has_cluster) { /* one grid, one cluster (speedup report draws up to four) */
             args_error("--cluster given twice (then '%s'): one cluster a grid; speedup report --cluster draws up "
@@ -328,8 +329,8 @@ static void apply_overrides(grid *g) {
 }
 
 void grid_print_interval_note(const grid *g, FILE *out) {
-    fprintf(out, "95%% PI (one run): where 95 runs in 100 should land; made of step spread cv %g, "
-            "run-to-run spread run_cv %g (%g with more ranks than cores), model error model_cv %g, %s\n",
+    fprintf(out, "95%% PI (one run): where 95 runs in 100 should land; made of step spread cv %.3g, "
+            "run-to-run spread run_cv %.3g (%.3g with more ranks than cores), model error model_cv %.3g, %s\n",
             g->params.cv, g->params.run_cv, g->params.run_cv_oversub > 0 ? g->params.run_cv_oversub : g->params.run_cv,
             g->params.model_cv,
             uncertainty_has_params(&g->unc) ? "the calibration's standard errors" : "parameters taken as exact");
@@ -338,7 +339,8 @@ void grid_print_interval_note(const grid *g, FILE *out) {
 int grid_describe(const job_config *c, char *out, int outlen) {
     char sync[24];
     job_sync_format(c->sync, c->every_n, sync, sizeof sync);
-    return snprintf(out, (size_t)outlen, "%d workers x %d cores, %s sync, %s", c->workers, c->cores, sync,
+    return snprintf(out, (size_t)outlen, "%d worker%s x %d core%s, %s sync, %s", c->workers,
+                    c->workers == 1 ? "" : "s", c->cores, c->cores == 1 ? "" : "s", sync,
                     job_topology_name(c->topology));
 }
 

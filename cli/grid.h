@@ -50,7 +50,7 @@ enum {
     GRID_OPT_TOPOLOGY, GRID_OPT_MASTER, GRID_OPT_BATCH_PER_WORKER, GRID_OPT_EXAMPLES,
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_STARTUP,
     GRID_OPT_RUN_CV, GRID_OPT_CLUSTER, GRID_OPT_SCALING, GRID_OPT_TARGET_ACCURACY,
-    GRID_OPT_ALLREDUCE, GRID_OPT_PS_PLACEMENT, GRID_OPT_STEP_TIME,
+    GRID_OPT_ALLREDUCE, GRID_OPT_PS_PLACEMENT, GRID_OPT_STEP_TIME, GRID_OPT_WIDE,
     GRID_OPT_PARAM,          /* GRID_OPT_PARAM + id: the registry's flag of parameter id */
     GRID_OPT_LAST = GRID_OPT_PARAM + PARAM_COUNT
 };
@@ -66,7 +66,8 @@ enum {
     { "calib", required_argument, 0, GRID_OPT_CALIB },                               \
     { "allreduce", required_argument, 0, GRID_OPT_ALLREDUCE },                       \
     { "ps-placement", required_argument, 0, GRID_OPT_PS_PLACEMENT },                 \
-    { "step-time", required_argument, 0, GRID_OPT_STEP_TIME },                               \
+    { "step-time", required_argument, 0, GRID_OPT_STEP_TIME },                       \
+    { "wide", no_argument, 0, GRID_OPT_WIDE },                               \
     { "workers", required_argument, 0, GRID_OPT_WORKERS },                           \
     { "cores", required_argument, 0, GRID_OPT_CORES },                               \
     { "sync", required_argument, 0, GRID_OPT_SYNC },                                 \
@@ -114,6 +115,8 @@ enum {
     "                       (TensorFlow, BytePS); 0: one master rank  [the calibration's]\n" \
     "  --ps-placement P     the shards on the workers' machines (colocated) or on\n"      \
     "                       machines of their own (separate)     [the calibration's]\n"   \
+    "  --wide               the table's every column in seconds (default: 80 columns,\n"  \
+    "                       times as h:mm:ss); --csv is the same either way\n"          \
     "  --step-time S        a worker that is a device (a GPU): one step of it at the\n"  \
     "                       batch predicted takes S (0.32, 320ms); --cores must be 1\n"   \
     ""
@@ -162,6 +165,7 @@ typedef struct {
     const char *calib_path;       /* NULL: the seed's example */
     cluster_spec cluster;         /* --cluster, when has_cluster */
     bool has_cluster, workers_given, cores_given, topology_given;
+    bool wide;                    /* --wide: the table's every column, in seconds */
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
     double param[PARAM_COUNT];   /* what-if values by registry id; NAN: not given */

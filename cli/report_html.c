@@ -352,14 +352,6 @@ static void write_accuracy(FILE *f, const report_html_input *in) {
             100 * m->sd_subset);
 }
 
-void report_duration(double s, char *out, int size) {
-    if (!(s >= 60)) {
-        snprintf(out, (size_t)size, "%.3g s", s);
-        return;
-    }
-    const long t = lround(s);
-    snprintf(out, (size_t)size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
-}
 
 /* The answer for one cluster: its fastest row, its time and machine-hours, one worker's. */
 static void write_answer(FILE *f, const report_cluster *k, const calibration *cal) {
@@ -370,9 +362,9 @@ static void write_answer(FILE *f, const report_cluster *k, const calibration *ca
     if (!best)
         return;
     char t[32], lo[32], hi[32], t1[32];
-    report_duration(best->time_s, t, sizeof t);
-    report_duration(best->time_lo, lo, sizeof lo);
-    report_duration(best->time_hi, hi, sizeof hi);
+    predictions_duration(best->time_s, t, sizeof t);
+    predictions_duration(best->time_lo, lo, sizeof lo);
+    predictions_duration(best->time_hi, hi, sizeof hi);
     const int per = k->per_machine > 0 ? k->per_machine : 1;
     const int machines = (best->workers * best->cores + per - 1) / per;
     fprintf(f, "<p class=\"answer\"><b>On ");
@@ -382,7 +374,7 @@ static void write_answer(FILE *f, const report_cluster *k, const calibration *ca
             cal->params.worker_device ? "GPU" : (best->cores == 1 ? "core" : "cores"), best->sync,
             job_topology_name(best->topology), t, lo, hi, machines * best->time_s / 3600.0);
     if (one) {
-        report_duration(one->time_s, t1, sizeof t1);
+        predictions_duration(one->time_s, t1, sizeof t1);
         fprintf(f, "; one worker: %s", t1);
     }
     fputs(".", f);
@@ -398,7 +390,7 @@ static void write_answer(FILE *f, const report_cluster *k, const calibration *ca
                    "no accuracy fit (calibrate --accuracy-plan), so it is ranked on time per epoch alone: check its "
                    "accuracy before choosing it.", best->sync);
         if (batch) {
-            report_duration(batch->time_s, t, sizeof t);
+            predictions_duration(batch->time_s, t, sizeof t);
             fprintf(f, " The fastest batch sync: %d workers, %s, %s.", batch->workers,
                     job_topology_name(batch->topology), t);
         }

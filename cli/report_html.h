@@ -74,7 +74,5 @@ typedef struct {
  * what epoch or every:N sync does to accuracy when that is the fastest choice. */
 int report_html_write_whatif(const char *path, const report_whatif_input *in, char *err, int errlen);
 
-/* "42.1 s" under a minute, else "h:mm:ss". */
-void report_duration(double seconds, char *out, int size);
 
 #endif

@@ -106,7 +106,51 @@ int predictions_save_csv(const char *path, const prediction_row *rows, int n, ch
     return atomicfile_commit(f, err, errlen);
 }
 
-void predictions_write_table(FILE *out, const prediction_row *rows, int n) {
+void predictions_duration(double s, char *out, int size) {
+    if (!(s >= 60)) {
+        snprintf(out, (size_t)size, "%.3g s", s);
+        return;
+    }
+    const long t = lround(s);
+    snprintf(out, (size_t)size, "%ld:%02ld:%02ld", t / 3600, t / 60 % 60, t % 60);
+}
+
+/* The term that takes most of a row's time, as "comm 68%". */
+static void most_of(const prediction_row *r, char *out, size_t size) {
+    const struct { const char *name; double s; } terms[] = {
+        { "compute", r->compute_s }, { "update", r->update_s }, { "comm", r->comm_s }, { "wait", r->wait_s },
+        { "start-up", r->startup_s } };
+    int best = 0;
+    for (int i = 1; i < 5; i++)
+        best = terms[i].s > terms[best].s ? i : best;
+    snprintf(out, size, "%s %.0f%%", terms[best].name, r->time_s > 0 ? 100 * terms[best].s / r->time_s : 0.0);
+}
+
+/* The 80-column table: time as h:mm:ss, its interval, the speedup, the largest term. */
+static void write_narrow(FILE *out, const prediction_row *rows, int n) {
+    fprintf(out, "%7s %5s %-8s %-9s %8s %18s %6s %s\n", "workers", "cores", "sync", "topology", "time",
+            "95% PI (one run)", "speedup", "most of it");
+    for (int i = 0; i < n; i++) {
+        const prediction_row *r = &rows[i];
+        char t[24], lo[24], hi[24], pi[56], most[32];
+        predictions_duration(r->time_s, t, sizeof t);
+        predictions_duration(r->time_lo, lo, sizeof lo);
+        predictions_duration(r->time_hi, hi, sizeof hi);
+        if (r->time_lo == r->time_hi)
+            snprintf(pi, sizeof pi, "-");
+        else
+            snprintf(pi, sizeof pi, "[%s, %s]", lo, hi);
+        most_of(r, most, sizeof most);
+        fprintf(out, "%7d %5d %-8s %-9s %8s %18s %6.3g %s%s\n", r->workers, r->cores, r->sync,
+                job_topology_name(r->topology), t, pi, r->speedup, most, r->has_memory && !r->fits ? "  OVER" : "");
+    }
+}
+
+void predictions_write_table(FILE *out, const prediction_row *rows, int n, bool wide) {
+    if (!wide) {
+        write_narrow(out, rows, n);
+        return;
+    }
     bool memory = false, stale = false;
     for (int i = 0; i < n; i++) {
         memory |= rows[i].has_memory;

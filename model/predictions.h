@@ -79,7 +79,12 @@ int predictions_save_csv(const char *path, const prediction_row *rows, int n, ch
 /* Aligned columns: the time with its 95% prediction interval of one run ("95% PI (one
  * run)", "-" when it is the point), the speedup, and where the time goes; when some row
  * knows its memory, the peaks per rank in MiB and "OVER" beside a row that does not fit. */
-void predictions_write_table(FILE *out, const prediction_row *rows, int n);
+void predictions_write_table(FILE *out, const prediction_row *rows, int n, bool wide);
+/* wide false: 80 columns (workers, cores, sync, topology, time and its interval as h:mm:ss
+ * beyond a minute, speedup to 3 digits, the term that takes most of the time, OVER where
+ * memory does not fit); true: every column in seconds, as before. */
+/* "19.5 s" under a minute (3 significant digits), else "h:mm:ss". */
+void predictions_duration(double seconds, char *out, int size);
 /* The rows' time to their target accuracy, aligned: epochs and time with their 95% PI of
  * one run, or why it is not reached (efficiency_describe_miss; epochs: the schedule's). */
 void predictions_write_tta_table(FILE *out, const prediction_row *rows, int n, int epochs);

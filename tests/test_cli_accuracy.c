@@ -282,7 +282,7 @@ static void assert_no_async_tta(const char *dir, int k, int status, const char *
              "batch,async --topology ps,allreduce %s", dir, k, link);
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "%s", r.err);
-    snprintf(line, sizeof line, "skipped %d workers x 1 cores, async sync, ps: no time to accuracy: %s", k, why);
+    snprintf(line, sizeof line, "skipped %d workers x 1 core, async sync, ps: no time to accuracy: %s", k, why);
     cr_assert(strstr(r.out, line), "no '%s' in:\n%s", line, r.out);
     clirun_free(&r);
 }

@@ -66,12 +66,12 @@ Test(cli_advise, splits_batch_sync_cannot_make_are_skipped_with_a_note) {
         rows++;
     }
     cr_assert_eq(rows, 6, "%s", r.out);
-    cr_assert(strstr(r.err, "skipped 64 workers x 1 cores, batch sync, ps") != NULL, "%s", r.err);
+    cr_assert(strstr(r.err, "skipped 64 workers x 1 core, batch sync, ps") != NULL, "%s", r.err);
     clirun_free(&r);
     /* In the table, the note follows it. */
     r = clirun("advise --cores 64 --batch 32 --sync batch --topology ps");
     cr_assert_eq(r.status, 0, "%s", r.err);
-    cr_assert(strstr(r.out, "skipped 64 workers x 1 cores") != NULL, "%s", r.out);
+    cr_assert(strstr(r.out, "skipped 64 workers x 1 core") != NULL, "%s", r.out);
     cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
     clirun_free(&r);
 }

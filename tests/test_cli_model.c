@@ -163,7 +163,7 @@ Test(cli_model, calibration_standard_errors_reach_the_interval_and_a_what_if_dro
 
 Test(cli_model, batch_split_over_more_workers_than_examples_is_a_usage_error_naming_the_config) {
     clirun_assert_refused("model --workers 2,8 --cores 1 --sync batch --topology ps --batch 4", 2,
-                          "8 workers x 1 cores, batch sync, ps");
+                          "8 workers x 1 core, batch sync, ps");
     /* Each worker with a batch of its own is fine. */
     clirun_result r = clirun("model --workers 2,8 --cores 1 --sync batch --batch 4 --batch-per-worker");
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -303,7 +303,7 @@ Test(cli_model, the_seed_master_does_not_fit_2gib_with_the_whole_data_set_and_fi
 }
 
 Test(cli_model, a_table_marks_the_configurations_over_the_limit) {
-    clirun_result r = clirun("model --memory-limit 2G --workers 1,4 --cores 1 --sync batch --examples 60000");
+    clirun_result r = clirun("model --memory-limit 2G --workers 1,4 --cores 1 --sync batch --examples 60000 --wide");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert_not_null(strstr(r.out, "rank0_MiB"), "%s", r.out);
     /* K = 1 is one Keras process (no driver): 969.7 MiB; K = 4's master is over. */
@@ -359,4 +359,24 @@ Test(cli_model, async_without_ps_in_the_topologies_is_a_usage_error) {
     clirun_assert_refused("model --sync async --topology allreduce", 2,
                           "--sync async runs through a parameter server: add ps to --topology");
     clirun_assert_refused("model --sync async:0", 2, "--sync: unknown sync mode 'async:0'");
+}
+
+/* The default table fits 80 columns, times beyond a minute as h:mm:ss; --wide has every
+ * column in seconds. */
+Test(cli_model, the_default_table_fits_80_columns_and_wide_has_every_column) {
+    clirun_result r = clirun("model --workers 1,2,4,8,16 --cores 1,2,4 --sync batch,epoch,every:8 --topology ps,allreduce");
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    const char *table = strstr(r.out, "\nworkers"), *end = strstr(r.out, "\n95% PI");
+    cr_assert(table && end, "%s", r.out);
+    for (const char *line = table + 1; line < end; line = strchr(line, '\n') + 1)
+        cr_assert_leq(strchr(line, '\n') - line, 80, "a line of %ld columns: %.*s", (long)(strchr(line, '\n') - line),
+                      (int)(strchr(line, '\n') - line), line);
+    /* The seed's one worker on one core: 5 × 188 steps of 30.6 s ≈ 8 h, as h:mm:ss. */
+    cr_assert(strstr(table, "\n      1     1 batch    ps         7:5") || strstr(table, "\n      1     1 batch    ps         8:0"),
+              "%s", table);
+    clirun_free(&r);
+    r = clirun("model --workers 1 --cores 1 --sync batch --wide");
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "compute_s") && strstr(r.out, "startup_s"), "%s", r.out);
+    clirun_free(&r);
 }

@@ -24,7 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     fuzz_check(m == n, "as many rows");
     FILE *devnull = fopen("/dev/null", "w");
     if (devnull) {
-        predictions_write_table(devnull, rows, n);
+        predictions_write_table(devnull, rows, n, false);
+        predictions_write_table(devnull, rows, n, true);
         fclose(devnull);
     }
     free(back);
