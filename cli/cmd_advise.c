@@ -232,13 +232,37 @@ static void print_reasons(const prediction_row *rows, int n, int tta_epochs) {
 /* ---------------------------------------------------------------------------------- */
 
 /* The winner, by time (or by time to the target accuracy, when tta). */
+/* Model averaging (epoch, every:N) ranked on time alone trains differently: say so, and
+ * name the fastest batch sync beside it. */
+static void print_averaging_caveat(const prediction_row *best, const prediction_row *rows, int n) {
+    if (strcmp(best->sync, "batch") == 0)
+        return;
+    const prediction_row *batch = NULL;
+    for (int i = 0; i < n; i++)
+        if (strcmp(rows[i].sync, "batch") == 0 && (!batch || rows[i].time_s < batch->time_s))
+            batch = &rows[i];
+    printf("caveat: %s sync averages models instead of gradients: it trains differently, and with no accuracy fit "
+           "(calibrate --accuracy-plan, then --target-accuracy) it is ranked on time alone; check its accuracy.",
+           best->sync);
+    if (batch) {
+        char t[24];
+        predictions_duration(batch->time_s, t, sizeof t);
+        printf(" The fastest batch sync: %d workers x %d cores, %s, %s.", batch->workers, batch->cores,
+               job_topology_name(batch->topology), t);
+    }
+    printf("\n\n");
+}
+
 static void print_best(const prediction_row *r, bool tta, int epochs) {
     const efficiency_prediction *t = &r->tta;
-    printf("best%s: %d workers x %d cores, %s sync, %s: ", tta ? " to the target" : "", r->workers, r->cores, r->sync,
-           job_topology_name(r->topology));
+    char time[24], lo[24], hi[24];
+    printf("best%s: %d worker%s x %d core%s, %s sync, %s: ", tta ? " to the target" : "", r->workers,
+           r->workers == 1 ? "" : "s", r->cores, r->cores == 1 ? "" : "s", r->sync, job_topology_name(r->topology));
+    predictions_duration(r->time_s, time, sizeof time);
+    predictions_duration(r->time_lo, lo, sizeof lo);
+    predictions_duration(r->time_hi, hi, sizeof hi);
     if (!tta)
-        printf("%.1f s [95%% PI %.1f, %.1f], speedup %.2f over 1 core\n\n", r->time_s, r->time_lo, r->time_hi,
-               r->speedup);
+        printf("%s [95%% PI %s, %s], speedup %.3g over 1 core\n\n", time, lo, hi, r->speedup);
     else if (t->reach == EFFICIENCY_REACHED) {
         printf("%.1f%% test accuracy after %.2f epochs, %.1f s [95%% PI %.1f, ", 100 * t->target, t->epochs, t->time_s,
                t->time_lo_s);
@@ -277,6 +301,8 @@ static void print_advice(const grid *g, const memopt *mo, int total, const predi
     printf("\n");
     grid_print_setting(g, stdout);
     print_best(&rows[0], tta, g->base.epochs);
+    if (!tta)
+        print_averaging_caveat(&rows[0], rows, n);
     predictions_write_table(stdout, rows, shown, g->wide);
     grid_print_interval_note(g, stdout);
     if (tta) {

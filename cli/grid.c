@@ -21,6 +21,7 @@ void grid_init(grid *g) {
     g->n_topology = 1;
     g->topology[0] = JOB_TOPO_PS;
     g->base = costmodel_config_seed_example();
+    g->workload_from = "the seed's, by default: give --examples, --batch, --epochs";
     for (int i = 0; i < PARAM_COUNT; i++)
         g->param[i] = NAN;
     g->latency = g->bandwidth = g->w0 = g->w1 = g->run_cv = NAN;
@@ -244,6 +245,7 @@ static int load_params(grid *g) {
         g->base.examples = cal.examples;
         g->base.batch = cal.batch;
         g->base.epochs = cal.epochs;
+        g->workload_from = "the calibration's";
     }
     g->efficiency = cal.efficiency;
     if (!isnan(g->target_accuracy) && cal.efficiency.known) {
@@ -251,6 +253,7 @@ static int load_params(grid *g) {
         g->base.examples = cal.efficiency.examples;
         g->base.batch = cal.efficiency.batch;
         g->base.epochs = cal.efficiency.epochs;
+        g->workload_from = "the accuracy fit's";
     }
     return 0;
 }
@@ -323,6 +326,8 @@ static void apply_overrides(grid *g) {
     }
     if (g->has_cluster)
         cluster_spec_apply(&g->cluster, p, se);
+    if (g->examples > 0 || g->batch > 0 || g->epochs > 0)
+        g->workload_from = g->examples > 0 && g->batch > 0 && g->epochs > 0 ? "given" : "given in part";
     if (g->examples > 0) g->base.examples = g->examples;
     if (g->batch > 0) g->base.batch = g->batch;
     if (g->epochs > 0) g->base.epochs = g->epochs;
@@ -378,10 +383,10 @@ void grid_print_setting(const grid *g, FILE *out) {
         snprintf(where, sizeof where, "one host of %g cores", g->params.host_cores);
     else
         snprintf(where, sizeof where, "one host, cores unlimited");
-    fprintf(out, "parameters: %s; D = %ld examples, B = %ld (%s), E = %d epochs; on %s\n", g->host,
+    fprintf(out, "parameters: %s; D = %ld examples, B = %ld (%s), E = %d epochs (%s); on %s\n", g->host,
             g->base.examples, g->base.batch,
             g->base.batch_per_worker ? "weak scaling: B per worker" : "strong scaling: B split over the workers",
-            g->base.epochs, where);
+            g->base.epochs, g->workload_from, where);
 }
 
 int grid_finish(grid *g) {

@@ -166,6 +166,7 @@ typedef struct {
     cluster_spec cluster;         /* --cluster, when has_cluster */
     bool has_cluster, workers_given, cores_given, topology_given;
     bool wide;                    /* --wide: the table's every column, in seconds */
+    const char *workload_from;    /* where D, B, E came from, for the setting's line */
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
     double param[PARAM_COUNT];   /* what-if values by registry id; NAN: not given */
