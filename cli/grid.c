@@ -8,6 +8,12 @@
 #include <stdio.h>
 #include <string.h>
 
+/* The grid's cells that select_cells kept, by their raw index (one grid a process). */
+static int cells[GRID_MAX_CELLS];
+static job_config raw_config(const grid *g, int i);
+static int select_cells(grid *g);
+static int pairs(const grid *g);
+
 void grid_init(grid *g) {
     memset(g, 0, sizeof *g);
     static const int workers[] = { 1, 2, 4, 8, 16 }, cores[] = { 1, 2, 4 };
@@ -442,16 +448,47 @@ int grid_finish(grid *g) {
     }
     if (check_target(g))
         return 2;
+    return select_cells(g);
+}
+
+/* The cells of the grid that can be predicted: a configuration the model refuses (batch
+ * sync split over more workers than the batch has examples, say) is skipped with a line on
+ * stderr, as advise skips one; none left is a usage error. One the accuracy fit cannot
+ * predict is a usage error: the target was asked for every row. */
+static int select_cells(grid *g) {
     const bool target = !isnan(g->target_accuracy);
-    for (int i = 0; i < grid_size(g); i++) {
-        job_config c = grid_config(g, i);
+    const int raw = pairs(g) * g->n_workers * g->n_cores;
+    char first[700] = "";
+    g->n_cells = 0;
+    for (int i = 0; i < raw && g->n_cells < GRID_MAX_CELLS; i++) {
+        job_config c = raw_config(g, i);
         char err[512], name[96];
-        const bool time_ok = costmodel_check(&g->params, &c, err, sizeof err) == 0;
-        if (!time_ok || (target && efficiency_check(&g->efficiency, &c, err, sizeof err))) {
-            grid_describe(&c, name, sizeof name);
-            args_error("%s%s: %s", time_ok ? "--target-accuracy: " : "", name, err);
+        grid_describe(&c, name, sizeof name);
+        if (costmodel_check(&g->params, &c, err, sizeof err)) {
+            if (!first[0])
+                snprintf(first, sizeof first, "%s: %s", name, err);
+            continue;
+        }
+        if (target && efficiency_check(&g->efficiency, &c, err, sizeof err)) {
+            args_error("--target-accuracy: %s: %s", name, err);
             return 2;
         }
+        cells[g->n_cells++] = i;
+    }
+    if (g->n_cells == 0) {
+        args_error("no configuration of the grid can be predicted; the first: %s", first);
+        return 2;
+    }
+    for (int i = 0, k = 0; i < raw; i++) { /* the skipped ones, now that some are kept */
+        if (k < g->n_cells && cells[k] == i) {
+            k++;
+            continue;
+        }
+        job_config c = raw_config(g, i);
+        char err[512], name[96];
+        grid_describe(&c, name, sizeof name);
+        if (costmodel_check(&g->params, &c, err, sizeof err))
+            fprintf(stderr, "speedup: skipped %s: %s\n", name, err);
     }
     return 0;
 }
@@ -470,11 +507,12 @@ static int pairs(const grid *g) {
     return n;
 }
 
-int grid_size(const grid *g) {
-    return pairs(g) * g->n_workers * g->n_cores;
-}
+int grid_size(const grid *g) { return g->n_cells; }
 
-job_config grid_config(const grid *g, int i) {
+job_config grid_config(const grid *g, int i) { return raw_config(g, cells[i]); }
+
+/* Cell i of workers × cores × (sync, topology), skipped ones included. */
+static job_config raw_config(const grid *g, int i) {
     job_config c = g->base;
     c.cores = g->cores[i % g->n_cores];
     i /= g->n_cores;

@@ -41,7 +41,7 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-enum { GRID_MAX_VALUES = 64 };
+enum { GRID_MAX_VALUES = 64, GRID_MAX_CELLS = 1 << 20 };
 
 /* getopt_long codes of the grid's flags; a command's own codes stay below GRID_OPT_FIRST. */
 enum {
@@ -166,6 +166,7 @@ typedef struct {
     cluster_spec cluster;         /* --cluster, when has_cluster */
     bool has_cluster, workers_given, cores_given, topology_given;
     bool wide;                    /* --wide: the table's every column, in seconds */
+    int n_cells;                  /* configurations kept (grid_finish): grid_size */
     const char *workload_from;    /* where D, B, E came from, for the setting's line */
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */

@@ -161,8 +161,15 @@ Test(cli_model, calibration_standard_errors_reach_the_interval_and_a_what_if_dro
     free(dir);
 }
 
-Test(cli_model, batch_split_over_more_workers_than_examples_is_a_usage_error_naming_the_config) {
-    clirun_assert_refused("model --workers 2,8 --cores 1 --sync batch --topology ps --batch 4", 2,
+/* A cell the model refuses is skipped with a line naming it, as advise skips one; a grid
+ * of such cells only is a usage error. */
+Test(cli_model, batch_split_over_more_workers_than_examples_is_skipped_naming_the_config) {
+    clirun_result s = clirun("model --workers 2,8 --cores 1 --sync batch --topology ps --batch 4 --csv");
+    cr_assert_eq(s.status, 0, "%s", s.err);
+    cr_assert(strstr(s.err, "speedup: skipped 8 workers x 1 core, batch sync, ps: batch sync splits"), "%s", s.err);
+    cr_assert(strstr(s.out, "\n2,1,batch,ps,") && !strstr(s.out, "\n8,1,"), "%s", s.out);
+    clirun_free(&s);
+    clirun_assert_refused("model --workers 8 --cores 1 --sync batch --topology ps --batch 4", 2,
                           "8 workers x 1 core, batch sync, ps");
     /* Each worker with a batch of its own is fine. */
     clirun_result r = clirun("model --workers 2,8 --cores 1 --sync batch --batch 4 --batch-per-worker");
