@@ -472,6 +472,48 @@ static int from_table(const calib_table_flags *tab, const import_flags *imp, boo
     return calib_table_run(tab, (double)imp->opts.model_bytes, out_path);
 }
 
+/* What the flags said: the source, and each source's settings. */
+typedef struct {
+    const char *dir, *out_path, *ernest;
+    int machines[MAX_MACHINES], n_machines;
+    double fraction, budget_s;
+    const char *out_dir, *hostfile;
+    long limit;
+    accuracy_plan acc;
+    int measuring_flags, epochs_given;
+    fit_options fo;
+} calib_cli;
+
+/* One of calibrate's own flags: 0 taken, 2 a bad value (printed), -1 --help (printed), 1
+ * not one of them. */
+static int handle_own(calib_cli *c, int code, const char *arg) {
+    switch (code) {
+    case OPT_FROM_TRACES: c->dir = arg; return 0;
+    case OPT_OUT: c->out_path = arg; return 0;
+    case OPT_ERNEST: c->ernest = arg; return 0;
+    case OPT_PREDICT:
+        return args_int_list("--predict-machines", arg, 1, 1000000, c->machines, MAX_MACHINES, &c->n_machines) ? 2 : 0;
+    case OPT_FRACTION: return args_double("--fraction", arg, 1e-12, 1e12, &c->fraction) ? 2 : 0;
+    case OPT_BUDGET:
+        c->measuring_flags = 1;
+        return args_double("--budget", arg, 1, 1e6, &c->budget_s) ? 2 : 0;
+    case OPT_OUT_DIR: c->out_dir = arg; c->measuring_flags = 1; return 0;
+    case OPT_HOSTFILE: c->hostfile = arg; c->measuring_flags = 1; return 0;
+    case OPT_LIMIT:
+        c->measuring_flags = 1;
+        return args_long("--limit", arg, 64, 60000, &c->limit) ? 2 : 0;
+    case OPT_ACCURACY_PLAN:
+        c->measuring_flags = 1;
+        return args_double("--accuracy-plan", arg, 1, 1e7, &c->acc.accuracy_s) ? 2 : 0;
+    case OPT_ACCURACY_EPOCHS:
+        c->epochs_given = 1;
+        return args_int("--accuracy-epochs", arg, 1, 1000, &c->acc.epochs) ? 2 : 0;
+    case OPT_BANDWIDTH: return args_bandwidth("--bandwidth", arg, &c->fo.bandwidth_bytes_per_s) ? 2 : 0;
+    case OPT_HELP: usage(stdout); return -1;
+    default: return 1;
+    }
+}
+
 int cmd_calibrate(int argc, char **argv) {
     static const struct option options[] = {
         { "from-traces", required_argument, 0, OPT_FROM_TRACES },
@@ -491,96 +533,48 @@ int cmd_calibrate(int argc, char **argv) {
         CALIB_TABLE_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
-    const char *dir = NULL, *out_path = "calibration.json", *ernest = NULL;
-    int machines[MAX_MACHINES] = { 4, 8, 16, 32, 64 }, n_machines = 5;
-    double fraction = 1.0, budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;
-    const char *out_dir = NULL, *hostfile = NULL;
-    long limit = 0;
-    accuracy_plan acc = { 0, CALIB_ACCURACY_DEFAULT_EPOCHS };
-    int code, measuring_flags = 0, import_given = 0, epochs_given = 0;
+    calib_cli c = { .out_path = "calibration.json", .machines = { 4, 8, 16, 32, 64 }, .n_machines = 5,
+                    .fraction = 1.0, .budget_s = CALIB_PLAN_DEFAULT_BUDGET_S,
+                    .acc = { 0, CALIB_ACCURACY_DEFAULT_EPOCHS }, .fo = fit_options_default() };
+    int code, import_given = 0;
     import_flags imp;
     import_flags_init(&imp);
     calib_table_flags tab;
     calib_table_init(&tab);
-    fit_options fo = fit_options_default();
     opterr = 0;
     optind = 1;
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
         int handled = calib_table_handle(&tab, code, optarg);
-        if (handled < 0)
-            return 2;
-        if (handled == 0)
-            continue;
-        handled = import_flags_handle(&imp, code, optarg);
-        if (handled < 0)
-            return 2;
-        if (handled == 0) {
+        if (handled == 1 && (handled = import_flags_handle(&imp, code, optarg)) == 0)
             import_given += code != IMPORT_OPT_PRINT_MAP;
-            continue;
-        }
-        switch (code) {
-        case OPT_FROM_TRACES: dir = optarg; break;
-        case OPT_OUT: out_path = optarg; break;
-        case OPT_ERNEST: ernest = optarg; break;
-        case OPT_PREDICT:
-            if (args_int_list("--predict-machines", optarg, 1, 1000000, machines, MAX_MACHINES, &n_machines))
-                return 2;
-            break;
-        case OPT_FRACTION:
-            if (args_double("--fraction", optarg, 1e-12, 1e12, &fraction))
-                return 2;
-            break;
-        case OPT_BUDGET:
-            if (args_double("--budget", optarg, 1, 1e6, &budget_s))
-                return 2;
-            measuring_flags = 1;
-            break;
-        case OPT_OUT_DIR: out_dir = optarg; measuring_flags = 1; break;
-        case OPT_HOSTFILE: hostfile = optarg; measuring_flags = 1; break;
-        case OPT_LIMIT:
-            if (args_long("--limit", optarg, 64, 60000, &limit))
-                return 2;
-            measuring_flags = 1;
-            break;
-        case OPT_ACCURACY_PLAN:
-            if (args_double("--accuracy-plan", optarg, 1, 1e7, &acc.accuracy_s))
-                return 2;
-            measuring_flags = 1;
-            break;
-        case OPT_ACCURACY_EPOCHS:
-            if (args_int("--accuracy-epochs", optarg, 1, 1000, &acc.epochs))
-                return 2;
-            epochs_given = 1;
-            break;
-        case OPT_BANDWIDTH:
-            if (args_bandwidth("--bandwidth", optarg, &fo.bandwidth_bytes_per_s))
-                return 2;
-            break;
-        case OPT_HELP: usage(stdout); return 0;
-        default:
+        if (handled == 1)
+            handled = handle_own(&c, code, optarg);
+        if (handled == 1)
             return args_unknown_flag("calibrate", argv[optind - 1]);
-        }
+        if (handled != 0)
+            return handled < 0 && code == OPT_HELP ? 0 : 2;
     }
     if (optind < argc)
         return args_unexpected("calibrate", argv[optind]);
     if (tab.path || tab.given)
-        return from_table(&tab, &imp, dir || ernest || measuring_flags, import_given, out_path);
-    if ((tab.latency_given || isfinite(fo.bandwidth_bytes_per_s)) && !dir) {
+        return from_table(&tab, &imp, c.dir || c.ernest || c.measuring_flags, import_given, c.out_path);
+    if ((tab.latency_given || isfinite(c.fo.bandwidth_bytes_per_s)) && !c.dir) {
         args_error("calibrate: --latency and --bandwidth state what a few traces cannot tell: they go with "
                    "--from-traces DIR (--latency also with --from-table)");
         return 2;
     }
     if (tab.latency_given)
-        fo.latency_s = tab.opts.net_latency_s; /* --from-traces: where the spans cannot tell it */
-    if (check_flag_combinations(dir, ernest, measuring_flags, epochs_given && acc.accuracy_s <= 0, import_given))
+        c.fo.latency_s = tab.opts.net_latency_s; /* --from-traces: where the spans cannot tell it */
+    if (check_flag_combinations(c.dir, c.ernest, c.measuring_flags, c.epochs_given && c.acc.accuracy_s <= 0,
+                                import_given))
         return 2;
-    if (!dir && !ernest && !imp.print_map)
-        return run_plan(budget_s, limit, &acc, out_dir, hostfile, out_path);
-    if (ernest)
-        return run_ernest(ernest, machines, n_machines, fraction);
+    if (!c.dir && !c.ernest && !imp.print_map)
+        return run_plan(c.budget_s, c.limit, &c.acc, c.out_dir, c.hostfile, c.out_path);
+    if (c.ernest)
+        return run_ernest(c.ernest, c.machines, c.n_machines, c.fraction);
     int rc = import_flags_finish(&imp);
     if (rc == 0)
-        rc = run_from_traces(dir, out_path, &imp.opts, &fo, false);
+        rc = run_from_traces(c.dir, c.out_path, &imp.opts, &c.fo, false);
     import_flags_release(&imp);
     return rc == 3 ? 0 : rc;
 }
