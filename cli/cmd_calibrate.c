@@ -14,6 +14,7 @@
 #include "model/efficiency.h"
 #include "fit/ernest.h"
 #include "fit/fit.h"
+#include "fit/verdict.h"
 #include "trace/trace.h"
 #include "trace/tracefile.h"
 #include "util/atomicfile.h"
@@ -43,7 +44,7 @@ static void usage(FILE *out) {
             "Measuring (no --from-traces, no --ernest): short `speedup train --workers K\n"
             "--threads T` runs at 1x1, 1x2, 2x1 ... (the splits of this host's cores, batch and\n"
             "epoch sync, three batch sizes at K = 1, the ps topology at 2x1), every\n"
-            "configuration twice, interleaved (A B C ... A B C; traces ...-r1, ...-r2), and\n"
+            "configuration three times, interleaved (A B C ... A B C ...; traces ...-r1, -r2, -r3), and\n"
             "`mpirun -np 2 speedup commbench` once, then the fit below on their traces.\n"
             "With --accuracy-plan, also the runs the accuracy fit needs (cli/calib_accuracy.h:\n"
             "1x1 batch, 2x1 batch with --batch-per-worker, 2x1 every:8, 2x1 epoch, 4x1 every:8,\n"
@@ -91,6 +92,8 @@ static void usage(FILE *out) {
             "                           exchange shapes: one K = 2 run)            [50us]\n"
             "  --bandwidth RATE         --from-traces: the link's rate likewise (10gbit)\n"
             "                           [fitted from the exchanges, latency stated]\n"
+            "  --strict                 exit 1 when the verdict (printed last, and in\n"
+            "                           calibration.json) is poor; the file is written\n"
             "  --out FILE               where to write the calibration     [calibration.json]\n"
             "  --ernest FILE.csv        Ernest's training data instead of traces\n"
             "  --predict-machines LIST  machines to predict for (Ernest)  [4,8,16,32,64]\n"
@@ -310,7 +313,7 @@ static int fit_efficiency(trace **tr, const char **names, int n, bool need, cali
 }
 
 static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts,
-                           const fit_options *fo, bool need_efficiency) {
+                           const fit_options *fo, bool need_efficiency, bool strict) {
     int n = 0, rc = 1;
     char **paths = NULL, err[1400];
     if (tracefile_list_dir(dir, &paths, &n, err, sizeof err)) {
@@ -344,13 +347,17 @@ static int run_from_traces(const char *dir, const char *out_path, const chrome_i
         args_error("%s: %s", dir, err);
         goto done;
     }
+    verdict_judge(&r.cal, &r.fit);
     print_fit(&r, set.n, dir);
     if (fit_efficiency(tr, names, set.n, need_efficiency, &r.cal) == 0) {
+        printf("verdict: %s%s\n", r.fit.verdict_poor ? "poor: " : "", r.fit.verdict);
         if (calibration_write(out_path, &r.cal, &r.fit, err, sizeof err))
             args_error("%s", err);
         else {
             printf("wrote %s\n", out_path);
-            rc = 0;
+            rc = r.fit.verdict_poor && strict ? 1 : 0;
+            if (rc)
+                args_error("calibrate --strict: the verdict is poor (%s written all the same)", out_path);
         }
     }
     fit_result_release(&r);
@@ -384,7 +391,7 @@ typedef struct {
 } accuracy_plan;
 
 static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const char *out_dir, const char *hostfile,
-                    const char *out_path) {
+                    const char *out_path, bool strict) {
     char tmp[] = "/tmp/speedup-calibrate-XXXXXX", err[1400];
     const char *dir = out_dir;
     if (!dir) {
@@ -414,7 +421,7 @@ static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const
     } else {
         chrome_import_opts none = { 0 };
         const fit_options fo = fit_options_default();
-        rc = run_from_traces(dir, out_path, &none, &fo, acc->accuracy_s > 0);
+        rc = run_from_traces(dir, out_path, &none, &fo, acc->accuracy_s > 0, strict);
     }
     if (!out_dir)
         remove_plan_dir(dir);
@@ -422,7 +429,7 @@ static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const
 }
 
 enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_BUDGET, OPT_OUT_DIR, OPT_HOSTFILE,
-       OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_BANDWIDTH, OPT_HELP };
+       OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_BANDWIDTH, OPT_STRICT, OPT_HELP };
 
 /* The flags that do not go together: 0, or 2 after a usage message. */
 static int check_flag_combinations(const char *dir, const char *ernest, int measuring_flags, int epochs_without_plan,
@@ -481,6 +488,7 @@ typedef struct {
     long limit;
     accuracy_plan acc;
     int measuring_flags, epochs_given;
+    bool strict;
     fit_options fo;
 } calib_cli;
 
@@ -509,6 +517,7 @@ static int handle_own(calib_cli *c, int code, const char *arg) {
         c->epochs_given = 1;
         return args_int("--accuracy-epochs", arg, 1, 1000, &c->acc.epochs) ? 2 : 0;
     case OPT_BANDWIDTH: return args_bandwidth("--bandwidth", arg, &c->fo.bandwidth_bytes_per_s) ? 2 : 0;
+    case OPT_STRICT: c->strict = true; return 0;
     case OPT_HELP: usage(stdout); return -1;
     default: return 1;
     }
@@ -528,6 +537,7 @@ int cmd_calibrate(int argc, char **argv) {
         { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
         { "accuracy-epochs", required_argument, 0, OPT_ACCURACY_EPOCHS },
         { "bandwidth", required_argument, 0, OPT_BANDWIDTH },
+        { "strict", no_argument, 0, OPT_STRICT },
         { "help", no_argument, 0, OPT_HELP },
         IMPORT_FLAGS_LONG_OPTIONS,
         CALIB_TABLE_LONG_OPTIONS,
@@ -569,12 +579,12 @@ int cmd_calibrate(int argc, char **argv) {
                                 import_given))
         return 2;
     if (!c.dir && !c.ernest && !imp.print_map)
-        return run_plan(c.budget_s, c.limit, &c.acc, c.out_dir, c.hostfile, c.out_path);
+        return run_plan(c.budget_s, c.limit, &c.acc, c.out_dir, c.hostfile, c.out_path, c.strict);
     if (c.ernest)
         return run_ernest(c.ernest, c.machines, c.n_machines, c.fraction);
     int rc = import_flags_finish(&imp);
     if (rc == 0)
-        rc = run_from_traces(c.dir, c.out_path, &imp.opts, &c.fo, false);
+        rc = run_from_traces(c.dir, c.out_path, &imp.opts, &c.fo, false, c.strict);
     import_flags_release(&imp);
     return rc == 3 ? 0 : rc;
 }

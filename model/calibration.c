@@ -393,6 +393,10 @@ static int fit_to_json(json_t *root, const calibration_fit *fit) {
             set_new(e, "theta", reals(fit->ernest_theta, 4)) || set_new(e, "stderr", reals(fit->ernest_stderr, 4)))
             return -1;
     }
+    if (fit->has_verdict &&
+        set_new(root, "verdict", json_pack("{s:s, s:s}", "quality", fit->verdict_poor ? "poor" : "good",
+                                           "text", fit->verdict)))
+        return -1;
     json_t *v = json_object();
     if (set_new(root, "validation", v) || set_new(v, "method", json_string("leave-one-configuration-out")) ||
         set_new(v, "configurations", json_integer(fit->loo_configs)) ||

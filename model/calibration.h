@@ -100,6 +100,8 @@ typedef struct {
     int loo_configs;              /* configurations left out (each with all its runs) */
     int loo_model_n, loo_ernest_n; /* runs predicted with their configuration left out */
     double loo_model_median, loo_model_worst, loo_ernest_median, loo_ernest_worst; /* |pred−meas|/meas */
+    bool has_verdict, verdict_poor; /* fit/verdict.h: written as "verdict" */
+    char verdict[1024];
 } calibration_fit;
 
 /* Writes cal (and fit, unless NULL) to path in the format above, atomically. Returns 0,

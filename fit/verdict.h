@@ -1,0 +1,30 @@
+/* verdict — whether a calibration is good enough to predict from, said in words, with what
+ * to run to make it better. `speedup calibrate` prints it last and writes it into
+ * calibration.json ("verdict"); `--strict` exits non-zero when it is poor.
+ *
+ * Poor when any of:
+ *   - the leave-one-configuration-out median error exceeds max(2·run_cv, 5%): the model
+ *     misses the configurations it was not fitted on by more than the host's own run-to-run
+ *     spread can explain (2·run_cv: twice the log-sd of a run's speed factor);
+ *   - Ernest's fit (fit/ernest.h), a four-term regression with no mechanism, predicts the
+ *     left-out configurations better than the model (its median error is lower);
+ *   - a parameter that every prediction uses sits at a bound of its fit with a zero-width
+ *     interval (c1 = 0; sigma clamped to 0 or 1 where it was measured; a calibrated
+ *     topology's beta = 0): the data pushed it past where the model allows.
+ * Each reason names what to run. Not enough to judge (fewer than two configurations
+ * predicted) is said, and is not poor.
+ */
+#ifndef SPEEDUP_VERDICT_H
+#define SPEEDUP_VERDICT_H
+
+#include "model/calibration.h"
+
+#include <stdbool.h>
+
+/* The threshold on the leave-one-out median error below which run noise explains it. */
+double verdict_threshold(const calibration *cal);
+
+/* Fills fit->verdict and fit->verdict_poor from cal and fit's validation. */
+void verdict_judge(const calibration *cal, calibration_fit *fit);
+
+#endif
