@@ -24,8 +24,9 @@ void grid_init(grid *g) {
     g->n_sync = 2;
     g->sync[0] = JOB_SYNC_BATCH, g->every_n[0] = 1;
     g->sync[1] = JOB_SYNC_EPOCH, g->every_n[1] = 0;
-    g->n_topology = 1;
+    g->n_topology = 2; /* both, as advise ranks them */
     g->topology[0] = JOB_TOPO_PS;
+    g->topology[1] = JOB_TOPO_ALLREDUCE;
     g->base = costmodel_config_seed_example();
     g->workload_from = "the seed's, by default: give --examples, --batch, --epochs";
     for (int i = 0; i < PARAM_COUNT; i++)
@@ -243,8 +244,13 @@ static int load_params(grid *g) {
     g->params = cal.params;
     memcpy(g->uncalibrated, cal.uncalibrated, sizeof g->uncalibrated);
     g->sigma_unmeasured = cal.sigma_unmeasured;
-    if (!g->topology_given && g->uncalibrated[JOB_TOPO_PS] && !g->uncalibrated[JOB_TOPO_ALLREDUCE])
-        g->topology[0] = JOB_TOPO_ALLREDUCE; /* the default, ps, was never measured */
+    if (!g->topology_given) { /* the default leaves out what was never measured */
+        int n = 0;
+        for (int t = 0; t < JOB_TOPO_COUNT; t++)
+            if (!g->uncalibrated[t])
+                g->topology[n++] = (job_topology)t;
+        g->n_topology = n > 0 ? n : g->n_topology;
+    }
     g->unc = uncertainty_of_calibration(&cal);
     snprintf(g->host, sizeof g->host, "%s", cal.host);
     if (cal.has_workload) {

@@ -95,7 +95,7 @@ enum {
     "  --sync LIST          batch | epoch | every:N | async[:N] |        [batch,epoch]\n"   \
     "                       hogwild[:N] (Elephas' asynchronous modes: a dedicated\n"   \
     "                       ps master applies pushes as they come; N: pull period)\n" \
-    "  --topology LIST      ps (parameter server on rank 0) | allreduce [ps]\n"            \
+    "  --topology LIST      ps (parameter server on rank 0) | allreduce [ps,allreduce]\n"  \
     "  --master MODE        ps master: worker (trains too) | dedicated   [worker]\n"        \
     "  --scaling MODE       strong: the global batch B is split over the K    [strong]\n"   \
     "                       workers (B/K each); weak: each worker takes B\n"                \

@@ -19,9 +19,9 @@ Test(cli_model, prints_a_table_for_the_seed_example) {
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "speedup") != NULL);
     cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
-    /* header line + column line + 5 workers × 3 cores × 2 sync modes + what the PI is +
-     * where the memory figures come from */
-    cr_assert_eq(count_lines(r.out), 2 + 30 + 2, "%s", r.out);
+    /* header line + column line + 5 workers × 3 cores × 2 sync modes × 2 topologies (ps and
+     * allreduce, as advise) + what the PI is + where the memory figures come from */
+    cr_assert_eq(count_lines(r.out), 2 + 60 + 2, "%s", r.out);
     clirun_free(&r);
 }
 
@@ -39,7 +39,7 @@ Test(cli_model, csv_has_the_predictions_header_and_one_row_per_config) {
 }
 
 Test(cli_model, one_worker_one_core_prints_speedup_one) {
-    clirun_result r = clirun("model --csv --workers 1 --cores 1 --sync batch");
+    clirun_result r = clirun("model --topology ps --csv --workers 1 --cores 1 --sync batch");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "\n1,1,batch,ps,") != NULL);
     double time_s, speedup;
@@ -51,7 +51,7 @@ Test(cli_model, one_worker_one_core_prints_speedup_one) {
 Test(cli_model, out_file_is_written_whole) {
     char *dir = clirun_tmpdir();
     char args[512];
-    snprintf(args, sizeof args, "model --out %s/p.csv --workers 2", dir);
+    snprintf(args, sizeof args, "model --topology ps --out %s/p.csv --workers 2", dir);
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     char path[512];
@@ -72,7 +72,7 @@ Test(cli_model, out_file_is_written_whole) {
 
 Test(cli_model, flags_override_the_parameters) {
     /* No latency, infinite-ish bandwidth, no start-up or spread: speedup is exactly K. */
-    clirun_result r = clirun("model --csv --workers 4 --cores 1 --sync batch --latency 0 --bandwidth 1e300 "
+    clirun_result r = clirun("model --topology ps --csv --workers 4 --cores 1 --sync batch --latency 0 --bandwidth 1e300 "
                              "--startup 0,0 --cv 0 --c0 0 --examples 6400 --batch 32");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     double time_s, speedup;
@@ -96,7 +96,7 @@ Test(cli_model, malformed_calibration_is_a_failure_naming_the_line) {
     char *dir = clirun_tmpdir();
     char *path = clirun_write_file(dir, "bad.json", "{\"format\": \"speedup-calibration\",\n \"version\": 1,\n \"params\": {,}}\n");
     char args[512];
-    snprintf(args, sizeof args, "model --calib %s", path);
+    snprintf(args, sizeof args, "model --topology ps --calib %s", path);
     clirun_assert_refused(args, 1, "line 3");
     remove(path);
     remove(dir);
@@ -123,7 +123,7 @@ Test(cli_model, run_to_run_spread_gives_exp_of_1_96_run_cv) {
     /* No step spread, no calibration: one run's time is T·exp(±1.96·0.05), a speedup (two
      * runs) S·exp(±1.96·0.05·√2); the mean's interval is the point. */
     int n;
-    prediction_row *rows = clirun_predictions("model --workers 1,4 --cores 1 --sync batch --run-cv 0.05 --cv 0", &n);
+    prediction_row *rows = clirun_predictions("model --topology ps --workers 1,4 --cores 1 --sync batch --run-cv 0.05 --cv 0", &n);
     cr_assert_eq(n, 2);
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
@@ -142,7 +142,7 @@ Test(cli_model, calibration_standard_errors_reach_the_interval_and_a_what_if_dro
     /* c1 = 0.002 ± 0.0002 is all that costs: a K = 1 run has sd(ln T) = 0.1. */
     char *cal = clirun_write_c1_calibration(dir), args[1024];
     int n;
-    snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --sync batch", cal);
+    snprintf(args, sizeof args, "model --topology ps --calib %s --workers 1 --cores 1 --sync batch", cal);
     prediction_row *rows = clirun_predictions(args, &n);
     cr_assert_eq(n, 1);
     cr_assert_float_eq(rows[0].time_hi, rows[0].time_s * exp(z975 * 0.1), 1e-6 * rows[0].time_s, "%.9g vs %.9g",
@@ -153,7 +153,7 @@ Test(cli_model, calibration_standard_errors_reach_the_interval_and_a_what_if_dro
     cr_assert_float_eq(rows[0].ci_hi, 1.0, 1e-8);
     free(rows);
     /* --c1 states the value: it is no longer uncertain, nothing else spreads. */
-    snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --sync batch --c1 0.002", cal);
+    snprintf(args, sizeof args, "model --topology ps --calib %s --workers 1 --cores 1 --sync batch --c1 0.002", cal);
     clirun_assert_point_interval(args);
     remove(cal);
     remove(dir);
@@ -172,7 +172,7 @@ Test(cli_model, batch_split_over_more_workers_than_examples_is_skipped_naming_th
     clirun_assert_refused("model --workers 8 --cores 1 --sync batch --topology ps --batch 4", 2,
                           "8 workers x 1 core, batch sync, ps");
     /* Each worker with a batch of its own is fine. */
-    clirun_result r = clirun("model --workers 2,8 --cores 1 --sync batch --batch 4 --batch-per-worker");
+    clirun_result r = clirun("model --topology ps --workers 2,8 --cores 1 --sync batch --batch 4 --batch-per-worker");
     cr_assert_eq(r.status, 0, "%s", r.err);
     clirun_free(&r);
 }
@@ -182,7 +182,7 @@ Test(cli_model, cluster_spec_is_parsed_strictly) {
                                        "4x4@1gbit,soon" };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char cmd[128];
-        snprintf(cmd, sizeof cmd, "model --cluster %s", bad[i]);
+        snprintf(cmd, sizeof cmd, "model --topology ps --cluster %s", bad[i]);
         clirun_result r = clirun(cmd);
         cr_assert_eq(r.status, 2, "%s: %s", bad[i], r.out);
         cr_assert(strstr(r.err, "--cluster") != NULL, "%s: %s", bad[i], r.err);
@@ -192,15 +192,15 @@ Test(cli_model, cluster_spec_is_parsed_strictly) {
 
 Test(cli_model, cluster_grid_runs_to_its_cores_and_never_below_one_example_per_worker) {
     /* 8 machines of 2 cores: workers 1, 2, 4, 8, 16; at B = 8 batch sync stops at 8. */
-    clirun_result r = clirun("model --cluster 8x2@1gbit --cores 1 --sync epoch --csv");
+    clirun_result r = clirun("model --topology ps --cluster 8x2@1gbit --cores 1 --sync epoch --csv");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "\n16,1,epoch") && !strstr(r.out, "\n32,1,"), "%s", r.out);
     clirun_free(&r);
-    r = clirun("model --cluster 8x2@1gbit --cores 1 --sync batch --batch 8 --csv");
+    r = clirun("model --topology ps --cluster 8x2@1gbit --cores 1 --sync batch --batch 8 --csv");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "\n8,1,batch") && !strstr(r.out, "\n16,1,"), "%s", r.out);
     clirun_free(&r);
-    r = clirun("model --cluster 8x2@1gbit --cores 1 --sync batch --batch 8 --scaling weak --csv");
+    r = clirun("model --topology ps --cluster 8x2@1gbit --cores 1 --sync batch --batch 8 --scaling weak --csv");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "\n16,1,batch"), "%s", r.out);
     clirun_free(&r);
@@ -286,7 +286,7 @@ Test(cli_model, a_topology_the_calibration_never_measured_is_refused_unless_its_
  * = 2108.62 MiB with the whole data set (over 2 GiB), 1617.53 MiB with the seed's 10 %. */
 static void seed_master(long examples, double want_mib, int want_fits) {
     char args[256];
-    snprintf(args, sizeof args, "model --csv --memory-limit 2GiB --workers 4 --cores 1 --sync batch --examples %ld",
+    snprintf(args, sizeof args, "model --topology ps --csv --memory-limit 2GiB --workers 4 --cores 1 --sync batch --examples %ld",
              examples);
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
@@ -310,7 +310,7 @@ Test(cli_model, the_seed_master_does_not_fit_2gib_with_the_whole_data_set_and_fi
 }
 
 Test(cli_model, a_table_marks_the_configurations_over_the_limit) {
-    clirun_result r = clirun("model --memory-limit 2G --workers 1,4 --cores 1 --sync batch --examples 60000 --wide");
+    clirun_result r = clirun("model --topology ps --memory-limit 2G --workers 1,4 --cores 1 --sync batch --examples 60000 --wide");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert_not_null(strstr(r.out, "rank0_MiB"), "%s", r.out);
     /* K = 1 is one Keras process (no driver): 969.7 MiB; K = 4's master is over. */
@@ -330,10 +330,10 @@ Test(cli_model, memory_limit_with_an_unknown_unit_is_a_usage_error) {
 
 Test(cli_model, memory_limit_needs_a_calibration_that_measured_memory) {
     char *dir = clirun_tmpdir(), *cal = clirun_write_c1_calibration(dir), args[512];
-    snprintf(args, sizeof args, "model --calib %s --memory-limit 4GiB", cal);
+    snprintf(args, sizeof args, "model --topology ps --calib %s --memory-limit 4GiB", cal);
     clirun_assert_refused(args, 2, "has no \"memory\"");
     /* Without a limit it predicts, its memory columns empty. */
-    snprintf(args, sizeof args, "model --calib %s --csv --workers 2 --cores 1 --sync batch", cal);
+    snprintf(args, sizeof args, "model --topology ps --calib %s --csv --workers 2 --cores 1 --sync batch", cal);
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert_not_null(strstr(r.out, ",,,\n"), "%s", r.out);
@@ -382,7 +382,7 @@ Test(cli_model, the_default_table_fits_80_columns_and_wide_has_every_column) {
     cr_assert(strstr(table, "\n      1     1 batch    ps         7:5") || strstr(table, "\n      1     1 batch    ps         8:0"),
               "%s", table);
     clirun_free(&r);
-    r = clirun("model --workers 1 --cores 1 --sync batch --wide");
+    r = clirun("model --topology ps --workers 1 --cores 1 --sync batch --wide");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "compute_s") && strstr(r.out, "startup_s"), "%s", r.out);
     clirun_free(&r);

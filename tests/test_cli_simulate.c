@@ -50,7 +50,7 @@ Test(cli_simulate, without_spread_it_prints_the_closed_form) {
 }
 
 Test(cli_simulate, prints_a_table_with_intervals) {
-    clirun_result r = clirun("simulate --reps 5 --workers 1,4 --cores 1 --sync batch");
+    clirun_result r = clirun("simulate --topology ps --reps 5 --workers 1,4 --cores 1 --sync batch");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
     cr_assert(strstr(r.out, "memory per rank") != NULL, "%s", r.out);
@@ -60,8 +60,8 @@ Test(cli_simulate, prints_a_table_with_intervals) {
 }
 
 Test(cli_simulate, same_seed_same_output_other_seed_other_output) {
-    const char *a = "simulate --csv --reps 3 --seed 11 --workers 4 --cores 1 --sync batch";
-    const char *b = "simulate --csv --reps 3 --seed 12 --workers 4 --cores 1 --sync batch";
+    const char *a = "simulate --topology ps --csv --reps 3 --seed 11 --workers 4 --cores 1 --sync batch";
+    const char *b = "simulate --topology ps --csv --reps 3 --seed 12 --workers 4 --cores 1 --sync batch";
     clirun_result r1 = clirun(a), r2 = clirun(a), r3 = clirun(b);
     cr_assert_eq(r1.status, 0, "%s", r1.err);
     cr_assert_str_eq(r1.out, r2.out);
@@ -76,7 +76,7 @@ Test(cli_simulate, out_file_and_timeline_are_written) {
     char args[2048], csv[512], tl[512];
     snprintf(csv, sizeof csv, "%s/p.csv", dir);
     snprintf(tl, sizeof tl, "%s/t.json", dir);
-    snprintf(args, sizeof args, "simulate --reps 2 --workers 3 --cores 1 --sync batch --examples 480 --batch 48 "
+    snprintf(args, sizeof args, "simulate --topology ps --reps 2 --workers 3 --cores 1 --sync batch --examples 480 --batch 48 "
              "--epochs 1 --out %s --timeline %s", csv, tl);
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
@@ -123,9 +123,9 @@ Test(cli_simulate, out_file_and_timeline_are_written) {
 }
 
 Test(cli_simulate, sequential_launch_is_accepted) {
-    clirun_result r = clirun("simulate --csv --reps 2 --launch sequential --workers 4 --cores 1 --sync epoch --cv 0");
+    clirun_result r = clirun("simulate --topology ps --csv --reps 2 --launch sequential --workers 4 --cores 1 --sync epoch --cv 0");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
-    clirun_result m = clirun("model --csv --workers 4 --cores 1 --sync epoch --cv 0");
+    clirun_result m = clirun("model --topology ps --csv --workers 4 --cores 1 --sync epoch --cv 0");
     double ts[4], tm[4];
     cr_assert_eq(read_times(r.out, ts, 4), 1);
     cr_assert_eq(read_times(m.out, tm, 4), 1);
@@ -153,7 +153,7 @@ Test(cli_simulate, calibration_missing_a_field_is_a_failure_naming_it) {
         "  \"cv\": {\"value\": 0.1}, \"host_cores\": {\"value\": 2}}}\n";
     char *path = clirun_write_file(dir, "cal.json", text);
     char args[512];
-    snprintf(args, sizeof args, "simulate --calib %s", path);
+    snprintf(args, sizeof args, "simulate --topology ps --calib %s", path);
     clirun_assert_refused(args, 1, "params.c1");
     remove(path);
     remove(dir);
@@ -187,7 +187,7 @@ Test(cli_simulate, replay_of_a_measured_trace_runs) {
     char args[1024];
     /* Free communication, no start-up: only the replayed compute is left. The trace's
      * steps (0.5 s at local batch 32) scale with the local batch B/K. */
-    snprintf(args, sizeof args, "simulate --csv --reps 3 --replay %s --workers 1,2,4 --cores 1 --sync batch "
+    snprintf(args, sizeof args, "simulate --topology ps --csv --reps 3 --replay %s --workers 1,2,4 --cores 1 --sync batch "
              "--latency 0 --bandwidth 1e300 --startup 0,0 --examples 6400 --batch 32 --epochs 1", path);
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "%s", r.err);
@@ -211,7 +211,7 @@ Test(cli_simulate, replay_trace_that_does_not_parse_is_a_failure_naming_the_line
     fputs("{\"rank\": 0, \"ph\": \"compute\", \"t0\": 1.0,\n", f);
     fclose(f);
     char args[1024];
-    snprintf(args, sizeof args, "simulate --replay %s", path);
+    snprintf(args, sizeof args, "simulate --topology ps --replay %s", path);
     clirun_assert_refused(args, 1, "line 22");
     clirun_result r = clirun(args);
     cr_assert(strstr(r.err, path) != NULL, "%s", r.err);
@@ -233,7 +233,7 @@ Test(cli_simulate, trace_without_compute_events_cannot_be_replayed) {
                                    "{\"run\": {\"format\": \"speedup-trace\", \"version\": 1, \"workers\": 1, \"cores\": 1, "
                                    "\"examples\": 10, \"batch\": 10, \"epochs\": 1, \"sync\": \"batch\", \"topology\": \"ps\"}}\n");
     char args[512];
-    snprintf(args, sizeof args, "simulate --replay %s", path);
+    snprintf(args, sizeof args, "simulate --topology ps --replay %s", path);
     clirun_assert_refused(args, 1, "no steps to replay");
     remove(path);
     remove(dir);
@@ -245,7 +245,7 @@ Test(cli_simulate, csv_has_the_prediction_interval_of_one_run_and_the_interval_o
     /* Run-to-run spread 0.05 and step spread 0.1 over 30 replications: one run's
      * interval holds the mean, and the mean's is about √31 ≈ 5.6 times narrower. */
     int n;
-    prediction_row *rows = clirun_predictions("simulate --reps 30 --workers 4 --cores 1 --sync batch --run-cv 0.05", &n);
+    prediction_row *rows = clirun_predictions("simulate --topology ps --reps 30 --workers 4 --cores 1 --sync batch --run-cv 0.05", &n);
     cr_assert_eq(n, 1);
     const prediction_row *r = &rows[0];
     cr_assert(r->time_lo < r->time_s && r->time_s < r->time_hi, "%g [%g, %g]", r->time_s, r->time_lo, r->time_hi);
@@ -265,12 +265,12 @@ Test(cli_simulate, calibration_standard_errors_are_drawn_and_a_what_if_drops_the
     char *cal = clirun_write_c1_calibration(dir);
     char args[1024];
     int n;
-    snprintf(args, sizeof args, "simulate --calib %s --reps 20 --workers 2 --cores 1 --sync batch", cal);
+    snprintf(args, sizeof args, "simulate --topology ps --calib %s --reps 20 --workers 2 --cores 1 --sync batch", cal);
     prediction_row *rows = clirun_predictions(args, &n);
     cr_assert(rows[0].time_lo < rows[0].time_s && rows[0].time_s < rows[0].time_hi, "%g [%g, %g]", rows[0].time_s,
               rows[0].time_lo, rows[0].time_hi);
     free(rows);
-    snprintf(args, sizeof args, "simulate --calib %s --reps 20 --workers 2 --cores 1 --sync batch --c1 0.002", cal);
+    snprintf(args, sizeof args, "simulate --topology ps --calib %s --reps 20 --workers 2 --cores 1 --sync batch --c1 0.002", cal);
     clirun_assert_point_interval(args);
     remove(cal);
     remove(dir);
@@ -298,7 +298,7 @@ Test(cli_simulate, help_lists_the_simulation_flags) {
  * weights (staleness 0 throughout); K = 4 about K − 1 = 3. Batch rows have none. */
 Test(cli_simulate, async_rows_carry_the_simulated_staleness_through_the_csv) {
     int n;
-    prediction_row *rows = clirun_predictions("simulate --workers 1,4 --cores 1 --sync batch,async --reps 3 --host-cores 8 "
+    prediction_row *rows = clirun_predictions("simulate --topology ps --workers 1,4 --cores 1 --sync batch,async --reps 3 --host-cores 8 "
                                               "--update 0.5", &n);
     cr_assert_eq(n, 4);
     int async = 0;
