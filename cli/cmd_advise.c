@@ -24,7 +24,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup advise --cores N [--cluster MxP@RATE[,LAT]] [--calib F] [FLAGS]\n"
+            "usage: speedup advise --total-cores N [--cores LIST] [--cluster MxP@RATE[,LAT]] [--calib F] [FLAGS]\n"
             "\n"
             "Ranks every way to use N cores in all — K workers x T cores with K*T = N, each\n"
             "sync mode and topology — by predicted training time, best first, and says why\n"
@@ -37,8 +37,12 @@ static void usage(FILE *out) {
             "batch,epoch,async,hogwild): through ps, with a dedicated master; their staleness\n"
             "(updates between a gradient's pull and its own) costs accuracy.\n"
             "\n"
-            "  --cores N            total cores to use (K*T = N): on one machine of N\n"
+            "  --total-cores N      total cores to use (K*T = N): on one machine of N\n"
             "                       cores, or on --cluster (N <= M*P)             [required]\n"
+            "  --cores LIST         T, cores per worker, as in model: only the splits with T\n"
+            "                       in it                                        [every T]\n"
+            "                       (--cores N alone, without --total-cores, is the old\n"
+            "                       spelling of --total-cores N: taken, with a warning)\n"
             "  --cluster SPEC       MxP@RATE[,LATENCY], e.g. 4x4@10gbit,50us: M machines of\n"
             "                       P cores on a network (workers fill machine 0 first)\n"
             "  --top N              show the N best alternatives                 [all]\n"
@@ -59,13 +63,23 @@ static void usage(FILE *out) {
     fputs(MEMOPT_USAGE, out);
 }
 
-enum { OPT_TOP = 1, OPT_CSV, OPT_HELP };
+enum { OPT_TOP = 1, OPT_CSV, OPT_TOTAL, OPT_HELP };
 
 typedef char skip_note[640]; /* "CONFIG: no time to accuracy: " and a 512-byte reason */
 
 /* Every way to use total cores (K | total, T = total/K) with each sync mode and topology
  * of g that the model accepts, as rows; each refused one (batch sync split over K > B
  * workers) as a note "CONFIG: why" in skipped. Returns the number of rows. */
+/* Is T one of --cores (every T when --cores was not given as a list)? */
+static bool cores_allowed(const grid *g, int t) {
+    if (!g->cores_given)
+        return true;
+    for (int i = 0; i < g->n_cores; i++)
+        if (g->cores[i] == t)
+            return true;
+    return false;
+}
+
 static int advise_rows(const grid *g, const memopt *mo, int total, prediction_row *rows, skip_note *skipped,
                        int *n_skipped) {
     int n = 0;
@@ -74,7 +88,7 @@ static int advise_rows(const grid *g, const memopt *mo, int total, prediction_ro
             for (int k = 1; k <= total; k++) {
                 /* On a cluster a worker's cores are one machine's: larger splits are no
                  * split of these cores at all (the header says so once). */
-                if (total % k || (g->has_cluster && total / k > g->cluster.cores))
+                if (total % k || (g->has_cluster && total / k > g->cluster.cores) || !cores_allowed(g, total / k))
                     continue;
                 /* Async runs through a parameter server on a dedicated master only. */
                 if (job_sync_is_async(g->sync[s]) && g->topology[t] != JOB_TOPO_PS)
@@ -318,6 +332,7 @@ int cmd_advise(int argc, char **argv) {
         GRID_LONG_OPTIONS,
         MEMOPT_LONG_OPTIONS,
         { "top", required_argument, 0, OPT_TOP },
+        { "total-cores", required_argument, 0, OPT_TOTAL },
         { "csv", no_argument, 0, OPT_CSV },
         { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
@@ -340,9 +355,8 @@ int cmd_advise(int argc, char **argv) {
             continue;
         case OPT_CSV: csv = 1; continue;
         case OPT_HELP: usage(stdout); return 0;
-        case GRID_OPT_CORES:
-            /* Here --cores is the total to split, not a list of cores per worker. */
-            if (args_int("--cores", optarg, 1, 1000000, &total))
+        case OPT_TOTAL:
+            if (args_int("--total-cores", optarg, 1, 1000000, &total))
                 return 2;
             continue;
         case GRID_OPT_WORKERS:
@@ -357,14 +371,24 @@ int cmd_advise(int argc, char **argv) {
     }
     if (optind < argc)
         return args_unexpected("advise", argv[optind]);
+    if (total < 1 && g.cores_given && g.n_cores == 1) { /* the old spelling */
+        total = g.cores[0];
+        g.cores_given = false;
+        args_warning("advise --cores %d: read as --total-cores %d, its old spelling; --cores is now the cores per "
+                     "worker, as in model and simulate", total, total);
+    }
     if (total < 1) {
-        args_error("advise: --cores N is required (the total number of cores to split)");
+        args_error("advise: --total-cores N is required (the total number of cores to split)");
         return 2;
     }
-    /* Every divisor K of N with T = N/K; the grid checks them all. */
+    /* Every divisor K of N with T = N/K (those in --cores); the grid checks them all. */
+    int allowed[GRID_MAX_VALUES], n_allowed = g.n_cores;
+    memcpy(allowed, g.cores, sizeof allowed);
     g.n_workers = g.n_cores = 1;
     g.workers[0] = g.cores[0] = 1;
     int rc = grid_finish(&g);
+    memcpy(g.cores, allowed, sizeof allowed);
+    g.n_cores = n_allowed;
     if (rc || (rc = place_cores(&g, total)) || (rc = memopt_finish(&mo, g.calib_path)))
         return rc;
 

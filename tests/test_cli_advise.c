@@ -8,7 +8,7 @@
 #include <string.h>
 
 Test(cli_advise, best_split_is_the_fastest_of_every_divisor) {
-    clirun_result r = clirun("advise --cores 12 --csv --sync batch --topology ps");
+    clirun_result r = clirun("advise --total-cores 12 --csv --sync batch --topology ps");
     cr_assert_eq(r.status, 0, "%s", r.err);
     /* 12 has 6 divisors: six rows after the header, sorted by time. */
     int rows = 0;
@@ -42,12 +42,12 @@ Test(cli_advise, best_split_is_the_fastest_of_every_divisor) {
 Test(cli_advise, missing_cores_is_a_usage_error) {
     clirun_result r = clirun("advise");
     cr_assert_eq(r.status, 2);
-    cr_assert(strstr(r.err, "--cores N is required") != NULL, "%s", r.err);
+    cr_assert(strstr(r.err, "--total-cores N is required") != NULL, "%s", r.err);
     clirun_free(&r);
-    r = clirun("advise --cores 8 --workers 2");
+    r = clirun("advise --total-cores 8 --workers 2");
     cr_assert_eq(r.status, 2);
     clirun_free(&r);
-    r = clirun("advise --cores -4");
+    r = clirun("advise --total-cores -4");
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "'-4'") != NULL, "%s", r.err);
     clirun_free(&r);
@@ -56,7 +56,7 @@ Test(cli_advise, missing_cores_is_a_usage_error) {
 Test(cli_advise, splits_batch_sync_cannot_make_are_skipped_with_a_note) {
     /* 64 cores, batch 32: 64 workers x 1 core would leave 32 ranks without examples. The
      * other six divisors are ranked; the note goes to stderr beside the CSV. */
-    clirun_result r = clirun("advise --cores 64 --batch 32 --csv --sync batch --topology ps");
+    clirun_result r = clirun("advise --total-cores 64 --batch 32 --csv --sync batch --topology ps");
     cr_assert_eq(r.status, 0, "%s", r.err);
     int rows = 0;
     for (char *line = strchr(r.out, '\n'); line && line[1]; line = strchr(line + 1, '\n')) {
@@ -69,7 +69,7 @@ Test(cli_advise, splits_batch_sync_cannot_make_are_skipped_with_a_note) {
     cr_assert(strstr(r.err, "skipped 64 workers x 1 core, batch sync, ps") != NULL, "%s", r.err);
     clirun_free(&r);
     /* In the table, the note follows it. */
-    r = clirun("advise --cores 64 --batch 32 --sync batch --topology ps");
+    r = clirun("advise --total-cores 64 --batch 32 --sync batch --topology ps");
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert(strstr(r.out, "skipped 64 workers x 1 core") != NULL, "%s", r.out);
     cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
@@ -93,7 +93,7 @@ Test(cli_advise, n_cores_means_n_cores_whatever_the_calibrated_host_had) {
     /* --host-cores 2 says the parameters were measured on 2 cores; 4 cores asked for are
      * 4 cores: 4 x 1 runs ⌈320/(4·32)⌉ = 3 steps of 0.01·32 = 0.32 s = 0.96 s (on the
      * 2-core host ρ = 2 would make it 1.92 s); 1 x 4 runs 10 steps of 0.32/4 = 0.8 s. */
-    clirun_result r = clirun("advise --cores 4 --host-cores 2 " BARE);
+    clirun_result r = clirun("advise --total-cores 4 --host-cores 2 " BARE);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert_float_eq(row_time(r.out, 4, 1), 0.96, 1e-6, "%s", r.out);
     cr_assert_float_eq(row_time(r.out, 1, 4), 0.8, 1e-6, "%s", r.out);
@@ -103,13 +103,13 @@ Test(cli_advise, n_cores_means_n_cores_whatever_the_calibrated_host_had) {
 Test(cli_advise, on_a_cluster_a_worker_is_at_most_one_machine) {
     /* 2 machines of 2 cores on an infinitely fast network: 1 x 4 does not fit a machine;
      * 2 x 2 (5 steps of 0.16 s) and 4 x 1 do (ρ = 1). */
-    clirun_result r = clirun("advise --cores 4 --cluster 2x2@1e15,0 " BARE);
+    clirun_result r = clirun("advise --total-cores 4 --cluster 2x2@1e15,0 " BARE);
     cr_assert_eq(r.status, 0, "%s", r.err);
     cr_assert_eq(row_time(r.out, 1, 4), -1, "%s", r.out);
     cr_assert_float_eq(row_time(r.out, 4, 1), 0.96, 1e-6, "%s", r.out);
     cr_assert_float_eq(row_time(r.out, 2, 2), 5 * 0.16, 1e-6, "%s", r.out);
     clirun_free(&r);
-    r = clirun("advise --cores 6 --cluster 2x2@1gbit " BARE);
+    r = clirun("advise --total-cores 6 --cluster 2x2@1gbit " BARE);
     cr_assert_eq(r.status, 2);
     cr_assert(strstr(r.err, "more than the cluster's 4") != NULL, "%s", r.err);
     clirun_free(&r);
@@ -117,9 +117,24 @@ Test(cli_advise, on_a_cluster_a_worker_is_at_most_one_machine) {
 
 Test(cli_advise, says_which_term_makes_each_alternative_lose) {
     /* Batch sync through a slow network against epoch sync: the loser loses on comm. */
-    clirun_result r = clirun("advise --cores 4 --cluster 2x2@10mbit --sync batch,epoch --topology ps");
+    clirun_result r = clirun("advise --total-cores 4 --cluster 2x2@10mbit --sync batch,epoch --topology ps");
     cr_assert_eq(r.status, 0, "%s", r.err);
     const char *why = strstr(r.out, "another sync:");
     cr_assert(why && strstr(why, "batch sync") && strstr(why, "of comm"), "%s", r.out);
+    clirun_free(&r);
+}
+
+/* One vocabulary: --cores is the cores per worker in advise too (only those splits), and
+ * --cores N alone, the old spelling of the total, is read as --total-cores with a warning. */
+Test(cli_advise, cores_is_cores_per_worker_and_the_old_total_spelling_warns) {
+    clirun_result r = clirun("advise --total-cores 16 --cores 1,2 --csv --sync batch --topology ps");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "\n16,1,batch,ps,") && strstr(r.out, "\n8,2,batch,ps,") && !strstr(r.out, "\n4,4,"),
+              "%s", r.out);
+    clirun_free(&r);
+    r = clirun("advise --cores 16 --csv --sync batch --topology ps");
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.err, "read as --total-cores 16"), "%s", r.err);
+    cr_assert(strstr(r.out, "\n4,4,batch,ps,"), "%s", r.out);
     clirun_free(&r);
 }
