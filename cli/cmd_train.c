@@ -61,7 +61,8 @@ static void usage(FILE *out) {
             "  --seed S             initialisation, shuffling and dropout (default 1)\n"
             "Run:\n"
             "  --threads T          threads: OpenMP, each running single-threaded OpenBLAS on its\n"
-            "                       share of the batch (default 1)\n"
+            "                       share of the batch (default 1); also --cores T, the cores\n"
+            "                       per worker, as model, simulate and advise name it\n"
             "  --checkpoint FILE    save the network after every epoch (atomically) (default none)\n"
             "  --resume FILE        continue from a checkpoint, to the weights an uninterrupted run\n"
             "                       gives; every setting above and below (seed, data, batch,\n"
@@ -351,6 +352,7 @@ static int parse_train_options(int argc, char **argv, trainer_config *c, train_o
         { "warmup-epochs", required_argument, 0, OPT_WARMUP },
         { "net", required_argument, 0, OPT_NET },         { "seed", required_argument, 0, OPT_SEED },
         { "threads", required_argument, 0, OPT_THREADS }, { "checkpoint", required_argument, 0, OPT_CHECKPOINT },
+        { "cores", required_argument, 0, OPT_THREADS },
         { "resume", required_argument, 0, OPT_RESUME },   { "trace", required_argument, 0, OPT_TRACE },
         { "quiet", no_argument, 0, OPT_QUIET },           { "stop-after", required_argument, 0, OPT_STOP },
         { "workers", required_argument, 0, OPT_WORKERS }, { "hostfile", required_argument, 0, OPT_HOSTFILE },
