@@ -84,6 +84,11 @@ static int summary(const trace *t) {
     printf("run: %d workers x %d cores, sync %s, topology %s, host %s, net %s%s\n", c->workers, c->cores, sync,
            job_topology_name(c->topology), t->run.host, t->run.net,
            t->run.waits_block ? ", waits block" : "");
+    const trace_host_speed *hs = &t->run.speed;
+    if (hs->has)
+        printf("host speed: probe %.3f ms before the run, %.3f ms after; steal %.2f s of %.1f s of CPU (%.1f%%)\n",
+               1e3 * hs->probe_before_s, 1e3 * hs->probe_after_s, hs->steal_s, hs->cpu_s,
+               hs->cpu_s > 0 ? 100 * hs->steal_s / hs->cpu_s : 0.0);
     printf("%4s %10s %10s %10s %10s %10s %10s %10s %10s %9s%s\n", "rank", "startup_s", "compute_s", "update_s",
            "comm_s", "wait_s", "eval_s", "sum_s", "wall_s", "covered", beside ? "   beside_s" : "");
     traceinfo_rank_totals *totals;

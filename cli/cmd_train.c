@@ -9,7 +9,9 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/spawn.h"
+#include "train/probe.h"
 #include "train/trainer.h"
+#include "trace/trace.h"
 
 #include "train/checkpoint.h"
 #include "util/host.h"
@@ -642,6 +644,37 @@ static int train_and_report(const trainer_config *c) {
     return line ? 0 : 1;
 }
 
+/* The host's speed at one moment: the probe (train/probe.h) and the CPU times so far. */
+typedef struct {
+    double probe_s, steal_s, cpu_s;
+} host_reading;
+
+static host_reading read_host(void) {
+    host_reading h = { .probe_s = probe_sgemm_s() };
+    host_cpu_times(&h.steal_s, &h.cpu_s);
+    return h;
+}
+
+/* Writes the host's speed over the run into the trace's header (trace/trace.h's
+ * host_speed): the probe before and now, the steal time between. A trace that cannot be
+ * rewritten keeps its header, with a warning: the run itself is good. */
+static void mark_host_speed(const char *path, const host_reading *before) {
+    const host_reading after = read_host();
+    char err[1024];
+    trace *t = trace_read(path, err, sizeof err);
+    if (t) {
+        t->run.speed = (trace_host_speed){ .has = true, .probe_before_s = before->probe_s, .probe_after_s = after.probe_s,
+                                           .steal_s = fmax(0.0, after.steal_s - before->steal_s),
+                                           .cpu_s = fmax(0.0, after.cpu_s - before->cpu_s) };
+        if (trace_write(t, path, err, sizeof err) == 0) {
+            trace_free(t);
+            return;
+        }
+        trace_free(t);
+    }
+    fprintf(stderr, "speedup train: warning: the host's speed is not in the trace: %s\n", err);
+}
+
 int cmd_train(int argc, char **argv) {
     trainer_config c;
     trainer_config_default(&c);
@@ -692,10 +725,16 @@ int cmd_train(int argc, char **argv) {
         free(o.skip);
         return usage_status;
     }
+    /* The host's speed beside the run: probed here, where no rank of it runs yet (or any
+     * more), and written into the trace's header afterwards. Not under a bare mpirun. */
+    const bool probe = c.trace_path && o.mpi_rank < 0;
+    const host_reading before = probe ? read_host() : (host_reading){ 0 };
     if (o.workers) {
         const int master = c.master == JOB_MASTER_DEDICATED;
         int code_w = launch(o.workers, master, c.threads, o.hostfile, o.oversubscribe, argc, argv, o.skip, c.checkpoint_path);
         free(o.skip);
+        if (code_w == 0 && probe)
+            mark_host_speed(c.trace_path, &before);
         return code_w;
     }
     free(o.skip);
@@ -706,5 +745,8 @@ int cmd_train(int argc, char **argv) {
         c.progress_ctx = &calls;
     }
 
-    return train_and_report(&c);
+    rc = train_and_report(&c);
+    if (rc == 0 && probe)
+        mark_host_speed(c.trace_path, &before);
+    return rc;
 }

@@ -104,6 +104,14 @@ static json_t *run_to_json(const trace_run *r) {
         json_decref(o);
         return NULL;
     }
+    const trace_host_speed *h = &r->speed;
+    if (o && h->has &&
+        json_object_set_new(o, "host_speed", json_pack("{s:f, s:f, s:f, s:f}", "probe_before_s", h->probe_before_s,
+                                                       "probe_after_s", h->probe_after_s, "steal_s", h->steal_s,
+                                                       "cpu_s", h->cpu_s))) {
+        json_decref(o);
+        return NULL;
+    }
     return o;
 }
 
@@ -170,6 +178,23 @@ static int get_int(json_t *o, const char *key, long min, long *out) {
     if (!json_is_integer(v) || json_integer_value(v) < min)
         return -1;
     *out = (long)json_integer_value(v);
+    return 0;
+}
+
+/* The header's optional "host_speed" object: four finite numbers >= 0. */
+static int parse_host_speed(json_t *o, trace_run *r, const char *path, long line, char *err, int errlen) {
+    trace_host_speed *h = &r->speed;
+    struct { const char *key; double *out; } f[] = { { "probe_before_s", &h->probe_before_s },
+                                                     { "probe_after_s", &h->probe_after_s },
+                                                     { "steal_s", &h->steal_s }, { "cpu_s", &h->cpu_s } };
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
+        json_t *v = json_is_object(o) ? json_object_get(o, f[i].key) : NULL;
+        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+            return errmsg_set(err, errlen, "%s: line %ld: run.host_speed.%s: expected a finite number >= 0", path,
+                              line, f[i].key);
+        *f[i].out = json_number_value(v);
+    }
+    h->has = true;
     return 0;
 }
 
@@ -263,6 +288,9 @@ static int parse_run(json_t *root, trace_run *r, const char *path, long line, ch
                                             strcmp(json_string_value(waits), "block") == 0)))
         return errmsg_set(err, errlen, "%s: line %ld: run.waits: expected \"poll\" or \"block\"", path, line);
     r->waits_block = waits && strcmp(json_string_value(waits), "block") == 0;
+    json_t *speed = json_object_get(run, "host_speed");
+    if (speed && parse_host_speed(speed, r, path, line, err, errlen))
+        return -1;
     json_t *memory = json_object_get(run, "memory");
     return memory ? parse_memory(memory, r, path, line, err, errlen) : 0;
 }

@@ -69,6 +69,17 @@ typedef struct {
     long peak_rss_kib[TRACE_MAX_RANKS]; /* each rank's peak resident set (getrusage), KiB */
 } trace_memory;
 
+/* The host's speed beside the run ("host_speed", rank 0's view): a fixed compute probe
+ * (train/probe.h) just before the run and just after it, and the hypervisor's steal time
+ * over it (util/host.h), so that a run slowed by the host's phase can be told from one
+ * slowed by its configuration. */
+typedef struct {
+    bool has;                        /* the header has a "host_speed" object */
+    double probe_before_s, probe_after_s; /* the probe's median time, before and after */
+    double steal_s;                  /* steal time over the run, all CPUs together */
+    double cpu_s;                    /* all CPU time over the run (the steal's share's base) */
+} trace_host_speed;
+
 typedef struct {
     char host[128];
     int host_cores;
@@ -80,6 +91,7 @@ typedef struct {
                                 (costmodel_params.waits_block); "poll" (the default) */
     long seed;
     trace_memory memory;
+    trace_host_speed speed;
 } trace_run;
 
 typedef struct {

@@ -1,5 +1,6 @@
 /* host — facts about the machine this process runs on, read in one place.
  *
+ * host_cpu_times: the steal time the kernel counts (a virtual machine's other tenants).
  * host_online_cores: the cores the kernel has online now (sysconf(_SC_NPROCESSORS_ONLN)),
  * at least 1. Every default that means "this host's cores" (the plan's splits, a trace
  * header's host_cores, commbench's placement, an imported trace's host) reads it here.
@@ -8,5 +9,11 @@
 #define SPEEDUP_HOST_H
 
 int host_online_cores(void);
+
+/* The host's CPU time so far, all CPUs together, from /proc/stat's first line: *steal_s the
+ * time the hypervisor ran something else while a virtual CPU wanted to run (its 8th
+ * field), *total_s every field's sum. 0, or -1 when /proc/stat cannot be read (then both
+ * are 0). The difference of two readings is what happened between them. */
+int host_cpu_times(double *steal_s, double *total_s);
 
 #endif
