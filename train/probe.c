@@ -1,4 +1,5 @@
 /* probe — a fixed sgemm, timed (probe.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "train/probe.h"
 
 #include <cblas.h>
