@@ -50,7 +50,7 @@ void calib_accuracy_trace_name(const calib_accuracy_run *r, char *buf, size_t le
 
 /* Run r, the i-th of the plan; 0, or -1 with err. */
 static int run_one(const calib_accuracy_run *r, int i, const char *dir, long limit, int epochs, const char *hostfile,
-                   char *err, int errlen) {
+                   const char *net, char *err, int errlen) {
     char path[4096], name[128], k[16], b[16], l[24], e[16], every[24], subset[24], sub[512];
     calib_accuracy_trace_name(r, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -77,6 +77,10 @@ static int run_one(const calib_accuracy_run *r, int i, const char *dir, long lim
         av[a++] = "--hostfile";
         av[a++] = hostfile;
     }
+    if (net) {
+        av[a++] = "--net";
+        av[a++] = net;
+    }
     av[a] = NULL;
     fprintf(stderr, "  [%d/%d] %dx1 %-7s%s ... ", i + 1, CALIB_ACCURACY_RUNS, r->workers, r->sync,
             r->batch_per_worker ? " batch per worker" : "");
@@ -96,15 +100,15 @@ static int run_one(const calib_accuracy_run *r, int i, const char *dir, long lim
     return -1;
 }
 
-int calib_accuracy_plan_run(const char *dir, double budget_s, int epochs, const char *hostfile, char *err,
-                            int errlen) {
+int calib_accuracy_plan_run(const char *dir, double budget_s, int epochs, const char *hostfile, const char *net,
+                            char *err, int errlen) {
     const long limit = calib_accuracy_limit(budget_s, epochs);
     fprintf(stderr, "speedup calibrate: accuracy plan: %d runs of %ld examples x %d epochs (a test subset evaluated "
             "about ten times an epoch), about %.0f s; traces in %s\n", CALIB_ACCURACY_RUNS, limit, epochs, budget_s,
             dir);
     const double t0 = now_s();
     for (int i = 0; i < CALIB_ACCURACY_RUNS; i++)
-        if (run_one(&calib_accuracy_runs[i], i, dir, limit, epochs, hostfile, err, errlen))
+        if (run_one(&calib_accuracy_runs[i], i, dir, limit, epochs, hostfile, net, err, errlen))
             return -1;
     fprintf(stderr, "speedup calibrate: accuracy plan done in %.0f s\n", now_s() - t0);
     return 0;

@@ -58,7 +58,7 @@ void calib_accuracy_trace_name(const calib_accuracy_run *r, char *buf, size_t le
 
 /* Runs the plan into dir (which must exist), one run after the other, progress on stderr.
  * 0, or -1 with one line in err. */
-int calib_accuracy_plan_run(const char *dir, double budget_s, int epochs, const char *hostfile, char *err,
-                            int errlen);
+int calib_accuracy_plan_run(const char *dir, double budget_s, int epochs, const char *hostfile, const char *net,
+                            char *err, int errlen);
 
 #endif

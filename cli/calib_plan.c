@@ -103,7 +103,7 @@ long calib_plan_limit(double budget_s) {
 
 /* Plan run r, the i-th of n (progress on stderr); 0, or -1 with err. */
 static int run_training(const calib_plan_entry *r, int i, int n, const char *dir, long limit, const char *hostfile,
-                        char *err, int errlen) {
+                        const char *net, char *err, int errlen) {
     char path[4096], name[128], k[16], t[16], b[24], l[24], sub[512];
     calib_plan_trace_name(r, name, sizeof name);
     snprintf(path, sizeof path, "%s/%s", dir, name);
@@ -118,6 +118,10 @@ static int run_training(const calib_plan_entry *r, int i, int n, const char *dir
     if (hostfile) {
         av[a++] = "--hostfile";
         av[a++] = hostfile;
+    }
+    if (net) {
+        av[a++] = "--net";
+        av[a++] = net;
     }
     av[a] = NULL;
     fprintf(stderr, "  [%2d/%d] %dx%d %-5s %-9s batch %-3ld%s repeat %d of %d ... ", i + 1, n + 1, r->workers,
@@ -159,11 +163,12 @@ static int run_commbench(int n, const char *dir, const char *hostfile, char *err
     return -1;
 }
 
-int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, char *err, int errlen) {
-    return calib_plan_run_rounds(dir, budget_s, limit, hostfile, NULL, NULL, err, errlen);
+int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, const char *net, char *err,
+                   int errlen) {
+    return calib_plan_run_rounds(dir, budget_s, limit, hostfile, net, NULL, NULL, err, errlen);
 }
 
-int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const char *hostfile,
+int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const char *hostfile, const char *net,
                           calib_plan_round_fn after_round, void *ctx, char *err, int errlen) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
     int n = calib_plan_runs(host_cores(), runs);
@@ -181,7 +186,7 @@ int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const ch
         fprintf(stderr, "speedup calibrate: warning: load average %.2f on %ld cores: other processes will slow "
                         "some runs and not others, and the fit will carry it\n", load[0], online);
     for (int i = 0; i < n; i++) {
-        if (run_training(&runs[i], i, n, dir, limit, hostfile, err, errlen))
+        if (run_training(&runs[i], i, n, dir, limit, hostfile, net, err, errlen))
             return -1;
         bool round_over = i + 1 == n || runs[i + 1].repeat != runs[i].repeat;
         if (after_round && round_over && after_round(ctx, runs[i].repeat, err, errlen))

@@ -57,9 +57,11 @@ int calib_plan_runs(int cores, calib_plan_entry out[CALIB_PLAN_MAX_RUNS]);
 /* The trace file name of run r (the header's pattern). */
 void calib_plan_trace_name(const calib_plan_entry *r, char *buf, size_t len);
 
-/* Runs the plan into dir (which must exist), limit examples per run (0: from budget_s).
- * Returns 0, or -1 with one line in err. */
-int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, char *err, int errlen);
+/* Runs the plan into dir (which must exist), limit examples per run (0: from budget_s),
+ * training net (train's --net; NULL: its default network). Returns 0, or -1 with one line
+ * in err. */
+int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, const char *net, char *err,
+                   int errlen);
 
 /* Called after every round of the plan (all its configurations once, repeat = 1, 2, …):
  * 0 to go on, or -1 with one line in err to stop the plan. */
@@ -68,7 +70,7 @@ typedef int (*calib_plan_round_fn)(void *ctx, int repeat, char *err, int errlen)
 /* calib_plan_run with after_round (may be NULL) called after each round, before the
  * commbench: `speedup report` runs its held-out configurations there, so that the plan's
  * runs and the runs it is checked against share the same minutes of a drifting host. */
-int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const char *hostfile,
+int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const char *hostfile, const char *net,
                           calib_plan_round_fn after_round, void *ctx, char *err, int errlen);
 
 #endif

@@ -14,7 +14,9 @@
 #include "model/efficiency.h"
 #include "fit/ernest.h"
 #include "fit/fit.h"
+#include "fit/netfit.h"
 #include "fit/verdict.h"
+#include "train/net.h"
 #include "trace/trace.h"
 #include "trace/tracefile.h"
 #include "util/atomicfile.h"
@@ -35,7 +37,7 @@ static const double MIB = 1048576.0;
 static void usage(FILE *out) {
     fprintf(out,
             "usage: speedup calibrate [--budget SECONDS] [--accuracy-plan SECONDS [--accuracy-epochs E]]\n"
-            "                         [--out-dir DIR] [--hostfile F] [--out FILE]\n"
+            "                         [--net SPEC] [--out-dir DIR] [--hostfile F] [--out FILE]\n"
             "       speedup calibrate --from-traces DIR [--out FILE] [import flags]\n"
             "       speedup calibrate --ernest FILE.csv [--predict-machines LIST] [--fraction F]\n"
             "       speedup calibrate --from-table FILE.csv --model-bytes SIZE [--topology allreduce|ps]\n"
@@ -81,6 +83,10 @@ static void usage(FILE *out) {
             "                           precise (scales the examples per run)          [120]\n"
             "  --out-dir DIR            measuring: keep every trace in DIR  [a temporary dir, removed]\n"
             "  --hostfile FILE          measuring: passed to mpirun                    [none]\n"
+            "  --net SPEC               measuring: the network the plan trains (train's --net);\n"
+            "                           every layer's time gives this host's rate per layer\n"
+            "                           kind, which prices another network (model --net)\n"
+            "                           [train's default CNN]\n"
             "  --limit N                measuring: examples per run     [from --budget: 20/s]\n"
             "  --accuracy-plan SECONDS  measuring: also run the accuracy plan in about this\n"
             "                           long (examples per run from it: 400/s over 5 runs)  [off]\n"
@@ -312,6 +318,25 @@ static int fit_efficiency(trace **tr, const char **names, int n, bool need, cali
     return 0;
 }
 
+/* The layer kinds' rates (fit/netfit.h) into *net, and a line saying them. */
+static void print_network(trace *const *tr, int n, calibration_network *net) {
+    char note[512];
+    if (netfit_traces(tr, n, net, note, sizeof note) < 0)
+        fprintf(stderr, "speedup calibrate: the layer kinds' rates: %s (another network cannot be priced)\n", note);
+    if (!net->known)
+        return;
+    printf("layer kinds (--net prices another network with them): %s\n", net->spec);
+    for (int k = 0; k < NETWORK_KINDS; k++) {
+        const netcost_rates *r = &net->rate[k];
+        printf("  %-11s %6.3g GFLOP/s  %6.3g GB/s  weights %6.3g GB/s  %7.3g us a layer-step\n",
+               network_kind_name((network_kind)k), r->s_per_flop > 0 ? 1e-9 / r->s_per_flop : 0.0,
+               r->s_per_byte > 0 ? 1e-9 / r->s_per_byte : 0.0,
+               r->s_per_step_byte > 0 ? 1e-9 / r->s_per_step_byte : 0.0, 1e6 * r->s_per_layer_step);
+    }
+    if (note[0])
+        printf("  note on the layer kinds: %s\n", note);
+}
+
 static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts,
                            const fit_options *fo, bool need_efficiency, bool strict) {
     int n = 0, rc = 1;
@@ -349,6 +374,7 @@ static int run_from_traces(const char *dir, const char *out_path, const chrome_i
     }
     verdict_judge(&r.cal, &r.fit);
     print_fit(&r, set.n, dir);
+    print_network(tr, set.n, &r.cal.network);
     if (fit_efficiency(tr, names, set.n, need_efficiency, &r.cal) == 0) {
         printf("verdict: %s%s\n", r.fit.verdict_poor ? "poor: " : "", r.fit.verdict);
         if (calibration_write(out_path, &r.cal, &r.fit, err, sizeof err))
@@ -390,8 +416,23 @@ typedef struct {
     int epochs;
 } accuracy_plan;
 
-static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const char *out_dir, const char *hostfile,
-                    const char *out_path, bool strict) {
+/* What the flags said: the source, and each source's settings. */
+typedef struct {
+    const char *dir, *out_path, *ernest;
+    int machines[MAX_MACHINES], n_machines;
+    double fraction, budget_s;
+    const char *out_dir, *hostfile;
+    const char *net;              /* --net: the network the plan trains (NULL: train's default) */
+    long limit;
+    accuracy_plan acc;
+    int measuring_flags, epochs_given;
+    bool strict;
+    fit_options fo;
+} calib_cli;
+
+static int run_plan(const calib_cli *c) {
+    const accuracy_plan *acc = &c->acc;
+    const char *out_dir = c->out_dir, *hostfile = c->hostfile, *out_path = c->out_path;
     char tmp[] = "/tmp/speedup-calibrate-XXXXXX", err[1400];
     const char *dir = out_dir;
     if (!dir) {
@@ -414,14 +455,14 @@ static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const
         return 1;
     }
     int rc;
-    if (calib_plan_run(dir, budget_s, limit, hostfile, err, sizeof err) ||
-        (acc->accuracy_s > 0 && calib_accuracy_plan_run(dir, acc->accuracy_s, acc->epochs, hostfile, err, sizeof err))) {
+    if (calib_plan_run(dir, c->budget_s, c->limit, hostfile, c->net, err, sizeof err) ||
+        (acc->accuracy_s > 0 && calib_accuracy_plan_run(dir, acc->accuracy_s, acc->epochs, hostfile, c->net, err, sizeof err))) {
         args_error("calibrate: %s", err);
         rc = 1;
     } else {
         chrome_import_opts none = { 0 };
         const fit_options fo = fit_options_default();
-        rc = run_from_traces(dir, out_path, &none, &fo, acc->accuracy_s > 0, strict);
+        rc = run_from_traces(dir, out_path, &none, &fo, acc->accuracy_s > 0, c->strict);
     }
     if (!out_dir)
         remove_plan_dir(dir);
@@ -430,6 +471,17 @@ static int run_plan(double budget_s, long limit, const accuracy_plan *acc, const
 
 enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_BUDGET, OPT_OUT_DIR, OPT_HOSTFILE,
        OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_BANDWIDTH, OPT_STRICT, OPT_HELP };
+
+/* --net for the plan: a network train can build on its default data (Fashion-MNIST,
+ * 28x28x1, 10 classes), said now rather than after the plan's first run fails. */
+static int check_plan_net(const char *spec) {
+    long params;
+    char err[512];
+    if (!spec || net_param_count(spec, 28, 28, 1, 10, &params, err, sizeof err) == 0)
+        return 0;
+    args_error("calibrate --net %s: %s", spec, err);
+    return 2;
+}
 
 /* The flags that do not go together: 0, or 2 after a usage message. */
 static int check_flag_combinations(const char *dir, const char *ernest, int measuring_flags, int epochs_without_plan,
@@ -478,19 +530,6 @@ static int from_table(const calib_table_flags *tab, const import_flags *imp, boo
     }
     return calib_table_run(tab, (double)imp->opts.model_bytes, out_path);
 }
-
-/* What the flags said: the source, and each source's settings. */
-typedef struct {
-    const char *dir, *out_path, *ernest;
-    int machines[MAX_MACHINES], n_machines;
-    double fraction, budget_s;
-    const char *out_dir, *hostfile;
-    long limit;
-    accuracy_plan acc;
-    int measuring_flags, epochs_given;
-    bool strict;
-    fit_options fo;
-} calib_cli;
 
 /* One of calibrate's own flags: 0 taken, 2 a bad value (printed), -1 --help (printed), 1
  * not one of them. */
@@ -556,7 +595,9 @@ int cmd_calibrate(int argc, char **argv) {
     while ((code = getopt_long(argc, argv, "", options, NULL)) != -1) {
         int handled = calib_table_handle(&tab, code, optarg);
         if (handled == 1 && (handled = import_flags_handle(&imp, code, optarg)) == 0)
-            import_given += code != IMPORT_OPT_PRINT_MAP;
+            import_given += code != IMPORT_OPT_PRINT_MAP && code != IMPORT_OPT_NET;
+        if (code == IMPORT_OPT_NET) /* imported traces' name, or the network the plan trains */
+            c.net = optarg;
         if (handled == 1)
             handled = handle_own(&c, code, optarg);
         if (handled == 1)
@@ -579,7 +620,7 @@ int cmd_calibrate(int argc, char **argv) {
                                 import_given))
         return 2;
     if (!c.dir && !c.ernest && !imp.print_map)
-        return run_plan(c.budget_s, c.limit, &c.acc, c.out_dir, c.hostfile, c.out_path, c.strict);
+        return check_plan_net(c.net) ? 2 : run_plan(&c);
     if (c.ernest)
         return run_ernest(c.ernest, c.machines, c.n_machines, c.fraction);
     int rc = import_flags_finish(&imp);

@@ -344,7 +344,7 @@ static int measure_and_calibrate(ctx *c, double budget_s, double accuracy_s, con
              "(speedup calibrate's plan, cli/calib_plan.h, into %s, each round followed by the held-out runs)\n",
              traces_dir);
     err[0] = '\0';
-    if (calib_plan_run_rounds(traces_dir, budget_s, c->limit, c->hostfile, run_held_out_round, &h, err, sizeof err)) {
+    if (calib_plan_run_rounds(traces_dir, budget_s, c->limit, c->hostfile, NULL, run_held_out_round, &h, err, sizeof err)) {
         if (err[0])
             args_error("report: calibration plan: %s", err);
         return -1;
@@ -356,7 +356,7 @@ static int measure_and_calibrate(ctx *c, double budget_s, double accuracy_s, con
         used = strlen(c->commands);
         snprintf(c->commands + used, sizeof c->commands - used,
                  "(speedup calibrate's accuracy plan, cli/calib_accuracy.h, %.0f s, into %s)\n", accuracy_s, traces_dir);
-        if (calib_accuracy_plan_run(traces_dir, accuracy_s, CALIB_ACCURACY_DEFAULT_EPOCHS, c->hostfile, err,
+        if (calib_accuracy_plan_run(traces_dir, accuracy_s, CALIB_ACCURACY_DEFAULT_EPOCHS, c->hostfile, NULL, err,
                                     sizeof err)) {
             args_error("report: accuracy plan: %s", err);
             return -1;

@@ -84,6 +84,23 @@ static int summary(const trace *t) {
     printf("run: %d workers x %d cores, sync %s, topology %s, host %s, net %s%s\n", c->workers, c->cores, sync,
            job_topology_name(c->topology), t->run.host, t->run.net,
            t->run.waits_block ? ", waits block" : "");
+    const trace_layers *ly = &t->run.layers;
+    if (ly->has) { /* rank 0's training passes layer by layer: where a step's compute goes */
+        double total = 0;
+        for (int i = 0; i < ly->cost.n; i++)
+            total += ly->time_s[i];
+        printf("layers (rank 0, %ld steps, %.0f examples):", ly->steps, ly->examples);
+        for (int i = 0; i < ly->cost.n; i++) {
+            const network_layer *y = &ly->cost.layer[i];
+            const double t = ly->time_s[i];
+            printf("%s %d %s %.3f s (%.0f%%", i ? ";" : "", i, network_kind_name(y->kind), t,
+                   total > 0 ? 100 * t / total : 0.0);
+            if (y->flops > 0 && t > 0)
+                printf(", %.3g GFLOP/s", y->flops * ly->examples / t / 1e9);
+            printf(")");
+        }
+        printf("\n");
+    }
     const trace_host_speed *hs = &t->run.speed;
     if (hs->has)
         printf("host speed: probe %.3f ms before the run, %.3f ms after; steal %.2f s of %.1f s of CPU (%.1f%%)\n",

@@ -1,6 +1,8 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/grid.h"
 
+#include "train/net.h"
+
 #include "cli/args.h"
 #include "model/calibration.h"
 
@@ -196,6 +198,7 @@ int grid_handle_option(grid *g, int code, const char *arg) {
         return 0;
     case GRID_OPT_STEP_TIME: return args_seconds("--step-time", arg, &g->step_time);
     case GRID_OPT_WIDE: g->wide = true; return 0;
+    case GRID_OPT_NET: g->net_spec = arg; return 0;
     case GRID_OPT_CLUSTER:
         if (g->has_cluster) { /* one grid, one cluster (speedup report draws up to four) */
             args_error("--cluster given twice (then '%s'): one cluster a grid; speedup report --cluster draws up "
@@ -244,6 +247,7 @@ static int load_params(grid *g) {
     g->params = cal.params;
     memcpy(g->uncalibrated, cal.uncalibrated, sizeof g->uncalibrated);
     g->sigma_unmeasured = cal.sigma_unmeasured;
+    g->network = cal.network;
     if (!g->topology_given) { /* the default leaves out what was never measured */
         int n = 0;
         for (int t = 0; t < JOB_TOPO_COUNT; t++)
@@ -395,15 +399,41 @@ void grid_print_setting(const grid *g, FILE *out) {
         snprintf(where, sizeof where, "one host of %g cores", g->params.host_cores);
     else
         snprintf(where, sizeof where, "one host, cores unlimited");
+    if (g->net_spec)
+        fprintf(out, "network: %s, priced by layer kind from the calibration's %s (transfer error %.3g added to the "
+                "interval)\n", g->net_spec, g->network.spec, g->network.transfer_cv);
     fprintf(out, "parameters: %s; D = %ld examples, B = %ld (%s), E = %d epochs (%s); on %s\n", g->host,
             g->base.examples, g->base.batch,
             g->base.batch_per_worker ? "weak scaling: B per worker" : "strong scaling: B split over the workers",
             g->base.epochs, g->workload_from, where);
 }
 
+/* --net: the calibration's rates price another network (model/netcost.h). 0, or 2 printed. */
+static int transfer_network(grid *g) {
+    if (!g->net_spec)
+        return 0;
+    if (!g->network.known) {
+        args_error("--net %s: %s has no per-layer rates of this host to price another network with: calibrate "
+                   "again (its traces time each layer kind)", g->net_spec, g->calib_path ? g->calib_path : "the seed-like example");
+        return 2;
+    }
+    const int *in = g->network.input;
+    network_cost target;
+    char err[512];
+    if (net_cost_of_spec(g->net_spec, in[0], in[1], in[2], in[3], &target, err, sizeof err) ||
+        netcost_transfer(&g->network, &target, &g->params, &g->unc.se.c1_s, err, sizeof err)) {
+        args_error("--net: %s", err);
+        return 2;
+    }
+    g->unc.cov_c0_c1 = 0; /* c0 and c1 moved apart */
+    return 0;
+}
+
 int grid_finish(grid *g) {
     if (load_params(g))
         return 1;
+    if (transfer_network(g))
+        return 2;
     apply_overrides(g);
     if (g->has_cluster && !g->cores_given) {
         /* A worker never takes more cores than a machine has. */

@@ -50,7 +50,7 @@ enum {
     GRID_OPT_TOPOLOGY, GRID_OPT_MASTER, GRID_OPT_BATCH_PER_WORKER, GRID_OPT_EXAMPLES,
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_STARTUP,
     GRID_OPT_RUN_CV, GRID_OPT_CLUSTER, GRID_OPT_SCALING, GRID_OPT_TARGET_ACCURACY,
-    GRID_OPT_ALLREDUCE, GRID_OPT_PS_PLACEMENT, GRID_OPT_STEP_TIME, GRID_OPT_WIDE,
+    GRID_OPT_ALLREDUCE, GRID_OPT_PS_PLACEMENT, GRID_OPT_STEP_TIME, GRID_OPT_WIDE, GRID_OPT_NET,
     GRID_OPT_PARAM,          /* GRID_OPT_PARAM + id: the registry's flag of parameter id */
     GRID_OPT_LAST = GRID_OPT_PARAM + PARAM_COUNT
 };
@@ -67,7 +67,8 @@ enum {
     { "allreduce", required_argument, 0, GRID_OPT_ALLREDUCE },                       \
     { "ps-placement", required_argument, 0, GRID_OPT_PS_PLACEMENT },                 \
     { "step-time", required_argument, 0, GRID_OPT_STEP_TIME },                       \
-    { "wide", no_argument, 0, GRID_OPT_WIDE },                               \
+    { "wide", no_argument, 0, GRID_OPT_WIDE },                                       \
+    { "net", required_argument, 0, GRID_OPT_NET },                               \
     { "workers", required_argument, 0, GRID_OPT_WORKERS },                           \
     { "cores", required_argument, 0, GRID_OPT_CORES },                               \
     { "sync", required_argument, 0, GRID_OPT_SYNC },                                 \
@@ -115,6 +116,10 @@ enum {
     "                       (TensorFlow, BytePS); 0: one master rank  [the calibration's]\n" \
     "  --ps-placement P     the shards on the workers' machines (colocated) or on\n"      \
     "                       machines of their own (separate)     [the calibration's]\n"   \
+    "  --net SPEC           another network than the one --calib measured (train's\n"    \
+    "                       --net syntax): its compute priced by layer kind with the\n"   \
+    "                       calibration's rates, its bytes from its parameters, and\n"   \
+    "                       the interval widened by the transfer's error\n"              \
     "  --wide               the table's every column in seconds (default: 80 columns,\n"  \
     "                       times as h:mm:ss); --csv is the same either way\n"          \
     "  --step-time S        a worker that is a device (a GPU): one step of it at the\n"  \
@@ -168,6 +173,8 @@ typedef struct {
     bool wide;                    /* --wide: the table's every column, in seconds */
     int n_cells;                  /* configurations kept (grid_finish): grid_size */
     const char *workload_from;    /* where D, B, E came from, for the setting's line */
+    const char *net_spec;         /* --net: another network than the calibration's; NULL: its own */
+    calibration_network network;  /* --calib's network and layer rates (model/netcost.h) */
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
     double param[PARAM_COUNT];   /* what-if values by registry id; NAN: not given */

@@ -1,6 +1,7 @@
 #include "model/calibration.h"
 
 #include "model/calibration_efficiency.h"
+#include "model/calibration_network.h"
 #include "util/jsonout.h"
 
 #include "util/errmsg.h"
@@ -193,6 +194,9 @@ static int read_root(const char *path, json_t *root, calibration *out, char *err
         return -1;
     json_t *efficiency = json_object_get(root, "efficiency");
     if (efficiency && calibration_efficiency_read(path, efficiency, &out->efficiency, err, errlen))
+        return -1;
+    json_t *network = json_object_get(root, "network");
+    if (network && calibration_network_read(path, network, &out->network, err, errlen))
         return -1;
 
     json_t *host = json_object_get(root, "host");
@@ -440,6 +444,8 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
         bad = set_new(root, "memory", memory_to_json(&cal->memory));
     if (!bad && cal->efficiency.known)
         bad = set_new(root, "efficiency", calibration_efficiency_to_json(&cal->efficiency));
+    if (!bad && cal->network.known)
+        bad = set_new(root, "network", calibration_network_to_json(&cal->network));
     if (!bad && fit)
         bad = fit_to_json(root, fit);
     if (bad) {

@@ -30,6 +30,7 @@
 #include "model/costmodel.h"
 #include "model/efficiency.h"
 #include "model/memory.h"
+#include "model/netcost.h"
 #include "model/params.h"
 
 #include <stdbool.h>
@@ -53,6 +54,7 @@ typedef struct {
                                           extrapolates */
     char source[256];             /* what it was fitted from ("source"; "" = traces) */
     memory_params memory;         /* known = false when the file has no "memory" */
+    calibration_network network;  /* known = false when the file has no "network" */
     efficiency_model efficiency;  /* known = false when the file has no "efficiency" */
 } calibration;
 

@@ -83,6 +83,25 @@ static json_t *memory_to_json(const trace_run *r) {
     return o;
 }
 
+/* The header's "layers" object: "params", "input", "steps", "examples" and "list", one
+ * {"kind", "time_s", "flops", "bytes", "step_bytes"} a layer. NULL out of memory. */
+static json_t *layers_to_json(const trace_layers *l) {
+    json_t *list = json_array();
+    for (int i = 0; list && i < l->cost.n; i++) {
+        const network_layer *y = &l->cost.layer[i];
+        if (json_array_append_new(list, json_pack("{s:s, s:f, s:f, s:f, s:f}", "kind", network_kind_name(y->kind),
+                                                  "time_s", l->time_s[i], "flops", y->flops, "bytes", y->bytes,
+                                                  "step_bytes", y->step_bytes))) {
+            json_decref(list);
+            return NULL;
+        }
+    }
+    return list ? json_pack("{s:I, s:[i,i,i,i], s:I, s:f, s:o}", "params", (json_int_t)l->cost.params, "input",
+                            l->input[0], l->input[1], l->input[2], l->input[3], "steps", (json_int_t)l->steps,
+                            "examples", l->examples, "list", list)
+                : NULL;
+}
+
 static json_t *run_to_json(const trace_run *r) {
     char sync[24];
     job_sync_format(r->config.sync, r->config.every_n, sync, sizeof sync);
@@ -101,6 +120,10 @@ static json_t *run_to_json(const trace_run *r) {
         return NULL;
     }
     if (o && r->memory.has && json_object_set_new(o, "memory", memory_to_json(r))) {
+        json_decref(o);
+        return NULL;
+    }
+    if (o && r->layers.has && json_object_set_new(o, "layers", layers_to_json(&r->layers))) {
         json_decref(o);
         return NULL;
     }
@@ -178,6 +201,49 @@ static int get_int(json_t *o, const char *key, long min, long *out) {
     if (!json_is_integer(v) || json_integer_value(v) < min)
         return -1;
     *out = (long)json_integer_value(v);
+    return 0;
+}
+
+/* A finite number >= 0 at key of o into *out; -1 when it is not one. */
+static int get_nonneg(json_t *o, const char *key, double *out) {
+    json_t *v = json_object_get(o, key);
+    if (!json_is_number(v) || !(json_number_value(v) >= 0) || !isfinite(json_number_value(v)))
+        return -1;
+    *out = json_number_value(v);
+    return 0;
+}
+
+/* The header's optional "layers" object (layers_to_json). */
+static int parse_layers(json_t *o, trace_run *r, const char *path, long line, char *err, int errlen) {
+    trace_layers *l = &r->layers;
+    json_t *params = json_object_get(o, "params"), *steps = json_object_get(o, "steps");
+    json_t *input = json_object_get(o, "input"), *list = json_object_get(o, "list");
+    if (!json_is_integer(params) || json_integer_value(params) < 0 || !json_is_integer(steps) ||
+        json_integer_value(steps) < 1 || get_nonneg(o, "examples", &l->examples) || !json_is_array(list) ||
+        json_array_size(list) > NETWORK_MAX_LAYERS || !json_is_array(input) || json_array_size(input) != 4)
+        return errmsg_set(err, errlen, "%s: line %ld: run.layers: expected params, steps (>= 1), examples, input "
+                          "[h, w, c, classes] and a list of at most %d layers", path, line, NETWORK_MAX_LAYERS);
+    for (size_t i = 0; i < 4; i++) {
+        json_t *v = json_array_get(input, i);
+        if (!json_is_integer(v) || json_integer_value(v) < 1 || json_integer_value(v) > 65536)
+            return errmsg_set(err, errlen, "%s: line %ld: run.layers.input: expected whole numbers in [1, 65536]",
+                              path, line);
+        l->input[i] = (int)json_integer_value(v);
+    }
+    l->cost.params = (long)json_integer_value(params);
+    l->steps = (long)json_integer_value(steps);
+    l->cost.n = (int)json_array_size(list);
+    for (int i = 0; i < l->cost.n; i++) {
+        json_t *y = json_array_get(list, (size_t)i);
+        network_layer *c = &l->cost.layer[i];
+        const char *kind = json_string_value(json_object_get(y, "kind"));
+        if (!kind || network_kind_parse(kind, &c->kind) || get_nonneg(y, "time_s", &l->time_s[i]) ||
+            get_nonneg(y, "flops", &c->flops) || get_nonneg(y, "bytes", &c->bytes) ||
+            get_nonneg(y, "step_bytes", &c->step_bytes))
+            return errmsg_set(err, errlen, "%s: line %ld: run.layers.list[%d]: expected kind (conv, fc, elementwise, "
+                              "pool) and time_s, flops, bytes, step_bytes (numbers >= 0)", path, line, i);
+    }
+    l->has = true;
     return 0;
 }
 
@@ -288,6 +354,9 @@ static int parse_run(json_t *root, trace_run *r, const char *path, long line, ch
                                             strcmp(json_string_value(waits), "block") == 0)))
         return errmsg_set(err, errlen, "%s: line %ld: run.waits: expected \"poll\" or \"block\"", path, line);
     r->waits_block = waits && strcmp(json_string_value(waits), "block") == 0;
+    json_t *layers = json_object_get(run, "layers");
+    if (layers && parse_layers(layers, r, path, line, err, errlen))
+        return -1;
     json_t *speed = json_object_get(run, "host_speed");
     if (speed && parse_host_speed(speed, r, path, line, err, errlen))
         return -1;

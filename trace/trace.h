@@ -24,6 +24,7 @@
 #ifndef SPEEDUP_TRACE_H
 #define SPEEDUP_TRACE_H
 
+#include "core/network.h"
 #include "model/costmodel.h"
 
 #include <stdbool.h>
@@ -73,12 +74,28 @@ typedef struct {
  * (train/probe.h) just before the run and just after it, and the hypervisor's steal time
  * over it (util/host.h), so that a run slowed by the host's phase can be told from one
  * slowed by its configuration. */
+/* The probe's work: a 384 x 384 x 384 single-precision product, 2·384³ FLOPs. */
+#define TRACE_PROBE_N 384
+#define TRACE_PROBE_FLOPS (2.0 * TRACE_PROBE_N * TRACE_PROBE_N * TRACE_PROBE_N)
+
 typedef struct {
     bool has;                        /* the header has a "host_speed" object */
     double probe_before_s, probe_after_s; /* the probe's median time, before and after */
     double steal_s;                  /* steal time over the run, all CPUs together */
     double cpu_s;                    /* all CPU time over the run (the steal's share's base) */
 } trace_host_speed;
+
+/* Rank 0's training passes layer by layer ("layers"; core/network.h): each layer's kind
+ * and work and the time its passes took over the run (a fused relu in its conv's), over
+ * how many steps and examples: what the per-kind rates are fitted from. */
+typedef struct {
+    bool has;
+    network_cost cost;               /* every layer's kind and work; the parameters */
+    double time_s[NETWORK_MAX_LAYERS]; /* each layer's time over the run */
+    int input[4];                    /* the network's input h, w, c and its classes */
+    long steps;                      /* rank 0's steps with examples */
+    double examples;                 /* their examples */
+} trace_layers;
 
 typedef struct {
     char host[128];
@@ -92,6 +109,7 @@ typedef struct {
     long seed;
     trace_memory memory;
     trace_host_speed speed;
+    trace_layers layers;
 } trace_run;
 
 typedef struct {

@@ -1,4 +1,5 @@
 /* net — shapes, buffers, initialisation and the passes over the layer list. */
+#define _POSIX_C_SOURCE 200809L
 #include "train/net.h"
 
 #include "train/layers.h"
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static long shape_size(int h, int w, int c) { return (long)h * w * c; }
 
@@ -119,6 +121,16 @@ static double buffer_floats(const net *n) {
                      (double)conv_workspace_floats(L->spec.k, L->c, L->oc, n->threads);
     }
     return total + 2.0 * B * largest;
+}
+
+int net_cost_of_spec(const char *spec_text, int h, int w, int c, int classes, network_cost *out, char *err,
+                     int errlen) {
+    net *n = net_planned(spec_text, h, w, c, classes, 1, err, errlen);
+    if (!n)
+        return -1;
+    *out = net_cost_of(n);
+    free(n);
+    return 0;
 }
 
 int net_param_count(const char *spec_text, int h, int w, int c, int classes, long *n_params, char *err, int errlen) {
@@ -241,6 +253,24 @@ void net_dropout_at(net *n, long position) { n->dropout_pos = position; }
 
 float *net_input(net *n) { return n->input; }
 
+/* The kind a layer's time counts in: a relu after a conv is fused into it. */
+static int kind_of(const net *n, int i) {
+    switch (n->layers[i].spec.kind) {
+    case LAYER_CONV: return NETWORK_CONV;
+    case LAYER_FC: return NETWORK_FC;
+    case LAYER_POOL: return NETWORK_POOL;
+    case LAYER_RELU: return i > 0 && n->layers[i - 1].spec.kind == LAYER_CONV ? NETWORK_CONV : NETWORK_ELEMENTWISE;
+    case LAYER_DROPOUT: return NETWORK_ELEMENTWISE;
+    }
+    return NETWORK_ELEMENTWISE;
+}
+
+static double wall_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
 float net_forward(net *n, int count, const uint8_t *labels, int training, float divisor) {
     const int B = count;
     for (int i = 0; i < n->n_layers; i++) {
@@ -248,6 +278,7 @@ float net_forward(net *n, int count, const uint8_t *labels, int training, float 
         const float *W = L->w_off >= 0 ? n->params + L->w_off : NULL;
         const float *b = L->b_off >= 0 ? n->params + L->b_off : NULL;
         const long out_n = (long)B * L->oh * L->ow * L->oc;
+        const double t0 = training ? wall_s() : 0.0;
         switch (L->spec.kind) {
         case LAYER_CONV:
             conv_forward(L->in, W, b, L->col, L->out, B, L->h, L->w, L->c, L->spec.k, L->oc, L->relu_fused,
@@ -282,6 +313,8 @@ float net_forward(net *n, int count, const uint8_t *labels, int training, float 
             dropout_apply(L->out, L->mask, out_n);
             break;
         }
+        if (training)
+            n->layer_s[i] += wall_s() - t0;
     }
     if (training)
         n->dropout_pos += B; // consecutive steps without net_dropout_at get fresh masks
@@ -305,6 +338,7 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
         for (int j = 0; j < i; j++)
             need_dx |= n->layers[j].w_off >= 0;
         float *dx = need_dx ? n->dbuf[1 - cur] : NULL;
+        const double t0 = wall_s();
         switch (L->spec.kind) {
         case LAYER_CONV:
             conv_backward(dy, L->in, L->relu_fused ? L->out : NULL, W, L->col, dW, db, dx, L->ws, n->threads - 1,
@@ -329,6 +363,7 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
                 dropout_apply(dy, L->mask, out_n);
             break;
         }
+        n->layer_s[i] += wall_s() - t0;
         if (!need_dx)
             break;
     }
@@ -409,6 +444,39 @@ net_memory net_memory_of(const net *n) {
     return (net_memory){ .fwd_bytes_per_example = f * fwd,
                          .train_bytes_per_example = f * (masks + written[0] + written[1]),
                          .workspace_bytes = f * col, .workspace_bytes_per_thread = f * per_thread };
+}
+
+/* A layer's work (core/network.h): conv and fc by their FLOPs, im2col and activations by
+ * the bytes they move, weights once a step; a relu fused into its conv is part of the conv. */
+static network_layer layer_cost(const net *n, int i) {
+    const net_layer *L = &n->layers[i];
+    const double in = (double)L->h * L->w * L->c, out = (double)L->oh * L->ow * L->oc, f = sizeof(float);
+    network_layer c = { .kind = (network_kind)kind_of(n, i) };
+    switch (L->spec.kind) {
+    case LAYER_CONV: {
+        const double col = (double)L->oh * L->ow * L->spec.k * L->spec.k * L->c; /* im2col floats */
+        c.flops = 6.0 * L->oh * L->ow * (double)L->n_w;
+        c.bytes = f * (4 * col + 3 * (in + out));
+        c.step_bytes = f * 3 * (double)L->n_w;
+        break;
+    }
+    case LAYER_FC:
+        c.flops = 6.0 * (double)L->n_w;
+        c.bytes = f * 3 * (in + out);
+        c.step_bytes = f * 3 * (double)L->n_w;
+        break;
+    case LAYER_RELU: c.bytes = c.kind == NETWORK_CONV ? 0.0 : f * 5 * out; break;
+    case LAYER_DROPOUT: c.bytes = L->spec.p > 0 ? f * 6 * out : 0.0; break;
+    case LAYER_POOL: c.bytes = f * 3 * (in + out); break;
+    }
+    return c;
+}
+
+network_cost net_cost_of(const net *n) {
+    network_cost c = { .n = n->n_layers, .params = n->n_params };
+    for (int i = 0; i < n->n_layers; i++)
+        c.layer[i] = layer_cost(n, i);
+    return c;
 }
 
 double net_forward_flops(const net *n) {

@@ -16,6 +16,7 @@
 #ifndef SPEEDUP_NET_H
 #define SPEEDUP_NET_H
 
+#include "core/network.h"
 #include "train/netspec.h"
 
 #include <gsl/gsl_rng.h>
@@ -53,6 +54,8 @@ typedef struct {
     gsl_rng *dropout_rng;
     unsigned long dropout_seed;  /* the masks' key, with each example's position */
     long dropout_pos;        /* position (in the epoch's order) of the next batch's first example */
+    double layer_s[NETSPEC_MAX_LAYERS]; /* training passes' time in each layer so far (a fused
+                                     relu in its conv's), for the per-kind rates (core/network.h) */
 } net;
 
 /* The most floats a network's buffers may take (16 GiB): a spec and shape asking for more
@@ -112,5 +115,13 @@ net_memory net_memory_of(const net *n);
 
 /* Floating-point operations of one example's forward pass (multiply-adds count 2). */
 double net_forward_flops(const net *n);
+
+/* What the network costs layer by layer (core/network.h): both passes. A relu fused into
+ * its conv is the conv's (its time is too). */
+network_cost net_cost_of(const net *n);
+/* The same for a spec on (h, w, c) inputs and `classes` outputs, without building it: 0,
+ * or -1 with the reason in err. */
+int net_cost_of_spec(const char *spec_text, int h, int w, int c, int classes, network_cost *out, char *err,
+                     int errlen);
 
 #endif

@@ -2,11 +2,13 @@
 #define _POSIX_C_SOURCE 200809L
 #include "train/probe.h"
 
+#include "trace/trace.h"
+
 #include <cblas.h>
 #include <stdlib.h>
 #include <time.h>
 
-enum { PROBE_N = 384, PROBE_REPS = 21 };
+enum { PROBE_N = TRACE_PROBE_N, PROBE_REPS = 21 };
 
 static double now_s(void) {
     struct timespec ts;

@@ -248,6 +248,7 @@ typedef struct {
     long step;                 /* the global step, counted from the first epoch */
     double step_time_s;        /* this rank's time in steps: compute through the update */
     long step_examples;        /* and the examples it trained on */
+    long steps_with_examples;  /* this rank's steps that trained on some (the layer kinds' timed passes) */
     int synced;                /* the last step left every rank with the same weights */
     double eval_time_s;        /* this rank's eval-phase time so far: evaluations, checkpoints */
     long *subset;              /* (subset_n) --eval-every's test examples, ascending */
@@ -725,6 +726,7 @@ static int run_epoch(run *R, int e, epoch_tally *t) {
         t->step_s += R->rec.mark_s - ts;
         t->examples += count;
         R->step_examples += count;
+        R->steps_with_examples += count > 0;
         R->since_steps++;
         if (count > 0) {
             t->loss_sum += loss;
@@ -819,6 +821,14 @@ static int run_summary(run *R) {
     r->examples_per_s = R->step_time_s > 0 ? (double)examples / R->step_time_s : 0.0;
     r->params_crc32 = net_params_crc32(R->n);
     r->wall_s = sync_now(&R->sc) - R->sc.init_t0_s;
+    if (R->rec.tr && R->sc.rank == 0 && R->steps_with_examples > 0) { /* rank 0's passes, by layer kind */
+        trace_layers *l = &R->rec.tr->run.layers;
+        *l = (trace_layers){ .has = true, .cost = net_cost_of(R->n), .steps = R->steps_with_examples,
+                             .examples = (double)R->step_examples,
+                             .input = { R->n->h, R->n->w, R->n->c, R->n->classes } };
+        for (int i = 0; i < l->cost.n; i++)
+            l->time_s[i] = R->n->layer_s[i];
+    }
     sync_gather_value(&R->sc, peak_rss_mib(), r->peak_rss_mib, TRAINER_MAX_RANKS);
     sync_gather_value(&R->sc, cpu_s(), r->cpu_s, TRAINER_MAX_RANKS);
     if (c->trace_path) {

@@ -1,0 +1,225 @@
+/* Another network than the one measured: a network's work counted layer by layer (worked
+ * by hand), the per-kind rates recovered from layer times, and a prediction for another
+ * network priced with them — in the library and through `speedup model --net`. */
+#include "fit/netfit.h"
+#include "model/calibration.h"
+#include "model/netcost.h"
+#include "tests/clirun.h"
+#include "train/net.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void assert_rel(double got, double want, double tol, const char *what) {
+    cr_assert(fabs(got - want) <= tol * fabs(want), "%s: got %.12g, want %.12g", what, got, want);
+}
+
+/* conv3x3x2 on 4x4x1 (same padding): 16 positions x 2 channels x 9 taps = 288 multiply-adds
+ * forward, 576 FLOPs, and twice that backward: 1728. Its 18 weights and 2 biases; after
+ * pool2, 2x2x2 = 8 inputs to fc4: 32 multiply-adds, 192 FLOPs both ways; 32 weights, 4
+ * biases. 56 parameters. The relu is fused into the conv: no work of its own. */
+Test(network, a_small_networks_work_is_counted_layer_by_layer) {
+    network_cost c;
+    char err[256];
+    cr_assert_eq(net_cost_of_spec("conv3x3x2,relu,pool2,fc4", 4, 4, 1, 4, &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.n, 4);
+    cr_assert_eq(c.params, 56);
+    cr_assert_eq(c.layer[0].kind, NETWORK_CONV);
+    assert_rel(c.layer[0].flops, 1728, 1e-12, "conv FLOPs");
+    assert_rel(c.layer[0].step_bytes, 4.0 * 3 * 18, 1e-12, "conv weights read three times");
+    cr_assert(network_layer_idle(&c.layer[1]), "the fused relu does no work");
+    cr_assert_eq(c.layer[2].kind, NETWORK_POOL);
+    cr_assert_eq(c.layer[2].flops, 0);
+    assert_rel(c.layer[2].bytes, 4.0 * 3 * (32 + 8), 1e-12, "pool reads 32 and writes 8 floats, three passes");
+    cr_assert_eq(c.layer[3].kind, NETWORK_FC);
+    assert_rel(c.layer[3].flops, 192, 1e-12, "fc FLOPs");
+    /* A relu that follows no conv is elementwise work of its own. */
+    cr_assert_eq(net_cost_of_spec("fc8,relu,fc4", 4, 4, 1, 4, &c, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(c.layer[1].kind, NETWORK_ELEMENTWISE);
+    cr_assert(c.layer[1].bytes > 0);
+}
+
+/* Known rates, three runs at batches 16, 32 and 64 over 960 examples: the layer times the
+ * rates make, exactly. The fit must give the rates back. */
+static const netcost_rates truth[NETWORK_KINDS] = {
+    [NETWORK_CONV] = { 1.0 / 60e9, 1.0 / 8e9, 1.0 / 2e9, 20e-6 },
+    [NETWORK_FC] = { 1.0 / 40e9, 1.0 / 10e9, 1.0 / 4e9, 5e-6 },
+    [NETWORK_ELEMENTWISE] = { 0, 1.0 / 5e9, 0, 2e-6 },
+    [NETWORK_POOL] = { 0, 1.0 / 3e9, 0, 3e-6 },
+};
+
+static trace *synthetic_run(const network_cost *c, int batch, const netcost_rates *truth) {
+    trace *t = calloc(1, sizeof *t);
+    t->run.config.workers = 1, t->run.config.cores = 1, t->run.host_cores = 2;
+    snprintf(t->run.net, sizeof t->run.net, "synthetic");
+    trace_layers *l = &t->run.layers;
+    *l = (trace_layers){ .has = true, .cost = *c, .examples = 960, .steps = 960 / batch, .input = { 8, 8, 1, 4 } };
+    for (int i = 0; i < c->n; i++) {
+        const network_layer *y = &c->layer[i];
+        const netcost_rates *r = &truth[y->kind];
+        l->time_s[i] = network_layer_idle(y) ? 1e-6
+                       : (r->s_per_flop * y->flops + r->s_per_byte * y->bytes) * l->examples +
+                         (r->s_per_step_byte * y->step_bytes + r->s_per_layer_step) * (double)l->steps;
+    }
+    return t;
+}
+
+Test(network, the_fit_gives_back_each_kinds_rates_from_layer_times) {
+    network_cost c;
+    char err[256], note[512];
+    cr_assert_eq(net_cost_of_spec("conv3x3x4,relu,conv5x5x8,relu,pool2,conv3x3x8,relu,fc16,relu,dropout0.5,fc12,"
+                                  "relu,fc8,pool1,fc4", 8, 8, 1, 4, &c, err, sizeof err), -1,
+                 "a pool after an fc is not a network (it checks the spec)");
+    cr_assert_eq(net_cost_of_spec("conv3x3x4,relu,conv5x5x8,relu,pool2,conv3x3x8,relu,pool2,fc16,relu,dropout0.5,"
+                                  "fc12,relu,fc4", 8, 8, 1, 4, &c, err, sizeof err), 0, "%s", err);
+    trace *tr[3] = { synthetic_run(&c, 16, truth), synthetic_run(&c, 32, truth), synthetic_run(&c, 64, truth) };
+    calibration_network got;
+    cr_assert_eq(netfit_traces(tr, 3, &got, note, sizeof note), 0, "%s", note);
+    cr_assert(got.known);
+    cr_assert_str_eq(got.spec, "synthetic");
+    cr_assert_eq(got.cost.params, c.params);
+    for (int k = 0; k < NETWORK_KINDS; k++) {
+        const char *name = network_kind_name((network_kind)k);
+        const netcost_rates *w = &truth[k], *g = &got.rate[k];
+        if (w->s_per_flop > 0)
+            assert_rel(g->s_per_flop, w->s_per_flop, 1e-6, name);
+        assert_rel(g->s_per_byte, w->s_per_byte, 1e-6, name);
+        assert_rel(g->s_per_layer_step, w->s_per_layer_step, 1e-6, name);
+        if (w->s_per_step_byte > 0)
+            assert_rel(g->s_per_step_byte, w->s_per_step_byte, 1e-6, name);
+    }
+    /* A run at two cores a worker, or one whose ranks share a core, is not an idle core's. */
+    tr[0]->run.config.cores = 2, tr[1]->run.config.cores = 2, tr[2]->run.config.cores = 2;
+    cr_assert_eq(netfit_traces(tr, 3, &got, note, sizeof note), 1);
+    cr_assert(!got.known);
+    for (int i = 0; i < 3; i++)
+        free(tr[i]);
+}
+
+/* Runs that record the host's speed: a FLOP of conv and fc costs the probe's (its sgemm of
+ * 2·384³ FLOPs in 1.2 ms, the faster of the two probes, the median over the runs: 1.2, 1.1
+ * and 1.3 ms give 1.2), and the other rates are fitted to what the FLOPs leave. */
+Test(network, a_flop_costs_what_the_probes_sgemm_costs_when_the_runs_record_it) {
+    const double s_per_flop = 1.2e-3 / (2.0 * 384 * 384 * 384);
+    netcost_rates probed[NETWORK_KINDS];
+    memcpy(probed, truth, sizeof probed);
+    probed[NETWORK_CONV].s_per_flop = probed[NETWORK_FC].s_per_flop = s_per_flop;
+    network_cost c;
+    char err[256], note[512];
+    cr_assert_eq(net_cost_of_spec("conv3x3x4,relu,conv5x5x8,relu,pool2,conv3x3x8,relu,pool2,fc16,relu,dropout0.5,"
+                                  "fc12,relu,fc4", 8, 8, 1, 4, &c, err, sizeof err), 0, "%s", err);
+    trace *tr[3] = { synthetic_run(&c, 16, probed), synthetic_run(&c, 32, probed), synthetic_run(&c, 64, probed) };
+    const double before[3] = { 1.2e-3, 1.4e-3, 1.3e-3 }, after[3] = { 1.3e-3, 1.1e-3, 1.9e-3 };
+    for (int i = 0; i < 3; i++)
+        tr[i]->run.speed = (trace_host_speed){ .has = true, .probe_before_s = before[i], .probe_after_s = after[i] };
+    calibration_network got;
+    cr_assert_eq(netfit_traces(tr, 3, &got, note, sizeof note), 0, "%s", note);
+    assert_rel(got.rate[NETWORK_CONV].s_per_flop, s_per_flop, 1e-12, "conv per FLOP");
+    assert_rel(got.rate[NETWORK_FC].s_per_flop, s_per_flop, 1e-12, "fc per FLOP");
+    for (int k = 0; k < NETWORK_KINDS; k++) {
+        assert_rel(got.rate[k].s_per_byte, probed[k].s_per_byte, 1e-6, network_kind_name((network_kind)k));
+        assert_rel(got.rate[k].s_per_layer_step, probed[k].s_per_layer_step, 1e-6, network_kind_name((network_kind)k));
+    }
+    for (int i = 0; i < 3; i++)
+        free(tr[i]);
+}
+
+/* Measured: fc4 on 2x2x1 (16 weights, 96 FLOPs, 20 parameters); the target fc8,relu,fc4
+ * (two fc of 32 weights: 384 FLOPs; 40 + 36 = 76 parameters). Only FLOPs cost, 1 µs
+ * each, and 10 µs a layer-step: E(m) = 96 µs, E(x) = 384 µs; S(m) = 10 µs, S(x) = 20 µs
+ * (the relu is elementwise, at 0 here). c1 = 2 ms keeps its 1.904 ms that no layer holds. */
+static calibration_network fc_network(void) {
+    calibration_network n = { .known = true, .spec = "fc4", .input = { 2, 2, 1, 4 }, .transfer_cv = 0.1 };
+    n.rate[NETWORK_FC] = (netcost_rates){ .s_per_flop = 1e-6, .s_per_layer_step = 10e-6 };
+    n.cost = (network_cost){ .n = 1, .params = 20 };
+    n.cost.layer[0] = (network_layer){ .kind = NETWORK_FC, .flops = 96, .bytes = 96, .step_bytes = 192 };
+    return n;
+}
+
+Test(network, another_network_keeps_what_no_layer_holds_and_prices_its_layers) {
+    calibration_network n = fc_network();
+    network_cost x;
+    char err[256];
+    cr_assert_eq(net_cost_of_spec("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(x.params, 76);
+    costmodel_params p = { .c0_s = 1e-3, .c1_s = 2e-3, .update_s = 1e-4, .model_bytes = 80, .model_cv = 0.05 };
+    double se = 2e-4;
+    cr_assert_eq(netcost_transfer(&n, &x, &p, &se, err, sizeof err), 0, "%s", err);
+    assert_rel(p.c1_s, 2e-3 - 96e-6 + 384e-6, 1e-12, "c1");
+    assert_rel(se, 2e-4 * (2e-3 - 96e-6 + 384e-6) / 2e-3, 1e-12, "c1's standard error");
+    assert_rel(p.c0_s, 1e-3 + 20e-6 - 10e-6, 1e-12, "c0");
+    assert_rel(p.update_s, 1e-4 * 76 / 20, 1e-12, "update");
+    assert_rel(p.model_bytes, 304, 1e-12, "model bytes");
+    assert_rel(p.model_cv, sqrt(0.05 * 0.05 + 0.1 * 0.1), 1e-12, "model_cv");
+    /* With no rates there is nothing to price it with. */
+    n.known = false;
+    cr_assert_eq(netcost_transfer(&n, &x, &p, &se, err, sizeof err), -1);
+    cr_assert(strstr(err, "calibrate again"), "%s", err);
+}
+
+Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_is_named) {
+    char *dir = clirun_tmpdir(), path[512], err[512];
+    snprintf(path, sizeof path, "%s/cal.json", dir);
+    calibration cal = { 0 };
+    cal.network = fc_network();
+    snprintf(cal.host, sizeof cal.host, "t");
+    cal.params.c1_s = 0.002, cal.params.model_bytes = 80, cal.params.host_cores = 2;
+    cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), 0, "%s", err);
+    calibration back;
+    cr_assert_eq(calibration_read(path, &back, err, sizeof err), 0, "%s", err);
+    cr_assert(back.network.known);
+    cr_assert_str_eq(back.network.spec, "fc4");
+    cr_assert_eq(back.network.cost.n, 1);
+    cr_assert_eq(back.network.cost.layer[0].kind, NETWORK_FC);
+    cr_assert_eq(back.network.cost.layer[0].flops, 96);
+    cr_assert_eq(back.network.rate[NETWORK_FC].s_per_layer_step, 10e-6);
+    cr_assert_eq(back.network.input[3], 4);
+    /* A layer of a kind nobody knows is refused by its place. */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "sed -i 's/\"kind\": *\"fc\"/\"kind\": \"lstm\"/' %s", path);
+    cr_assert_eq(system(cmd), 0);
+    cr_assert_eq(calibration_read(path, &back, err, sizeof err), -1);
+    cr_assert(strstr(err, "network.layers[0].kind"), "%s", err);
+    free(dir);
+}
+
+/* Through the binary: one worker, only compute costs, so the time is c1's; the
+ * calibration of fc4 with the rates above. --net fc8,relu,fc4 moves c1 from 2 ms to
+ * 2.288 ms: the time by 1.144. */
+Test(network, model_net_prices_another_network_through_the_binary) {
+    char *dir = clirun_tmpdir();
+    char *cal = clirun_write_file(dir, "cal.json",
+        "{\"format\": \"speedup-calibration\", \"version\": 1,\n"
+        " \"host\": {\"name\": \"t\", \"cores\": 2},\n"
+        " \"params\": {\"c0\": {\"value\": 0, \"stderr\": 0}, \"c1\": {\"value\": 0.002, \"stderr\": 0.0002},\n"
+        "  \"sigma\": {\"value\": 0.1}, \"alpha_ps\": {\"value\": 0}, \"beta_ps\": {\"value\": 0},\n"
+        "  \"alpha_allreduce\": {\"value\": 0}, \"beta_allreduce\": {\"value\": 0},\n"
+        "  \"model_bytes\": {\"value\": 80}, \"w0\": {\"value\": 0}, \"w1\": {\"value\": 0},\n"
+        "  \"cv\": {\"value\": 0}, \"host_cores\": {\"value\": 2}},\n"
+        " \"network\": {\"spec\": \"fc4\", \"input\": [2, 2, 1, 4], \"params\": 20, \"transfer_cv\": 0.1,\n"
+        "  \"rates\": {\"conv\": {\"s_per_flop\": 0, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0},\n"
+        "   \"fc\": {\"s_per_flop\": 1e-6, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0},\n"
+        "   \"elementwise\": {\"s_per_flop\": 0, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0},\n"
+        "   \"pool\": {\"s_per_flop\": 0, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0}},\n"
+        "  \"layers\": [{\"kind\": \"fc\", \"flops\": 96, \"bytes\": 96, \"step_bytes\": 192}]}}\n");
+    char args[1024];
+    int n1 = 0, n2 = 0;
+    snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --topology ps --sync batch", cal);
+    prediction_row *own = clirun_predictions(args, &n1);
+    snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --topology ps --sync batch --net fc8,relu,fc4", cal);
+    prediction_row *other = clirun_predictions(args, &n2);
+    cr_assert_eq(n1, 1);
+    cr_assert_eq(n2, 1);
+    assert_rel(other[0].time_s / own[0].time_s, 2.288 / 2.0, 1e-6, "the time moves with c1");
+    cr_assert(other[0].time_hi / other[0].time_s > own[0].time_hi / own[0].time_s, "the transfer widens the interval");
+    free(own), free(other);
+    clirun_result r = clirun(args);
+    cr_assert(strstr(r.out, "network: fc8,relu,fc4"), "the setting names the network: %s", r.out);
+    clirun_free(&r);
+    snprintf(args, sizeof args, "model --calib %s --net fc8,relu,fc5", cal);
+    clirun_assert_refused(args, 2, "fc4");
+    free(cal), free(dir);
+}
