@@ -1,6 +1,7 @@
 /* calib_accuracy — the accuracy plan (see calib_accuracy.h). */
 #define _POSIX_C_SOURCE 200809L
 #include "cli/calib_accuracy.h"
+#include "util/host.h"
 
 #include "cli/spawn.h"
 
@@ -14,12 +15,6 @@ const calib_accuracy_run calib_accuracy_runs[CALIB_ACCURACY_RUNS] = {
     { 1, "batch", false }, { 2, "batch", true }, { 2, "every:8", false }, { 2, "epoch", false },
     { 4, "every:8", false }, { 4, "async", false },
 };
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 long calib_accuracy_limit(double budget_s, int epochs) {
     /* 1.15: the test set's forward pass each epoch and the subsets, beside the training. */
@@ -84,10 +79,10 @@ static int run_one(const calib_accuracy_run *r, int i, const char *dir, long lim
     av[a] = NULL;
     fprintf(stderr, "  [%d/%d] %dx1 %-7s%s ... ", i + 1, CALIB_ACCURACY_RUNS, r->workers, r->sync,
             r->batch_per_worker ? " batch per worker" : "");
-    const double t0 = now_s();
+    const double t0 = host_monotonic_s();
     const int code = spawn_self(av, "/dev/null", sub, sizeof sub);
     if (code == 0) {
-        fprintf(stderr, "%.0f s\n", now_s() - t0);
+        fprintf(stderr, "%.0f s\n", host_monotonic_s() - t0);
         return 0;
     }
     fprintf(stderr, "failed\n");
@@ -106,10 +101,10 @@ int calib_accuracy_plan_run(const char *dir, double budget_s, int epochs, const 
     fprintf(stderr, "speedup calibrate: accuracy plan: %d runs of %ld examples x %d epochs (a test subset evaluated "
             "about ten times an epoch), about %.0f s; traces in %s\n", CALIB_ACCURACY_RUNS, limit, epochs, budget_s,
             dir);
-    const double t0 = now_s();
+    const double t0 = host_monotonic_s();
     for (int i = 0; i < CALIB_ACCURACY_RUNS; i++)
         if (run_one(&calib_accuracy_runs[i], i, dir, limit, epochs, hostfile, net, err, errlen))
             return -1;
-    fprintf(stderr, "speedup calibrate: accuracy plan done in %.0f s\n", now_s() - t0);
+    fprintf(stderr, "speedup calibrate: accuracy plan done in %.0f s\n", host_monotonic_s() - t0);
     return 0;
 }

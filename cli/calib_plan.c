@@ -12,12 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 static int host_cores(void) {
     int p = host_online_cores();
     return p > 8 ? 8 : p;
@@ -101,6 +95,73 @@ long calib_plan_limit(double budget_s) {
     return l < 128 ? 128 : l > 60000 ? 60000 : (long)l;
 }
 
+/* Run r's share of one core's time per example (the header's formula). */
+static double run_share(const calib_plan_entry *r, int host_cores) {
+    double cores = (double)r->workers * r->cores + (r->master ? 1.0 : 0.0);
+    if (cores > host_cores)
+        cores = host_cores;
+    return cores <= 1.0 ? 1.0 : 1.0 / (0.85 * cores);
+}
+
+long calib_plan_limit_for(const calib_plan_entry *runs, int n, int host_cores, double budget_s, double run_s,
+                          double example_s, double *plan_s) {
+    double share = 0;
+    for (int i = 0; i < n; i++)
+        share += run_share(&runs[i], host_cores);
+    const double fixed_s = (n + 1) * run_s; /* every run's start and stop, and the commbench's */
+    double l = floor((budget_s - fixed_s) / (example_s * share) / 64.0) * 64.0;
+    l = l < 128 ? 128 : l > 60000 ? 60000 : l;
+    *plan_s = fixed_s + l * example_s * share;
+    return (long)l;
+}
+
+/* Two pilot runs of train at 1x1 (PILOT_SMALL and PILOT_LARGE examples, no trace): a run's
+ * fixed cost *run_s and an example's *example_s on one core, this host, this network, now.
+ * 0, or -1 (a run failed, or the two did not differ: then the plan falls back to
+ * calib_plan_limit). */
+enum { PILOT_SMALL = 64, PILOT_LARGE = 320 };
+static int pilot(const char *net, double *run_s, double *example_s) {
+    double took[2];
+    const long sizes[2] = { PILOT_SMALL, PILOT_LARGE };
+    for (int i = 0; i < 2; i++) {
+        char l[24], sub[512];
+        snprintf(l, sizeof l, "%ld", sizes[i]);
+        const char *av[] = { "train", "--workers", "1", "--threads", "1", "--limit", l, "--epochs", "1", "--quiet",
+                             net ? "--net" : NULL, net, NULL };
+        const double t0 = host_monotonic_s();
+        if (spawn_self(av, "/dev/null", sub, sizeof sub) != 0)
+            return -1;
+        took[i] = host_monotonic_s() - t0;
+    }
+    *example_s = (took[1] - took[0]) / (double)(PILOT_LARGE - PILOT_SMALL);
+    *run_s = took[0] - PILOT_SMALL * *example_s;
+    if (!(*example_s > 0))
+        return -1;
+    if (*run_s < 0)
+        *run_s = 0;
+    return 0;
+}
+
+/* Examples per run from the budget: sized by the pilot runs, or 20 a second of budget
+ * when they cannot tell; what was chosen and why on stderr. */
+static long limit_from_budget(const calib_plan_entry *runs, int n, double budget_s, const char *net) {
+    const double t0 = host_monotonic_s();
+    double run_s, example_s, plan_s;
+    if (pilot(net, &run_s, &example_s)) {
+        fprintf(stderr, "speedup calibrate: the pilot runs could not size the plan: %ld examples a run (20 a second of "
+                        "budget)\n", calib_plan_limit(budget_s));
+        return calib_plan_limit(budget_s);
+    }
+    const double pilot_s = host_monotonic_s() - t0;
+    const long limit = calib_plan_limit_for(runs, n, host_online_cores(), budget_s - pilot_s, run_s, example_s, &plan_s);
+    fprintf(stderr, "speedup calibrate: two pilot runs (%.1f s): %.2f ms an example on one core, %.2f s to start a run; "
+            "%ld examples a run for a plan of about %.0f s\n", pilot_s, 1e3 * example_s, run_s, limit, plan_s + pilot_s);
+    if (plan_s + pilot_s > 1.2 * budget_s)
+        fprintf(stderr, "speedup calibrate: warning: --budget %.0f is less than the plan's %d runs need on this host at "
+                "their smallest (128 examples): about %.0f s\n", budget_s, n, plan_s + pilot_s);
+    return limit;
+}
+
 /* Plan run r, the i-th of n (progress on stderr); 0, or -1 with err. */
 static int run_training(const calib_plan_entry *r, int i, int n, const char *dir, long limit, const char *hostfile,
                         const char *net, char *err, int errlen) {
@@ -126,10 +187,10 @@ static int run_training(const calib_plan_entry *r, int i, int n, const char *dir
     av[a] = NULL;
     fprintf(stderr, "  [%2d/%d] %dx%d %-5s %-9s batch %-3ld%s repeat %d of %d ... ", i + 1, n + 1, r->workers,
             r->cores, r->sync, r->topology, r->batch, r->master ? " dedicated" : "", r->repeat, CALIB_PLAN_REPEATS);
-    double t0 = now_s();
+    double t0 = host_monotonic_s();
     int code = spawn_self(av, "/dev/null", sub, sizeof sub);
     if (code == 0) {
-        fprintf(stderr, "%.1f s\n", now_s() - t0);
+        fprintf(stderr, "%.1f s\n", host_monotonic_s() - t0);
         return 0;
     }
     fprintf(stderr, "failed\n");
@@ -149,10 +210,10 @@ static int run_commbench(int n, const char *dir, const char *hostfile, char *err
     snprintf(path, sizeof path, "%s/commbench.trace.jsonl", dir);
     const char *av[] = { "commbench", "--trace", path, NULL };
     fprintf(stderr, "  [%2d/%d] commbench, 2 ranks ... ", n + 1, n + 1);
-    double t0 = now_s();
+    double t0 = host_monotonic_s();
     int code = spawn_mpi_self(2, hostfile, av, "/dev/null", sub, sizeof sub);
     if (code == 0) {
-        fprintf(stderr, "%.1f s\n", now_s() - t0);
+        fprintf(stderr, "%.1f s\n", host_monotonic_s() - t0);
         return 0;
     }
     fprintf(stderr, "failed\n");
@@ -172,19 +233,20 @@ int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const ch
                           calib_plan_round_fn after_round, void *ctx, char *err, int errlen) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
     int n = calib_plan_runs(host_cores(), runs);
-    const bool from_budget = limit <= 0;
-    if (from_budget)
-        limit = calib_plan_limit(budget_s);
-    double t_start = now_s();
-    fprintf(stderr, "speedup calibrate: %d configurations x %d repeats, interleaved: %d training runs of %ld examples "
-            "(1 epoch) + commbench, traces in %s\n", n / CALIB_PLAN_REPEATS, CALIB_PLAN_REPEATS, n, limit, dir);
     /* Other jobs on the host slow some runs and not others, and the leave-one-out errors
-     * grow several-fold (docs/calibration.md): say so before the fit absorbs it. */
+     * grow several-fold (docs/calibration.md): say so before the fit absorbs it (and
+     * before the pilot runs, whose own load it would count). */
     double load[3];
     long online = host_online_cores();
     if (calib_plan_load_averages(load) == 0 && online > 0 && load[0] > 0.5 * (double)online)
         fprintf(stderr, "speedup calibrate: warning: load average %.2f on %ld cores: other processes will slow "
                         "some runs and not others, and the fit will carry it\n", load[0], online);
+    const double t_start = host_monotonic_s(); /* the pilot runs are the budget's too */
+    const bool from_budget = limit <= 0;
+    if (from_budget)
+        limit = limit_from_budget(runs, n, budget_s, net);
+    fprintf(stderr, "speedup calibrate: %d configurations x %d repeats, interleaved: %d training runs of %ld examples "
+            "(1 epoch) + commbench, traces in %s\n", n / CALIB_PLAN_REPEATS, CALIB_PLAN_REPEATS, n, limit, dir);
     for (int i = 0; i < n; i++) {
         if (run_training(&runs[i], i, n, dir, limit, hostfile, net, err, errlen))
             return -1;
@@ -194,7 +256,7 @@ int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const ch
     }
     if (run_commbench(n, dir, hostfile, err, errlen))
         return -1;
-    const double took = now_s() - t_start;
+    const double took = host_monotonic_s() - t_start;
     if (from_budget) /* the runs are sized from a rate of this host's past, not measured now */
         fprintf(stderr, "speedup calibrate: plan done in %.0f s against a budget of %.0f s (%+.0f%%)\n", took, budget_s,
                 100 * (took / budget_s - 1));

@@ -14,7 +14,8 @@
  * run-to-run spread from identical runs and a slow spell of the host lands on one repeat
  * of several configurations; three, not two, because the host drifts from minute to
  * minute. Trace names carry the repeat: train-KxT-SYNC-TOPOLOGY-bB-rN.trace.jsonl (every:N
- * as every-N). Each run's size follows the budget (calib_plan_limit). The runs go one after
+ * as every-N). Each run's size follows the budget (calib_plan_limit_for, from two pilot
+ * runs). The runs go one after
  * the other, progress on stderr, each line naming its repeat; a loaded host is warned of.
  * Every configuration and why, and what the repeats and the sizes were chosen from:
  * docs/calibration.md ("The plan in full").
@@ -48,6 +49,15 @@ int calib_plan_load_averages(double load[3]);
 /* Examples per run for a plan that should take about budget_s seconds on this host: about
  * 20 per second of budget, whole batches of 64 (120 s → 2368), 128 to 60000. */
 long calib_plan_limit(double budget_s);
+
+/* Examples per run for the n runs of a plan (and its commbench) to take budget_s seconds on
+ * a host of host_cores cores where a run costs run_s to start and stop and an example
+ * example_s on one core: run r's examples spread over min(K·T + a dedicated master,
+ * host_cores) cores at 85% efficiency beyond one. Whole batches of 64, 128 to 60000;
+ * *plan_s the time the plan is then expected to take (above budget_s when 128 examples
+ * a run already are). What the pilot runs measure (calib_plan_run_rounds). */
+long calib_plan_limit_for(const calib_plan_entry *runs, int n, int host_cores, double budget_s, double run_s,
+                          double example_s, double *plan_s);
 
 /* The training runs of the plan on a host of host_cores cores, in the order they run
  * (every configuration, then all of them again, CALIB_PLAN_REPEATS rounds); returns how

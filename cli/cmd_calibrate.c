@@ -87,7 +87,7 @@ static void usage(FILE *out) {
             "                           every layer's time gives this host's rate per layer\n"
             "                           kind, which prices another network (model --net)\n"
             "                           [train's default CNN]\n"
-            "  --limit N                measuring: examples per run     [from --budget: 20/s]\n"
+            "  --limit N                measuring: examples per run  [from --budget: 2 pilots]\n"
             "  --accuracy-plan SECONDS  measuring: also run the accuracy plan in about this\n"
             "                           long (examples per run from it: 400/s over 5 runs)  [off]\n"
             "  --accuracy-epochs E      the accuracy plan's schedule: epochs per run; the fit\n"

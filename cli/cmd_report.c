@@ -50,7 +50,7 @@ enum { PATH_LEN = 4096 };
 static void usage(FILE *out) {
     fprintf(out,
             "usage: speedup report [--out DIR] [--budget SECONDS] [--max-workers K] [FLAGS]\n"
-            "       speedup report --calib FILE --cluster SPEC [--cluster SPEC ...] [--out DIR]\n"
+            "       speedup report --calib FILE --cluster SPEC [--cluster SPEC ...] [--net SPEC] [--out DIR]\n"
             "\n"
             "With --calib: measures nothing. The what-if of each --cluster (up to 4) from a\n"
             "calibration made elsewhere (calibrate --from-table, another host's traces):\n"
@@ -65,6 +65,8 @@ static void usage(FILE *out) {
             "\n"
             "  --out DIR          where everything goes                          [out]\n"
             "  --calib FILE       a calibration to reuse: no measuring, the what-ifs only [none]\n"
+            "  --net SPEC         with --calib: another network than the calibrated one,\n"
+            "                     priced by layer kind (model --net)      [the calibration's]\n"
             "  --budget SECONDS   calibration plan budget (sizes every run)      [120]\n"
             "  --limit N          examples per run instead of from --budget      [from --budget]\n"
             "  --max-workers K    the grid's largest worker count (powers of 2;   [32]\n"
@@ -103,7 +105,7 @@ typedef struct {
 } ctx;
 
 enum { OPT_OUT = 1, OPT_BUDGET, OPT_LIMIT, OPT_MAXW, OPT_REPS, OPT_HOSTFILE, OPT_REPEATS, OPT_HELD_OUT, OPT_CLUSTER,
-       OPT_WHAT_IF, OPT_SYNC, OPT_ACCURACY_PLAN, OPT_CALIB, OPT_HELP };
+       OPT_WHAT_IF, OPT_SYNC, OPT_ACCURACY_PLAN, OPT_CALIB, OPT_NET, OPT_HELP };
 
 typedef struct {
     double budget_s;
@@ -114,16 +116,11 @@ typedef struct {
     cluster_spec cluster[REPORT_MAX_CLUSTERS];
     int n_clusters;
     const char *calib;            /* --calib: the what-ifs of this calibration, nothing measured */
+    const char *net;              /* --net (with --calib): another network, priced by layer kind */
     bool what_if_given;
     long what_if_examples;
     int what_if_epochs;
 } report_options;
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int make_dir(const char *path) {
     if (mkdir(path, 0755) && errno != EEXIST) {
@@ -259,10 +256,10 @@ static int train_held_out(ctx *c, const report_config *k, int rep, double *wall_
     }
     report_config_name(k, name, sizeof name);
     fprintf(stderr, "speedup report: measuring %s (held out), run %d of %d ... ", name, rep, c->repeats);
-    double t0 = now_s();
+    double t0 = host_monotonic_s();
     if (step(c, "a held-out training run", 0, av, "/dev/null"))
         return -1;
-    *wall_s = now_s() - t0;
+    *wall_s = host_monotonic_s() - t0;
     fprintf(stderr, "%.1f s\n", *wall_s);
     return 0;
 }
@@ -560,6 +557,7 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
         { "cluster", required_argument, 0, OPT_CLUSTER }, { "what-if", required_argument, 0, OPT_WHAT_IF },
         { "sync", required_argument, 0, OPT_SYNC },       { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
         { "calib", required_argument, 0, OPT_CALIB },
+        { "net", required_argument, 0, OPT_NET },
         { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
@@ -602,6 +600,7 @@ static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
             o->what_if_given = true;
             break;
         case OPT_CALIB: o->calib = optarg; break;
+        case OPT_NET: o->net = optarg; break;
         case OPT_ACCURACY_PLAN:
             if (args_double("--accuracy-plan", optarg, 1, 1e7, &o->accuracy_s))
                 return 2;
@@ -770,7 +769,11 @@ static int report_from_calibration(ctx *c, report_options *o) {
         const char *av[] = { "simulate", "--calib", c->cal_path, "--cluster", o->cluster_text[n], "--cores", "1",
                              "--sync", c->sync, "--topology", topo, "--examples", limit, "--batch", batch, "--epochs",
                              epochs, "--reps", reps, "--scaling", cal.params.worker_device ? "weak" : "strong",
-                             "--csv", "--out", csv, NULL };
+                             "--csv", "--out", csv, NULL, NULL, NULL };
+        if (o->net) { /* the simulator prices it and refuses it with the reason */
+            av[sizeof av / sizeof *av - 3] = "--net";
+            av[sizeof av / sizeof *av - 2] = o->net;
+        }
         fprintf(stderr, "speedup report: simulating the cluster %s\n", o->cluster_text[n]);
         if (step(c, "simulate (a cluster what-if)", 0, av, "/dev/null"))
             goto done;
@@ -788,7 +791,8 @@ static int report_from_calibration(ctx *c, report_options *o) {
             goto done;
         }
     }
-    report_whatif_input in = { .cal = &cal, .calib_path = o->calib, .commands = c->commands, .clusters = clusters,
+    report_whatif_input in = { .cal = &cal, .calib_path = o->calib, .net = o->net, .commands = c->commands,
+                               .clusters = clusters,
                                .n_clusters = n, .examples = o->what_if_examples, .epochs = o->what_if_epochs,
                                .batch = b };
     snprintf(path, sizeof path, "%s/index.html", c->out);
@@ -832,13 +836,18 @@ int cmd_report(int argc, char **argv) {
         return code < 0 ? 0 : code;
     if (o.calib)
         return report_from_calibration(&c, &o);
+    if (o.net) {
+        args_error("report: --net prices another network from a calibration: it goes with --calib FILE (to measure "
+                   "a network here, speedup calibrate --net SPEC, then report --calib)");
+        return 2;
+    }
     if (o.n_clusters == 0)
         default_clusters(&o, host_online_cores());
     if (check_programs())
         return 1;
     if (!c.limit)
         c.limit = calib_plan_limit(o.budget_s);
-    double t_start = now_s();
+    double t_start = host_monotonic_s();
     const long B = CALIB_PLAN_BATCH, cores = host_online_cores();
     static report_config configs[REPORT_MAX_CONFIGS];
     char err[1400], path[PATH_LEN], sim_tl[PATH_LEN], cal_out[PATH_LEN];
@@ -903,7 +912,7 @@ int cmd_report(int argc, char **argv) {
         args_error("report: %s", err);
         goto done;
     }
-    printf("report written to %s (%.0f s)\n", path, now_s() - t_start);
+    printf("report written to %s (%.0f s)\n", path, host_monotonic_s() - t_start);
     rc = 0;
 done:
     for (int i = 0; i < n_clusters_read; i++)

@@ -13,6 +13,7 @@
 #include "trace/trace.h"
 #include "sim/job.h"
 #include "sim/replicate.h"
+#include "util/host.h"
 
 #include <getopt.h>
 #include <math.h>
@@ -210,7 +211,14 @@ static int parse_options(int argc, char **argv, grid *g, simulate_options *o) {
  * first configuration's timeline when asked. 0, or 1 after an error line. */
 static int simulate_grid(const grid *g, const simulate_options *o, const job_replay *replay, prediction_row *rows) {
     char err[512];
+    const double start_s = host_monotonic_s();
+    double said_s = start_s; /* progress every 2 s once a grid takes longer than that */
     for (int i = 0; i < grid_size(g); i++) {
+        const double now = host_monotonic_s();
+        if (now - said_s >= 2.0) {
+            fprintf(stderr, "speedup simulate: %d of %d configurations in %.0f s\n", i, grid_size(g), now - start_s);
+            said_s = now;
+        }
         job_spec spec = { .params = g->params, .config = grid_config(g, i), .launch = o->launch, .replay = replay };
         replicate_summary s;
         if (replicate_run(&spec, &g->unc, o->reps, (unsigned long)o->seed, &s, err, sizeof err)) {

@@ -432,6 +432,13 @@ int report_html_write_whatif(const char *path, const report_whatif_input *in, ch
     fprintf(f, "); nothing was measured for this report.<br><b>Workload:</b> %ld examples &times; %d epoch%s, batch "
                "%ld %s.</p>\n", in->examples, in->epochs, in->epochs == 1 ? "" : "s", in->batch,
             in->cal->params.worker_device ? "per worker (weak scaling)" : "split over the workers");
+    if (in->net) {
+        fputs("<p><b>Neural network:</b> <code>", f);
+        esc(f, in->net);
+        fputs("</code>, priced layer by layer with the rates the calibration measured on <code>", f);
+        esc(f, in->cal->network.spec);
+        fputs("</code> (docs/networks.md); the intervals carry the transfer's error.</p>\n", f);
+    }
     for (int i = 0; i < in->n_clusters; i++)
         write_cluster(f, &in->clusters[i], i);
     fputs("<h2>The calibration</h2>\n", f);

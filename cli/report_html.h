@@ -63,6 +63,7 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
 typedef struct {
     const calibration *cal;
     const char *calib_path;
+    const char *net;            /* --net: the network predicted, when not the calibration's */
     const char *commands;
     const report_cluster *clusters; int n_clusters;
     long examples; int epochs;  /* the what-if's workload */

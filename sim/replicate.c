@@ -91,6 +91,10 @@ int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsign
         goto done;
     }
     replicate_summary s = { .reps = reps };
+    const job_config base = costmodel_baseline(&spec->config);
+    const bool is_own_baseline = base.workers == spec->config.workers && base.cores == spec->config.cores &&
+                                 base.master == spec->config.master && base.sync == spec->config.sync &&
+                                 base.every_n == spec->config.every_n;
     for (int r = 0; r < reps; r++) {
         unsigned long rs = job_seed(seed, r);
         gsl_rng_set(draw, job_seed(rs, 0));
@@ -104,7 +108,8 @@ int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsign
             job_run(b, rs, &br, err, errlen))
             goto done;
         times[r] = f_job * jr.makespan_s;
-        speedups[r] = f_base * br.makespan_s / times[r];
+        /* A job that is its own baseline is one run, not two: its speedup is 1. */
+        speedups[r] = is_own_baseline ? 1.0 : f_base * br.makespan_s / times[r];
         /* The factor is the host's speed over the whole run: every phase scales with it. */
         double w = f_job / reps;
         s.startup_s += w * jr.startup_s;

@@ -13,7 +13,8 @@
  *      (uncertainty_run_factor), on that run's whole time and every phase of it.
  * θ_r and the two factors come from their own MT19937 stream, seeded with
  * job_seed(job_seed(seed, r), 0), so the step noise of a run is the same with and without
- * them. time_r = f_job·makespan, speedup_r = f_base·baseline / time_r.
+ * them. time_r = f_job·makespan, speedup_r = f_base·baseline / time_r; a job that is its own
+ * baseline (one worker, one core) is one run, and its speedup is 1 in every replication.
  *
  * Intervals over the R replications x_1..x_R (times, speedups):
  *   prediction interval of one run (time_lo/hi, speedup_lo/hi): on the log scale,

@@ -59,6 +59,25 @@ Test(calib_plan, examples_per_run_follow_the_budget_in_whole_batches_of_64) {
     cr_assert_eq(calib_plan_limit(1), 128);
 }
 
+/* Sized by what the pilot runs measured: a 1x1 run (its share of a core's time per
+ * example 1) and a 2x1 run on 2 cores (1 / (0.85 · 2) = 0.588), 0.5 s to start each run
+ * and the commbench (1.5 s), 1 ms an example: 30 s leave 28.5 s for 1.588 ms a plan's
+ * example, 17 945 examples, 280 whole batches of 64: 17 920, and 1.5 + 17.92 · 1.588 =
+ * 29.96 s. A budget too small for 128 examples says what the plan will take instead. */
+Test(calib_plan, examples_per_run_are_sized_to_the_budget_from_what_a_run_and_an_example_cost) {
+    const calib_plan_entry runs[] = { { 1, 1, "batch", "allreduce", 32, 1, NULL },
+                                      { 2, 1, "batch", "allreduce", 32, 1, NULL } };
+    double plan_s;
+    cr_assert_eq(calib_plan_limit_for(runs, 2, 2, 30, 0.5, 1e-3, &plan_s), 17920);
+    cr_assert_float_eq(plan_s, 1.5 + 17.920 * (1 + 1 / 1.7), 1e-9);
+    cr_assert_eq(calib_plan_limit_for(runs, 2, 2, 1, 0.5, 1e-3, &plan_s), 128);
+    cr_assert_float_eq(plan_s, 1.5 + 0.128 * (1 + 1 / 1.7), 1e-9);
+    /* A dedicated master is a core more; one core a host makes every run one core's. */
+    const calib_plan_entry master[] = { { 1, 1, "batch", "ps", 32, 1, "dedicated" } };
+    cr_assert_eq(calib_plan_limit_for(master, 1, 2, 10.6 + 1.0, 0.5, 1e-3, &plan_s), 17984); /* 10.6 s at 1/1.7 ms */
+    cr_assert_eq(calib_plan_limit_for(runs, 2, 1, 2.0 + 1.5, 0.5, 1e-3, &plan_s), 960); /* 2 s at 2 ms */
+}
+
 Test(calib_plan, four_cores_add_the_splits_of_four) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
     int n = calib_plan_runs(4, runs);

@@ -1,12 +1,20 @@
 /* host — this machine's facts (host.h). */
+#define _POSIX_C_SOURCE 200809L
 #include "util/host.h"
 
 #include <stdio.h>
+#include <time.h>
 #include <unistd.h>
 
 int host_online_cores(void) {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
     return n >= 1 && n <= 1048576 ? (int)n : 1;
+}
+
+double host_monotonic_s(void) {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
 int host_cpu_times(double *steal_s, double *total_s) {
