@@ -1,4 +1,5 @@
 /* cli/cmd_simulate.c: `speedup simulate` end to end through the real binary. */
+#define _POSIX_C_SOURCE 200809L
 #include "trace/trace.h"
 #include "tests/clirun.h"
 
@@ -317,4 +318,47 @@ Test(cli_simulate, async_rows_carry_the_simulated_staleness_through_the_csv) {
     }
     cr_assert_eq(async, 2);
     free(rows);
+}
+
+/* One worker on one core is its own baseline: one run, not two drawn apart, so its
+ * speedup is 1 in every replication (and its interval too), whatever the noise of its
+ * time; two workers keep a drawn speedup with an interval around it. */
+Test(cli_simulate, a_worker_alone_has_speedup_one_by_construction) {
+    char args[1024];
+    int n;
+    snprintf(args, sizeof args, "simulate --calib %s/tests/data/golden/calibration.json --reps 20 --workers 1,2 "
+             "--cores 1 --sync batch,every:4 --topology allreduce", SPEEDUP_SOURCE_DIR);
+    prediction_row *rows = clirun_predictions(args, &n);
+    cr_assert_eq(n, 4);
+    for (int i = 0; i < n; i++) {
+        if (rows[i].workers == 1) {
+            cr_assert(rows[i].time_lo < rows[i].time_hi, "its time still has an interval");
+            cr_assert_eq(rows[i].speedup, 1.0, "%s: %.9g", rows[i].sync, rows[i].speedup);
+            cr_assert_eq(rows[i].ci_lo, 1.0);
+            cr_assert_eq(rows[i].ci_hi, 1.0);
+        } else {
+            cr_assert(rows[i].ci_lo < rows[i].speedup && rows[i].speedup < rows[i].ci_hi);
+        }
+    }
+    free(rows);
+}
+
+/* A grid that takes a while says how far it is on stderr (every 2 s; SPEEDUP_PROGRESS_S
+ * sets another interval, here every configuration); its table is unchanged. */
+Test(cli_simulate, a_long_grid_says_its_progress_on_stderr) {
+    char args[1024];
+    snprintf(args, sizeof args, "simulate --calib %s/tests/data/golden/calibration.json --reps 3 --workers 1,2,4 "
+             "--cores 1 --sync batch --topology allreduce", SPEEDUP_SOURCE_DIR);
+    clirun_result quiet = clirun(args);
+    cr_assert_eq(quiet.status, 0);
+    cr_assert_str_empty(quiet.err, "a quick grid says nothing: %s", quiet.err);
+    char loud_args[1100];
+    snprintf(loud_args, sizeof loud_args, "%s", args);
+    setenv("SPEEDUP_PROGRESS_S", "0", 1);
+    clirun_result loud = clirun(loud_args);
+    unsetenv("SPEEDUP_PROGRESS_S");
+    cr_assert_eq(loud.status, 0);
+    cr_assert(strstr(loud.err, "1 of 3 configurations") && strstr(loud.err, "2 of 3 configurations"), "%s", loud.err);
+    cr_assert_str_eq(loud.out, quiet.out, "the table is the same");
+    clirun_free(&quiet), clirun_free(&loud);
 }

@@ -189,9 +189,8 @@ Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_
 /* Through the binary: one worker, only compute costs, so the time is c1's; the
  * calibration of fc4 with the rates above. --net fc8,relu,fc4 moves c1 from 2 ms to
  * 2.288 ms: the time by 1.144. */
-Test(network, model_net_prices_another_network_through_the_binary) {
-    char *dir = clirun_tmpdir();
-    char *cal = clirun_write_file(dir, "cal.json",
+static char *write_fc_calibration(const char *dir) {
+    return clirun_write_file(dir, "cal.json",
         "{\"format\": \"speedup-calibration\", \"version\": 1,\n"
         " \"host\": {\"name\": \"t\", \"cores\": 2},\n"
         " \"params\": {\"c0\": {\"value\": 0, \"stderr\": 0}, \"c1\": {\"value\": 0.002, \"stderr\": 0.0002},\n"
@@ -205,6 +204,10 @@ Test(network, model_net_prices_another_network_through_the_binary) {
         "   \"elementwise\": {\"s_per_flop\": 0, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0},\n"
         "   \"pool\": {\"s_per_flop\": 0, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0}},\n"
         "  \"layers\": [{\"kind\": \"fc\", \"flops\": 96, \"bytes\": 96, \"step_bytes\": 192}]}}\n");
+}
+
+Test(network, model_net_prices_another_network_through_the_binary) {
+    char *dir = clirun_tmpdir(), *cal = write_fc_calibration(dir);
     char args[1024];
     int n1 = 0, n2 = 0;
     snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --topology ps --sync batch", cal);
@@ -221,5 +224,27 @@ Test(network, model_net_prices_another_network_through_the_binary) {
     clirun_free(&r);
     snprintf(args, sizeof args, "model --calib %s --net fc8,relu,fc5", cal);
     clirun_assert_refused(args, 2, "fc4");
+    free(cal), free(dir);
+}
+
+/* The report of a calibration made elsewhere prices the network asked for and names both;
+ * without --calib there is nothing to price it from. */
+Test(network, report_calib_net_names_both_networks_and_needs_a_calibration) {
+    char *dir = clirun_tmpdir(), *cal = write_fc_calibration(dir), args[1024], page[600];
+    snprintf(args, sizeof args, "report --calib %s --cluster 2x2@10gbit --net fc8,relu,fc4 --sync batch --out %s/r "
+             "--what-if 2000,1", cal, dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
+    snprintf(page, sizeof page, "%s/r/index.html", dir);
+    FILE *f = fopen(page, "r");
+    cr_assert(f, "%s", page);
+    char html[1 << 16];
+    const size_t got = fread(html, 1, sizeof html - 1, f);
+    html[got] = '\0';
+    fclose(f);
+    cr_assert(strstr(html, "<b>Neural network:</b> <code>fc8,relu,fc4</code>") && strstr(html, "<code>fc4</code>"),
+              "the page names both networks");
+    clirun_assert_refused("report --net fc8,relu,fc10", 2, "--calib");
     free(cal), free(dir);
 }
