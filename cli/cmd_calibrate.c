@@ -15,6 +15,7 @@
 #include "fit/ernest.h"
 #include "fit/fit.h"
 #include "fit/netfit.h"
+#include "fit/rounds.h"
 #include "fit/verdict.h"
 #include "train/net.h"
 #include "trace/trace.h"
@@ -372,8 +373,17 @@ static int run_from_traces(const char *dir, const char *out_path, const chrome_i
         args_error("%s: %s", dir, err);
         goto done;
     }
+    const int rounds = fit_rounds_widen(tr, names, set.n, fo, &r);
+    if (rounds < 0) {
+        args_error("out of memory");
+        fit_result_release(&r);
+        goto done;
+    }
     verdict_judge(&r.cal, &r.fit);
     print_fit(&r, set.n, dir);
+    if (rounds >= 2)
+        printf("rounds: %d fitted alone; where their spread is wider than the pooled fit's, it is the standard error "
+               "(the notes say which)\n", rounds);
     print_network(tr, set.n, &r.cal.network);
     if (fit_efficiency(tr, names, set.n, need_efficiency, &r.cal) == 0) {
         printf("verdict: %s%s\n", r.fit.verdict_poor ? "poor: " : "", r.fit.verdict);

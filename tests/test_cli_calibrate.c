@@ -193,7 +193,7 @@ Test(cli_calibrate, help_lists_every_flag_with_its_default) {
     cr_assert_eq(r.status, 0);
     const char *flags[] = { "--from-traces", "--out", "[calibration.json]", "--ernest", "--predict-machines",
                             "[4,8,16,32,64]", "--fraction", "[1]", "--budget", "[120]", "--limit",
-                            "[from --budget: 20/s]", "every\nconfiguration three times, interleaved" };
+                            "[from --budget: 2 pilots]", "--net", "every\nconfiguration three times, interleaved" };
     for (size_t i = 0; i < sizeof flags / sizeof flags[0]; i++)
         cr_assert(strstr(r.out, flags[i]) != NULL, "--help lacks %s", flags[i]);
     clirun_free(&r);

@@ -4,6 +4,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "fit/ernest.h"
 #include "fit/fit.h"
+#include "fit/rounds.h"
 #include "trace/traceinfo.h"
 #include "tests/clirun.h"
 #include "tests/synth.h"
@@ -212,6 +213,61 @@ Test(fit, recovers_every_parameter_within_three_standard_errors) {
     cr_assert_eq(r.fit.n_runs, 9);
     fit_result_release(&r);
     release(&s);
+}
+
+/* A trace's round is the N of its name's last "-rN.". */
+Test(fit, a_traces_round_is_read_from_its_name) {
+    cr_assert_eq(fit_round_of("dir/train-1x1-batch-allreduce-b32-r3.trace.jsonl"), 3);
+    cr_assert_eq(fit_round_of("a-r1/train-2x1-every-4-allreduce-b32-r12.trace.jsonl"), 12);
+    cr_assert_eq(fit_round_of("dir/commbench.trace.jsonl"), 0);
+    cr_assert_eq(fit_round_of("dir/run-r2x.trace.jsonl"), 0);
+    cr_assert_eq(fit_round_of("job.rank0.json"), 0);
+}
+
+/* Two rounds of the example plan, the host 20% slower per example in the second: the
+ * pooled fit's standard error of c1 is the scatter inside it, a fraction of a percent;
+ * each round fitted alone gives c1 near 1 ms and near 1.2 ms, whose spread, sd/√2 =
+ * |difference|/2 ≈ 0.1 ms, becomes c1's standard error, with a note. */
+Test(fit, the_spread_between_rounds_widens_a_standard_error_the_host_drifted_through) {
+    synth_truth truth = truth_example(), slower = truth_example();
+    slower.p.c1_s *= 1.2;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 7);
+    trace_set s;
+    new_set(&s);
+    job_config runs[16];
+    const int n = example_configs(runs);
+    for (int round = 1; round <= 2; round++)
+        for (int i = 0; i < n; i++) {
+            char name[64], err[512];
+            snprintf(name, sizeof name, "run%02d-r%d.trace.jsonl", i, round);
+            trace *t = synth_run(round == 1 ? &truth : &slower, &runs[i], "testhost", "conv5x5x32,relu,pool2,fc10", rng);
+            char *path = clirun_write_file(s.dir, name, "");
+            cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+            trace_free(t);
+            s.tr[s.n] = trace_read(path, err, sizeof err);
+            cr_assert_not_null(s.tr[s.n], "%s", err);
+            s.paths[s.n++] = path;
+        }
+    keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 6, "testhost", rng));
+    keep(&s, synth_commbench(&truth, 4, bench_sizes, 5, 6, "testhost", rng));
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    const double pooled = r.cal.stderr_.c1_s;
+    const fit_options o = fit_options_default();
+    cr_assert_eq(fit_rounds_widen(s.tr, (const char *const *)s.paths, s.n, &o, &r), 2);
+    const double widened = r.cal.stderr_.c1_s;
+    cr_assert_gt(widened, 5 * pooled, "c1 ± %g, pooled %g", widened, pooled);
+    cr_assert(fabs(widened - 0.1 * truth.p.c1_s) < 0.03 * truth.p.c1_s, "c1 ± %g, expected about %g", widened,
+              0.1 * truth.p.c1_s);
+    bool noted = false;
+    for (int i = 0; i < r.fit.n_notes; i++)
+        noted |= strcmp(r.fit.notes[i].param, "c1") == 0 && strstr(r.fit.notes[i].text, "2 rounds") != NULL;
+    cr_assert(noted, "a note names c1 and its rounds");
+    fit_result_release(&r);
+    release(&s);
+    gsl_rng_free(rng);
 }
 
 /* What an eager parameter-server master records: its broadcast returns once the weights are
