@@ -12,11 +12,6 @@
 #include <time.h>
 #include <unistd.h>
 
-static int host_cores(void) {
-    int p = host_online_cores();
-    return p > 8 ? 8 : p;
-}
-
 /* The plan's configurations for a host of p cores (see the header), once each. */
 static int plan_configs(int p, calib_plan_entry *out) {
     int n = 0, top = 1;
@@ -232,7 +227,9 @@ int calib_plan_run(const char *dir, double budget_s, long limit, const char *hos
 int calib_plan_run_rounds(const char *dir, double budget_s, long limit, const char *hostfile, const char *net,
                           calib_plan_round_fn after_round, void *ctx, char *err, int errlen) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
-    int n = calib_plan_runs(host_cores(), runs);
+    /* All the host's cores: the splits stop at 8 (plan_configs), but a run with one rank
+     * more than cores must have one more than this host's, or it shares no core. */
+    int n = calib_plan_runs(host_online_cores(), runs);
     /* Other jobs on the host slow some runs and not others, and the leave-one-out errors
      * grow several-fold (docs/calibration.md): say so before the fit absorbs it (and
      * before the pilot runs, whose own load it would count). */

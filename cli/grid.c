@@ -351,9 +351,9 @@ static void apply_overrides(grid *g) {
 
 void grid_print_interval_note(const grid *g, FILE *out) {
     fprintf(out, "95%% PI (one run): where 95 runs in 100 should land; made of step spread cv %.3g, "
-            "run-to-run spread run_cv %.3g (%.3g with more ranks than cores), model error model_cv %.3g, %s\n",
+            "run-to-run spread run_cv %.3g (%.3g with more ranks than cores), model error model_cv %.3g (%.3g), %s\n",
             g->params.cv, g->params.run_cv, g->params.run_cv_oversub > 0 ? g->params.run_cv_oversub : g->params.run_cv,
-            g->params.model_cv,
+            g->params.model_cv, g->params.model_cv_oversub > 0 ? g->params.model_cv_oversub : g->params.model_cv,
             uncertainty_has_params(&g->unc) ? "the calibration's standard errors" : "parameters taken as exact");
 }
 

@@ -346,8 +346,11 @@ static void ernest_on_all(fit_result *out) {
 typedef struct {
     double *model, *ernest;       /* (n_runs) */
     int n_model, n_ernest;
-    double log_sq;                /* Σ ln(predicted/measured)² of the model's */
-    double explained_sq;          /* Σ of what a prediction interval already holds of them */
+    /* Of the model's log errors, by whether the left-out run's ranks outnumber the cores
+     * ([1]) or each have one ([0]): */
+    double log_sq[2];             /* Σ ln(predicted/measured)² */
+    double explained_sq[2];       /* Σ of what a prediction interval already holds of them */
+    int n_log[2];
 } loo_errors;
 
 static bool core_has_note(const fit_core *g, const char *param) {
@@ -389,7 +392,9 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
         run->loo_model_s = costmodel_total_time(&g->p, &run->config);
         if (run->measured_s > 0) {
             e->model[e->n_model++] = fabs(run->loo_model_s - run->measured_s) / run->measured_s;
-            e->log_sq += pow(log(run->loo_model_s / run->measured_s), 2);
+            const int shared = costmodel_rho(&g->p, &run->config) > 1.0;
+            e->log_sq[shared] += pow(log(run->loo_model_s / run->measured_s), 2);
+            e->n_log[shared]++;
         }
     } else if (!run->loo_note[0]) {
         snprintf(run->loo_note, sizeof run->loo_note, "model: %.180s", g ? bad : why);
@@ -417,12 +422,34 @@ static double explained_var(const fit_core *g, const costmodel_params *full, con
     return sd * sd;
 }
 
+/* The model's own error on unseen configurations: the validation's mean squared log error
+ * less what each error holds that an interval carries apart (explained_var: the run's noise
+ * and the left-out fit's parameter error, which counted again as the model's would widen
+ * every interval twice for it). With two or more left-out runs each of ranks that share
+ * cores and of ranks that do not, each kind has its own (model_cv_oversub, model_cv): a
+ * miss where ranks share cores says nothing of a cluster where none does. */
+static void model_errors(const loo_errors *e, fit_result *out) {
+    costmodel_params *p = &out->cal.params;
+    calibration_stderr *se = &out->cal.stderr_;
+    double *cv[2] = { &p->model_cv, &p->model_cv_oversub }, *cv_se[2] = { &se->model_cv, &se->model_cv_oversub };
+    const bool split = e->n_log[0] >= 2 && e->n_log[1] >= 2;
+    for (int k = 0; k < (split ? 2 : 1); k++) {
+        const double sq = split ? e->log_sq[k] - e->explained_sq[k]
+                                : e->log_sq[0] + e->log_sq[1] - e->explained_sq[0] - e->explained_sq[1];
+        const int n = split ? e->n_log[k] : e->n_log[0] + e->n_log[1];
+        if (n < 2)
+            continue;
+        *cv[k] = sq > 0 ? sqrt(sq / n) : 0.0;
+        *cv_se[k] = *cv[k] / sqrt(2.0 * n);
+    }
+}
+
 /* Leave-one-configuration-out: every configuration's runs (all its repeats: leaving one of
  * two identical runs out would test nothing) left out together, both fits redone without
  * them, each of its runs predicted. -1 out of memory. */
 static int validate(trace *const *traces, int n, const fit_options *o, fit_result *out) {
     int n_runs = out->fit.n_runs;
-    loo_errors e = { calloc((size_t)n_runs, sizeof *e.model), calloc((size_t)n_runs, sizeof *e.ernest), 0, 0, 0, 0 };
+    loo_errors e = { .model = calloc((size_t)n_runs, sizeof *e.model), .ernest = calloc((size_t)n_runs, sizeof *e.ernest) };
     bool *done = calloc((size_t)n_runs, sizeof *done);
     int rc = e.model && e.ernest && done ? 0 : -1;
     for (int r = 0; rc == 0 && r < n_runs; r++) {
@@ -446,21 +473,13 @@ static int validate(trace *const *traces, int n, const fit_options *o, fit_resul
                 int before = e.n_model;
                 predict_left_out(&out->runs[q], model_ok ? &g : NULL, why, ernest_ok ? &em : NULL, ewhy, &e);
                 if (e.n_model > before) /* run_cv is fitted by now; the runs are of its host */
-                    e.explained_sq += explained_var(&g, &out->cal.params, &out->runs[q].config);
+                    e.explained_sq[costmodel_rho(&g.p, &out->runs[q].config) > 1.0] +=
+                        explained_var(&g, &out->cal.params, &out->runs[q].config);
             }
     }
     out->fit.loo_model_n = e.n_model;
     out->fit.loo_ernest_n = e.n_ernest;
-    /* The model's own error on unseen configurations: the validation's mean squared log
-     * error less what each error holds that an interval carries apart (explained_var): the
-     * run's noise and the left-out fit's parameter error, which counted again as the
-     * model's would widen every interval twice for it. */
-    costmodel_params *p = &out->cal.params;
-    if (e.n_model >= 2) {
-        double ms = (e.log_sq - e.explained_sq) / e.n_model;
-        p->model_cv = ms > 0 ? sqrt(ms) : 0.0;
-        out->cal.stderr_.model_cv = p->model_cv / sqrt(2.0 * e.n_model);
-    }
+    model_errors(&e, out);
     median_worst(e.model, e.n_model, &out->fit.loo_model_median, &out->fit.loo_model_worst);
     median_worst(e.ernest, e.n_ernest, &out->fit.loo_ernest_median, &out->fit.loo_ernest_worst);
     free(e.model);

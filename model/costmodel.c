@@ -245,6 +245,10 @@ double costmodel_run_cv(const costmodel_params *p, const job_config *c) {
     return p->run_cv_oversub > 0 && costmodel_rho(p, c) > 1.0 ? p->run_cv_oversub : p->run_cv;
 }
 
+double costmodel_model_cv(const costmodel_params *p, const job_config *c) {
+    return p->model_cv_oversub > 0 && costmodel_rho(p, c) > 1.0 ? p->model_cv_oversub : p->model_cv;
+}
+
 double costmodel_data_load_time(const costmodel_params *p, const job_config *c) {
     return p->startup_cpu_s + p->startup_per_example_s * (double)c->examples;
 }

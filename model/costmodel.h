@@ -68,7 +68,12 @@ typedef struct {
                                 to run; 0 = run_cv (costmodel_run_cv) */
     double model_cv;         /* the model's own error on configurations it was not fitted on (the
                                 log-sd of the validation's errors, run noise taken off): one draw
-                                per prediction, with run_cv; 0 = none (interval only) */
+                                per prediction, with run_cv; 0 = none (interval only); where
+                                model_cv_oversub is set, of the configurations whose ranks
+                                each have a core */
+    double model_cv_oversub; /* model_cv of the configurations whose ranks outnumber the cores
+                                (ρ > 1): their misses stay out of every other interval; 0 =
+                                model_cv (costmodel_model_cv) */
     /* When ranks outnumber cores (ρ > 1), what the compute-only ρ misses: */
     double startup_cpu_s;    /* d: CPU-bound part of one rank's start-up (loading the data),
                                 slowed like compute: W gains d·(ρ − 1) */
@@ -263,6 +268,8 @@ double costmodel_idle_step_time(const costmodel_params *p, const job_config *c);
 /* The run-to-run spread of config c's runs: run_cv_oversub when ranks outnumber the cores
  * (ρ > 1) and it is known (> 0), else run_cv. */
 double costmodel_run_cv(const costmodel_params *p, const job_config *c);
+/* model_cv, or model_cv_oversub where c's ranks outnumber the cores and it is set. */
+double costmodel_model_cv(const costmodel_params *p, const job_config *c);
 
 /* One rank's data load at ρ = 1: d + l·D (D the config's training examples). */
 double costmodel_data_load_time(const costmodel_params *p, const job_config *c);

@@ -42,5 +42,7 @@ int netcost_transfer(const calibration_network *n, const network_cost *target, c
         p->update_s *= (double)target->params / (double)n->cost.params;
     p->model_bytes = 4.0 * (double)target->params;
     p->model_cv = sqrt(p->model_cv * p->model_cv + n->transfer_cv * n->transfer_cv);
+    if (p->model_cv_oversub > 0)
+        p->model_cv_oversub = sqrt(p->model_cv_oversub * p->model_cv_oversub + n->transfer_cv * n->transfer_cv);
     return 0;
 }

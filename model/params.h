@@ -63,6 +63,7 @@
     "(sharing a core in one-step rounds, per unit of rho - 1)")                                                    \
   P(BALANCE, "balance", balance_s, balance_s, "s", INFINITY, 1, 0, 16, "s (the scheduler evens out the cores)")    \
   P(MODEL_CV, "model_cv", model_cv, model_cv, "1", INFINITY, 0, 0, 0, "")                                          \
+  P(MODEL_CV_OVERSUB, "model_cv_oversub", model_cv_oversub, model_cv_oversub, "1", INFINITY, 0, -1, 0, "")          \
   P(MASTER_YIELD, "master_yield", master_yield, master_yield, "1", 1.0, 1, 0, 17,                                   \
     "(of its core a dedicated master gives back)")                                                                 \
   P(MASTER_YIELD_LOSS, "master_yield_loss", master_yield_loss, master_yield_loss, "1", 1.0, 1, 0, 18,               \

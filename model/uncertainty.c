@@ -112,10 +112,11 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const jo
         d[i] = g1[i] - g[i];
     /* A run's factor and the model's own error on an unseen configuration: both whole-run,
      * log-normal, independent. */
-    double rc = costmodel_run_cv(p, c), r1 = costmodel_run_cv(p, &one), m2 = p->model_cv * p->model_cv;
-    double run2 = rc * rc + m2;
+    double rc = costmodel_run_cv(p, c), r1 = costmodel_run_cv(p, &one);
+    double mc = costmodel_model_cv(p, c), m1 = costmodel_model_cv(p, &one);
+    double run2 = rc * rc + mc * mc;
     double var_t = run2 + noise_var_ln(p, c) + param_var(g, u) + algorithm_var_ln(p, c);
-    double var_s = run2 + r1 * r1 + m2 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u) +
+    double var_s = run2 + r1 * r1 + m1 * m1 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u) +
                    algorithm_var_ln(p, c);
     uncertainty_interval r = { .sd_ln_time = sqrt(fmax(var_t, 0)), .sd_ln_speedup = sqrt(fmax(var_s, 0)) };
     double z = gsl_cdf_ugaussian_Pinv(0.975);
@@ -172,6 +173,6 @@ void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng
 }
 
 double uncertainty_run_factor(const costmodel_params *p, const job_config *c, gsl_rng *rng) {
-    const double rc = costmodel_run_cv(p, c), sd = sqrt(rc * rc + p->model_cv * p->model_cv);
+    const double rc = costmodel_run_cv(p, c), mc = costmodel_model_cv(p, c), sd = sqrt(rc * rc + mc * mc);
     return sd > 0 ? gsl_ran_lognormal(rng, 0.0, sd) : 1.0;
 }

@@ -103,6 +103,27 @@ Test(calib_plan, eight_cores_fit_in_the_plan) {
     cr_assert_eq(runs[20].workers, 9);
 }
 
+/* On 16 cores the splits stop at 8, but the runs that share cores are 16's: 17 ranks, 32
+ * ranks, and 16 workers beside a dedicated master. Capped at 8 they shared no core, and
+ * their κ and τ came out 0 for nothing. */
+Test(calib_plan, sixteen_cores_oversubscribe_all_sixteen) {
+    calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
+    cr_assert_eq(calib_plan_runs(16, runs), 75);
+    int largest_split = 0, one_more = 0, two_each = 0, beside_master = 0;
+    for (int i = 0; i < 25; i++) {
+        const int ranks = runs[i].workers * runs[i].cores;
+        if (!runs[i].master && ranks <= 8 && ranks > largest_split)
+            largest_split = ranks;
+        one_more += runs[i].workers == 17;
+        two_each += runs[i].workers == 32 && runs[i].batch == 512;
+        beside_master += runs[i].workers == 16 && runs[i].master != NULL;
+    }
+    cr_assert_eq(largest_split, 8);
+    cr_assert_eq(one_more, 2, "17x1 batch and every:4");
+    cr_assert_eq(two_each, 1, "32x1 at 16 examples a rank");
+    cr_assert_eq(beside_master, 2, "16x1 batch and epoch ps, dedicated");
+}
+
 /* ---- the accuracy plan (cli/calib_accuracy.h) */
 
 Test(calib_accuracy, examples_per_run_follow_the_budget_in_whole_batches_of_64) {

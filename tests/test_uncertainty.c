@@ -50,6 +50,24 @@ Test(uncertainty, run_factor_alone_gives_exp_of_1_96_run_cv) {
     cr_assert(close_rel(pi.speedup_hi, s * exp(z975 * 0.05 * sqrt(2.0)), 1e-12), "%.15g", pi.speedup_hi);
 }
 
+/* The model's own error where ranks share cores stays there: on 2 cores, 2 workers have
+ * a core each and carry model_cv = 0.03; 4 workers share them and carry model_cv_oversub
+ * = 0.2 instead; their speedups add the baseline's 0.03 (it has a core). run_cv 0.05. */
+Test(uncertainty, the_models_error_where_ranks_share_cores_stays_with_those_configurations) {
+    costmodel_params p = bare_params();
+    p.host_cores = 2, p.run_cv = 0.05, p.model_cv = 0.03, p.model_cv_oversub = 0.2;
+    job_config two = config_of(2, 1000, 48, 2), four = config_of(4, 1000, 48, 2);
+    four.sync = JOB_SYNC_EPOCH; /* rounds of an epoch: ρ = 2 shares the cores, nothing to pack */
+    uncertainty_interval a = uncertainty_closed_form(&p, &two, NULL), b = uncertainty_closed_form(&p, &four, NULL);
+    cr_assert(close_rel(a.sd_ln_time, sqrt(0.05 * 0.05 + 0.03 * 0.03), 1e-12), "%.15g", a.sd_ln_time);
+    cr_assert(close_rel(b.sd_ln_time, sqrt(0.05 * 0.05 + 0.2 * 0.2), 1e-12), "%.15g", b.sd_ln_time);
+    cr_assert(close_rel(b.sd_ln_speedup, sqrt(2 * 0.05 * 0.05 + 0.2 * 0.2 + 0.03 * 0.03), 1e-12), "%.15g",
+              b.sd_ln_speedup);
+    p.model_cv_oversub = 0; /* not measured apart: model_cv everywhere */
+    b = uncertainty_closed_form(&p, &four, NULL);
+    cr_assert(close_rel(b.sd_ln_time, sqrt(0.05 * 0.05 + 0.03 * 0.03), 1e-12), "%.15g", b.sd_ln_time);
+}
+
 Test(uncertainty, without_any_spread_the_interval_is_the_point) {
     costmodel_params p = bare_params();
     job_config c = config_of(4, 1000, 48, 2);
