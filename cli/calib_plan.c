@@ -180,8 +180,13 @@ static int run_training(const calib_plan_entry *r, int i, int n, const char *dir
         av[a++] = net;
     }
     av[a] = NULL;
-    fprintf(stderr, "  [%2d/%d] %dx%d %-5s %-9s batch %-3ld%s repeat %d of %d ... ", i + 1, n + 1, r->workers,
-            r->cores, r->sync, r->topology, r->batch, r->master ? " dedicated" : "", r->repeat, CALIB_PLAN_REPEATS);
+    char which[48];
+    if (r->repeat <= CALIB_PLAN_REPEATS)
+        snprintf(which, sizeof which, "repeat %d of %d", r->repeat, CALIB_PLAN_REPEATS);
+    else
+        snprintf(which, sizeof which, "once more (r%d)", r->repeat);
+    fprintf(stderr, "  [%2d/%d] %dx%d %-5s %-9s batch %-3ld%s %s ... ", i + 1, n + 1, r->workers, r->cores, r->sync,
+            r->topology, r->batch, r->master ? " dedicated" : "", which);
     double t0 = host_monotonic_s();
     int code = spawn_self(av, "/dev/null", sub, sizeof sub);
     if (code == 0) {
@@ -217,6 +222,14 @@ static int run_commbench(int n, const char *dir, const char *hostfile, char *err
     else
         snprintf(err, (size_t)errlen, "`%s -np 2 speedup commbench` failed (exit %d)", spawn_mpiexec(), code);
     return -1;
+}
+
+int calib_plan_rerun(const char *dir, const calib_plan_entry *runs, int n, long limit, const char *hostfile,
+                     const char *net, char *err, int errlen) {
+    for (int i = 0; i < n; i++)
+        if (run_training(&runs[i], i, n - 1, dir, limit, hostfile, net, err, errlen))
+            return -1;
+    return 0;
 }
 
 int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, const char *net, char *err,

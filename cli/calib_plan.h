@@ -73,6 +73,12 @@ void calib_plan_trace_name(const calib_plan_entry *r, char *buf, size_t len);
 int calib_plan_run(const char *dir, double budget_s, long limit, const char *hostfile, const char *net, char *err,
                    int errlen);
 
+/* Runs each of runs[0..n) once (their repeat numbers name the traces: one past the plan's
+ * for a run again), limit examples a run, training net (NULL: the default). What
+ * `calibrate` does with the configurations a poor fit disagrees with. 0, or -1 with err. */
+int calib_plan_rerun(const char *dir, const calib_plan_entry *runs, int n, long limit, const char *hostfile,
+                     const char *net, char *err, int errlen);
+
 /* Called after every round of the plan (all its configurations once, repeat = 1, 2, …):
  * 0 to go on, or -1 with one line in err to stop the plan. */
 typedef int (*calib_plan_round_fn)(void *ctx, int repeat, char *err, int errlen);

@@ -338,70 +338,99 @@ static void print_network(trace *const *tr, int n, calibration_network *net) {
         printf("  note on the layer kinds: %s\n", note);
 }
 
-static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts,
-                           const fit_options *fo, bool need_efficiency, bool strict) {
-    int n = 0, rc = 1;
+/* A directory of traces, read and fitted: what run_from_traces prints and writes, and what
+ * the plan judges before it writes (plan_disagreeing). */
+typedef struct {
+    tracefile_set set;
+    trace **tr;
+    const char **names;
+    fit_result r;
+    int rounds;                   /* fitted alone (fit/rounds.h) */
+    bool fitted;
+} fitted_dir;
+
+static void fitted_dir_release(fitted_dir *d) {
+    if (d->fitted)
+        fit_result_release(&d->r);
+    free(d->tr);
+    free(d->names);
+    tracefile_set_free(&d->set);
+    memset(d, 0, sizeof *d);
+}
+
+/* Reads and fits every trace in dir, the rounds' spread and the verdict included: 0, or 1
+ * after an error line (d released either way on failure). */
+static int fit_dir(const char *dir, const chrome_import_opts *opts, const fit_options *fo, fitted_dir *d) {
+    memset(d, 0, sizeof *d);
+    int n = 0;
     char **paths = NULL, err[1400];
     if (tracefile_list_dir(dir, &paths, &n, err, sizeof err)) {
         args_error("%s", err);
         return 1;
     }
+    int rc = 1;
     if (n == 0) {
         args_error("%s: no *.trace.jsonl files (nor *.json, *.json.gz traces): nothing to calibrate from", dir);
-        free(paths);
-        return 1;
+        goto done;
     }
-    tracefile_set set = { 0 };
-    trace **tr = NULL;
-    const char **names = NULL;
-    if (tracefile_open((const char *const *)paths, n, opts, true, &set, err, sizeof err)) {
+    if (tracefile_open((const char *const *)paths, n, opts, true, &d->set, err, sizeof err)) {
         args_error("%s", err);
         goto done;
     }
-    tr = calloc((size_t)set.n, sizeof *tr);
-    names = calloc((size_t)set.n, sizeof *names);
-    if (!tr || !names) {
+    d->tr = calloc((size_t)d->set.n, sizeof *d->tr);
+    d->names = calloc((size_t)d->set.n, sizeof *d->names);
+    if (!d->tr || !d->names) {
         args_error("out of memory");
         goto done;
     }
-    for (int i = 0; i < set.n; i++) {
-        tr[i] = set.runs[i].t;
-        names[i] = set.runs[i].name;
+    for (int i = 0; i < d->set.n; i++) {
+        d->tr[i] = d->set.runs[i].t;
+        d->names[i] = d->set.runs[i].name;
     }
-    fit_result r;
-    if (fit_traces_with(tr, names, set.n, fo, &r, err, sizeof err)) {
+    if (fit_traces_with(d->tr, d->names, d->set.n, fo, &d->r, err, sizeof err)) {
         args_error("%s: %s", dir, err);
         goto done;
     }
-    const int rounds = fit_rounds_widen(tr, names, set.n, fo, &r);
-    if (rounds < 0) {
+    d->fitted = true;
+    d->rounds = fit_rounds_widen(d->tr, d->names, d->set.n, fo, &d->r);
+    if (d->rounds < 0) {
         args_error("out of memory");
-        fit_result_release(&r);
         goto done;
     }
-    verdict_judge(&r.cal, &r.fit);
-    print_fit(&r, set.n, dir);
-    if (rounds >= 2)
+    verdict_judge(&d->r.cal, &d->r.fit);
+    rc = 0;
+done:
+    tracefile_paths_free(paths, n);
+    if (rc)
+        fitted_dir_release(d);
+    return rc;
+}
+
+static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts,
+                           const fit_options *fo, bool need_efficiency, bool strict) {
+    fitted_dir d;
+    if (fit_dir(dir, opts, fo, &d))
+        return 1;
+    int rc = 1;
+    char err[1400];
+    fit_result *r = &d.r;
+    print_fit(r, d.set.n, dir);
+    if (d.rounds >= 2)
         printf("rounds: %d fitted alone; where their spread is wider than the pooled fit's, it is the standard error "
-               "(the notes say which)\n", rounds);
-    print_network(tr, set.n, &r.cal.network);
-    if (fit_efficiency(tr, names, set.n, need_efficiency, &r.cal) == 0) {
-        printf("verdict: %s%s\n", r.fit.verdict_poor ? "poor: " : "", r.fit.verdict);
-        if (calibration_write(out_path, &r.cal, &r.fit, err, sizeof err))
+               "(the notes say which)\n", d.rounds);
+    print_network(d.tr, d.set.n, &r->cal.network);
+    if (fit_efficiency(d.tr, d.names, d.set.n, need_efficiency, &r->cal) == 0) {
+        printf("verdict: %s%s\n", r->fit.verdict_poor ? "poor: " : "", r->fit.verdict);
+        if (calibration_write(out_path, &r->cal, &r->fit, err, sizeof err))
             args_error("%s", err);
         else {
             printf("wrote %s\n", out_path);
-            rc = r.fit.verdict_poor && strict ? 1 : 0;
+            rc = r->fit.verdict_poor && strict ? 1 : 0;
             if (rc)
                 args_error("calibrate --strict: the verdict is poor (%s written all the same)", out_path);
         }
     }
-    fit_result_release(&r);
-done:
-    free(tr);
-    free(names);
-    tracefile_set_free(&set);
-    tracefile_paths_free(paths, n);
+    fitted_dir_release(&d);
     return rc;
 }
 
@@ -440,6 +469,45 @@ typedef struct {
     fit_options fo;
 } calib_cli;
 
+/* A calibration that knows it is bad (docs/calibration.md): when the plan's fit is poor,
+ * the configurations its left-out fit misses by more than the verdict's threshold (worst
+ * first, at most PLAN_REMEASURE; the two worst when it is poor for another reason) run
+ * once more, before the fit that writes. 0, or 1 after an error line. */
+enum { PLAN_REMEASURE = 4 };
+static int plan_remeasure(const char *dir, const calib_cli *c) {
+    fitted_dir d;
+    const chrome_import_opts none = { 0 };
+    const fit_options fo = fit_options_default();
+    if (fit_dir(dir, &none, &fo, &d))
+        return 0; /* the fit that writes says why */
+    if (!d.r.fit.verdict_poor) {
+        fitted_dir_release(&d);
+        return 0;
+    }
+    job_config missed[PLAN_REMEASURE];
+    int last_round[PLAN_REMEASURE];
+    const int k = verdict_remeasure(&d.r.cal, &d.r.fit, missed, last_round, PLAN_REMEASURE);
+    calib_plan_entry again[PLAN_REMEASURE];
+    char sync[PLAN_REMEASURE][24];
+    for (int i = 0; i < k; i++) {
+        const job_config *cf = &missed[i];
+        job_sync_format(cf->sync, cf->every_n, sync[i], sizeof sync[i]);
+        again[i] = (calib_plan_entry){ cf->workers, cf->cores, sync[i], job_topology_name(cf->topology), cf->batch,
+                                       last_round[i] + 1,
+                                       cf->master == JOB_MASTER_DEDICATED ? "dedicated" : NULL };
+    }
+    fprintf(stderr, "speedup calibrate: the fit is poor (%s): running the %d configuration%s it misses most once more "
+            "before writing\n", d.r.fit.verdict, k, k == 1 ? "" : "s");
+    const long limit = k > 0 ? missed[0].examples : 0;
+    fitted_dir_release(&d);
+    char err[1400];
+    if (k > 0 && calib_plan_rerun(dir, again, k, limit, c->hostfile, c->net, err, sizeof err)) {
+        args_error("calibrate: %s", err);
+        return 1;
+    }
+    return 0;
+}
+
 static int run_plan(const calib_cli *c) {
     const accuracy_plan *acc = &c->acc;
     const char *out_dir = c->out_dir, *hostfile = c->hostfile, *out_path = c->out_path;
@@ -472,7 +540,9 @@ static int run_plan(const calib_cli *c) {
     } else {
         chrome_import_opts none = { 0 };
         const fit_options fo = fit_options_default();
-        rc = run_from_traces(dir, out_path, &none, &fo, acc->accuracy_s > 0, c->strict);
+        rc = plan_remeasure(dir, c);
+        if (rc == 0)
+            rc = run_from_traces(dir, out_path, &none, &fo, acc->accuracy_s > 0, c->strict);
     }
     if (!out_dir)
         remove_plan_dir(dir);

@@ -1,9 +1,12 @@
 /* verdict — a calibration's verdict (verdict.h). */
 #include "fit/verdict.h"
 
+#include "fit/rounds.h"
+
 #include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 double verdict_threshold(const calibration *cal) { return fmax(2 * cal->params.run_cv, 0.05); }
@@ -55,4 +58,60 @@ void verdict_judge(const calibration *cal, calibration_fit *fit) {
         snprintf(fit->verdict, sizeof fit->verdict, "good: the left-out configurations are predicted within %.1f%% "
                  "(median), under what the run-to-run spread explains (%.1f%%), and no parameter sits at a bound",
                  100 * fit->loo_model_median, 100 * limit);
+}
+
+/* One configuration the left-out fit predicted, and by how much it missed. */
+typedef struct {
+    job_config config;
+    double error_sum;             /* Σ |left-out prediction − measured| / measured over its runs */
+    int runs, last_round;
+} missed_config;
+
+static bool same_config(const job_config *a, const job_config *b) {
+    return a->workers == b->workers && a->cores == b->cores && a->sync == b->sync && a->every_n == b->every_n &&
+           a->topology == b->topology && a->master == b->master && a->batch == b->batch;
+}
+
+static int by_error(const void *x, const void *y) {
+    const missed_config *a = x, *b = y;
+    const double ea = a->error_sum / a->runs, eb = b->error_sum / b->runs;
+    return (ea < eb) - (ea > eb);
+}
+
+int verdict_remeasure(const calibration *cal, const calibration_fit *fit, job_config *out, int *last_round, int max) {
+    enum { MAX_CONFIGS = 256 };
+    missed_config m[MAX_CONFIGS];
+    int n = 0;
+    if (!fit->verdict_poor)
+        return 0;
+    for (int i = 0; i < fit->n_runs; i++) {
+        const calibration_run *run = &fit->runs[i];
+        if (!isfinite(run->loo_model_s) || !(run->measured_s > 0) || run->config.epochs != 1)
+            continue;
+        int j = 0;
+        while (j < n && !same_config(&m[j].config, &run->config))
+            j++;
+        if (j == n) {
+            if (n == MAX_CONFIGS)
+                continue;
+            m[n++] = (missed_config){ .config = run->config };
+        }
+        m[j].error_sum += fabs(run->loo_model_s - run->measured_s) / run->measured_s;
+        m[j].runs++;
+        const int round = fit_round_of(run->trace);
+        if (round > m[j].last_round)
+            m[j].last_round = round;
+    }
+    qsort(m, (size_t)n, sizeof *m, by_error);
+    const double threshold = verdict_threshold(cal);
+    int k = 0;
+    while (k < n && k < max && m[k].error_sum / m[k].runs > threshold)
+        k++;
+    if (k == 0)
+        k = n < 2 ? n : 2 < max ? 2 : max;
+    for (int i = 0; i < k; i++) {
+        out[i] = m[i].config;
+        last_round[i] = m[i].last_round;
+    }
+    return k;
 }

@@ -27,4 +27,11 @@ double verdict_threshold(const calibration *cal);
 /* Fills fit->verdict and fit->verdict_poor from cal and fit's validation. */
 void verdict_judge(const calibration *cal, calibration_fit *fit);
 
+/* What to measure again when the verdict is poor (`calibrate` does, before it writes): the
+ * configurations of one epoch (the plan's) whose left-out runs the model misses by more than
+ * verdict_threshold on average, worst first, at most max; the two worst when none does
+ * (poor for a parameter at a bound, or Ernest ahead). Each with the last round it ran in
+ * (fit/rounds.h's trace names), in last_round. How many: 0 when the verdict is not poor. */
+int verdict_remeasure(const calibration *cal, const calibration_fit *fit, job_config *out, int *last_round, int max);
+
 #endif
