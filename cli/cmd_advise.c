@@ -327,6 +327,20 @@ static void print_advice(const grid *g, const memopt *mo, int total, const predi
     memopt_print_note(mo, rows, shown, stdout);
 }
 
+/* The cores to split: --total-cores, or a lone --cores N, its old spelling (with a
+ * warning); 0 after an error line when neither was given. */
+static int total_cores(grid *g, int total) {
+    if (total < 1 && g->cores_given && g->n_cores == 1) {
+        total = g->cores[0];
+        g->cores_given = false;
+        args_warning("advise --cores %d: read as --total-cores %d, its old spelling; --cores is now the cores per "
+                     "worker, as in model and simulate", total, total);
+    }
+    if (total < 1)
+        args_error("advise: --total-cores N is required (the total number of cores to split)");
+    return total;
+}
+
 int cmd_advise(int argc, char **argv) {
     static const struct option options[] = {
         GRID_LONG_OPTIONS,
@@ -371,16 +385,8 @@ int cmd_advise(int argc, char **argv) {
     }
     if (optind < argc)
         return args_unexpected("advise", argv[optind]);
-    if (total < 1 && g.cores_given && g.n_cores == 1) { /* the old spelling */
-        total = g.cores[0];
-        g.cores_given = false;
-        args_warning("advise --cores %d: read as --total-cores %d, its old spelling; --cores is now the cores per "
-                     "worker, as in model and simulate", total, total);
-    }
-    if (total < 1) {
-        args_error("advise: --total-cores N is required (the total number of cores to split)");
+    if ((total = total_cores(&g, total)) < 1)
         return 2;
-    }
     /* Every divisor K of N with T = N/K (those in --cores); the grid checks them all. */
     int allowed[GRID_MAX_VALUES], n_allowed = g.n_cores;
     memcpy(allowed, g.cores, sizeof allowed);

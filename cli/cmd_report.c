@@ -818,19 +818,24 @@ static void first_runs(const ctx *c, const report_config *k, int n, const char *
     }
 }
 
+/* The defaults --help states. */
+static void report_defaults(ctx *c, report_options *o) {
+    memset(c, 0, sizeof *c);
+    c->out = "out";
+    c->reps = 30;
+    c->repeats = 2;
+    c->sync = "batch,epoch";
+    memset(o, 0, sizeof *o);
+    o->budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;
+    o->max_workers = 32;
+    o->what_if_examples = 60000;
+    o->what_if_epochs = 5;
+}
+
 int cmd_report(int argc, char **argv) {
     static ctx c;
-    memset(&c, 0, sizeof c);
-    c.out = "out";
-    c.reps = 30;
-    c.repeats = 2;
-    c.sync = "batch,epoch";
     static report_options o;
-    memset(&o, 0, sizeof o);
-    o.budget_s = CALIB_PLAN_DEFAULT_BUDGET_S;
-    o.max_workers = 32;
-    o.what_if_examples = 60000;
-    o.what_if_epochs = 5;
+    report_defaults(&c, &o);
     int code = parse_options(argc, argv, &c, &o);
     if (code)
         return code < 0 ? 0 : code;
