@@ -16,7 +16,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup plot --out DIR [INPUTS] [--title TEXT]\n"
+            "usage: speedup plot --out-dir DIR [INPUTS] [--title TEXT]\n"
             "\n"
             "Draws every figure whose inputs are given, as DIR/NAME.png and DIR/NAME.svg:\n"
             "  speedup, splits, breakdown   from --predictions (and --measurements)\n"
@@ -34,7 +34,8 @@ static void usage(FILE *out) {
             "  --calib FILE         calibration.json whose fit figure 5 shows\n"
             "  --traces DIR         the *.trace.jsonl files the calibration was fitted on\n"
             "Output:\n"
-            "  --out DIR            where the figures go (created)            [required]\n"
+            "  --out-dir DIR        where the figures go (created; --out DIR is its\n"
+            "                       older name)                               [required]\n"
             "  --title TEXT         what the figures show, under each one's question\n"
             "                       [on HOST, CNN NET]\n"
             "  --only LIST          only these figures, e.g. speedup,timeline  [all given]\n"
@@ -126,7 +127,7 @@ static int parse_args(int argc, char **argv, plot_args *a) {
         { "predictions", required_argument, 0, OPT_PRED }, { "measurements", required_argument, 0, OPT_MEAS },
         { "trace", required_argument, 0, OPT_TRACE },      { "sim-trace", required_argument, 0, OPT_SIM },
         { "calib", required_argument, 0, OPT_CALIB },      { "traces", required_argument, 0, OPT_TRACES },
-        { "out", required_argument, 0, OPT_OUT },          { "title", required_argument, 0, OPT_TITLE },
+        { "out", required_argument, 0, OPT_OUT },          { "out-dir", required_argument, 0, OPT_OUT },          { "title", required_argument, 0, OPT_TITLE },
         { "only", required_argument, 0, OPT_ONLY },        { "help", no_argument, 0, OPT_HELP },
         { 0, 0, 0, 0 },
     };
@@ -152,7 +153,7 @@ static int parse_args(int argc, char **argv, plot_args *a) {
     if (optind < argc)
         return args_unexpected("plot", argv[optind]);
     if (!a->out_dir) {
-        args_error("plot: --out DIR is required");
+        args_error("plot: --out-dir DIR is required");
         return 2;
     }
     if (a->only && check_only(a->only))

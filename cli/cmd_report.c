@@ -49,8 +49,8 @@ enum { PATH_LEN = 4096 };
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup report [--out DIR] [--budget SECONDS] [--max-workers K] [FLAGS]\n"
-            "       speedup report --calib FILE --cluster SPEC [--cluster SPEC ...] [--net SPEC] [--out DIR]\n"
+            "usage: speedup report [--out-dir DIR] [--budget SECONDS] [--max-workers K] [FLAGS]\n"
+            "       speedup report --calib FILE --cluster SPEC [--cluster SPEC ...] [--net SPEC] [--out-dir DIR]\n"
             "\n"
             "With --calib: measures nothing. The what-if of each --cluster (up to 4) from a\n"
             "calibration made elsewhere (calibrate --from-table, another host's traces):\n"
@@ -63,7 +63,8 @@ static void usage(FILE *out) {
             "and writes DIR/index.html with every figure, its table and the prediction error\n"
             "of every measured configuration.\n"
             "\n"
-            "  --out DIR          where everything goes                          [out]\n"
+            "  --out-dir DIR      where everything goes (a directory, as calibrate's\n"
+            "                     --out-dir; --out DIR is its older name)         [out]\n"
             "  --calib FILE       a calibration to reuse: no measuring, the what-ifs only [none]\n"
             "  --net SPEC         with --calib: another network than the calibrated one,\n"
             "                     priced by layer kind (model --net)      [the calibration's]\n"
@@ -550,7 +551,7 @@ static int check_sync_list(const char *list) {
 /* 0 to go on, else the exit status (2 usage, 0 after --help). */
 static int parse_options(int argc, char **argv, ctx *c, report_options *o) {
     static const struct option options[] = {
-        { "out", required_argument, 0, OPT_OUT },         { "budget", required_argument, 0, OPT_BUDGET },
+        { "out", required_argument, 0, OPT_OUT },         { "out-dir", required_argument, 0, OPT_OUT },         { "budget", required_argument, 0, OPT_BUDGET },
         { "limit", required_argument, 0, OPT_LIMIT },     { "max-workers", required_argument, 0, OPT_MAXW },
         { "reps", required_argument, 0, OPT_REPS },       { "hostfile", required_argument, 0, OPT_HOSTFILE },
         { "repeats", required_argument, 0, OPT_REPEATS }, { "held-out", required_argument, 0, OPT_HELD_OUT },

@@ -34,9 +34,13 @@ Test(plot, predictions_and_measurements_give_three_figures) {
 Test(plot, predictions_alone_give_the_speedup_figure) {
     char *dir = clirun_tmpdir();
     run_ok("model --workers 1,2,4 --cores 1,2 --sync batch,epoch --out %s/pred.csv", dir, "");
-    run_ok("plot --predictions %s/pred.csv --only speedup --out %s/fig", dir, dir);
+    run_ok("plot --predictions %s/pred.csv --only speedup --out-dir %s/fig", dir, dir);
     char fig[512];
     snprintf(fig, sizeof fig, "%s/fig", dir);
+    clirun_assert_png(fig, "speedup", 1000, 640);
+    /* --out DIR, its older name, is the same directory. */
+    run_ok("plot --predictions %s/pred.csv --only speedup --out %s/old", dir, dir);
+    snprintf(fig, sizeof fig, "%s/old", dir);
     clirun_assert_png(fig, "speedup", 1000, 640);
     free(dir);
 }
@@ -144,7 +148,7 @@ Test(plot, wrong_header_is_refused) {
 }
 
 Test(plot, usage_errors_exit_two) {
-    clirun_assert_refused("plot --predictions x.csv", 2, "--out DIR is required");
+    clirun_assert_refused("plot --predictions x.csv", 2, "--out-dir DIR is required");
     clirun_assert_refused("plot --out /tmp/x", 2, "nothing to plot");
     clirun_assert_refused("plot --out /tmp/x --predictions p.csv --only speedup,pie", 2, "'pie'");
     clirun_assert_refused("plot --out /tmp/x --calib c.json", 2, "--calib and --traces go together");
