@@ -114,7 +114,7 @@ long calib_plan_limit_for(const calib_plan_entry *runs, int n, int host_cores, d
  * fixed cost *run_s and an example's *example_s on one core, this host, this network, now.
  * 0, or -1 (a run failed, or the two did not differ: then the plan falls back to
  * calib_plan_limit). */
-enum { PILOT_SMALL = 64, PILOT_LARGE = 320 };
+enum { PILOT_SMALL = 64, PILOT_LARGE = 1024 };
 static int pilot(const char *net, double *run_s, double *example_s) {
     double took[2];
     const long sizes[2] = { PILOT_SMALL, PILOT_LARGE };
