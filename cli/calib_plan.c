@@ -143,9 +143,10 @@ static long limit_from_budget(const calib_plan_entry *runs, int n, double budget
     const double t0 = host_monotonic_s();
     double run_s, example_s, plan_s;
     if (pilot(net, &run_s, &example_s)) {
+        const long limit = calib_plan_limit(budget_s);
         fprintf(stderr, "speedup calibrate: the pilot runs could not size the plan: %ld examples a run (20 a second of "
-                        "budget)\n", calib_plan_limit(budget_s));
-        return calib_plan_limit(budget_s);
+                        "budget)\n", limit);
+        return limit;
     }
     const double pilot_s = host_monotonic_s() - t0;
     const long limit = calib_plan_limit_for(runs, n, host_online_cores(), budget_s - pilot_s, run_s, example_s, &plan_s);

@@ -67,9 +67,6 @@ enum { OPT_TOP = 1, OPT_CSV, OPT_TOTAL, OPT_HELP };
 
 typedef char skip_note[640]; /* "CONFIG: no time to accuracy: " and a 512-byte reason */
 
-/* Every way to use total cores (K | total, T = total/K) with each sync mode and topology
- * of g that the model accepts, as rows; each refused one (batch sync split over K > B
- * workers) as a note "CONFIG: why" in skipped. Returns the number of rows. */
 /* Is T one of --cores (every T when --cores was not given as a list)? */
 static bool cores_allowed(const grid *g, int t) {
     if (!g->cores_given)
@@ -80,6 +77,9 @@ static bool cores_allowed(const grid *g, int t) {
     return false;
 }
 
+/* Every way to use total cores (K | total, T = total/K) with each sync mode and topology
+ * of g that the model accepts, as rows; each refused one (batch sync split over K > B
+ * workers) as a note "CONFIG: why" in skipped. Returns the number of rows. */
 static int advise_rows(const grid *g, const memopt *mo, int total, prediction_row *rows, skip_note *skipped,
                        int *n_skipped) {
     int n = 0;
@@ -352,10 +352,7 @@ int cmd_advise(int argc, char **argv) {
         { 0, 0, 0, 0 },
     };
     grid g;
-    grid_init(&g);
-    g.n_topology = 2;
-    g.topology[0] = JOB_TOPO_PS;
-    g.topology[1] = JOB_TOPO_ALLREDUCE;
+    grid_init(&g); /* every topology by default, as model and simulate */
     memopt mo;
     memopt_init(&mo);
     int total = 0, top = 0, csv = 0, code;

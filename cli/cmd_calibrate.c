@@ -319,11 +319,8 @@ static int fit_efficiency(trace **tr, const char **names, int n, bool need, cali
     return 0;
 }
 
-/* The layer kinds' rates (fit/netfit.h) into *net, and a line saying them. */
-static void print_network(trace *const *tr, int n, calibration_network *net) {
-    char note[512];
-    if (netfit_traces(tr, n, net, note, sizeof note) < 0)
-        fprintf(stderr, "speedup calibrate: the layer kinds' rates: %s (another network cannot be priced)\n", note);
+/* The layer kinds' rates (fit/netfit.h) and what the fit could not separate. */
+static void print_network(const calibration_network *net, const char *note) {
     if (!net->known)
         return;
     printf("layer kinds (--net prices another network with them): %s\n", net->spec);
@@ -344,7 +341,8 @@ typedef struct {
     tracefile_set set;
     trace **tr;
     const char **names;
-    fit_result r;
+    fit_result r;                 /* r.cal.network: the layer kinds' rates, when the traces time them */
+    char network_note[512];       /* what netfit could not separate */
     int rounds;                   /* fitted alone (fit/rounds.h) */
     bool fitted;
 } fitted_dir;
@@ -398,6 +396,9 @@ static int fit_dir(const char *dir, const chrome_import_opts *opts, const fit_op
         goto done;
     }
     verdict_judge(&d->r.cal, &d->r.fit);
+    if (netfit_traces(d->tr, d->set.n, &d->r.cal.network, d->network_note, sizeof d->network_note) < 0)
+        fprintf(stderr, "speedup calibrate: the layer kinds' rates: %s (another network cannot be priced)\n",
+                d->network_note);
     rc = 0;
 done:
     tracefile_paths_free(paths, n);
@@ -406,20 +407,18 @@ done:
     return rc;
 }
 
-static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts,
-                           const fit_options *fo, bool need_efficiency, bool strict) {
-    fitted_dir d;
-    if (fit_dir(dir, opts, fo, &d))
-        return 1;
+/* Prints d's fit and writes it to out_path: 0, or 1 after an error line (or a poor verdict
+ * with strict). */
+static int write_fitted(fitted_dir *d, const char *dir, const char *out_path, bool need_efficiency, bool strict) {
     int rc = 1;
     char err[1400];
-    fit_result *r = &d.r;
-    print_fit(r, d.set.n, dir);
-    if (d.rounds >= 2)
+    fit_result *r = &d->r;
+    print_fit(r, d->set.n, dir);
+    if (d->rounds >= 2)
         printf("rounds: %d fitted alone; where their spread is wider than the pooled fit's, it is the standard error "
-               "(the notes say which)\n", d.rounds);
-    print_network(d.tr, d.set.n, &r->cal.network);
-    if (fit_efficiency(d.tr, d.names, d.set.n, need_efficiency, &r->cal) == 0) {
+               "(the notes say which)\n", d->rounds);
+    print_network(&r->cal.network, d->network_note);
+    if (fit_efficiency(d->tr, d->names, d->set.n, need_efficiency, &r->cal) == 0) {
         printf("verdict: %s%s\n", r->fit.verdict_poor ? "poor: " : "", r->fit.verdict);
         if (calibration_write(out_path, &r->cal, &r->fit, err, sizeof err))
             args_error("%s", err);
@@ -430,6 +429,15 @@ static int run_from_traces(const char *dir, const char *out_path, const chrome_i
                 args_error("calibrate --strict: the verdict is poor (%s written all the same)", out_path);
         }
     }
+    return rc;
+}
+
+static int run_from_traces(const char *dir, const char *out_path, const chrome_import_opts *opts,
+                           const fit_options *fo, bool need_efficiency, bool strict) {
+    fitted_dir d;
+    if (fit_dir(dir, opts, fo, &d))
+        return 1;
+    const int rc = write_fitted(&d, dir, out_path, need_efficiency, strict);
     fitted_dir_release(&d);
     return rc;
 }
@@ -472,21 +480,15 @@ typedef struct {
 /* A calibration that knows it is bad (docs/calibration.md): when the plan's fit is poor,
  * the configurations its left-out fit misses by more than the verdict's threshold (worst
  * first, at most PLAN_REMEASURE; the two worst when it is poor for another reason) run
- * once more, before the fit that writes. 0, or 1 after an error line. */
+ * once more, before the fit that writes (fit/verdict.h's verdict_remeasure). 1 re-run,
+ * 0 nothing to re-run (the fit is not poor), -1 after an error line. */
 enum { PLAN_REMEASURE = 4 };
-static int plan_remeasure(const char *dir, const calib_cli *c) {
-    fitted_dir d;
-    const chrome_import_opts none = { 0 };
-    const fit_options fo = fit_options_default();
-    if (fit_dir(dir, &none, &fo, &d))
-        return 0; /* the fit that writes says why */
-    if (!d.r.fit.verdict_poor) {
-        fitted_dir_release(&d);
-        return 0;
-    }
+static int plan_remeasure(const char *dir, const fitted_dir *d, const calib_cli *c) {
     job_config missed[PLAN_REMEASURE];
     int last_round[PLAN_REMEASURE];
-    const int k = verdict_remeasure(&d.r.cal, &d.r.fit, missed, last_round, PLAN_REMEASURE);
+    const int k = verdict_remeasure(&d->r.cal, &d->r.fit, missed, last_round, PLAN_REMEASURE);
+    if (k == 0)
+        return 0;
     calib_plan_entry again[PLAN_REMEASURE];
     char sync[PLAN_REMEASURE][24];
     for (int i = 0; i < k; i++) {
@@ -497,15 +499,31 @@ static int plan_remeasure(const char *dir, const calib_cli *c) {
                                        cf->master == JOB_MASTER_DEDICATED ? "dedicated" : NULL };
     }
     fprintf(stderr, "speedup calibrate: the fit is poor (%s): running the %d configuration%s it misses most once more "
-            "before writing\n", d.r.fit.verdict, k, k == 1 ? "" : "s");
-    const long limit = k > 0 ? missed[0].examples : 0;
-    fitted_dir_release(&d);
+            "before writing\n", d->r.fit.verdict, k, k == 1 ? "" : "s");
     char err[1400];
-    if (k > 0 && calib_plan_rerun(dir, again, k, limit, c->hostfile, c->net, err, sizeof err)) {
+    if (calib_plan_rerun(dir, again, k, missed[0].examples, c->hostfile, c->net, err, sizeof err)) {
         args_error("calibrate: %s", err);
-        return 1;
+        return -1;
     }
-    return 0;
+    return 1;
+}
+
+/* The plan's traces in dir fitted, measured again where a poor fit misses most, and
+ * written: 0, or 1 after an error line. */
+static int fit_plan(const char *dir, const calib_cli *c) {
+    const chrome_import_opts none = { 0 };
+    const fit_options fo = fit_options_default();
+    fitted_dir d;
+    if (fit_dir(dir, &none, &fo, &d))
+        return 1;
+    const int again = plan_remeasure(dir, &d, c);
+    if (again != 0)
+        fitted_dir_release(&d);
+    if (again < 0 || (again > 0 && fit_dir(dir, &none, &fo, &d)))
+        return 1;
+    const int rc = write_fitted(&d, dir, c->out_path, c->acc.accuracy_s > 0, c->strict);
+    fitted_dir_release(&d);
+    return rc;
 }
 
 static int run_plan(const calib_cli *c) {
@@ -538,11 +556,7 @@ static int run_plan(const calib_cli *c) {
         args_error("calibrate: %s", err);
         rc = 1;
     } else {
-        chrome_import_opts none = { 0 };
-        const fit_options fo = fit_options_default();
-        rc = plan_remeasure(dir, c);
-        if (rc == 0)
-            rc = run_from_traces(dir, out_path, &none, &fo, acc->accuracy_s > 0, c->strict);
+        rc = fit_plan(dir, c);
     }
     if (!out_dir)
         remove_plan_dir(dir);

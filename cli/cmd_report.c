@@ -767,14 +767,11 @@ static int report_from_calibration(ctx *c, report_options *o) {
         char csv[PATH_LEN], fig[PATH_LEN], where[200], title[512];
         snprintf(csv, sizeof csv, "%s/cluster-%d.csv", c->out, n + 1);
         snprintf(fig, sizeof fig, "%s/figures/cluster-%d", c->out, n + 1);
+        /* --net: the simulator prices another network, or refuses it with the reason. */
         const char *av[] = { "simulate", "--calib", c->cal_path, "--cluster", o->cluster_text[n], "--cores", "1",
                              "--sync", c->sync, "--topology", topo, "--examples", limit, "--batch", batch, "--epochs",
                              epochs, "--reps", reps, "--scaling", cal.params.worker_device ? "weak" : "strong",
-                             "--csv", "--out", csv, NULL, NULL, NULL };
-        if (o->net) { /* the simulator prices it and refuses it with the reason */
-            av[sizeof av / sizeof *av - 3] = "--net";
-            av[sizeof av / sizeof *av - 2] = o->net;
-        }
+                             "--csv", "--out", csv, o->net ? "--net" : NULL, o->net, NULL };
         fprintf(stderr, "speedup report: simulating the cluster %s\n", o->cluster_text[n]);
         if (step(c, "simulate (a cluster what-if)", 0, av, "/dev/null"))
             goto done;

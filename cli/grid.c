@@ -414,7 +414,8 @@ static int transfer_network(grid *g) {
         return 0;
     if (!g->network.known) {
         args_error("--net %s: %s has no per-layer rates of this host to price another network with: calibrate "
-                   "again (its traces time each layer kind)", g->net_spec, g->calib_path ? g->calib_path : "the seed-like example");
+                   "again (its traces time each layer kind)", g->net_spec,
+                   g->calib_path ? g->calib_path : "the seed-like example");
         return 2;
     }
     const int *in = g->network.input;

@@ -10,7 +10,8 @@
  *   step_bytes  bytes it moves once a step whatever the batch (its weights, read by the
  *               forward and twice by the backward).
  * Kinds: conv (a relu right after it is fused into it, and then a layer of no work), fc,
- * elementwise (relu, dropout), pool. A layer of no work costs nothing: no rate applies to it. What is in no layer (the loss, the optimizer's update, the step's framework) is the
+ * elementwise (relu, dropout), pool. A layer of no work costs nothing: no rate applies to
+ * it. What is in no layer (the loss, the optimizer's update, the step's framework) is the
  * step's rest, measured whole.
  */
 #ifndef SPEEDUP_CORE_NETWORK_H

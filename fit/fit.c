@@ -169,6 +169,21 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     return 0;
 }
 
+int fit_parameters(trace *const *traces, int n, const fit_options *o, costmodel_params *out, char *err, int errlen) {
+    fit_subset all = { .tr = traces, .n = n, .opts = o };
+    fit_core f;
+    if (fit_all_parts(&all, &f, err, errlen))
+        return -1;
+    for (int i = 0; i < n; i++) /* as fit_all: checked against the first training run */
+        if (!fit_is_bench(traces[i])) {
+            if (costmodel_check(&f.p, &traces[i]->run.config, err, errlen))
+                return -1;
+            break;
+        }
+    *out = f.p;
+    return 0;
+}
+
 /* ---------------------------------------------------------------------------------- */
 /* Ernest-style comparison */
 

@@ -88,6 +88,11 @@ void fit_add_robust_reg(fit_core *f, const char *name, const robustfit_result *r
 /* A note on parameter param (printf-style): what its value means (calibration_note). */
 void fit_note(fit_core *f, const char *param, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 
+/* The parameters alone of traces[0..n) (every part, no run list, no validation, no
+ * Ernest): what fit/rounds.h refits each round with. 0, or -1 with err when the traces
+ * cannot determine them or give an unusable one. */
+int fit_parameters(trace *const *traces, int n, const fit_options *o, costmodel_params *out, char *err, int errlen);
+
 int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen);      /* after fit_compute */
 int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);

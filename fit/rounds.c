@@ -1,6 +1,8 @@
 /* rounds — each round of the plan fitted alone, their spread as standard error (rounds.h). */
 #include "fit/rounds.h"
 
+#include "fit/fit_parts.h"
+
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdio.h>
@@ -23,16 +25,13 @@ int fit_round_of(const char *path) {
     return round;
 }
 
-/* Round `round`'s traces and the ones of no round into sub/sub_paths: how many. */
-static int pick(trace *const *traces, const char *const *paths, int n, int round, trace **sub,
-                const char **sub_paths) {
+/* Round `round`'s traces and the ones of no round into sub: how many. */
+static int pick(trace *const *traces, const char *const *paths, int n, int round, trace **sub) {
     int m = 0;
     for (int i = 0; i < n; i++) {
         const int r = fit_round_of(paths[i]);
-        if (r == round || r == 0) {
-            sub[m] = traces[i];
-            sub_paths[m++] = paths[i];
-        }
+        if (r == round || r == 0)
+            sub[m++] = traces[i];
     }
     return m;
 }
@@ -59,22 +58,20 @@ int fit_rounds_widen(trace *const *traces, const char *const *paths, int n, cons
     if (n_rounds < 2)
         return 0;
     trace **sub = malloc(sizeof *sub * (size_t)n);
-    const char **sub_paths = malloc(sizeof *sub_paths * (size_t)n);
     double(*value)[PARAM_COUNT] = malloc(sizeof *value * MAX_ROUNDS);
-    if (!sub || !sub_paths || !value) {
-        free(sub), free(sub_paths), free(value);
+    if (!sub || !value) {
+        free(sub), free(value);
         return -1;
     }
     int fitted = 0;
     for (int j = 0; j < n_rounds; j++) {
-        const int m = pick(traces, paths, n, rounds[j], sub, sub_paths);
-        fit_result r;
-        char err[512];
-        if (fit_traces_with(sub, sub_paths, m, o, &r, err, sizeof err))
+        const int m = pick(traces, paths, n, rounds[j], sub);
+        costmodel_params p;
+        char err[1200];
+        if (fit_parameters(sub, m, o, &p, err, sizeof err))
             continue; /* a round that cannot be fitted alone tells nothing of the drift */
         for (int id = 0; id < PARAM_COUNT; id++)
-            value[fitted][id] = param_get(&r.cal.params, (param_id)id);
-        fit_result_release(&r);
+            value[fitted][id] = param_get(&p, (param_id)id);
         fitted++;
     }
     for (int id = 0; fitted >= 2 && id < PARAM_COUNT; id++) {
@@ -93,6 +90,6 @@ int fit_rounds_widen(trace *const *traces, const char *const *paths, int n, cons
         note(&pooled->fit, param_info((param_id)id)->name, text);
         *se = between;
     }
-    free(sub), free(sub_paths), free(value);
+    free(sub), free(value);
     return fitted;
 }

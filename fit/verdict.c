@@ -1,6 +1,7 @@
 /* verdict — a calibration's verdict (verdict.h). */
 #include "fit/verdict.h"
 
+#include "fit/fit_parts.h"
 #include "fit/rounds.h"
 
 #include <math.h>
@@ -67,11 +68,6 @@ typedef struct {
     int runs, last_round;
 } missed_config;
 
-static bool same_config(const job_config *a, const job_config *b) {
-    return a->workers == b->workers && a->cores == b->cores && a->sync == b->sync && a->every_n == b->every_n &&
-           a->topology == b->topology && a->master == b->master && a->batch == b->batch;
-}
-
 static int by_error(const void *x, const void *y) {
     const missed_config *a = x, *b = y;
     const double ea = a->error_sum / a->runs, eb = b->error_sum / b->runs;
@@ -89,7 +85,7 @@ int verdict_remeasure(const calibration *cal, const calibration_fit *fit, job_co
         if (!isfinite(run->loo_model_s) || !(run->measured_s > 0) || run->config.epochs != 1)
             continue;
         int j = 0;
-        while (j < n && !same_config(&m[j].config, &run->config))
+        while (j < n && !fit_same_config(&m[j].config, &run->config))
             j++;
         if (j == n) {
             if (n == MAX_CONFIGS)

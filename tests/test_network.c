@@ -189,21 +189,18 @@ Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_
 /* Through the binary: one worker, only compute costs, so the time is c1's; the
  * calibration of fc4 with the rates above. --net fc8,relu,fc4 moves c1 from 2 ms to
  * 2.288 ms: the time by 1.144. */
+/* clirun's calibration where only c1 costs (2 ms ± 0.2 ms), with fc_network's per-FLOP
+ * rate (no layer-step cost: c0 stays 0) and model bytes, written back through the
+ * calibration file's own writer. */
 static char *write_fc_calibration(const char *dir) {
-    return clirun_write_file(dir, "cal.json",
-        "{\"format\": \"speedup-calibration\", \"version\": 1,\n"
-        " \"host\": {\"name\": \"t\", \"cores\": 2},\n"
-        " \"params\": {\"c0\": {\"value\": 0, \"stderr\": 0}, \"c1\": {\"value\": 0.002, \"stderr\": 0.0002},\n"
-        "  \"sigma\": {\"value\": 0.1}, \"alpha_ps\": {\"value\": 0}, \"beta_ps\": {\"value\": 0},\n"
-        "  \"alpha_allreduce\": {\"value\": 0}, \"beta_allreduce\": {\"value\": 0},\n"
-        "  \"model_bytes\": {\"value\": 80}, \"w0\": {\"value\": 0}, \"w1\": {\"value\": 0},\n"
-        "  \"cv\": {\"value\": 0}, \"host_cores\": {\"value\": 2}},\n"
-        " \"network\": {\"spec\": \"fc4\", \"input\": [2, 2, 1, 4], \"params\": 20, \"transfer_cv\": 0.1,\n"
-        "  \"rates\": {\"conv\": {\"s_per_flop\": 0, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0},\n"
-        "   \"fc\": {\"s_per_flop\": 1e-6, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0},\n"
-        "   \"elementwise\": {\"s_per_flop\": 0, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0},\n"
-        "   \"pool\": {\"s_per_flop\": 0, \"s_per_byte\": 0, \"s_per_step_byte\": 0, \"s_per_layer_step\": 0}},\n"
-        "  \"layers\": [{\"kind\": \"fc\", \"flops\": 96, \"bytes\": 96, \"step_bytes\": 192}]}}\n");
+    char *path = clirun_write_c1_calibration(dir), err[512];
+    calibration cal;
+    cr_assert_eq(calibration_read(path, &cal, err, sizeof err), 0, "%s", err);
+    cal.network = fc_network();
+    cal.network.rate[NETWORK_FC].s_per_layer_step = 0;
+    cal.params.model_bytes = 80;
+    cr_assert_eq(calibration_write(path, &cal, NULL, err, sizeof err), 0, "%s", err);
+    return path;
 }
 
 Test(network, model_net_prices_another_network_through_the_binary) {

@@ -253,13 +253,10 @@ static int parse_host_speed(json_t *o, trace_run *r, const char *path, long line
     struct { const char *key; double *out; } f[] = { { "probe_before_s", &h->probe_before_s },
                                                      { "probe_after_s", &h->probe_after_s },
                                                      { "steal_s", &h->steal_s }, { "cpu_s", &h->cpu_s } };
-    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++) {
-        json_t *v = json_is_object(o) ? json_object_get(o, f[i].key) : NULL;
-        if (!json_is_number(v) || !isfinite(json_number_value(v)) || json_number_value(v) < 0)
+    for (size_t i = 0; i < sizeof f / sizeof f[0]; i++)
+        if (get_nonneg(o, f[i].key, f[i].out))
             return errmsg_set(err, errlen, "%s: line %ld: run.host_speed.%s: expected a finite number >= 0", path,
                               line, f[i].key);
-        *f[i].out = json_number_value(v);
-    }
     h->has = true;
     return 0;
 }

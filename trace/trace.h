@@ -70,14 +70,14 @@ typedef struct {
     long peak_rss_kib[TRACE_MAX_RANKS]; /* each rank's peak resident set (getrusage), KiB */
 } trace_memory;
 
-/* The host's speed beside the run ("host_speed", rank 0's view): a fixed compute probe
- * (train/probe.h) just before the run and just after it, and the hypervisor's steal time
- * over it (util/host.h), so that a run slowed by the host's phase can be told from one
- * slowed by its configuration. */
 /* The probe's work: a 384 x 384 x 384 single-precision product, 2·384³ FLOPs. */
 #define TRACE_PROBE_N 384
 #define TRACE_PROBE_FLOPS (2.0 * TRACE_PROBE_N * TRACE_PROBE_N * TRACE_PROBE_N)
 
+/* The host's speed beside the run ("host_speed", rank 0's view): a fixed compute probe
+ * (train/probe.h) just before the run and just after it, and the hypervisor's steal time
+ * over it (util/host.h), so that a run slowed by the host's phase can be told from one
+ * slowed by its configuration. */
 typedef struct {
     bool has;                        /* the header has a "host_speed" object */
     double probe_before_s, probe_after_s; /* the probe's median time, before and after */

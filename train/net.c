@@ -1,8 +1,8 @@
 /* net — shapes, buffers, initialisation and the passes over the layer list. */
-#define _POSIX_C_SOURCE 200809L
 #include "train/net.h"
 
 #include "train/layers.h"
+#include "util/host.h"
 
 #include <gsl/gsl_randist.h>
 #include <zlib.h>
@@ -11,7 +11,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 static long shape_size(int h, int w, int c) { return (long)h * w * c; }
 
@@ -253,8 +252,11 @@ void net_dropout_at(net *n, long position) { n->dropout_pos = position; }
 
 float *net_input(net *n) { return n->input; }
 
+/* A net's layers index its layer costs and times. */
+_Static_assert(NETWORK_MAX_LAYERS >= NETSPEC_MAX_LAYERS, "a network's layers fit network_cost");
+
 /* The kind a layer's time counts in: a relu after a conv is fused into it. */
-static int kind_of(const net *n, int i) {
+static network_kind kind_of(const net *n, int i) {
     switch (n->layers[i].spec.kind) {
     case LAYER_CONV: return NETWORK_CONV;
     case LAYER_FC: return NETWORK_FC;
@@ -265,12 +267,6 @@ static int kind_of(const net *n, int i) {
     return NETWORK_ELEMENTWISE;
 }
 
-static double wall_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
-
 float net_forward(net *n, int count, const uint8_t *labels, int training, float divisor) {
     const int B = count;
     for (int i = 0; i < n->n_layers; i++) {
@@ -278,7 +274,7 @@ float net_forward(net *n, int count, const uint8_t *labels, int training, float 
         const float *W = L->w_off >= 0 ? n->params + L->w_off : NULL;
         const float *b = L->b_off >= 0 ? n->params + L->b_off : NULL;
         const long out_n = (long)B * L->oh * L->ow * L->oc;
-        const double t0 = training ? wall_s() : 0.0;
+        const double t0 = training ? host_monotonic_s() : 0.0;
         switch (L->spec.kind) {
         case LAYER_CONV:
             conv_forward(L->in, W, b, L->col, L->out, B, L->h, L->w, L->c, L->spec.k, L->oc, L->relu_fused,
@@ -314,7 +310,7 @@ float net_forward(net *n, int count, const uint8_t *labels, int training, float 
             break;
         }
         if (training)
-            n->layer_s[i] += wall_s() - t0;
+            n->layer_s[i] += host_monotonic_s() - t0;
     }
     if (training)
         n->dropout_pos += B; // consecutive steps without net_dropout_at get fresh masks
@@ -338,7 +334,7 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
         for (int j = 0; j < i; j++)
             need_dx |= n->layers[j].w_off >= 0;
         float *dx = need_dx ? n->dbuf[1 - cur] : NULL;
-        const double t0 = wall_s();
+        const double t0 = host_monotonic_s();
         switch (L->spec.kind) {
         case LAYER_CONV:
             conv_backward(dy, L->in, L->relu_fused ? L->out : NULL, W, L->col, dW, db, dx, L->ws, n->threads - 1,
@@ -363,7 +359,7 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
                 dropout_apply(dy, L->mask, out_n);
             break;
         }
-        n->layer_s[i] += wall_s() - t0;
+        n->layer_s[i] += host_monotonic_s() - t0;
         if (!need_dx)
             break;
     }
@@ -451,7 +447,7 @@ net_memory net_memory_of(const net *n) {
 static network_layer layer_cost(const net *n, int i) {
     const net_layer *L = &n->layers[i];
     const double in = (double)L->h * L->w * L->c, out = (double)L->oh * L->ow * L->oc, f = sizeof(float);
-    network_layer c = { .kind = (network_kind)kind_of(n, i) };
+    network_layer c = { .kind = kind_of(n, i) };
     switch (L->spec.kind) {
     case LAYER_CONV: {
         const double col = (double)L->oh * L->ow * L->spec.k * L->spec.k * L->c; /* im2col floats */

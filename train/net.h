@@ -54,7 +54,7 @@ typedef struct {
     gsl_rng *dropout_rng;
     unsigned long dropout_seed;  /* the masks' key, with each example's position */
     long dropout_pos;        /* position (in the epoch's order) of the next batch's first example */
-    double layer_s[NETSPEC_MAX_LAYERS]; /* training passes' time in each layer so far (a fused
+    double layer_s[NETWORK_MAX_LAYERS]; /* training passes' time in each layer so far (a fused
                                      relu in its conv's), for the per-kind rates (core/network.h) */
 } net;
 

@@ -1,20 +1,13 @@
 /* probe — a fixed sgemm, timed (probe.h). */
-#define _POSIX_C_SOURCE 200809L
 #include "train/probe.h"
 
 #include "trace/trace.h"
+#include "util/host.h"
 
 #include <cblas.h>
 #include <stdlib.h>
-#include <time.h>
 
 enum { PROBE_N = TRACE_PROBE_N, PROBE_REPS = 21 };
-
-static double now_s(void) {
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
-}
 
 static int by_value(const void *a, const void *b) {
     const double x = *(const double *)a, y = *(const double *)b;
@@ -33,10 +26,10 @@ double probe_sgemm_s(void) {
             b[i] = (float)((i * 5) % 11) / 11.0f;
         }
         for (int r = 0; r < PROBE_REPS; r++) {
-            const double t0 = now_s();
+            const double t0 = host_monotonic_s();
             cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, PROBE_N, PROBE_N, PROBE_N, 1.0f, a, PROBE_N, b,
                         PROBE_N, 0.0f, c, PROBE_N);
-            t[r] = now_s() - t0;
+            t[r] = host_monotonic_s() - t0;
         }
         qsort(t, PROBE_REPS, sizeof *t, by_value);
         median = t[PROBE_REPS / 2];
