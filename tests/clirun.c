@@ -1,7 +1,8 @@
-#define _POSIX_C_SOURCE 200809L
+#define _XOPEN_SOURCE 700
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
+#include <ftw.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,10 +26,37 @@ static char *slurp(const char *path) {
     return buf;
 }
 
+/* Every directory clirun_tmpdir made in this process, removed with its contents when the
+ * process exits (Criterion runs each test in a process of its own), so a test run leaves
+ * nothing under /tmp; SPEEDUP_KEEP_TEST_DIRS=1 keeps them to look at a failure. */
+enum { CLIRUN_MAX_DIRS = 256 };
+static char *clirun_dirs[CLIRUN_MAX_DIRS];
+static int clirun_n_dirs;
+
+static int remove_entry(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
+    (void)st, (void)flag, (void)ftw;
+    remove(path); /* keep going: what cannot be removed stays, and nothing else depends on it */
+    return 0;
+}
+
+static void remove_dirs(void) {
+    const char *keep = getenv("SPEEDUP_KEEP_TEST_DIRS");
+    for (int i = 0; i < clirun_n_dirs; i++) {
+        if (!keep || strcmp(keep, "1") != 0)
+            nftw(clirun_dirs[i], remove_entry, 16, FTW_DEPTH | FTW_PHYS);
+        free(clirun_dirs[i]);
+    }
+    clirun_n_dirs = 0;
+}
+
 char *clirun_tmpdir(void) {
     char tmpl[] = "/tmp/speedup-test-XXXXXX";
     if (!mkdtemp(tmpl))
         return NULL;
+    if (clirun_n_dirs == 0)
+        atexit(remove_dirs);
+    if (clirun_n_dirs < CLIRUN_MAX_DIRS)
+        clirun_dirs[clirun_n_dirs++] = strdup(tmpl);
     return strdup(tmpl);
 }
 

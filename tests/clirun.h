@@ -13,7 +13,8 @@ typedef struct {
 /* Runs "$SPEEDUP_BIN ARGS" through /bin/sh (args are shell words). */
 clirun_result clirun(const char *args);
 void clirun_free(clirun_result *r);
-/* A fresh empty directory under /tmp; caller frees the string. */
+/* A fresh empty directory under /tmp, removed with its contents when the test's process
+ * exits (SPEEDUP_KEEP_TEST_DIRS=1 keeps it); caller frees the string. */
 char *clirun_tmpdir(void);
 /* Writes text to dir/name and returns the malloc'd path. */
 char *clirun_write_file(const char *dir, const char *name, const char *text);
