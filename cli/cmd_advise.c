@@ -12,6 +12,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
+#include "cli/wrap.h"
 #include "cli/memopt.h"
 #include "model/predictions.h"
 
@@ -177,14 +178,14 @@ static void describe_row(const prediction_row *r, char *out, size_t size) {
 }
 
 /* One line for the best row of another kind than the winner's: kind says what differs. */
-static void print_reason(const prediction_row *winner, const prediction_row *r, const char *kind) {
+static void print_reason(FILE *out, const prediction_row *winner, const prediction_row *r, const char *kind) {
     char name[96];
     describe_row(r, name, sizeof name);
     int t = dominant_term(winner, r);
     double delta = r->time_s - winner->time_s;
     /* Closer than the winner's own interval reaches: the model cannot tell them apart. */
     bool tie = delta < winner->time_hi - winner->time_s;
-    printf("  %-18s %-34s %+8.1f s (%+.0f%%)%s: %+.1f s of %s\n", kind, name, delta, 100 * delta / winner->time_s,
+    fprintf(out, "  %-18s %-34s %+8.1f s (%+.0f%%)%s: %+.1f s of %s\n", kind, name, delta, 100 * delta / winner->time_s,
            tie ? ", a tie within the 95% interval" : "", term_of(r, t) - term_of(winner, t), term_why[t]);
 }
 
@@ -204,13 +205,13 @@ static int runner_up(const prediction_row *rows, int n, int kind) {
 /* The same for time to accuracy, W + e·t_epoch: the loser's extra time splits into its
  * extra epochs (at its own time per epoch), its slower epochs (over the winner's epochs)
  * and its start-up. A loser that does not reach the target says why. */
-static void print_tta_reason(const prediction_row *winner, const prediction_row *r, const char *kind, int epochs) {
+static void print_tta_reason(FILE *out, const prediction_row *winner, const prediction_row *r, const char *kind, int epochs) {
     char name[96], miss[200];
     describe_row(r, name, sizeof name);
     const efficiency_prediction *w = &winner->tta, *l = &r->tta;
     if (l->reach != EFFICIENCY_REACHED) {
         efficiency_describe_miss(l, epochs, miss, sizeof miss);
-        printf("  %-18s %-34s %s\n", kind, name, miss);
+        fprintf(out, "  %-18s %-34s %s\n", kind, name, miss);
         return;
     }
     const double per_w = w->epochs > 0 ? (w->time_s - winner->startup_s) / w->epochs : 0;
@@ -218,7 +219,7 @@ static void print_tta_reason(const prediction_row *winner, const prediction_row 
     const double delta = l->time_s - w->time_s;
     /* An interval open above (some runs do not reach the target) cannot call it either. */
     const bool tie = !w->hi_reached || delta < w->time_hi_s - w->time_s;
-    printf("  %-18s %-34s %+8.1f s (%+.0f%%)%s: %+.1f s from %.2f epochs instead of %.2f, %+.1f s from %.1f s per "
+    fprintf(out, "  %-18s %-34s %+8.1f s (%+.0f%%)%s: %+.1f s from %.2f epochs instead of %.2f, %+.1f s from %.1f s per "
            "epoch instead of %.1f, %+.1f s of start-up\n", kind, name, delta, 100 * delta / w->time_s,
            tie ? ", a tie within the 95% interval" : "", (l->epochs - w->epochs) * per_l, l->epochs, w->epochs,
            w->epochs * (per_l - per_w), per_l, per_w, r->startup_s - winner->startup_s);
@@ -226,65 +227,83 @@ static void print_tta_reason(const prediction_row *winner, const prediction_row 
 
 /* tta_epochs > 0: the rows are ranked by time to accuracy, of a schedule of that many
  * epochs. */
-static void print_reasons(const prediction_row *rows, int n, int tta_epochs) {
+static void print_reasons(FILE *out, const prediction_row *rows, int n, int tta_epochs) {
     static const char *const kinds[] = { "another split:", "another sync:", "another topology:", "runner-up:" };
     if (tta_epochs > 0)
-        printf("\nwhy: the best of each other choice, with the winner's other settings: its time to the target "
+        fprintf(out, "\nwhy: the best of each other choice, with the winner's other settings: its time to the target "
                "split into more epochs and slower epochs:\n");
     else
-        printf("\nwhy: the best of each other choice, with the winner's other settings, and the term that "
+        fprintf(out, "\nwhy: the best of each other choice, with the winner's other settings, and the term that "
                "costs it most:\n");
     for (int k = 0; k < 4; k++) {
         int i = k < 3 ? runner_up(rows, n, k) : n > 1 ? 1 : -1;
         if (i > 0 && tta_epochs > 0)
-            print_tta_reason(&rows[0], &rows[i], kinds[k], tta_epochs);
+            print_tta_reason(out, &rows[0], &rows[i], kinds[k], tta_epochs);
         else if (i > 0)
-            print_reason(&rows[0], &rows[i], kinds[k]);
+            print_reason(out, &rows[0], &rows[i], kinds[k]);
     }
 }
 
 /* ---------------------------------------------------------------------------------- */
 
 /* The winner, by time (or by time to the target accuracy, when tta). */
-/* Model averaging (epoch, every:N) ranked on time alone trains differently: say so, and
- * name the fastest batch sync beside it. */
-static void print_averaging_caveat(const prediction_row *best, const prediction_row *rows, int n) {
+/* Model averaging (epoch, every:N) or stale gradients ranked on time trains differently:
+ * what the calibration's accuracy fit predicts it does to accuracy after the workload's
+ * epochs, beside the fastest batch sync's; a warning where there is no fit or it cannot
+ * say. */
+static void print_averaging_caveat(FILE *out, const grid *g, const prediction_row *best, const prediction_row *rows,
+                                   int n) {
     if (strcmp(best->sync, "batch") == 0)
         return;
     const prediction_row *batch = NULL;
     for (int i = 0; i < n; i++)
         if (strcmp(rows[i].sync, "batch") == 0 && (!batch || rows[i].time_s < batch->time_s))
             batch = &rows[i];
-    printf("caveat: %s sync averages models instead of gradients: it trains differently, and with no accuracy fit "
-           "(calibrate --accuracy-plan, then --target-accuracy) it is ranked on time alone; check its accuracy.",
-           best->sync);
+    char why[256] = "", why_batch[256] = "";
+    const double acc = predictions_accuracy_after(&g->efficiency, best, &g->base, why, sizeof why);
+    const double acc_batch = batch ? predictions_accuracy_after(&g->efficiency, batch, &g->base, why_batch,
+                                                               sizeof why_batch) : NAN;
+    fprintf(out, "caveat: %s sync %s: it trains differently", best->sync,
+            strncmp(best->sync, "async", 5) == 0 || strncmp(best->sync, "hogwild", 7) == 0
+                ? "trains on stale gradients" : "averages models instead of gradients");
+    if (!isnan(acc)) {
+        fprintf(out, "; the accuracy fit predicts %.1f%% test accuracy after %d epochs", 100 * acc, g->base.epochs);
+        if (!isnan(acc_batch))
+            fprintf(out, ", against %.1f%% for the fastest batch sync", 100 * acc_batch);
+        fprintf(out, " (--target-accuracy ranks by time to an accuracy).");
+    } else if (g->efficiency.known) {
+        fprintf(out, ", and the accuracy fit cannot say by how much here (%s): check its accuracy.", why);
+    } else {
+        fprintf(out, ", and with no accuracy fit (calibrate --accuracy-plan, then --target-accuracy) it is ranked on "
+                     "time alone; check its accuracy.");
+    }
     if (batch) {
         char t[24];
         predictions_duration(batch->time_s, t, sizeof t);
-        printf(" The fastest batch sync: %d workers x %d cores, %s, %s.", batch->workers, batch->cores,
+        fprintf(out, " The fastest batch sync: %d workers x %d cores, %s, %s.", batch->workers, batch->cores,
                job_topology_name(batch->topology), t);
     }
-    printf("\n\n");
+    fprintf(out, "\n\n");
 }
 
-static void print_best(const prediction_row *r, bool tta, int epochs) {
+static void print_best(FILE *out, const prediction_row *r, bool tta, int epochs) {
     const efficiency_prediction *t = &r->tta;
     char time[24], lo[24], hi[24];
-    printf("best%s: %d worker%s x %d core%s, %s sync, %s: ", tta ? " to the target" : "", r->workers,
+    fprintf(out, "best%s: %d worker%s x %d core%s, %s sync, %s: ", tta ? " to the target" : "", r->workers,
            r->workers == 1 ? "" : "s", r->cores, r->cores == 1 ? "" : "s", r->sync, job_topology_name(r->topology));
     predictions_duration(r->time_s, time, sizeof time);
     predictions_duration(r->time_lo, lo, sizeof lo);
     predictions_duration(r->time_hi, hi, sizeof hi);
     if (!tta)
-        printf("%s [95%% PI %s, %s], speedup %.3g over 1 core\n\n", time, lo, hi, r->speedup);
+        fprintf(out, "%s [95%% PI %s, %s], speedup %.3g over 1 core\n\n", time, lo, hi, r->speedup);
     else if (t->reach == EFFICIENCY_REACHED) {
-        printf("%.1f%% test accuracy after %.2f epochs, %.1f s [95%% PI %.1f, ", 100 * t->target, t->epochs, t->time_s,
+        fprintf(out, "%.1f%% test accuracy after %.2f epochs, %.1f s [95%% PI %.1f, ", 100 * t->target, t->epochs, t->time_s,
                t->time_lo_s);
-        t->hi_reached ? printf("%.1f]\n\n", t->time_hi_s) : printf("not reached]\n\n");
+        t->hi_reached ? fprintf(out, "%.1f]\n\n", t->time_hi_s) : fprintf(out, "not reached]\n\n");
     } else {
         char miss[200];
         efficiency_describe_miss(t, epochs, miss, sizeof miss);
-        printf("no configuration reaches %.1f%%; the closest: %s\n\n", 100 * t->target, miss);
+        fprintf(out, "no configuration reaches %.1f%%; the closest: %s\n\n", 100 * t->target, miss);
     }
 }
 
@@ -307,24 +326,24 @@ static int place_cores(grid *g, int total) {
 }
 
 /* The human-readable answer: the setting, the best split, the ranked table, why. */
-static void print_advice(const grid *g, const memopt *mo, int total, const prediction_row *rows, int n, int shown,
+static void print_advice(FILE *out, const grid *g, const memopt *mo, int total, const prediction_row *rows, int n, int shown,
                          bool tta) {
-    printf("advise: %d cores in all", total);
+    fprintf(out, "advise: %d cores in all", total);
     if (g->has_cluster)
-        printf(" (workers of at most %d cores: one machine's)", g->cluster.cores);
-    printf("\n");
-    grid_print_setting(g, stdout);
-    print_best(&rows[0], tta, g->base.epochs);
+        fprintf(out, " (workers of at most %d cores: one machine's)", g->cluster.cores);
+    fprintf(out, "\n");
+    grid_print_setting(g, out);
+    print_best(out, &rows[0], tta, g->base.epochs);
     if (!tta)
-        print_averaging_caveat(&rows[0], rows, n);
-    predictions_write_table(stdout, rows, shown, g->wide);
-    grid_print_interval_note(g, stdout);
+        print_averaging_caveat(out, g, &rows[0], rows, n);
+    predictions_write_table(out, rows, shown, g->wide);
+    grid_print_interval_note(g, out);
     if (tta) {
-        printf("\n");
-        predictions_write_tta_table(stdout, rows, shown, g->base.epochs);
+        fprintf(out, "\n");
+        predictions_write_tta_table(out, rows, shown, g->base.epochs);
     }
-    print_reasons(rows, n, tta ? g->base.epochs : 0);
-    memopt_print_note(mo, rows, shown, stdout);
+    print_reasons(out, rows, n, tta ? g->base.epochs : 0);
+    memopt_print_note(mo, rows, shown, out);
 }
 
 /* The cores to split: --total-cores, or a lone --cores N, its old spelling (with a
@@ -424,13 +443,17 @@ int cmd_advise(int argc, char **argv) {
     const bool tta = !isnan(g.target_accuracy);
     qsort(rows, (size_t)n, sizeof *rows, tta ? by_time_to_accuracy : by_time);
     int shown = top > 0 && top < n ? top : n;
+    FILE *out = csv ? stderr : wrap_open(stdout, g.wide ? 0 : WRAP_COLUMNS); /* skipped: beside the CSV */
+    if (!out)
+        out = stdout;
     if (csv)
         predictions_write_csv(stdout, rows, shown);
     else
-        print_advice(&g, &mo, total, rows, n, shown, tta);
-    /* Beside the CSV, not inside it. */
+        print_advice(out, &g, &mo, total, rows, n, shown, tta);
     for (int k = 0; k < n_skipped; k++)
-        fprintf(csv ? stderr : stdout, "skipped %s\n", skipped[k]);
+        fprintf(out, "skipped %s\n", skipped[k]);
+    if (out != stdout && out != stderr)
+        wrap_close(out);
     free(skipped);
     free(rows);
     return 0;

@@ -23,7 +23,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: mpirun -np K speedup commbench --trace FILE [--sizes LIST] [--reps N] [--warmup N]\n"
+            "usage: mpirun -np K speedup commbench --trace FILE [--sizes LIST] [--repeats N] [--warmup N]\n"
             "\n"
             "Times, for every message size, a ping-pong between ranks 0 and 1, an MPI_Allreduce\n"
             "over all K ranks and a parameter-server exchange (K-1 pushes to rank 0, one at a\n"
@@ -32,18 +32,21 @@ static void usage(FILE *out) {
             "\n"
             "  --trace FILE   where rank 0 writes the trace (required; *.trace.jsonl)\n"
             "  --sizes LIST   message sizes in bytes        [8,1024,16384,131072,524288,1819688]\n"
-            "  --reps N       timed repetitions per size and pattern               [20]\n"
+            "  --repeats N    timed repetitions per size and pattern               [20]\n"
+            "                 (--reps N, its older name, still works: elsewhere --reps\n"
+            "                 counts simulated replications)\n"
             "  --warmup N     untimed repetitions first                            [2]\n"
             "  --help         this text\n");
 }
 
-enum { OPT_TRACE = 1, OPT_SIZES, OPT_REPS, OPT_WARMUP, OPT_HELP };
+enum { OPT_TRACE = 1, OPT_SIZES, OPT_REPEATS, OPT_REPS, OPT_WARMUP, OPT_HELP };
 
 /* 0 run, 1 done (help), 2 usage error (printed). */
 static int parse(int argc, char **argv, commbench_options *o, const char **trace_path, int rank) {
     static const struct option options[] = {
         { "trace", required_argument, 0, OPT_TRACE },
         { "sizes", required_argument, 0, OPT_SIZES },
+        { "repeats", required_argument, 0, OPT_REPEATS },
         { "reps", required_argument, 0, OPT_REPS },
         { "warmup", required_argument, 0, OPT_WARMUP },
         { "help", no_argument, 0, OPT_HELP },
@@ -63,7 +66,12 @@ static int parse(int argc, char **argv, commbench_options *o, const char **trace
                 o->sizes_bytes[i] = sizes[i];
             break;
         case OPT_REPS:
-            if (args_int("--reps", optarg, 1, 1000000, &o->reps))
+            if (rank == 0)
+                fprintf(stderr, "speedup: note: commbench --reps is the older name of --repeats (measured "
+                                "repetitions); --reps means simulated replications in simulate and report\n");
+            /* fall through */
+        case OPT_REPEATS:
+            if (args_int(code == OPT_REPS ? "--reps" : "--repeats", optarg, 1, 1000000, &o->reps))
                 return 2;
             break;
         case OPT_WARMUP:

@@ -3,6 +3,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
+#include "cli/wrap.h"
 #include "cli/memopt.h"
 #include "model/predictions.h"
 
@@ -103,14 +104,19 @@ int cmd_model(int argc, char **argv) {
     if (csv) {
         predictions_write_csv(stdout, rows, n);
     } else {
-        grid_print_setting(&g, stdout);
-        predictions_write_table(stdout, rows, n, g.wide);
-        grid_print_interval_note(&g, stdout);
-        memopt_print_note(&mo, rows, n, stdout);
+        FILE *out = wrap_open(stdout, g.wide ? 0 : WRAP_COLUMNS);
+        if (!out)
+            out = stdout;
+        grid_print_setting(&g, out);
+        predictions_write_table(out, rows, n, g.wide);
+        grid_print_interval_note(&g, out);
+        memopt_print_note(&mo, rows, n, out);
         if (!isnan(g.target_accuracy)) {
-            printf("\n");
-            predictions_write_tta_table(stdout, rows, n, g.base.epochs);
+            fprintf(out, "\n");
+            predictions_write_tta_table(out, rows, n, g.base.epochs);
         }
+        if (out != stdout)
+            wrap_close(out);
     }
     free(rows);
     return 0;

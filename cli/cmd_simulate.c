@@ -7,6 +7,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/grid.h"
+#include "cli/wrap.h"
 #include "cli/memopt.h"
 #include "trace/chrome.h"
 #include "model/predictions.h"
@@ -238,17 +239,22 @@ static int simulate_grid(const grid *g, const simulate_options *o, const job_rep
 }
 
 static void print_table(const grid *g, const simulate_options *o, const prediction_row *rows, int n) {
-    printf("simulated: %d replications from seed %ld, %s launch%s%s\n", o->reps, o->seed,
-           o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
-           o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "");
-    grid_print_setting(g, stdout);
-    predictions_write_table(stdout, rows, n, g->wide);
-    grid_print_interval_note(g, stdout);
-    memopt_print_note(&o->memory, rows, n, stdout);
+    FILE *out = wrap_open(stdout, g->wide ? 0 : WRAP_COLUMNS);
+    if (!out)
+        out = stdout;
+    fprintf(out, "simulated: %d replications from seed %ld, %s launch%s%s\n", o->reps, o->seed,
+            o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
+            o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "");
+    grid_print_setting(g, out);
+    predictions_write_table(out, rows, n, g->wide);
+    grid_print_interval_note(g, out);
+    memopt_print_note(&o->memory, rows, n, out);
     if (!isnan(g->target_accuracy)) {
-        printf("\n");
-        predictions_write_tta_table(stdout, rows, n, g->base.epochs);
+        fprintf(out, "\n");
+        predictions_write_tta_table(out, rows, n, g->base.epochs);
     }
+    if (out != stdout)
+        wrap_close(out);
 }
 
 int cmd_simulate(int argc, char **argv) {

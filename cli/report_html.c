@@ -7,6 +7,7 @@
 
 #include "util/atomicfile.h"
 
+#include <ctype.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -353,8 +354,44 @@ static void write_accuracy(FILE *f, const report_html_input *in) {
 }
 
 
-/* The answer for one cluster: its fastest row, its time and machine-hours, one worker's. */
-static void write_answer(FILE *f, const report_cluster *k, const calibration *cal) {
+/* The fastest choice averages models (epoch, every:N) or trains on stale gradients: what
+ * the calibration's accuracy fit says that does to accuracy, beside the fastest batch sync;
+ * a warning where there is no fit or the fit cannot say. */
+static void write_averaging_note(FILE *f, const prediction_row *best, const prediction_row *batch,
+                                 const calibration *cal, const job_config *workload) {
+    char why[256] = "", why_batch[256] = "", t[32];
+    const double acc = predictions_accuracy_after(&cal->efficiency, best, workload, why, sizeof why);
+    const double acc_batch = batch ? predictions_accuracy_after(&cal->efficiency, batch, workload, why_batch,
+                                                               sizeof why_batch) : NAN;
+    job_sync sync = JOB_SYNC_EPOCH;
+    int every_n = 0;
+    const bool stale = job_sync_parse(best->sync, &sync, &every_n) == 0 && job_sync_is_async(sync);
+    fprintf(f, " %c%s sync %s: it trains differently", toupper((unsigned char)best->sync[0]), best->sync + 1,
+            stale ? "trains on stale gradients" : "averages models instead of gradients");
+    if (!isnan(acc)) {
+        fprintf(f, "; the calibration's accuracy fit predicts %.1f%% test accuracy after %d epoch%s", 100 * acc,
+                workload->epochs, workload->epochs == 1 ? "" : "s");
+        if (!isnan(acc_batch))
+            fprintf(f, ", against %.1f%% for the fastest batch sync", 100 * acc_batch);
+        fputs(".", f);
+    } else if (cal->efficiency.known) {
+        fputs(", and the calibration's accuracy fit cannot say by how much here (", f);
+        esc(f, why);
+        fputs("): check its accuracy before choosing it.", f);
+    } else {
+        fputs(", and this calibration has no accuracy fit (calibrate --accuracy-plan), so it is ranked on time "
+              "alone: check its accuracy before choosing it.", f);
+    }
+    if (batch) {
+        predictions_duration(batch->time_s, t, sizeof t);
+        fprintf(f, " The fastest batch sync: %d workers, %s, %s.", batch->workers, job_topology_name(batch->topology),
+                t);
+    }
+}
+
+/* The answer for one cluster: its fastest row, its time and machine-hours, one worker's,
+ * and what the fastest choice does to accuracy when it is not batch sync. */
+static void write_answer(FILE *f, const report_cluster *k, const calibration *cal, const job_config *workload) {
     const prediction_row *best = fastest(k->rows, k->n_rows, NULL, 0), *one = NULL;
     for (int i = 0; i < k->n_rows; i++)
         if (k->rows[i].workers == 1 && (!one || k->rows[i].time_s < one->time_s))
@@ -385,16 +422,8 @@ static void write_answer(FILE *f, const report_cluster *k, const calibration *ca
     for (int i = 0; i < k->n_rows; i++)
         if (strcmp(k->rows[i].sync, "batch") == 0 && (!batch || k->rows[i].time_s < batch->time_s))
             batch = &k->rows[i];
-    if (strcmp(best->sync, "batch") != 0 && !cal->efficiency.known) {
-        fprintf(f, " %s sync averages models instead of gradients: it trains differently, and this calibration has "
-                   "no accuracy fit (calibrate --accuracy-plan), so it is ranked on time per epoch alone: check its "
-                   "accuracy before choosing it.", best->sync);
-        if (batch) {
-            predictions_duration(batch->time_s, t, sizeof t);
-            fprintf(f, " The fastest batch sync: %d workers, %s, %s.", batch->workers,
-                    job_topology_name(batch->topology), t);
-        }
-    }
+    if (strcmp(best->sync, "batch") != 0)
+        write_averaging_note(f, best, batch, cal, workload);
     fputs("</p>\n", f);
 }
 
@@ -423,8 +452,10 @@ int report_html_write_whatif(const char *path, const report_whatif_input *in, ch
           "padding:2px 6px;text-align:right}th{background:#eee}img{max-width:100%;height:auto;border:1px solid #ddd}"
           "pre{background:#f6f6f6;padding:0.5em;overflow-x:auto;font-size:0.8em}.bad{color:#b00}"
           ".answer{font-size:1.1em}</style>\n</head><body>\n<h1>speedup report: what if</h1>\n", f);
+    const job_config workload = { .examples = in->examples, .batch = in->batch, .epochs = in->epochs,
+                                  .batch_per_worker = in->cal->params.worker_device > 0 };
     for (int i = 0; i < in->n_clusters; i++)
-        write_answer(f, &in->clusters[i], in->cal);
+        write_answer(f, &in->clusters[i], in->cal, &workload);
     fputs("<p><b>Calibration:</b> ", f);
     esc(f, in->calib_path);
     fputs(" (", f);
@@ -455,8 +486,10 @@ int report_html_write(const char *path, const report_html_input *in, char *err, 
         return -1;
     FILE *f = atomicfile_stream(af);
     write_head(f, in);
+    const job_config workload = { .examples = in->what_if_examples, .batch = in->grid_batch,
+                                  .epochs = in->what_if_epochs };
     for (int i = 0; i < in->n_clusters; i++)
-        write_answer(f, &in->clusters[i], in->cal);
+        write_answer(f, &in->clusters[i], in->cal, &workload);
     write_clusters(f, in);
     write_errors(f, in);
     write_figures(f, in);

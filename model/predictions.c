@@ -441,3 +441,25 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
     }
     return rc;
 }
+
+double predictions_accuracy_after(const efficiency_model *m, const prediction_row *r, const job_config *workload,
+                                  char *why, int whylen) {
+    job_config c = *workload;
+    c.workers = r->workers;
+    c.cores = r->cores;
+    c.topology = r->topology;
+    if (job_sync_parse(r->sync, &c.sync, &c.every_n)) {
+        snprintf(why, (size_t)whylen, "unknown sync '%s'", r->sync);
+        return NAN;
+    }
+    const bool stale = job_sync_is_async(c.sync);
+    c.master = stale ? JOB_MASTER_DEDICATED : JOB_MASTER_WORKER;
+    const double tau = stale ? r->staleness_mean : 0.0;
+    if (!m->known) {
+        snprintf(why, (size_t)whylen, "the calibration has no accuracy fit");
+        return NAN;
+    }
+    if (efficiency_check_at(m, &c, tau, why, whylen))
+        return NAN;
+    return efficiency_accuracy(m, &c, tau, (double)workload->epochs);
+}

@@ -68,6 +68,14 @@ prediction_row predictions_from_model(const costmodel_params *p, const job_confi
 prediction_row predictions_from_model_interval(const costmodel_params *p, const job_config *c,
                                                const uncertainty *u);
 
+/* The test accuracy the accuracy fit m predicts for row r after the workload's epochs (r's
+ * workers, cores, sync and topology; D, B, E and batch_per_worker from workload; async
+ * with a dedicated master and r's mean staleness): a value in (0, 1), or NaN with why
+ * when m cannot predict it (efficiency_check_at: another D or E than it was fitted for, a
+ * term it did not fit). */
+double predictions_accuracy_after(const efficiency_model *m, const prediction_row *r, const job_config *workload,
+                                  char *why, int whylen);
+
 /* The CSV: the header and columns of PREDICTIONS_CSV_HEADER, or of _TTA when some row
  * has a target accuracy. */
 void predictions_write_csv(FILE *out, const prediction_row *rows, int n);

@@ -60,6 +60,29 @@ char *clirun_tmpdir(void) {
     return strdup(tmpl);
 }
 
+/* text with every run of spaces and newlines made one space (malloc'd). */
+static char *flatten(const char *text) {
+    char *flat = malloc(strlen(text) + 1), *o = flat;
+    for (const char *c = text; *c; c++) {
+        if (*c == ' ' || *c == '\n') {
+            if (o == flat || o[-1] != ' ')
+                *o++ = ' ';
+        } else {
+            *o++ = *c;
+        }
+    }
+    *o = '\0';
+    return flat;
+}
+
+bool clirun_says(const char *text, const char *needle) {
+    char *t = flatten(text), *n = flatten(needle);
+    const bool found = strstr(t, n) != NULL;
+    free(t);
+    free(n);
+    return found;
+}
+
 char *clirun_write_file(const char *dir, const char *name, const char *text) {
     size_t n = strlen(dir) + strlen(name) + 2;
     char *path = malloc(n);

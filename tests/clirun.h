@@ -5,6 +5,8 @@
 
 #include "model/predictions.h"
 
+#include <stdbool.h>
+
 typedef struct {
     int status;        /* exit status, or 128 + signal */
     char *out, *err;   /* NUL-terminated, owned: clirun_free */
@@ -16,6 +18,9 @@ void clirun_free(clirun_result *r);
 /* A fresh empty directory under /tmp, removed with its contents when the test's process
  * exits (SPEEDUP_KEEP_TEST_DIRS=1 keeps it); caller frees the string. */
 char *clirun_tmpdir(void);
+/* Does text say needle, line breaks and runs of spaces in either read as one space? (model,
+ * simulate and advise wrap a sentence at 80 columns: cli/wrap.h.) */
+bool clirun_says(const char *text, const char *needle);
 /* Writes text to dir/name and returns the malloc'd path. */
 char *clirun_write_file(const char *dir, const char *name, const char *text);
 

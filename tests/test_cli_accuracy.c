@@ -150,7 +150,7 @@ Test(cli_accuracy, calibrate_fits_the_curve_the_traces_follow) {
 static void assert_prints(const char *args, const char *needle, bool finite) {
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "speedup %s: %s", args, r.err);
-    cr_assert(strstr(r.out, needle), "speedup %s printed no '%s':\n%s", args, needle, r.out);
+    cr_assert(clirun_says(r.out, needle), "speedup %s printed no '%s':\n%s", args, needle, r.out);
     cr_assert(!finite || (!strstr(r.out, "nan") && !strstr(r.out, "inf")), "%s", r.out);
     clirun_free(&r);
 }
@@ -283,7 +283,7 @@ static void assert_no_async_tta(const char *dir, int k, int status, const char *
     clirun_result r = clirun(args);
     cr_assert_eq(r.status, 0, "%s", r.err);
     snprintf(line, sizeof line, "skipped %d workers x 1 core, async sync, ps: no time to accuracy: %s", k, why);
-    cr_assert(strstr(r.out, line), "no '%s' in:\n%s", line, r.out);
+    cr_assert(clirun_says(r.out, line), "no '%s' in:\n%s", line, r.out);
     clirun_free(&r);
 }
 
@@ -422,4 +422,85 @@ Test(cli_accuracy, predictions_with_time_to_accuracy_read_with_or_without_stalen
     cr_assert(strstr(err, "p.csv: line 2: ") && strstr(err, "staleness_median,staleness_p90") &&
               strstr(err, "target_accuracy"), "%s", err);
     cr_assert_null(bad);
+}
+
+/* The text of DIR/index.html's first answer paragraph, tags removed (malloc'd). */
+static char *report_answer(const char *dir) {
+    char path[700];
+    snprintf(path, sizeof path, "%s/index.html", dir);
+    FILE *f = fopen(path, "r");
+    cr_assert_not_null(f, "%s", path);
+    static char html[1 << 20];
+    const size_t n = fread(html, 1, sizeof html - 1, f);
+    html[n] = '\0';
+    fclose(f);
+    const char *p = strstr(html, "class=\"answer\">"), *end = p ? strstr(p, "</p>") : NULL;
+    cr_assert(p && end, "no answer paragraph in %s", path);
+    char *text = malloc((size_t)(end - p) + 1), *o = text;
+    for (int tag = 0; p < end; p++) {
+        tag = *p == '<' ? 1 : tag;
+        if (!tag)
+            *o++ = *p;
+        tag = *p == '>' ? 0 : tag;
+    }
+    *o = '\0';
+    return text;
+}
+
+/* report --calib on a slow cluster, where averaging wins on time: the answer says what it
+ * does to accuracy from the fit. Batch sync at the report's global batch 32 against the
+ * fit's 16: s = 1 + W·(32/16 − 1) = 1.35, so after E = 6 epochs
+ * A − (A − 0.1)/(1 + (6/(X0·1.35))^ALPHA) = 0.9 − 0.8/(1 + 11.11^1.3) = 86.7%, by hand.
+ * Another schedule: the fit cannot say, and the answer says why. */
+Test(cli_accuracy, the_report_answer_says_what_averaging_does_to_accuracy_from_the_fit) {
+    char *dir = dir_with(true), args[1400];
+    calibrate(dir);
+    snprintf(args, sizeof args, "report --calib '%s/calibration.json' --cluster 4x2@100mbit --what-if %d,%d "
+             "--out-dir '%s/r'", dir, D, E, dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
+    char rdir[700];
+    snprintf(rdir, sizeof rdir, "%s/r", dir);
+    char *answer = report_answer(rdir);
+    cr_assert(!strstr(answer, " batch sync,"), "averaging should win on 100 Mbit/s: %s", answer);
+    const char *at = strstr(answer, "the calibration's accuracy fit predicts ");
+    cr_assert(at, "%s", answer);
+    double acc = 0, acc_batch = 0;
+    const char *against = strstr(at, "against ");
+    cr_assert(sscanf(at, "the calibration's accuracy fit predicts %lf%%", &acc) == 1 && against &&
+                  sscanf(against, "against %lf%%", &acc_batch) == 1, "%s", answer);
+    cr_assert(fabs(acc_batch - 86.7) < 1.5, "batch sync after 6 epochs: %.1f%%, by hand 86.7%%", acc_batch);
+    cr_assert(acc > 10 && acc < 90, "%s", answer);
+    free(answer);
+    snprintf(args, sizeof args, "report --calib '%s/calibration.json' --cluster 4x2@100mbit --what-if %d,%d "
+             "--out-dir '%s/r'", dir, D, E + 2, dir);
+    r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
+    answer = report_answer(rdir);
+    cr_assert(strstr(answer, "cannot say by how much here (the efficiency fit is for a 6-epoch schedule"), "%s",
+              answer);
+    free(answer);
+    rm_dir(dir);
+}
+
+/* advise without a target, where averaging wins on time: its caveat says what the fit
+ * predicts. Batch sync at the fit's own global batch 16 (s = 1) after E = 6 epochs:
+ * 0.9 − 0.8/(1 + (6/0.4)^1.3) = 0.9 − 0.8/34.80 = 87.7%, by hand. */
+Test(cli_accuracy, advise_says_what_averaging_does_to_accuracy_from_the_fit) {
+    char *dir = dir_with(true), args[1400];
+    calibrate(dir);
+    snprintf(args, sizeof args, "advise --calib '%s/calibration.json' --total-cores 8 --cluster 4x2@100mbit "
+             "--examples %d --epochs %d --batch %d", dir, D, E, B);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(clirun_says(r.out, "averages models instead of gradients: it trains differently; the accuracy fit "
+                                 "predicts"), "%s", r.out);
+    const char *against = strstr(r.out, "against ");
+    double acc_batch = 0;
+    cr_assert(against && sscanf(against, "against %lf%%", &acc_batch) == 1, "%s", r.out);
+    cr_assert(fabs(acc_batch - 87.7) < 1.5, "batch sync after 6 epochs: %.1f%%, by hand 87.7%%", acc_batch);
+    clirun_free(&r);
+    rm_dir(dir);
 }

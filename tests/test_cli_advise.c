@@ -138,3 +138,32 @@ Test(cli_advise, cores_is_cores_per_worker_and_the_old_total_spelling_warns) {
     cr_assert(strstr(r.out, "\n4,4,batch,ps,"), "%s", r.out);
     clirun_free(&r);
 }
+
+/* Every line a command prints fits 80 columns (UTF-8 characters), and no word is lost:
+ * with the breaks taken out, a sentence longer than 80 columns reads whole. */
+static void assert_fits_80_and_reads(const char *args, const char *sentence) {
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s: %s", args, r.err);
+    for (const char *line = r.out; *line;) {
+        const char *end = strchr(line, '\n');
+        if (!end)
+            end = line + strlen(line);
+        int columns = 0;
+        for (const char *c = line; c < end; c++)
+            columns += ((unsigned char)*c & 0xC0) != 0x80;
+        cr_assert_leq(columns, 80, "%s: a line of %d columns: %.*s", args, columns, (int)(end - line), line);
+        line = *end ? end + 1 : end;
+    }
+    cr_assert(clirun_says(r.out, sentence), "%s: \"%s\" not in:\n%s", args, sentence, r.out);
+    clirun_free(&r);
+}
+
+Test(cli_advise, every_line_of_advise_model_and_simulate_fits_80_columns_and_loses_no_word) {
+    assert_fits_80_and_reads("advise --total-cores 16 --cluster 4x4@10gbit --topology ps,allreduce",
+                             "The fastest batch sync: ");
+    assert_fits_80_and_reads("advise --total-cores 16 --cluster 4x4@10gbit",
+                             "E = 5 epochs (the seed's, by default: give --examples, --batch, --epochs); on 4 "
+                             "machines x 4 cores, 10 Gbit/s");
+    assert_fits_80_and_reads("model --workers 2,4", "(the seed's, by default: give --examples, --batch, --epochs)");
+    assert_fits_80_and_reads("simulate --workers 2 --reps 3", "95% PI (one run): where 95 runs in 100 should land");
+}

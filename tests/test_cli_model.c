@@ -15,7 +15,7 @@ static int count_lines(const char *s) {
 }
 
 Test(cli_model, prints_a_table_for_the_seed_example) {
-    clirun_result r = clirun("model");
+    clirun_result r = clirun("model --wide"); /* --wide: a line a row, none wrapped */
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "speedup") != NULL);
     cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);

@@ -51,11 +51,12 @@ Test(cli_simulate, without_spread_it_prints_the_closed_form) {
 }
 
 Test(cli_simulate, prints_a_table_with_intervals) {
-    clirun_result r = clirun("simulate --topology ps --reps 5 --workers 1,4 --cores 1 --sync batch");
+    clirun_result r = clirun("simulate --topology ps --reps 5 --workers 1,4 --cores 1 --sync batch --wide");
     cr_assert_eq(r.status, 0, "stderr: %s", r.err);
     cr_assert(strstr(r.out, "95% PI (one run)") != NULL, "%s", r.out);
     cr_assert(strstr(r.out, "memory per rank") != NULL, "%s", r.out);
-    /* header, the setting, column line, 2 rows, what the PI is made of, memory line */
+    /* header, the setting, column line, 2 rows, what the PI is made of, memory line (--wide:
+     * none wrapped) */
     cr_assert_eq(count_lines(r.out), 7, "%s", r.out);
     clirun_free(&r);
 }

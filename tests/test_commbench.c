@@ -20,7 +20,7 @@ static trace *run_commbench(char *path, size_t pathlen, char *dir) {
     cr_assert(mpiexec && bin, "MPIEXEC and SPEEDUP_BIN come from ctest");
     snprintf(path, pathlen, "%s/bench.trace.jsonl", dir);
     char cmd[2048];
-    snprintf(cmd, sizeof cmd, "'%s' --oversubscribe -np 2 '%s' commbench --sizes 8,65536,1819688 --reps 3 "
+    snprintf(cmd, sizeof cmd, "'%s' --oversubscribe -np 2 '%s' commbench --sizes 8,65536,1819688 --repeats 3 "
              "--warmup 1 --trace '%s' >%s/out 2>&1", mpiexec, bin, path, dir);
     int st = system(cmd);
     char show[512], rm[512];
@@ -100,5 +100,36 @@ Test(commbench, its_trace_pins_alpha_and_beta) {
     gsl_rng_free(rng);
     remove(path);
     remove(dir);
+    free(dir);
+}
+
+/* --reps, commbench's older name of --repeats, still runs the same number of repetitions
+ * and says once (rank 0 only) that it is the older name. */
+Test(commbench, reads_its_older_reps_flag_with_a_note) {
+    const char *mpiexec = getenv("MPIEXEC");
+    const char *bin = getenv("SPEEDUP_BIN");
+    cr_assert(mpiexec && bin, "MPIEXEC and SPEEDUP_BIN come from ctest");
+    char *dir = clirun_tmpdir(), cmd[2048], path[600], errpath[600];
+    snprintf(path, sizeof path, "%s/bench.trace.jsonl", dir);
+    snprintf(errpath, sizeof errpath, "%s/err", dir);
+    snprintf(cmd, sizeof cmd, "'%s' --oversubscribe -np 2 '%s' commbench --sizes 8 --reps 2 --warmup 0 --trace '%s' "
+             ">/dev/null 2>'%s'", mpiexec, bin, path, errpath);
+    cr_assert_eq(system(cmd), 0);
+    FILE *f = fopen(errpath, "r");
+    cr_assert_not_null(f);
+    char line[512];
+    int notes = 0;
+    while (fgets(line, sizeof line, f))
+        notes += strstr(line, "--reps is the older name of --repeats") != NULL;
+    fclose(f);
+    cr_assert_eq(notes, 1, "one note, from rank 0");
+    char err[512];
+    trace *t = trace_read(path, err, sizeof err);
+    cr_assert_not_null(t, "%s", err);
+    int n = 0;
+    for (long i = 0; i < t->n_events; i++)
+        n += t->events[i].rank == 0 && strcmp(t->events[i].name, "pingpong") == 0;
+    cr_assert_eq(n, 2, "--reps 2: two timed ping-pongs on rank 0, got %d", n);
+    trace_free(t);
     free(dir);
 }
