@@ -10,6 +10,7 @@
 #include "cli/commands.h"
 #include "cli/import_flags.h"
 #include "model/calibration.h"
+#include "model/params.h"
 #include "fit/efficiency_fit.h"
 #include "model/efficiency.h"
 #include "fit/ernest.h"
@@ -99,6 +100,9 @@ static void usage(FILE *out) {
             "                           exchange shapes: one K = 2 run)            [50us]\n"
             "  --bandwidth RATE         --from-traces: the link's rate likewise (10gbit)\n"
             "                           [fitted from the exchanges, latency stated]\n"
+            "  --without TERMS          --from-traces: hold these terms at 0 in the fit and in\n"
+            "                           every refit of the validation (an ablation, e.g.\n"
+            "                           master_wake,oversub_compute: experiments/ablation)\n"
             "  --strict                 exit 1 when the verdict (printed last, and in\n"
             "                           calibration.json) is poor; the file is written\n"
             "  --out FILE               where to write the calibration     [calibration.json]\n"
@@ -202,6 +206,21 @@ static void print_param(const fit_result *r, const char *name, double value, dou
            noted ? "  (see the note below)" : se == 0 && value == 0 ? "  (at the bound 0: zero-width interval)" : "");
 }
 
+/* Leave-one-family-out (fit/families.h), one line a family. */
+static void print_families(const calibration_fit *fit) {
+    if (fit->n_families == 0)
+        return;
+    printf("leave-one-family-out (every run of a family left out together, the rest refitted): family, runs, "
+           "configurations, predicted, median |error|, worst, median signed\n");
+    for (int i = 0; i < fit->n_families; i++) {
+        const calibration_family *f = &fit->families[i];
+        printf("  %-12s %3d %3d %3d", f->name, f->runs, f->configs, f->predicted);
+        if (f->predicted > 0)
+            printf(" %6.1f%% %6.1f%% %+6.1f%%", 100 * f->median, 100 * f->worst, 100 * f->bias);
+        printf("%s%s\n", f->note[0] ? "  " : "", f->note);
+    }
+}
+
 static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     const costmodel_params *p = &r->cal.params;
     const calibration_stderr *e = &r->cal.stderr_;
@@ -256,6 +275,7 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
            "Ernest median %.1f%% worst %.1f%% (%d runs)\n", r->fit.loo_configs, 100 * r->fit.loo_model_median,
            100 * r->fit.loo_model_worst, r->fit.loo_model_n, 100 * r->fit.loo_ernest_median,
            100 * r->fit.loo_ernest_worst, r->fit.loo_ernest_n);
+    print_families(&r->fit);
 }
 
 static void print_efficiency(const efficiency_model *m, const char *note) {
@@ -564,7 +584,7 @@ static int run_plan(const calib_cli *c) {
 }
 
 enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_BUDGET, OPT_OUT_DIR, OPT_HOSTFILE,
-       OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_BANDWIDTH, OPT_STRICT, OPT_HELP };
+       OPT_LIMIT, OPT_ACCURACY_PLAN, OPT_ACCURACY_EPOCHS, OPT_BANDWIDTH, OPT_WITHOUT, OPT_STRICT, OPT_HELP };
 
 /* --net for the plan: a network train can build on its default data (Fashion-MNIST,
  * 28x28x1, 10 classes), said now rather than after the plan's first run fails. */
@@ -627,6 +647,28 @@ static int from_table(const calib_table_flags *tab, const import_flags *imp, boo
 
 /* One of calibrate's own flags: 0 taken, 2 a bad value (printed), -1 --help (printed), 1
  * not one of them. */
+/* --without NAME[,NAME...]: the terms held at 0 (fit_options.without). 0, or -1 after an
+ * error line naming the terms that can be. */
+static int parse_without(const char *arg, uint64_t *without) {
+    char buf[512];
+    snprintf(buf, sizeof buf, "%s", arg);
+    for (char *save = NULL, *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
+        const int id = param_by_name(name);
+        if (fit_without_allowed(id)) {
+            *without |= UINT64_C(1) << id;
+            continue;
+        }
+        char allowed[1024] = "";
+        for (int k = 0; k < PARAM_COUNT; k++)
+            if (fit_without_allowed(k))
+                snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s", allowed[0] ? "," : "",
+                         param_info((param_id)k)->name);
+        args_error("--without: '%s' is not a term the fit can hold at 0 (one of: %s)", name, allowed);
+        return -1;
+    }
+    return 0;
+}
+
 static int handle_own(calib_cli *c, int code, const char *arg) {
     switch (code) {
     case OPT_FROM_TRACES: c->dir = arg; return 0;
@@ -650,6 +692,7 @@ static int handle_own(calib_cli *c, int code, const char *arg) {
         c->epochs_given = 1;
         return args_int("--accuracy-epochs", arg, 1, 1000, &c->acc.epochs) ? 2 : 0;
     case OPT_BANDWIDTH: return args_bandwidth("--bandwidth", arg, &c->fo.bandwidth_bytes_per_s) ? 2 : 0;
+    case OPT_WITHOUT: return parse_without(arg, &c->fo.without) ? 2 : 0;
     case OPT_STRICT: c->strict = true; return 0;
     case OPT_HELP: usage(stdout); return -1;
     default: return 1;
@@ -670,6 +713,7 @@ int cmd_calibrate(int argc, char **argv) {
         { "accuracy-plan", required_argument, 0, OPT_ACCURACY_PLAN },
         { "accuracy-epochs", required_argument, 0, OPT_ACCURACY_EPOCHS },
         { "bandwidth", required_argument, 0, OPT_BANDWIDTH },
+        { "without", required_argument, 0, OPT_WITHOUT },
         { "strict", no_argument, 0, OPT_STRICT },
         { "help", no_argument, 0, OPT_HELP },
         IMPORT_FLAGS_LONG_OPTIONS,
@@ -710,6 +754,10 @@ int cmd_calibrate(int argc, char **argv) {
     }
     if (tab.latency_given)
         c.fo.latency_s = tab.opts.net_latency_s; /* --from-traces: where the spans cannot tell it */
+    if (c.fo.without && !c.dir) {
+        args_error("calibrate: --without holds terms out of a fit of traces: it goes with --from-traces DIR");
+        return 2;
+    }
     if (check_flag_combinations(c.dir, c.ernest, c.measuring_flags, c.epochs_given && c.acc.accuracy_s <= 0,
                                 import_given))
         return 2;

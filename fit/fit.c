@@ -6,6 +6,7 @@
 #include "fit/ernest.h"
 #include "fit/fit_parts.h"
 #include "fit/memory_fit.h"
+#include "model/params.h"
 #include "trace/traceinfo.h"
 #include "model/uncertainty.h"
 
@@ -47,7 +48,11 @@ void fit_missing(fit_subset *s, const char *fmt, ...) {
 
 bool fit_kept(const fit_subset *s, int i) {
     const trace *t = s->tr[i];
-    return !s->skip || fit_is_bench(t) || !fit_same_config(&t->run.config, s->skip);
+    if (fit_is_bench(t))
+        return true;
+    if (s->skip && fit_same_config(&t->run.config, s->skip))
+        return false;
+    return !s->skip_family || !fit_family_has(*s->skip_family, &t->run.config, t->run.host_cores, s->main_batch);
 }
 
 bool fit_used(const fit_subset *s, int i, bool training) {
@@ -130,6 +135,17 @@ static void fit_waits(const fit_subset *s, fit_core *f) {
                  "poll; taken to poll", block, poll);
 }
 
+/* The terms fit_options.without holds out: 0, with no standard error and a note. */
+static void hold_terms(const fit_subset *s, fit_core *f) {
+    if (!s->opts || !s->opts->without)
+        return;
+    for (int id = 0; id < PARAM_COUNT; id++)
+        if (s->opts->without & (UINT64_C(1) << id)) {
+            *param_value(&f->p, (param_id)id) = 0;
+            *param_se(&f->se, (param_id)id) = 0;
+        }
+}
+
 /* Every parameter from the traces of s; -1 with err on failure (what is missing, or why). */
 static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
     memset(f, 0, sizeof *f);
@@ -146,24 +162,31 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
         fit_missing(s, "model_bytes: the training runs' headers do not give the model's bytes");
     fit_waits(s, f);
 
-    int rc = fit_compute(s, f, err, errlen);
+    /* The parts in order: κ and τ from whole runs' bodies, which hold the cv's straggler
+     * waits; y from the dedicated master's steps, slowed by κ too. A term held out
+     * (fit_options.without) is 0 from the part that fits it on, so every later part fits
+     * the rest without it. */
+    static const struct {
+        int (*fit)(fit_subset *, fit_core *, char *, int);
+        bool after_compute;       /* needs c0, c1 */
+    } parts[] = {
+        { fit_sigma, true }, { fit_update, false },      { fit_links, false },        { fit_overlap, false },
+        { fit_cv, false },   { fit_oversub, true },      { fit_master_yield, true },  { fit_startup, false },
+        { fit_run_cv, false },
+    };
+    const int rc = fit_compute(s, f, err, errlen);
     if (rc < 0)
-        return -1;
-    if (rc == 0 && fit_sigma(s, f, err, errlen) < 0)
         return -1;
     if (rc == 1)
         fit_missing(s, "sigma: needs c0, c1 first");
-    if (fit_update(s, f, err, errlen) < 0)
-        return -1;
-    if (fit_links(s, f, err, errlen) || fit_overlap(s, f, err, errlen))
-        return -1;
-    /* κ and τ from whole runs' bodies, which hold the cv's straggler waits; y from the
-     * dedicated master's steps, slowed by κ too. */
-    if (fit_cv(s, f, err, errlen) < 0 || (rc == 0 && fit_oversub(s, f, err, errlen) < 0) ||
-        (rc == 0 && fit_master_yield(s, f, err, errlen) < 0))
-        return -1;
-    if (fit_startup(s, f, err, errlen) < 0 || fit_run_cv(s, f, err, errlen) < 0)
-        return -1;
+    hold_terms(s, f);
+    for (size_t k = 0; k < sizeof parts / sizeof parts[0]; k++) {
+        if (parts[k].after_compute && rc != 0)
+            continue;
+        if (parts[k].fit(s, f, err, errlen) < 0)
+            return -1;
+        hold_terms(s, f);
+    }
     if (s->missing[0])
         return errmsg_set(err, errlen, "under-determined fit: %s", s->missing);
     return 0;
@@ -503,6 +526,90 @@ static int validate(trace *const *traces, int n, const fit_options *o, fit_resul
     return rc;
 }
 
+/* The plan's own global batch: the most common one among the training runs (the first
+ * such on a tie), 0 with none. */
+static long main_batch(const fit_result *out) {
+    long best = 0;
+    int best_n = 0;
+    for (int r = 0; r < out->fit.n_runs; r++) {
+        int n = 0;
+        for (int q = 0; q < out->fit.n_runs; q++)
+            n += out->fit.runs[q].config.batch == out->fit.runs[r].config.batch;
+        if (n > best_n)
+            best = out->fit.runs[r].config.batch, best_n = n;
+    }
+    return best;
+}
+
+/* Family f held out: its runs predicted by g, the fit without them (NULL: none could be
+ * made, why says why). Unlike leave-one-configuration-out, a run is predicted even where
+ * the family was the only source of a term: that miss is what this validation measures. */
+static void predict_family(const fit_result *out, const bool *in, const fit_core *g, const char *why,
+                           calibration_family *fm, double *abs_err, double *signed_err) {
+    for (int r = 0; r < out->fit.n_runs; r++) {
+        if (!in[r])
+            continue;
+        const calibration_run *run = &out->fit.runs[r];
+        char bad[160] = "";
+        if (!g) {
+            snprintf(fm->note, sizeof fm->note, "not refitted without it: %.170s", why);
+        } else if (g->sigma_unmeasured && run->config.cores > 1) {
+            snprintf(fm->note, sizeof fm->note, "sigma is not measured without it: T > 1 not predicted");
+        } else if (costmodel_check(&g->p, &run->config, bad, sizeof bad)) {
+            snprintf(fm->note, sizeof fm->note, "not predicted: %.170s", bad);
+        } else if (run->measured_s > 0) {
+            const double e = costmodel_total_time(&g->p, &run->config) / run->measured_s - 1.0;
+            signed_err[fm->predicted] = e;
+            abs_err[fm->predicted++] = fabs(e);
+        }
+    }
+}
+
+/* Leave-one-family-out (fit/families.h): for every family with training runs, all of
+ * them left out together, the rest refitted (with the same options) and each of them
+ * predicted. -1 out of memory. */
+static int validate_families(trace *const *traces, int n, const fit_options *o, fit_result *out) {
+    const int n_runs = out->fit.n_runs;
+    bool *in = calloc((size_t)n_runs, sizeof *in);
+    double *abs_err = calloc((size_t)n_runs + 1, sizeof *abs_err), *signed_err = calloc((size_t)n_runs + 1, sizeof *signed_err);
+    int rc = in && abs_err && signed_err ? 0 : -1;
+    const long batch = main_batch(out);
+    const double host_cores = out->cal.params.host_cores;
+    for (int f = 0; rc == 0 && f < FIT_FAMILY_COUNT && out->fit.n_families < CALIBRATION_MAX_FAMILIES; f++) {
+        calibration_family *fm = &out->fit.families[out->fit.n_families];
+        memset(fm, 0, sizeof *fm);
+        for (int r = 0; r < n_runs; r++) {
+            in[r] = fit_family_has((fit_family)f, &out->fit.runs[r].config, host_cores, batch);
+            fm->runs += in[r];
+            bool first = in[r];
+            for (int q = 0; q < r && first; q++)
+                first = !(in[q] && fit_same_config(&out->fit.runs[q].config, &out->fit.runs[r].config));
+            fm->configs += first;
+        }
+        if (fm->runs == 0)
+            continue;
+        snprintf(fm->name, sizeof fm->name, "%s", fit_family_name((fit_family)f));
+        const fit_family family = (fit_family)f;
+        fit_subset lofo = { .tr = traces, .n = n, .skip_family = &family, .main_batch = batch, .opts = o };
+        fit_core g;
+        char why[1200];
+        const bool ok = fm->runs < n_runs && fit_all_parts(&lofo, &g, why, sizeof why) == 0;
+        if (fm->runs == n_runs)
+            snprintf(why, sizeof why, "every training run is of it");
+        predict_family(out, in, ok ? &g : NULL, why, fm, abs_err, signed_err);
+        if (fm->predicted > 0) {
+            median_worst(abs_err, fm->predicted, &fm->median, &fm->worst);
+            gsl_sort(signed_err, 1, (size_t)fm->predicted);
+            fm->bias = gsl_stats_median_from_sorted_data(signed_err, 1, (size_t)fm->predicted);
+        }
+        out->fit.n_families++;
+    }
+    free(in);
+    free(abs_err);
+    free(signed_err);
+    return rc;
+}
+
 fit_options fit_options_default(void) { return (fit_options){ .latency_s = NAN, .bandwidth_bytes_per_s = NAN }; }
 
 int fit_traces(trace *const *traces, const char *const *paths, int n, fit_result *out, char *err, int errlen) {
@@ -518,9 +625,16 @@ int fit_traces_with(trace *const *traces, const char *const *paths, int n, const
         return -1;
     if (list_runs(traces, paths, n, n_train, out) == 0) {
         ernest_on_all(out);
-        if (validate(traces, n, o, out) == 0)
+        if (validate(traces, n, o, out) == 0 && validate_families(traces, n, o, out) == 0)
             return 0;
     }
     fit_result_release(out);
     return errmsg_set(err, errlen, "out of memory");
+}
+
+bool fit_without_allowed(int id) {
+    if (id < 0 || id >= PARAM_COUNT || id == PARAM_C1)
+        return false;
+    const param_row *r = param_info((param_id)id);
+    return r->drawn && r->required >= 0; /* a term of the model, not of a cluster or the interval */
 }

@@ -43,6 +43,9 @@
 #include "model/calibration.h"
 #include "trace/trace.h"
 
+#include <stdbool.h>
+#include <stdint.h>
+
 #define FIT_COMMBENCH_NET "commbench"
 
 typedef struct {
@@ -59,7 +62,14 @@ typedef struct {
 typedef struct {
     double latency_s;             /* α where the spans cannot separate it; NAN: FIT_DEFAULT_LATENCY_S */
     double bandwidth_bytes_per_s; /* 1/β likewise (exact as stated); NAN: fitted from the spans */
+    uint64_t without;             /* bit PARAM_<id> (model/params.h): that term held at 0 in the fit
+                                     and in every refit of the validation (an ablation:
+                                     fit_without_allowed); 0: none */
 } fit_options;
+
+/* Can the term named id be held out (fit_options.without)? Not what every prediction needs
+ * (c1, the model's bytes, the host's cores) nor what only describes the interval. */
+bool fit_without_allowed(int id);
 #define FIT_DEFAULT_LATENCY_S 50e-6 /* one message over TCP (loopback or a switched Ethernet) */
 fit_options fit_options_default(void);
 

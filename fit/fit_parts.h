@@ -16,6 +16,7 @@
 #ifndef SPEEDUP_FIT_PARTS_H
 #define SPEEDUP_FIT_PARTS_H
 
+#include "fit/families.h"
 #include "fit/fit.h"
 #include "fit/nnls.h"
 #include "fit/robustfit.h"
@@ -67,6 +68,8 @@ typedef struct {
     trace *const *tr;
     int n;
     const job_config *skip; /* the configuration left out (all its training runs), or NULL */
+    const fit_family *skip_family; /* the family left out (every training run of it), or NULL */
+    long main_batch;              /* the plan's own global batch (fit/families.h), with skip_family */
     const fit_options *opts;      /* what the traces cannot tell (fit/fit.h) */
     char missing[1024];           /* what cannot be fitted, "; "-separated */
 } fit_subset;
@@ -77,7 +80,7 @@ bool fit_is_bench(const trace *t);
 bool fit_same_config(const job_config *a, const job_config *b);
 /* Notes what cannot be fitted and why (printf-style), "; "-separated. */
 void fit_missing(fit_subset *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-/* Trace i is not left out (a benchmark never is). */
+/* Trace i is not left out, as a configuration or a family (a benchmark never is). */
 bool fit_kept(const fit_subset *s, int i);
 /* Trace i is in the subset and is a training run (training) or a benchmark (!training). */
 bool fit_used(const fit_subset *s, int i, bool training);

@@ -409,6 +409,23 @@ static int fit_to_json(json_t *root, const calibration_fit *fit) {
         set_new(v, "runs_ernest", json_integer(fit->loo_ernest_n)) ||
         set_new(v, "ernest", errors_to_json(fit->loo_ernest_median, fit->loo_ernest_worst)))
         return -1;
+    if (fit->n_families == 0)
+        return 0;
+    json_t *fams = json_array();
+    if (set_new(v, "families", fams))
+        return -1;
+    for (int i = 0; i < fit->n_families; i++) {
+        const calibration_family *fm = &fit->families[i];
+        json_t *o = json_pack("{s:s, s:i, s:i, s:i}", "family", fm->name, "runs", fm->runs, "configurations",
+                              fm->configs, "predicted", fm->predicted);
+        if (!o || json_array_append_new(fams, o))
+            return -1;
+        if (fm->predicted > 0 && (set_new(o, "model", errors_to_json(fm->median, fm->worst)) ||
+                                  set_new(o, "median_signed", json_real(fm->bias))))
+            return -1;
+        if (fm->note[0] && set_new(o, "note", json_string(fm->note)))
+            return -1;
+    }
     return 0;
 }
 

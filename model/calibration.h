@@ -88,6 +88,19 @@ typedef struct {
     char text[240];
 } calibration_note;
 
+/* One family of configurations (fit/families.h) held out of the fit together: every
+ * training run of it left out, the rest refitted, each of its runs predicted. */
+typedef struct {
+    char name[24];                /* fit_family_name */
+    int runs, configs;            /* its training runs, their configurations */
+    int predicted;                /* runs predicted by the fit without the family */
+    double median, worst;         /* |predicted − measured|/measured over those runs */
+    double bias;                  /* the median signed error (predicted/measured − 1) */
+    char note[200];               /* why the rest could not be refitted or a run not predicted */
+} calibration_family;
+
+enum { CALIBRATION_MAX_FAMILIES = 8 };
+
 /* Everything of calibration.json beyond the parameters: the runs, fit quality and the
  * leave-one-out validation. runs is borrowed (the filler owns it). */
 typedef struct {
@@ -102,6 +115,9 @@ typedef struct {
     int loo_configs;              /* configurations left out (each with all its runs) */
     int loo_model_n, loo_ernest_n; /* runs predicted with their configuration left out */
     double loo_model_median, loo_model_worst, loo_ernest_median, loo_ernest_worst; /* |pred−meas|/meas */
+    calibration_family families[CALIBRATION_MAX_FAMILIES]; /* leave-one-family-out, the families
+                                     with runs in the fit (fit/families.h) */
+    int n_families;
     bool has_verdict, verdict_poor; /* fit/verdict.h: written as "verdict" */
     char verdict[1024];
 } calibration_fit;

@@ -342,3 +342,26 @@ Test(cli_calibrate, two_traces_and_a_latency_give_the_hand_computed_prediction) 
     clirun_assert_refused(args, 2, "sigma");
     rm_dir(dir);
 }
+
+/* --without: the golden traces fitted with master_wake held at 0 write it as 0 and print
+ * the families; a term a prediction cannot do without is refused naming the ones that
+ * can be held out, and --without without traces to fit is refused. */
+Test(cli_calibrate, without_holds_a_term_at_zero_and_names_the_terms_it_can_hold) {
+    char *dir = clirun_tmpdir(), args[1200], path[600], err[512];
+    snprintf(args, sizeof args, "calibrate --from-traces '%s/tests/data/golden/traces' --without master_wake --out "
+             "'%s/calibration.json'", SPEEDUP_SOURCE_DIR, dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "stderr: %s", r.err);
+    cr_assert(strstr(r.out, "leave-one-family-out") && strstr(r.out, "\n  dedicated "), "%s", r.out);
+    clirun_free(&r);
+    snprintf(path, sizeof path, "%s/calibration.json", dir);
+    calibration cal;
+    cr_assert_eq(calibration_read(path, &cal, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(cal.params.master_wake_s, 0.0);
+    cr_assert_gt(cal.params.c1_s, 0.0);
+    snprintf(args, sizeof args, "calibrate --from-traces '%s/tests/data/golden/traces' --without c1 --out "
+             "'%s/c.json'", SPEEDUP_SOURCE_DIR, dir);
+    clirun_assert_refused(args, 2, "--without: 'c1' is not a term the fit can hold at 0 (one of: c0,sigma,");
+    clirun_assert_refused("calibrate --without master_wake --budget 10", 2, "it goes with --from-traces DIR");
+    rm_dir(dir);
+}
