@@ -91,6 +91,30 @@ Test(traceinfo, a_ps_sync_span_is_the_largest_rank_part_less_the_masters_update)
     trace_free(t);
 }
 
+Test(traceinfo, a_dedicated_masters_own_part_is_no_span_while_a_worker_has_one) {
+    /* Step 0: the dedicated master (rank 0) takes the pushes 0..0.5, updates 0.5..0.6 and
+     * sends 0.6..3 (its last send returns late: it had to win a core back); the workers'
+     * parts end when they have their weights: 0..1.1 and 0..1.6, each less the master's
+     * 0.1 s update inside: 1.0 and 1.5. The span is 1.5, not the master's 2.9. Step 1: only
+     * the master recorded it (0..0.7): its part is the span. */
+    trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 0.5, .step = 0, .bytes = 1000, .name = "ps" },
+        { .rank = 0, .ph = TRACE_UPDATE, .t0_s = 0.5, .t1_s = 0.6, .step = 0 },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 0.6, .t1_s = 3, .step = 0, .bytes = 1000, .name = "ps" },
+        { .rank = 1, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1.1, .step = 0, .bytes = 1000, .name = "ps" },
+        { .rank = 2, .ph = TRACE_COMM, .t0_s = 0, .t1_s = 1.6, .step = 0, .bytes = 1000, .name = "ps" },
+        { .rank = 0, .ph = TRACE_COMM, .t0_s = 10, .t1_s = 10.7, .step = 1, .bytes = 1000, .name = "ps" },
+    };
+    trace *t = make(2, JOB_MASTER_DEDICATED, JOB_TOPO_PS, ev, 6);
+    traceinfo_sync *s = NULL;
+    cr_assert_eq(traceinfo_syncs(t, &s), 2);
+    cr_assert_float_eq(s[0].span_s, 1.5, 1e-9);
+    cr_assert_eq(s[0].ranks, 3);
+    cr_assert_float_eq(s[1].span_s, 0.7, 1e-9);
+    free(s);
+    trace_free(t);
+}
+
 Test(traceinfo, averaging_belongs_to_the_synchronisation_not_to_the_update) {
     /* Local SGD through a ps master: it scales the summed weights (1..1.2, "average")
      * between the pushes and the pulls. That is synchronisation work: the worker's part

@@ -239,21 +239,29 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
         r->t1_s = e->t1_s;
     }
     qsort(v, (size_t)n, sizeof *v, by_sync_rank_start);
+    /* A dedicated master's own part is no synchronisation's span while a worker has one
+     * (docs/traces.md): no round waits for its last send to return. */
+    const bool dedicated = job_dedicated_master(&t->run.config);
     long groups = 0;
     for (long a = 0, b; a < n; a = b) {
         traceinfo_sync g = v[a].s;
         g.span_s = 0;
         g.ranks = 0;
+        double master_part = 0;
         for (b = a; b < n && by_sync(&v[a].s, &v[b].s) == 0;) {
             long c = b;
             while (c < n && by_sync_rank(&v[b], &v[c]) == 0)
                 c++;
             double part = rank_part_of(v, b, c);
-            if (part > g.span_s)
+            if (dedicated && v[b].rank == 0)
+                master_part = part;
+            else if (part > g.span_s)
                 g.span_s = part;
             g.ranks++;
             b = c;
         }
+        if (g.span_s == 0)
+            g.span_s = master_part;
         res[groups++] = g;
     }
     free(v);

@@ -13,7 +13,8 @@
  *                   time that rank spent before it
  *   synchronisation every rank's comm events of one (name, bytes, epoch, step); a rank's
  *                   part is its comm spans less another rank's update inside them (or the
- *                   union of its background spans); the span is the largest part
+ *                   union of its background spans); the span is the largest part,
+ *                   a dedicated master's left out while a worker has one
  *   overlap         the share of a step during which its own gradients' background
  *                   exchange already ran; its exposed part, the foreground comm after it
  *   ρ, crowded master  costmodel_rho, costmodel_master_crowded of the run's config
