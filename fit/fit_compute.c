@@ -365,8 +365,9 @@ done:
  * of one-step rounds (runs weighted by their steps' time), held to [0, 1], standard error
  * from the steps' own m (sd/√n); no such run: from every run. L, what of y a master polling past τ gives up, from the runs
  * of longer rounds (packing weight w < 1/2: m = 1 − y + (1 − w)·L): the median of their
- * (m − 1 + y)/(1 − w), held to [0, y]. No dedicated run: y = 0 (a whole core busy); no
- * long-round one: L = 0; each with a note. After fit_sigma and fit_oversub (κ, τ). */
+ * (m − 1 + y)/(1 − w), held to [0, y]. No dedicated run: y = 1 ± 0.5, a master that
+ * gives its core back while it waits (the trainer's naps; docs/calibration.md says why);
+ * no long-round one: L = 0; each with a note. After fit_sigma and fit_oversub (κ, τ). */
 typedef struct {
     double m_weighted, weight, m_sum, m_sq;
     long n;
@@ -460,9 +461,15 @@ int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     const master_share *use = one.n >= 2 ? &one : &all;
     if (use->n < 2 || !(use->weight > 0)) {
-        f->p.master_yield = f->se.master_yield = f->p.master_yield_loss = f->se.master_yield_loss = 0;
-        fit_note(f, "master_yield", "no run with a dedicated master on an oversubscribed host: its polling is "
-                 "taken to keep a whole core busy");
+        /* Unmeasured: a master that gives its core back while it waits (the trainer's
+         * naps between exchanges; DDP's blocks; Open MPI's polling yields where ranks
+         * outnumber cores), with a standard error that spans a whole core. */
+        f->p.master_yield = 1.0;
+        f->se.master_yield = FIT_MASTER_YIELD_UNMEASURED_SE;
+        f->p.master_yield_loss = f->se.master_yield_loss = 0;
+        fit_note(f, "master_yield", "no run with a dedicated master on an oversubscribed host: it is taken to yield "
+                 "its core while it waits, as the trainer's master naps and Open MPI's ranks yield where they "
+                 "outnumber the cores (1 +- %g: the interval spans a whole core)", FIT_MASTER_YIELD_UNMEASURED_SE);
         free(m_long);
         free(w_long);
         return 0;

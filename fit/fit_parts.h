@@ -108,6 +108,8 @@ void fit_comm_absent(fit_subset *s, job_topology topo);
 int fit_overlap(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen);    /* after fit_comm, fit_update, fit_cv */
 int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen); /* after fit_sigma, fit_oversub */
+/* y's standard error where no run measured it (it is then 1: fit_master_yield). */
+#define FIT_MASTER_YIELD_UNMEASURED_SE 0.5
 int fit_master_wake(fit_subset *s, fit_core *f, char *err, int errlen);  /* after fit_comm of both topologies */
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen);

@@ -622,7 +622,8 @@ Test(fit, oversubscription_cost_ignores_the_dedicated_masters_runs) {
  * workers and the master on 4 cores, so the workers' steps run at rho = (4 + 0.5)/4 =
  * 1.125 of the idle host's: y = 1 - (rho·P - K·T) within 0.2 (an error of 1 % in the
  * fitted idle step is 0.04 in y at P = 4; 0.2 still tells a yielding master from a busy
- * one, y = 0). The example set has no such run: there y = 0 with a note. */
+ * one, y = 0). The example set has no such run: there y is 1 (a master that gives its
+ * core back while it waits), with a standard error of 0.5 and a note. */
 Test(fit, a_dedicated_masters_share_of_a_core_comes_from_its_workers_steps) {
     synth_truth truth = truth_example();
     truth.p.master_yield = 0.5;
@@ -630,8 +631,10 @@ Test(fit, a_dedicated_masters_share_of_a_core_comes_from_its_workers_steps) {
     fit_result r;
     gsl_rng *rng = fit_example_drawing(&truth, 8, &s, &r);
     char err[1024] = "";
-    cr_assert_eq(r.cal.params.master_yield, 0.0);
-    cr_assert(note_on(&r, "master_yield") && strstr(note_on(&r, "master_yield"), "whole core"));
+    cr_assert_eq(r.cal.params.master_yield, 1.0);
+    cr_assert_eq(r.cal.stderr_.master_yield, 0.5);
+    cr_assert(note_on(&r, "master_yield") && strstr(note_on(&r, "master_yield"), "taken to yield its core"), "%s",
+              note_on(&r, "master_yield"));
     fit_result_release(&r);
     const job_config ded = crowded_dedicated("batch");
     keep_runs(&s, &truth, &ded, 1, rng);
