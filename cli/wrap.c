@@ -51,7 +51,8 @@ static void emit_line(wrap_state *w) {
     const char *s = w->line;
     size_t n = w->len;
     if (w->width <= 0 || columns(s, n) <= w->width) {
-        fwrite(s, 1, n, w->dest);
+        if (n > 0) /* an empty line may have no buffer yet */
+            fwrite(s, 1, n, w->dest);
         fputc('\n', w->dest);
         return;
     }
