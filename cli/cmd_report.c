@@ -76,7 +76,8 @@ static void usage(FILE *out) {
             "  --repeats R        runs of every held-out configuration,          [2]\n"
             "                     interleaved (A B C ... A B C), 1..16\n"
             "  --held-out FILE    the held-out configurations, one per line:     [built in]\n"
-            "                     WORKERS CORES SYNC TOPOLOGY BATCH MASTER EPOCHS\n"
+            "                     WORKERS CORES SYNC TOPOLOGY BATCH MASTER EPOCHS [weak]\n"
+            "                     (weak: every worker takes BATCH a step; batch sync)\n"
             "  --hostfile FILE    passed to mpirun for every measured run        [none]\n"
             "  --cluster SPEC     the what-if cluster(s), MxP@RATE[,LATENCY]; repeat for up to\n"
             "                     4 (default: 16 machines like this one, 1gbit and 10gbit, 50us)\n"
@@ -222,7 +223,8 @@ static int simulate_one(ctx *c, const report_config *k, prediction_row *out) {
     snprintf(csv, sizeof csv, "%s/predicted/%s.csv", c->out, name);
     const char *av[] = { "simulate", "--calib", c->cal_path, "--workers", w, "--cores", t, "--sync", k->sync,
                          "--topology", k->topology, "--master", job_master_name(k->master), "--examples", l,
-                         "--batch", b, "--epochs", e, "--reps", reps, "--csv", "--out", csv, NULL };
+                         "--batch", b, "--epochs", e, "--reps", reps, "--csv", "--out", csv,
+                         k->batch_per_worker ? "--batch-per-worker" : NULL, NULL };
     if (step(c, "simulate (a measured configuration)", 0, av, "/dev/null"))
         return -1;
     prediction_row *rows = NULL;
@@ -250,11 +252,14 @@ static int train_held_out(ctx *c, const report_config *k, int rep, double *wall_
     const char *av[26] = { "train", "--workers", w, "--threads", t, "--sync", k->sync, "--topology", k->topology,
                            "--master", job_master_name(k->master), "--batch", b, "--limit", l, "--epochs", e,
                            "--quiet", "--trace", path, NULL };
+    int n_av = 20;
     if (c->hostfile) {
-        av[20] = "--hostfile";
-        av[21] = c->hostfile;
-        av[22] = NULL;
+        av[n_av++] = "--hostfile";
+        av[n_av++] = c->hostfile;
     }
+    if (k->batch_per_worker)
+        av[n_av++] = "--batch-per-worker";
+    av[n_av] = NULL;
     report_config_name(k, name, sizeof name);
     fprintf(stderr, "speedup report: measuring %s (held out), run %d of %d ... ", name, rep, c->repeats);
     double t0 = host_monotonic_s();

@@ -46,24 +46,33 @@ int report_configs_builtin(long b, long cores, report_config *out) {
 
 /* One line's configuration; 0, or -1 with what was expected in why. */
 static int parse_line(char *line, report_config *c, char *why, int whylen) {
-    char sync[24], topo[16], master[16], extra[2];
+    char sync[24], topo[16], master[16], scaling[16], extra[2];
     long b;
     int k, t, e;
-    if (sscanf(line, "%d %d %23s %15s %ld %15s %d %1s", &k, &t, sync, topo, &b, master, &e, extra) != 7)
-        return errmsg_set(why, whylen, "expected 7 fields: WORKERS CORES SYNC TOPOLOGY BATCH MASTER EPOCHS");
-    job_config cc = { .workers = k, .cores = t, .batch = b, .epochs = e, .examples = b };
+    const int fields = sscanf(line, "%d %d %23s %15s %ld %15s %d %15s %1s", &k, &t, sync, topo, &b, master, &e,
+                              scaling, extra);
+    if (fields != 7 && fields != 8)
+        return errmsg_set(why, whylen, "expected 7 fields: WORKERS CORES SYNC TOPOLOGY BATCH MASTER EPOCHS, and "
+                          "optionally an 8th: weak");
+    if (fields == 8 && strcmp(scaling, "weak") != 0)
+        return errmsg_set(why, whylen, "8th field '%s': expected weak (every worker takes BATCH a step)", scaling);
+    job_config cc = { .workers = k, .cores = t, .batch = b, .epochs = e, .examples = b, .batch_per_worker = fields == 8 };
     if (job_sync_parse(sync, &cc.sync, &cc.every_n))
         return errmsg_set(why, whylen, "sync '%s': expected batch, epoch, every:N, async[:N] or hogwild[:N]", sync);
     if (job_topology_parse(topo, &cc.topology))
         return errmsg_set(why, whylen, "topology '%s': expected ps or allreduce", topo);
     if (job_master_parse(master, &cc.master))
         return errmsg_set(why, whylen, "master '%s': expected worker or dedicated", master);
+    if (cc.batch_per_worker && cc.sync != JOB_SYNC_BATCH)
+        return errmsg_set(why, whylen, "weak goes with batch sync (every:N and epoch already give every worker the "
+                          "whole batch)");
     costmodel_params any = costmodel_params_seed_example();
     char bad[200];
     if (k > 64 || t > 64 || e > 100 || costmodel_check(&any, &cc, bad, sizeof bad))
         return errmsg_set(why, whylen, "%s", k > 64 || t > 64 || e > 100 ? "workers and cores at most 64, epochs at most 100" : bad);
     *c = make(k, t, sync, topo, b, cc.master, 1);
     c->epochs = e;
+    c->batch_per_worker = cc.batch_per_worker;
     return 0;
 }
 
@@ -99,5 +108,7 @@ void report_config_name(const report_config *k, char *out, int size) {
     if (w > 0 && w < size && k->master == JOB_MASTER_DEDICATED)
         w += snprintf(out + w, (size_t)(size - w), " dedicated");
     if (w > 0 && w < size && k->epochs > 1)
-        snprintf(out + w, (size_t)(size - w), " E%d", k->epochs);
+        w += snprintf(out + w, (size_t)(size - w), " E%d", k->epochs);
+    if (w > 0 && w < size && k->batch_per_worker)
+        snprintf(out + w, (size_t)(size - w), " weak");
 }

@@ -1,6 +1,7 @@
 /* speedup report's and the calibrate plan's refusals: missing gnuplot, bad flags, bad
  * budgets (the report end to end: test_report_e2e.c). */
 #define _POSIX_C_SOURCE 200809L
+#include "cli/report_configs.h"
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -58,6 +59,20 @@ static void assert_held_out_refused(const char *body, const char *needle) {
 Test(cli_report, held_out_line_with_too_few_fields_is_named) {
     assert_held_out_refused("# workers cores sync topology batch master epochs\n2 1 batch ps 32\n",
                             "line 2: expected 7 fields");
+}
+
+Test(cli_report, held_out_weak_scaling_is_an_eighth_field_of_batch_sync_only) {
+    assert_held_out_refused("2 1 batch allreduce 16 worker 1 strong\n", "line 1: 8th field 'strong': expected weak");
+    assert_held_out_refused("2 1 every:8 allreduce 16 worker 1 weak\n", "line 1: weak goes with batch sync");
+    char path[512], err[512];
+    held_out_file("2 1 batch allreduce 16 worker 1 weak\n2 1 batch allreduce 16 worker 1\n", path, sizeof path);
+    report_config k[REPORT_MAX_CONFIGS];
+    const int n = report_configs_read(path, 32, 2, k, REPORT_MAX_CONFIGS, err, sizeof err);
+    cr_assert_gt(n, 2, "%s", err);
+    char name[128];
+    report_config_name(&k[n - 2], name, sizeof name);
+    cr_assert_str_eq(name, "2x1 batch allreduce b16 weak");
+    cr_assert(k[n - 2].batch_per_worker && !k[n - 1].batch_per_worker);
 }
 
 Test(cli_report, held_out_unknown_sync_is_named) {
