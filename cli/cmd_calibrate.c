@@ -652,6 +652,10 @@ static int from_table(const calib_table_flags *tab, const import_flags *imp, boo
 static int parse_without(const char *arg, uint64_t *without) {
     char buf[512];
     snprintf(buf, sizeof buf, "%s", arg);
+    if (strspn(buf, ",") == strlen(buf)) {
+        args_error("--without: expected TERM[,TERM...], a term of calibration.json's params (got '%s')", arg);
+        return -1;
+    }
     for (char *save = NULL, *name = strtok_r(buf, ",", &save); name; name = strtok_r(NULL, ",", &save)) {
         const int id = param_by_name(name);
         if (fit_without_allowed(id)) {

@@ -363,5 +363,6 @@ Test(cli_calibrate, without_holds_a_term_at_zero_and_names_the_terms_it_can_hold
              "'%s/c.json'", SPEEDUP_SOURCE_DIR, dir);
     clirun_assert_refused(args, 2, "--without: 'c1' is not a term the fit can hold at 0 (one of: c0,sigma,");
     clirun_assert_refused("calibrate --without master_wake --budget 10", 2, "it goes with --from-traces DIR");
+    clirun_assert_refused("calibrate --from-traces . --without ,", 2, "--without: expected TERM[,TERM...]");
     rm_dir(dir);
 }
