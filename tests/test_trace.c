@@ -468,3 +468,25 @@ Test(trace, host_speed_round_trips_and_a_bad_value_is_refused) {
                "\"probe_after_s\":1,\"steal_s\":0,\"cpu_s\":1}}}\n",
                "run.host_speed.probe_before_s: expected a finite number >= 0");
 }
+
+/* A step's processors (the scheduler's placement): [begin, end] round-trips on a compute
+ * event, CPU 0 included; absent is none; elsewhere or malformed it is refused by name. */
+Test(trace, a_steps_processors_round_trip_on_compute_and_are_refused_elsewhere) {
+    trace_run run = sample_run();
+    trace *t = trace_new(&run);
+    const trace_event ev[] = {
+        { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 0.1, .t1_s = 0.2, .step = 0, .examples = 16, .has_cpu = true,
+          .cpu_begin = 0, .cpu_end = 1 },
+        { .rank = 1, .ph = TRACE_COMPUTE, .t0_s = 0.1, .t1_s = 0.2, .step = 0, .examples = 16 },
+    };
+    for (int i = 0; i < 2; i++)
+        cr_assert_eq(trace_add(t, &ev[i]), 0);
+    trace *back = written_and_read(t);
+    cr_assert(back->events[0].has_cpu && back->events[0].cpu_begin == 0 && back->events[0].cpu_end == 1);
+    cr_assert(!back->events[1].has_cpu, "a step without processors stays without");
+    trace_free(back);
+    trace_free(t);
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"comm\",\"t0\":0,\"t1\":1,\"cpu\":[0,1]}\n", "\"cpu\"");
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"compute\",\"t0\":0,\"t1\":1,\"cpu\":[0]}\n", "\"cpu\"");
+    assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"compute\",\"t0\":0,\"t1\":1,\"cpu\":[-1,0]}\n", "\"cpu\"");
+}

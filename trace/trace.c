@@ -162,6 +162,8 @@ static const char *write_event(FILE *out, const trace_event *e) {
         fprintf(out, ",\"accuracy\":%.17g,\"loss\":%.17g", e->accuracy, e->loss);
     if (e->has_staleness)
         fprintf(out, ",\"staleness\":%ld", e->staleness);
+    if (e->has_cpu)
+        fprintf(out, ",\"cpu\":[%d,%d]", e->cpu_begin, e->cpu_end);
     fputs("}\n", out);
     return NULL;
 }
@@ -415,6 +417,18 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
         return -1;
     e->has_staleness = json_object_get(o, "staleness") != NULL;
     e->staleness = staleness;
+    json_t *cpu = json_object_get(o, "cpu");
+    *what = "\"cpu\": [begin, end], two integers >= 0, on a compute event only";
+    if (cpu) {
+        json_t *b = json_array_get(cpu, 0), *en = json_array_get(cpu, 1);
+        if (e->ph != TRACE_COMPUTE || !json_is_array(cpu) || json_array_size(cpu) != 2 || !json_is_integer(b) ||
+            !json_is_integer(en) || json_integer_value(b) < 0 || json_integer_value(en) < 0 ||
+            json_integer_value(b) > 1000000 || json_integer_value(en) > 1000000)
+            return -1;
+        e->has_cpu = true;
+        e->cpu_begin = (int)json_integer_value(b);
+        e->cpu_end = (int)json_integer_value(en);
+    }
     e->rank = (int)rank;
     e->epoch = (int)epoch;
     e->step = step;

@@ -13,7 +13,8 @@
  * accuracy, the training loss since the previous point: the time to accuracy);
  * "background": true on comm or update that ran beside the rank's own timeline on another
  * thread (a rank's foreground events tile its time, its background ones overlap them);
- * "staleness" on an async master's update of a pushed gradient. Every key and when it is
+ * "staleness" on an async master's update of a pushed gradient; "cpu": [at t0, at t1], the
+ * processor a compute event began and ended on. Every key and when it is
  * written: docs/files.md ("The trace format in full"). What the events mean (steps,
  * training time, a synchronisation's span, the overlap, the curve) is trace/traceinfo.h's.
  *
@@ -52,6 +53,8 @@ typedef struct {
     double loss;             /* eval: mean training loss since the previous point of this name */
     bool has_staleness;      /* an async master's update of a pushed gradient: */
     long staleness;          /*   updates applied since its weights were pulled (see above) */
+    bool has_cpu;            /* a compute event where the trainer recorded: */
+    int cpu_begin, cpu_end;  /*   the processor the rank ran on at its start and its end */
 } trace_event;
 
 enum { TRACE_MAX_RANKS = 1024 }; /* ranks whose peak memory a header lists */

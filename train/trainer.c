@@ -573,6 +573,7 @@ static int run_step(run *R, int e, long s, float *loss) {
     // goes to the server; the worker itself never updates. An empty slice asks nothing.
     if (async && count > 0 && s % c->every_n == 0)
         asyncps_pull(&R->sc, &R->rec, n, &R->version);
+    const int cpu_begin = host_current_cpu(); /* where the step runs: the scheduler's placement */
     if (count > 0) {
         dataset_batch(&R->train, R->order + sl.lo, count, n->in_mean, n->in_std, net_input(n), R->labels);
         net_dropout_at(n, sl.lo);
@@ -581,7 +582,13 @@ static int run_step(run *R, int e, long s, float *loss) {
     } else if (batch_sync) {
         memset(n->grads, 0, sizeof(float) * (size_t)n->n_params); // an empty slice adds nothing
     }
-    sync_mark(&R->sc, &R->rec, TRACE_COMPUTE, 0, count, NULL);
+    trace_event *step = sync_mark(&R->sc, &R->rec, TRACE_COMPUTE, 0, count, NULL);
+    const int cpu_end = host_current_cpu();
+    if (step && cpu_begin >= 0 && cpu_end >= 0) {
+        step->has_cpu = true;
+        step->cpu_begin = cpu_begin;
+        step->cpu_end = cpu_end;
+    }
     R->synced = batch_sync;
     if (async) {
         if (count > 0)

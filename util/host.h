@@ -20,4 +20,8 @@ double host_monotonic_s(void);
  * are 0). The difference of two readings is what happened between them. */
 int host_cpu_times(double *steal_s, double *total_s);
 
+/* The processor the calling thread runs on now (sched_getcpu), -1 when it cannot be told:
+ * where a rank's steps ran, for the scheduler's placement (experiments/placement). */
+int host_current_cpu(void);
+
 #endif
