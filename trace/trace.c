@@ -418,16 +418,16 @@ static int parse_event(json_t *o, const trace_run *run, trace_event *e, const ch
     e->has_staleness = json_object_get(o, "staleness") != NULL;
     e->staleness = staleness;
     json_t *cpu = json_object_get(o, "cpu");
-    *what = "\"cpu\": [begin, end], two integers >= 0, on a compute event only";
+    *what = "\"cpu\": [begin, end], two integers in [0, 32767], on a compute event only";
     if (cpu) {
         json_t *b = json_array_get(cpu, 0), *en = json_array_get(cpu, 1);
         if (e->ph != TRACE_COMPUTE || !json_is_array(cpu) || json_array_size(cpu) != 2 || !json_is_integer(b) ||
             !json_is_integer(en) || json_integer_value(b) < 0 || json_integer_value(en) < 0 ||
-            json_integer_value(b) > 1000000 || json_integer_value(en) > 1000000)
+            json_integer_value(b) > SHRT_MAX || json_integer_value(en) > SHRT_MAX)
             return -1;
         e->has_cpu = true;
-        e->cpu_begin = (int)json_integer_value(b);
-        e->cpu_end = (int)json_integer_value(en);
+        e->cpu_begin = (short)json_integer_value(b);
+        e->cpu_end = (short)json_integer_value(en);
     }
     e->rank = (int)rank;
     e->epoch = (int)epoch;

@@ -52,9 +52,11 @@ typedef struct {
     double accuracy;         /* eval: fraction of `examples` classified correctly, 0..1 */
     double loss;             /* eval: mean training loss since the previous point of this name */
     bool has_staleness;      /* an async master's update of a pushed gradient: */
-    long staleness;          /*   updates applied since its weights were pulled (see above) */
     bool has_cpu;            /* a compute event where the trainer recorded: */
-    int cpu_begin, cpu_end;  /*   the processor the rank ran on at its start and its end */
+    short cpu_begin, cpu_end; /*  the processor it ran on at its start and its end (in what
+                                  was padding: the trainer's memory per event, which
+                                  fit/memory_fit.c counts, stays as it was) */
+    long staleness;          /* updates applied since its weights were pulled (see above) */
 } trace_event;
 
 enum { TRACE_MAX_RANKS = 1024 }; /* ranks whose peak memory a header lists */

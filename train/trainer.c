@@ -16,6 +16,7 @@
 #include <mpi.h>
 
 #include <cblas.h>
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -584,10 +585,10 @@ static int run_step(run *R, int e, long s, float *loss) {
     }
     trace_event *step = sync_mark(&R->sc, &R->rec, TRACE_COMPUTE, 0, count, NULL);
     const int cpu_end = host_current_cpu();
-    if (step && cpu_begin >= 0 && cpu_end >= 0) {
+    if (step && cpu_begin >= 0 && cpu_end >= 0 && cpu_begin <= SHRT_MAX && cpu_end <= SHRT_MAX) {
         step->has_cpu = true;
-        step->cpu_begin = cpu_begin;
-        step->cpu_end = cpu_end;
+        step->cpu_begin = (short)cpu_begin;
+        step->cpu_end = (short)cpu_end;
     }
     R->synced = batch_sync;
     if (async) {
