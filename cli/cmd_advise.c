@@ -255,17 +255,13 @@ static void print_averaging_caveat(FILE *out, const grid *g, const prediction_ro
                                    int n) {
     if (strcmp(best->sync, "batch") == 0)
         return;
-    const prediction_row *batch = NULL;
-    for (int i = 0; i < n; i++)
-        if (strcmp(rows[i].sync, "batch") == 0 && (!batch || rows[i].time_s < batch->time_s))
-            batch = &rows[i];
+    const prediction_row *batch = predictions_fastest_batch_sync(rows, n);
     char why[256] = "", why_batch[256] = "";
     const double acc = predictions_accuracy_after(&g->efficiency, best, &g->base, why, sizeof why);
     const double acc_batch = batch ? predictions_accuracy_after(&g->efficiency, batch, &g->base, why_batch,
                                                                sizeof why_batch) : NAN;
     fprintf(out, "caveat: %s sync %s: it trains differently", best->sync,
-            strncmp(best->sync, "async", 5) == 0 || strncmp(best->sync, "hogwild", 7) == 0
-                ? "trains on stale gradients" : "averages models instead of gradients");
+            predictions_row_is_async(best) ? "trains on stale gradients" : "averages models instead of gradients");
     if (!isnan(acc)) {
         fprintf(out, "; the accuracy fit predicts %.1f%% test accuracy after %d epochs", 100 * acc, g->base.epochs);
         if (!isnan(acc_batch))
@@ -444,16 +440,14 @@ int cmd_advise(int argc, char **argv) {
     qsort(rows, (size_t)n, sizeof *rows, tta ? by_time_to_accuracy : by_time);
     int shown = top > 0 && top < n ? top : n;
     FILE *out = csv ? stderr : wrap_open(stdout, g.wide ? 0 : WRAP_COLUMNS); /* skipped: beside the CSV */
-    if (!out)
-        out = stdout;
     if (csv)
         predictions_write_csv(stdout, rows, shown);
     else
         print_advice(out, &g, &mo, total, rows, n, shown, tta);
     for (int k = 0; k < n_skipped; k++)
         fprintf(out, "skipped %s\n", skipped[k]);
-    if (out != stdout && out != stderr)
-        wrap_close(out);
+    if (!csv)
+        wrap_close(out, stdout);
     free(skipped);
     free(rows);
     return 0;

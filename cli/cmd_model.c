@@ -105,8 +105,6 @@ int cmd_model(int argc, char **argv) {
         predictions_write_csv(stdout, rows, n);
     } else {
         FILE *out = wrap_open(stdout, g.wide ? 0 : WRAP_COLUMNS);
-        if (!out)
-            out = stdout;
         grid_print_setting(&g, out);
         predictions_write_table(out, rows, n, g.wide);
         grid_print_interval_note(&g, out);
@@ -115,8 +113,7 @@ int cmd_model(int argc, char **argv) {
             fprintf(out, "\n");
             predictions_write_tta_table(out, rows, n, g.base.epochs);
         }
-        if (out != stdout)
-            wrap_close(out);
+        wrap_close(out, stdout);
     }
     free(rows);
     return 0;

@@ -240,8 +240,6 @@ static int simulate_grid(const grid *g, const simulate_options *o, const job_rep
 
 static void print_table(const grid *g, const simulate_options *o, const prediction_row *rows, int n) {
     FILE *out = wrap_open(stdout, g->wide ? 0 : WRAP_COLUMNS);
-    if (!out)
-        out = stdout;
     fprintf(out, "simulated: %d replications from seed %ld, %s launch%s%s\n", o->reps, o->seed,
             o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
             o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "");
@@ -253,8 +251,7 @@ static void print_table(const grid *g, const simulate_options *o, const predicti
         fprintf(out, "\n");
         predictions_write_tta_table(out, rows, n, g->base.epochs);
     }
-    if (out != stdout)
-        wrap_close(out);
+    wrap_close(out, stdout);
 }
 
 int cmd_simulate(int argc, char **argv) {

@@ -363,11 +363,8 @@ static void write_averaging_note(FILE *f, const prediction_row *best, const pred
     const double acc = predictions_accuracy_after(&cal->efficiency, best, workload, why, sizeof why);
     const double acc_batch = batch ? predictions_accuracy_after(&cal->efficiency, batch, workload, why_batch,
                                                                sizeof why_batch) : NAN;
-    job_sync sync = JOB_SYNC_EPOCH;
-    int every_n = 0;
-    const bool stale = job_sync_parse(best->sync, &sync, &every_n) == 0 && job_sync_is_async(sync);
     fprintf(f, " %c%s sync %s: it trains differently", toupper((unsigned char)best->sync[0]), best->sync + 1,
-            stale ? "trains on stale gradients" : "averages models instead of gradients");
+            predictions_row_is_async(best) ? "trains on stale gradients" : "averages models instead of gradients");
     if (!isnan(acc)) {
         fprintf(f, "; the calibration's accuracy fit predicts %.1f%% test accuracy after %d epoch%s", 100 * acc,
                 workload->epochs, workload->epochs == 1 ? "" : "s");
@@ -418,12 +415,8 @@ static void write_answer(FILE *f, const report_cluster *k, const calibration *ca
     if (cal->range_workers > 0 && best->workers > cal->range_workers)
         fprintf(f, " <span class=\"bad\">Extrapolated: the calibration measured at most %d workers.</span>",
                 cal->range_workers);
-    const prediction_row *batch = NULL;
-    for (int i = 0; i < k->n_rows; i++)
-        if (strcmp(k->rows[i].sync, "batch") == 0 && (!batch || k->rows[i].time_s < batch->time_s))
-            batch = &k->rows[i];
     if (strcmp(best->sync, "batch") != 0)
-        write_averaging_note(f, best, batch, cal, workload);
+        write_averaging_note(f, best, predictions_fastest_batch_sync(k->rows, k->n_rows), cal, workload);
     fputs("</p>\n", f);
 }
 

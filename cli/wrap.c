@@ -50,7 +50,7 @@ static size_t last_break(const char *s, size_t from, size_t n, int room) {
 static void emit_line(wrap_state *w) {
     const char *s = w->line;
     size_t n = w->len;
-    if (w->width <= 0 || columns(s, n) <= w->width) {
+    if (columns(s, n) <= w->width) {
         if (n > 0) /* an empty line may have no buffer yet */
             fwrite(s, 1, n, w->dest);
         fputc('\n', w->dest);
@@ -115,18 +115,18 @@ static int wrap_cookie_close(void *cookie) {
 }
 
 FILE *wrap_open(FILE *dest, int width) {
-    wrap_state *w = calloc(1, sizeof *w);
+    wrap_state *w = width > 0 ? calloc(1, sizeof *w) : NULL;
     if (!w)
-        return NULL;
+        return dest;
     w->dest = dest;
     w->width = width;
     const cookie_io_functions_t io = { .write = wrap_write, .close = wrap_cookie_close };
     FILE *f = fopencookie(w, "w", io);
     if (!f)
         free(w);
-    return f;
+    return f ? f : dest;
 }
 
-int wrap_close(FILE *wrapped) {
-    return fclose(wrapped);
+int wrap_close(FILE *f, FILE *dest) {
+    return f == dest ? fflush(dest) : fclose(f);
 }

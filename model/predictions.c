@@ -442,6 +442,20 @@ int predictions_read_csv(const char *path, prediction_row **rows, int *n, char *
     return rc;
 }
 
+const prediction_row *predictions_fastest_batch_sync(const prediction_row *rows, int n) {
+    const prediction_row *batch = NULL;
+    for (int i = 0; i < n; i++)
+        if (strcmp(rows[i].sync, "batch") == 0 && (!batch || rows[i].time_s < batch->time_s))
+            batch = &rows[i];
+    return batch;
+}
+
+bool predictions_row_is_async(const prediction_row *r) {
+    job_sync sync;
+    int every_n;
+    return job_sync_parse(r->sync, &sync, &every_n) == 0 && job_sync_is_async(sync);
+}
+
 double predictions_accuracy_after(const efficiency_model *m, const prediction_row *r, const job_config *workload,
                                   char *why, int whylen) {
     job_config c = *workload;

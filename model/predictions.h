@@ -68,6 +68,12 @@ prediction_row predictions_from_model(const costmodel_params *p, const job_confi
 prediction_row predictions_from_model_interval(const costmodel_params *p, const job_config *c,
                                                const uncertainty *u);
 
+/* The fastest row of batch sync among rows[0..n): what a choice that averages models is
+ * set beside; NULL when there is none. */
+const prediction_row *predictions_fastest_batch_sync(const prediction_row *rows, int n);
+/* Does row r train on stale gradients (async, hogwild) rather than average models? */
+bool predictions_row_is_async(const prediction_row *r);
+
 /* The test accuracy the accuracy fit m predicts for row r after the workload's epochs (r's
  * workers, cores, sync and topology; D, B, E and batch_per_worker from workload; async
  * with a dedicated master and r's mean staleness): a value in (0, 1), or NaN with why

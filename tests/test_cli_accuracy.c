@@ -447,22 +447,28 @@ static char *report_answer(const char *dir) {
     return text;
 }
 
+/* `report --calib DIR/calibration.json` of D examples × epochs on a 100 Mbit/s cluster of
+ * 4 × 2 cores into DIR/r: its first answer's text (malloc'd). */
+static char *what_if_answer(const char *dir, int epochs) {
+    char args[1400], rdir[600];
+    snprintf(args, sizeof args, "report --calib '%s/calibration.json' --cluster 4x2@100mbit --what-if %d,%d "
+             "--out-dir '%s/r'", dir, D, epochs, dir);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    clirun_free(&r);
+    snprintf(rdir, sizeof rdir, "%s/r", dir);
+    return report_answer(rdir);
+}
+
 /* report --calib on a slow cluster, where averaging wins on time: the answer says what it
  * does to accuracy from the fit. Batch sync at the report's global batch 32 against the
  * fit's 16: s = 1 + W·(32/16 − 1) = 1.35, so after E = 6 epochs
  * A − (A − 0.1)/(1 + (6/(X0·1.35))^ALPHA) = 0.9 − 0.8/(1 + 11.11^1.3) = 86.7%, by hand.
  * Another schedule: the fit cannot say, and the answer says why. */
 Test(cli_accuracy, the_report_answer_says_what_averaging_does_to_accuracy_from_the_fit) {
-    char *dir = dir_with(true), args[1400];
+    char *dir = dir_with(true);
     calibrate(dir);
-    snprintf(args, sizeof args, "report --calib '%s/calibration.json' --cluster 4x2@100mbit --what-if %d,%d "
-             "--out-dir '%s/r'", dir, D, E, dir);
-    clirun_result r = clirun(args);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    clirun_free(&r);
-    char rdir[700];
-    snprintf(rdir, sizeof rdir, "%s/r", dir);
-    char *answer = report_answer(rdir);
+    char *answer = what_if_answer(dir, E);
     cr_assert(!strstr(answer, " batch sync,"), "averaging should win on 100 Mbit/s: %s", answer);
     const char *at = strstr(answer, "the calibration's accuracy fit predicts ");
     cr_assert(at, "%s", answer);
@@ -473,12 +479,7 @@ Test(cli_accuracy, the_report_answer_says_what_averaging_does_to_accuracy_from_t
     cr_assert(fabs(acc_batch - 86.7) < 1.5, "batch sync after 6 epochs: %.1f%%, by hand 86.7%%", acc_batch);
     cr_assert(acc > 10 && acc < 90, "%s", answer);
     free(answer);
-    snprintf(args, sizeof args, "report --calib '%s/calibration.json' --cluster 4x2@100mbit --what-if %d,%d "
-             "--out-dir '%s/r'", dir, D, E + 2, dir);
-    r = clirun(args);
-    cr_assert_eq(r.status, 0, "%s", r.err);
-    clirun_free(&r);
-    answer = report_answer(rdir);
+    answer = what_if_answer(dir, E + 2);
     cr_assert(strstr(answer, "cannot say by how much here (the efficiency fit is for a 6-epoch schedule"), "%s",
               answer);
     free(answer);

@@ -1269,6 +1269,18 @@ static double formula_time(const costmodel_params *p, const job_config *c) {
     return t.startup_s + c->epochs * (double)s.rounds_per_epoch * (s.steps_per_round * (t.step_s + t.update_s) + t.sync_s);
 }
 
+/* The example set (seed 16) and a crowded dedicated master's runs, one in epoch sync and two
+ * in batch sync, drawn from truth into s (release it). */
+static void draw_crowded_master_set(const synth_truth *truth, trace_set *s) {
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 16);
+    example_set(s, truth, rng);
+    const job_config epoch = crowded_dedicated("epoch"), batch = crowded_dedicated("batch");
+    keep_runs(s, truth, &epoch, 1, rng);
+    keep_runs(s, truth, &batch, 2, rng);
+    gsl_rng_free(rng);
+}
+
 /* The dedicated master held out as a family: the rest has no run of it, so the refit has
  * no master_wake (0), and where leave-one-configuration-out refuses to predict such a run,
  * leave-one-family-out predicts it and shows the miss. The batch runs by hand (4x1 on 4
@@ -1280,12 +1292,8 @@ Test(fit, leaving_the_dedicated_family_out_predicts_it_without_its_terms_and_sho
     truth.p.master_wake_s = 2e-3;
     trace_set s;
     fit_result r;
-    gsl_rng *rng = fit_example_drawing(&truth, 16, &s, &r);
-    fit_result_release(&r);
-    const job_config epoch = crowded_dedicated("epoch"), batch = crowded_dedicated("batch");
-    keep_runs(&s, &truth, &epoch, 1, rng);
-    keep_runs(&s, &truth, &batch, 2, rng);
-    gsl_rng_free(rng);
+    draw_crowded_master_set(&truth, &s);
+    const job_config batch = crowded_dedicated("batch");
     char err[1024] = "";
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     const calibration_family *ded = NULL;
@@ -1319,12 +1327,7 @@ Test(fit, a_term_held_out_is_zero_and_the_rest_is_fitted_without_it) {
     truth.p.master_wake_s = 2e-3;
     trace_set s;
     fit_result r;
-    gsl_rng *rng = fit_example_drawing(&truth, 16, &s, &r);
-    fit_result_release(&r);
-    const job_config epoch = crowded_dedicated("epoch"), batch = crowded_dedicated("batch");
-    keep_runs(&s, &truth, &epoch, 1, rng);
-    keep_runs(&s, &truth, &batch, 2, rng);
-    gsl_rng_free(rng);
+    draw_crowded_master_set(&truth, &s);
     fit_options o = fit_options_default();
     o.without = UINT64_C(1) << PARAM_MASTER_WAKE;
     char err[1024] = "";

@@ -18,7 +18,7 @@ static char *wrapped(const char *text, int width) {
     FILE *w = wrap_open(dest, width);
     cr_assert_not_null(w);
     fputs(text, w);
-    cr_assert_eq(wrap_close(w), 0);
+    cr_assert_eq(wrap_close(w, dest), 0);
     fclose(dest);
     return buf;
 }
