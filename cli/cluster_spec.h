@@ -4,7 +4,7 @@
  * message (args_seconds: 50us, 0.1ms; default CLUSTER_SPEC_DEFAULT_LATENCY_S).
  *   --cluster 16x4@10gbit,50us     16 machines of 4 cores on 10 Gbit/s, 50 µs
  *   --cluster 8x4                  8 machines of 4 on the fabric the calibration measured
- * The model places ranks on its machines (model/costmodel.h, costmodel_placement_of).
+ * The model places ranks on its machines (model/costmodel.h, contention_placement_of).
  *
  * A rate given by its nominal value is not a measurement: the fabric's effective rate
  * (what its TCP or RDMA stack reaches for this exchange) is below it by an amount nothing

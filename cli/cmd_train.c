@@ -183,7 +183,7 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
     av[k++] = np;
     av[k++] = "--bind-to"; // ranks pinned to the same core would share it
     av[k++] = "none";
-    // A dedicated master is one rank more on the cores (costmodel_rho's m).
+    // A dedicated master is one rank more on the cores (contention_rho's m).
     if (oversubscribe || (long)workers * threads + master > cores)
         av[k++] = "--oversubscribe";
     if (hostfile) {

@@ -198,6 +198,7 @@ int grid_handle_option(grid *g, int code, const char *arg) {
         return 0;
     case GRID_OPT_STEP_TIME: return args_seconds("--step-time", arg, &g->step_time);
     case GRID_OPT_WIDE: g->wide = true; return 0;
+    case GRID_OPT_NO_CONTENTION: g->no_contention = true; return 0;
     case GRID_OPT_NET: g->net_spec = arg; return 0;
     case GRID_OPT_CLUSTER:
         if (g->has_cluster) { /* one grid, one cluster (speedup report draws up to four) */
@@ -342,6 +343,7 @@ static void apply_overrides(grid *g) {
     }
     if (g->has_cluster)
         cluster_spec_apply(&g->cluster, p, se);
+    p->contention_off = g->no_contention;
     if (g->examples > 0 || g->batch > 0 || g->epochs > 0)
         g->workload_from = g->examples > 0 && g->batch > 0 && g->epochs > 0 ? "given" : "given in part";
     if (g->examples > 0) g->base.examples = g->examples;
@@ -402,10 +404,11 @@ void grid_print_setting(const grid *g, FILE *out) {
     if (g->net_spec)
         fprintf(out, "network: %s, priced by layer kind from the calibration's %s (transfer error %.3g added to the "
                 "interval)\n", g->net_spec, g->network.spec, g->network.transfer_cv);
-    fprintf(out, "parameters: %s; D = %ld examples, B = %ld (%s), E = %d epochs (%s); on %s\n", g->host,
+    fprintf(out, "parameters: %s; D = %ld examples, B = %ld (%s), E = %d epochs (%s); on %s%s\n", g->host,
             g->base.examples, g->base.batch,
             g->base.batch_per_worker ? "weak scaling: B per worker" : "strong scaling: B split over the workers",
-            g->base.epochs, g->workload_from, where);
+            g->base.epochs, g->workload_from, where,
+            g->no_contention ? " (--no-contention: as if every rank had a core of its own)" : "");
 }
 
 /* --net: the calibration's rates price another network (model/netcost.h). 0, or 2 printed. */

@@ -51,6 +51,7 @@ enum {
     GRID_OPT_BATCH, GRID_OPT_EPOCHS, GRID_OPT_LATENCY, GRID_OPT_BANDWIDTH, GRID_OPT_STARTUP,
     GRID_OPT_RUN_CV, GRID_OPT_CLUSTER, GRID_OPT_SCALING, GRID_OPT_TARGET_ACCURACY,
     GRID_OPT_ALLREDUCE, GRID_OPT_PS_PLACEMENT, GRID_OPT_STEP_TIME, GRID_OPT_WIDE, GRID_OPT_NET,
+    GRID_OPT_NO_CONTENTION,
     GRID_OPT_PARAM,          /* GRID_OPT_PARAM + id: the registry's flag of parameter id */
     GRID_OPT_LAST = GRID_OPT_PARAM + PARAM_COUNT
 };
@@ -68,6 +69,7 @@ enum {
     { "ps-placement", required_argument, 0, GRID_OPT_PS_PLACEMENT },                 \
     { "step-time", required_argument, 0, GRID_OPT_STEP_TIME },                       \
     { "wide", no_argument, 0, GRID_OPT_WIDE },                                       \
+    { "no-contention", no_argument, 0, GRID_OPT_NO_CONTENTION },                     \
     { "net", required_argument, 0, GRID_OPT_NET },                               \
     { "workers", required_argument, 0, GRID_OPT_WORKERS },                           \
     { "cores", required_argument, 0, GRID_OPT_CORES },                               \
@@ -124,6 +126,8 @@ enum {
     "                       times as h:mm:ss); --csv is the same either way\n"          \
     "  --step-time S        a worker that is a device (a GPU): one step of it at the\n"  \
     "                       batch predicted takes S (0.32, 320ms); --cores must be 1\n"   \
+    "  --no-contention      as if every rank had a core of its own: nothing of host\n"   \
+    "                       contention is paid (model/contention.h), in time or interval\n" \
     ""
 #define GRID_USAGE_PARAMS                                                                   \
     "Workload (default: the calibration's, else the seed's 6000 images):\n"                 \
@@ -171,6 +175,7 @@ typedef struct {
     cluster_spec cluster;         /* --cluster, when has_cluster */
     bool has_cluster, workers_given, cores_given, topology_given;
     bool wide;                    /* --wide: the table's every column, in seconds */
+    bool no_contention;           /* --no-contention: params.contention_off */
     int n_cells;                  /* configurations kept (grid_finish): grid_size */
     const char *workload_from;    /* where D, B, E came from, for the setting's line */
     const char *net_spec;         /* --net: another network than the calibration's; NULL: its own */

@@ -1,5 +1,6 @@
 /* fit — the whole calibration fit (fit/fit.h); its parts are in fit_*.c (fit_parts.h). */
 #include "fit/fit.h"
+#include "model/contention.h"
 
 #include "util/errmsg.h"
 
@@ -407,14 +408,14 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
      * beside workers that fill the cores), the fit knows nothing of what it needs: no
      * prediction, rather than one that misses by construction. */
     const job_config *c = &run->config;
-    const bool crowded = g && costmodel_master_crowded(&g->p, c);
-    const bool long_rounds = g && !job_sync_is_async(c->sync) && costmodel_packing_weight(&g->p, c) < 0.5;
+    const bool crowded = g && contention_master_crowded(&g->p, c);
+    const bool long_rounds = g && !job_sync_is_async(c->sync) && contention_packing_weight(&g->p, c) < 0.5;
     /* The first of what a crowded master needs that the fit could not give. */
     const char *unfit = !crowded ? NULL : core_has_note(g, "master_yield") ? "master_yield"
                       : long_rounds && core_has_note(g, "master_yield_loss") ? "master_yield_loss"
                       : core_has_note(g, "master_wake") ? "master_wake" : NULL;
     bool one_step = job_schedule_of(c).steps_per_round == 1;
-    bool oversub = g && c->master == JOB_MASTER_WORKER && costmodel_rho(&g->p, c) > 1.0 &&
+    bool oversub = g && c->master == JOB_MASTER_WORKER && contention_shares_cores(&g->p, c) &&
                    core_has_note(g, one_step ? "oversub_compute" : "balance");
     if (unfit) {
         snprintf(run->loo_note, sizeof run->loo_note,
@@ -430,7 +431,7 @@ static void predict_left_out(calibration_run *run, const fit_core *g, const char
         run->loo_model_s = costmodel_total_time(&g->p, &run->config);
         if (run->measured_s > 0) {
             e->model[e->n_model++] = fabs(run->loo_model_s - run->measured_s) / run->measured_s;
-            const int shared = costmodel_rho(&g->p, &run->config) > 1.0;
+            const int shared = contention_shares_cores(&g->p, &run->config);
             e->log_sq[shared] += pow(log(run->loo_model_s / run->measured_s), 2);
             e->n_log[shared]++;
         }
@@ -511,7 +512,7 @@ static int validate(trace *const *traces, int n, const fit_options *o, fit_resul
                 int before = e.n_model;
                 predict_left_out(&out->runs[q], model_ok ? &g : NULL, why, ernest_ok ? &em : NULL, ewhy, &e);
                 if (e.n_model > before) /* run_cv is fitted by now; the runs are of its host */
-                    e.explained_sq[costmodel_rho(&g.p, &out->runs[q].config) > 1.0] +=
+                    e.explained_sq[contention_shares_cores(&g.p, &out->runs[q].config)] +=
                         explained_var(&g, &out->cal.params, &out->runs[q].config);
             }
     }

@@ -125,7 +125,7 @@ int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errle
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
         /* Oversubscribed runs' synchronisations wait for ranks the scheduler has parked. */
-        if (fit_kept(s, i) && traceinfo_rho(&s->tr[i]->run) == 1.0 && push_sync_spans(s->tr[i], topo, &r)) {
+        if (fit_kept(s, i) && !traceinfo_shares_cores(&s->tr[i]->run) && push_sync_spans(s->tr[i], topo, &r)) {
             errmsg_set(err, errlen, "out of memory");
             goto done;
         }
@@ -184,7 +184,7 @@ static long overlapped_steps(fit_subset *s, overlapped_step **out) {
     *out = NULL;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
-        if (!fit_used(s, i, true) || traceinfo_rho(&t->run) != 1.0 || t->run.config.workers < 2)
+        if (!fit_used(s, i, true) || traceinfo_shares_cores(&t->run) || t->run.config.workers < 2)
             continue;
         traceinfo_overlap *o;
         long m = traceinfo_overlaps(t, &o);

@@ -1,5 +1,6 @@
 /* fit_compute — the step-level parts of the fit: c0, c1, sigma, cv, u (see fit_parts.h). */
 #include "fit/fit_parts.h"
+#include "model/contention.h"
 
 #include "util/errmsg.h"
 
@@ -27,7 +28,7 @@ static int compute_rows(fit_subset *s, bool alone, fit_rows *r, double *bmin, do
     *left_out = 0;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
-        if (!fit_used(s, i, true) || t->run.config.cores != 1 || traceinfo_rho(&t->run) != 1.0)
+        if (!fit_used(s, i, true) || t->run.config.cores != 1 || traceinfo_shares_cores(&t->run))
             continue;
         int overlapped = alone ? overlapped_run(t) : 0;
         if (overlapped < 0)
@@ -152,7 +153,7 @@ int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen) {
     int rc = -1;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
-        if (!fit_used(s, i, true) || t->run.config.cores < 2 || traceinfo_rho(&t->run) != 1.0)
+        if (!fit_used(s, i, true) || t->run.config.cores < 2 || traceinfo_shares_cores(&t->run))
             continue;
         for (long k = 0; k < t->n_events; k++) {
             const trace_event *e = &t->events[k];
@@ -250,7 +251,7 @@ int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         /* Oversubscribed runs time-share cores: their spread is the scheduler's. */
-        if (!fit_used(s, i, true) || traceinfo_rho(&t->run) != 1.0)
+        if (!fit_used(s, i, true) || traceinfo_shares_cores(&t->run))
             continue;
         step_sample *v = malloc(sizeof *v * (size_t)(t->n_events + 1));
         double *d = malloc(sizeof *d * (size_t)(t->n_events + 1)), *work = malloc(sizeof *work * (size_t)(t->n_events + 1));
@@ -312,7 +313,7 @@ int fit_update(fit_subset *s, fit_core *f, char *err, int errlen) {
         const trace *t = s->tr[i];
         if (!fit_used(s, i, true))
             continue;
-        bool one_core = t->run.config.cores == 1 && traceinfo_rho(&t->run) == 1.0, has = false;
+        bool one_core = t->run.config.cores == 1 && !traceinfo_shares_cores(&t->run), has = false;
         for (long k = 0; k < t->n_events; k++) {
             const trace_event *e = &t->events[k];
             const double one = 1.0;
@@ -408,7 +409,7 @@ static bool tells_master_share(const fit_subset *s, int i) {
     const job_config *c = &t->run.config;
     double P = t->run.host_cores, KT = (double)c->workers * c->cores;
     /* An async master works (receives, updates, sends) besides polling: not its yield. */
-    return fit_used(s, i, true) && c->master == JOB_MASTER_DEDICATED && costmodel_fills_cores_alike(KT, P) &&
+    return fit_used(s, i, true) && c->master == JOB_MASTER_DEDICATED && contention_fills_cores_alike(KT, P) &&
            !job_sync_is_async(c->sync);
 }
 
@@ -449,8 +450,8 @@ int fit_master_yield(fit_subset *s, fit_core *f, char *err, int errlen) {
             continue;
         costmodel_params at = f->p;
         at.host_cores = s->tr[i]->run.host_cores;
-        double w = costmodel_packing_weight(&at, &s->tr[i]->run.config);
-        double v = costmodel_round_weight(&at, &s->tr[i]->run.config);
+        double w = contention_packing_weight(&at, &s->tr[i]->run.config);
+        double v = contention_round_weight(&at, &s->tr[i]->run.config);
         double m = add_master_run(f, s->tr[i], v, &all);
         if (w == 1.0)
             add_master_run(f, s->tr[i], v, &one);

@@ -12,6 +12,7 @@
  * bisection. τ is their median. Standard errors √(π/2)·sd/√n, the median's. No such
  * run: 0, with a note. */
 #include "fit/fit_parts.h"
+#include "model/contention.h"
 
 #include "util/errmsg.h"
 
@@ -35,7 +36,7 @@ static bool oversubscribed_by_workers(const fit_subset *s, int i, const costmode
     const trace *t = s->tr[i];
     const job_config *c = &t->run.config;
     return fit_used(s, i, true) && costmodel_has_sync(c) && !job_sync_is_async(c->sync) &&
-           c->master == JOB_MASTER_WORKER && costmodel_rho(at, c) > 1.0;
+           c->master == JOB_MASTER_WORKER && contention_shares_cores(at, c);
 }
 
 static costmodel_params params_of_run(const fit_core *f, const trace *t) {

@@ -1,5 +1,6 @@
 /* fit_run — the run-level parts of the fit: w0, w1, run_cv (see fit_parts.h). */
 #include "fit/fit_parts.h"
+#include "model/contention.h"
 
 #include "util/errmsg.h"
 
@@ -35,7 +36,7 @@ static int data_load_rows(fit_subset *s, fit_rows *r, bool *distinct_d) {
     *distinct_d = false;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
-        if (!fit_used(s, i, true) || traceinfo_rho(&t->run) != 1.0)
+        if (!fit_used(s, i, true) || traceinfo_shares_cores(&t->run))
             continue;
         const double d = (double)t->run.config.examples;
         for (long k = 0; k < t->n_events; k++) {
@@ -194,7 +195,7 @@ int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
             continue;
         costmodel_params at = f->p;
         at.host_cores = s->tr[i]->run.host_cores;
-        spread_sum *into = costmodel_rho(&at, &s->tr[i]->run.config) > 1.0 ? &oversub : &idle;
+        spread_sum *into = contention_shares_cores(&at, &s->tr[i]->run.config) ? &oversub : &idle;
         into->ss += gsl_stats_tss(g, 1, m);
         into->dof += (long)m - 1;
         into->points += (long)m;
@@ -221,7 +222,7 @@ int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
         return 0;
     }
     f->p.run_cv_oversub = spread_of(&oversub, &f->se.run_cv_oversub);
-    r = fit_add_reg(f, "run_cv_oversub", "pooled log spread of repeats, rho > 1", oversub.points, (int)oversub.dof, 0.0);
+    r = fit_add_reg(f, "run_cv_oversub", "pooled log spread of repeats, ranks sharing the cores", oversub.points, (int)oversub.dof, 0.0);
     if (r)
         r->rms_s = f->p.run_cv_oversub;
     return 0;

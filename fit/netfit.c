@@ -18,7 +18,7 @@ static const char *const col_name[COLS] = { "per-FLOP", "per-byte", "per-step-by
 
 /* The runs whose layer times are an idle core's. */
 static bool usable(const trace *t) {
-    return t->run.layers.has && t->run.config.cores == 1 && traceinfo_rho(&t->run) <= 1.0 &&
+    return t->run.layers.has && t->run.config.cores == 1 && !traceinfo_shares_cores(&t->run) &&
            strcmp(t->run.net, FIT_COMMBENCH_NET) != 0;
 }
 

@@ -1,5 +1,6 @@
 #include "model/costmodel.h"
 
+#include "model/contention.h"
 #include "model/gmax.h"
 #include "model/params.h"
 
@@ -71,32 +72,6 @@ int costmodel_check(const costmodel_params *p, const job_config *c, char *err, i
 /* ---------------------------------------------------------------------------------- */
 /* Step, synchronisation, round */
 
-/* How far a round of `round` steps is from one step against τ: 1 for one step, falling
- * to 0 as its idle steps pass τ. */
-static double round_fade(const costmodel_params *p, const job_config *c, long round) {
-    if (round <= 1)
-        return 1.0;
-    if (!(p->balance_s > 0))
-        return 0.0;
-    return fmax(0.0, 1.0 - (double)(round - 1) * costmodel_idle_step_time(p, c) / p->balance_s);
-}
-
-/* κ's round: the steps a rank computes between two waits. An async worker waits on the
- * server after every step (its push, its pull), so it switches as often as in a round
- * of one step. */
-double costmodel_round_weight(const costmodel_params *p, const job_config *c) {
-    return job_sync_is_async(c->sync) ? 1.0 : round_fade(p, c, job_schedule_of(c).steps_per_round);
-}
-
-/* The packing's round ends where every rank waits for the slowest. Async and hogwild
- * workers nap at the epoch's barrier (psx_barrier_napping): the first one done leaves its
- * core idle and the scheduler pulls a packed one over, so nothing stays packed. */
-double costmodel_packing_weight(const costmodel_params *p, const job_config *c) {
-    if (p->waits_block > 0 || job_sync_is_async(c->sync))
-        return 0.0;
-    return round_fade(p, c, job_schedule_of(c).steps_per_round);
-}
-
 /* What of a step T cores take against one (Amdahl: σ serial). */
 static double amdahl_of(const costmodel_params *p, const job_config *c) {
     return p->sigma + (1.0 - p->sigma) / c->cores;
@@ -111,100 +86,10 @@ double costmodel_idle_step_time(const costmodel_params *p, const job_config *c) 
     return p->c0_s + (p->c1_s * job_schedule_of(c).local_batch + p->update_s) * amdahl_of(p, c);
 }
 
-/* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more
- * when it polls past τ between exchanges (an async server works rather than polls). */
-static double master_cores(const costmodel_params *p, const job_config *c) {
-    if (c->master != JOB_MASTER_DEDICATED)
-        return 0.0;
-    double m = 1.0 - p->master_yield;
-    if (p->master_yield_loss > 0 && !job_sync_is_async(c->sync))
-        m += (1.0 - costmodel_packing_weight(p, c)) * p->master_yield_loss;
-    return fmin(1.0, m);
-}
-
-/* ρ of a machine with `workers` workers, each computing `duty` of the time (1, or an
- * async worker's share: async_duty). */
-static double rho_of(const costmodel_params *p, const job_config *c, int workers, double master,
-                     double duty) {
-    double cores_used = (double)workers * c->cores * duty + master;
-    return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
-}
-
 static double async_duty(const costmodel_params *p, const job_config *c);
-/* The placement with the workers computing `duty` of the time. */
-static costmodel_placement placement_at(const costmodel_params *p, const job_config *c, double duty) {
-    int k = c->workers;
-    costmodel_placement pl = { .machines_used = 1, .workers_on_master = k, .workers_busiest = k };
-    if (p->machines < 2) {
-        pl.rho = rho_of(p, c, k, master_cores(p, c), duty);
-        return pl;
-    }
-    /* Slots as mpirun fills them: a worker takes T cores, a dedicated master one core of
-     * machine 0. */
-    int m = p->machines, dedicated = c->master == JOB_MASTER_DEDICATED;
-    int slots = (int)(p->host_cores / c->cores);
-    int slots0 = (int)((p->host_cores - dedicated) / c->cores);
-    long capacity = slots0 + (long)(m - 1) * slots;
-    if (k <= capacity) {
-        pl.workers_on_master = k < slots0 ? k : slots0;
-        int rest = k - pl.workers_on_master, on_next = rest < slots ? rest : slots;
-        pl.machines_used = 1 + (rest + slots - 1) / slots;
-        pl.workers_busiest = pl.workers_on_master > on_next ? pl.workers_on_master : on_next;
-        pl.rho = 1.0;
-        return pl;
-    }
-    /* More workers than slots: spread evenly, machine 0 (with the master) among the fullest. */
-    pl.machines_used = m;
-    pl.workers_on_master = pl.workers_busiest = (k + m - 1) / m;
-    pl.rho = rho_of(p, c, pl.workers_on_master, master_cores(p, c), duty);
-    return pl;
-}
-
-costmodel_placement costmodel_placement_of(const costmodel_params *p, const job_config *c) {
-    return placement_at(p, c, 1.0);
-}
-
-double costmodel_rho(const costmodel_params *p, const job_config *c) {
-    return costmodel_placement_of(p, c).rho;
-}
-
-/* The busiest machine's training threads per core, rounded up to whole threads. */
-static double packed_threads(const costmodel_params *p, const job_config *c, const costmodel_placement *pl) {
-    return ceil((double)pl->workers_busiest * c->cores / p->host_cores);
-}
-
-bool costmodel_fills_cores_alike(double threads, double cores) {
-    return cores > 0 && threads >= cores && fmod(threads, cores) == 0;
-}
-
-/* The load of an async master's core where waiting ranks poll: nothing re-places the ranks
- * within an epoch, so where the workers' threads fill the master's machine's P cores
- * alike (P divides them) the master's part of a core sits beside n/P of them all epoch,
- * and the barrier waits for those (their share d of a core each); 0 elsewhere (the
- * master takes a core with fewer). No κ: a floor under ρ' that binds near ρ = 1 (K = 2
- * on 2 cores), where the κ term, ∝ ρ − 1, is small. */
-static double async_master_core_load(const costmodel_params *p, const job_config *c,
-                                     const costmodel_placement *pl, double duty) {
-    const double on_master = (double)pl->workers_on_master * c->cores;
-    if (!job_sync_is_async(c->sync) || p->waits_block > 0 ||
-        !costmodel_fills_cores_alike(on_master, p->host_cores))
-        return 0.0;
-    return on_master / p->host_cores * duty + master_cores(p, c);
-}
-
-static double slowdown_at(const costmodel_params *p, const job_config *c, double duty) {
-    const costmodel_placement pl = placement_at(p, c, duty);
-    const double master_core_floor = async_master_core_load(p, c, &pl, duty);
-    if (pl.rho <= 1.0)
-        return fmax(1.0, master_core_floor);
-    const double w = costmodel_packing_weight(p, c), v = costmodel_round_weight(p, c);
-    const double shared = pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) +
-                          v * p->oversub_compute * (pl.rho - 1.0);
-    return fmax(shared, master_core_floor);
-}
 
 double costmodel_slowdown(const costmodel_params *p, const job_config *c) {
-    return slowdown_at(p, c, job_sync_is_async(c->sync) ? async_duty(p, c) : 1.0);
+    return contention_slowdown_at(p, c, job_sync_is_async(c->sync) ? async_duty(p, c) : 1.0);
 }
 
 static double core_scaling(const costmodel_params *p, const job_config *c) {
@@ -218,7 +103,7 @@ static bool exchange_beside_steps(const costmodel_params *p, const job_config *c
 }
 
 bool costmodel_overlapped(const costmodel_params *p, const job_config *c) {
-    return exchange_beside_steps(p, c) && costmodel_rho(p, c) <= 1.0;
+    return exchange_beside_steps(p, c) && !contention_shares_cores(p, c);
 }
 
 /* The fixed cost c0 is the step's own CPU work (the framework's dispatch of every layer,
@@ -241,14 +126,6 @@ bool costmodel_has_sync(const job_config *c) {
     return c->workers >= 2 || (c->topology == JOB_TOPO_PS && c->master == JOB_MASTER_DEDICATED);
 }
 
-double costmodel_run_cv(const costmodel_params *p, const job_config *c) {
-    return p->run_cv_oversub > 0 && costmodel_rho(p, c) > 1.0 ? p->run_cv_oversub : p->run_cv;
-}
-
-double costmodel_model_cv(const costmodel_params *p, const job_config *c) {
-    return p->model_cv_oversub > 0 && costmodel_rho(p, c) > 1.0 ? p->model_cv_oversub : p->model_cv;
-}
-
 double costmodel_data_load_time(const costmodel_params *p, const job_config *c) {
     return p->startup_cpu_s + p->startup_per_example_s * (double)c->examples;
 }
@@ -257,11 +134,11 @@ double costmodel_data_load_time(const costmodel_params *p, const job_config *c) 
  * whole load, d + l·D, shares the cores. */
 double costmodel_startup_time(const costmodel_params *p, const job_config *c) {
     return p->w0_s + p->w1_s * c->workers + p->startup_per_example_s * (double)c->examples +
-           costmodel_data_load_time(p, c) * (costmodel_rho(p, c) - 1.0);
+           contention_startup_time(p, c);
 }
 
 bool costmodel_spans_machines(const costmodel_params *p, const job_config *c) {
-    return p->machines >= 2 && costmodel_placement_of(p, c).machines_used >= 2;
+    return p->machines >= 2 && contention_placement_of(p, c).machines_used >= 2;
 }
 
 /* The link a message takes: shared memory, or the network on top of the host's own cost. */
@@ -274,19 +151,9 @@ static costmodel_link link_of(const costmodel_params *p, const job_config *c, bo
     return l;
 }
 
-bool costmodel_master_crowded(const costmodel_params *p, const job_config *c) {
-    if (c->topology != JOB_TOPO_PS || c->master != JOB_MASTER_DEDICATED || !(p->host_cores > 0))
-        return false;
-    return (double)costmodel_placement_of(p, c).workers_on_master * c->cores >= p->host_cores;
-}
-
-double costmodel_master_wake(const costmodel_params *p, const job_config *c) {
-    return costmodel_master_crowded(p, c) ? p->master_wake_s : 0.0;
-}
-
 double costmodel_message_time(const costmodel_params *p, const job_config *c, bool remote) {
     costmodel_link l = link_of(p, c, remote);
-    return l.alpha_s + l.beta_s_per_byte * p->model_bytes + costmodel_master_wake(p, c);
+    return l.alpha_s + l.beta_s_per_byte * p->model_bytes + contention_master_wake(p, c);
 }
 
 /* Pulls per epoch of a worker: at its steps 0, N, 2N, … */
@@ -307,7 +174,7 @@ static double async_duty(const costmodel_params *p, const job_config *c) {
     const bool waits_update = c->sync == JOB_SYNC_ASYNC;
     double duty = 1.0;
     for (int i = 0; i < 50; i++) {
-        const double slow = slowdown_at(p, c, duty);
+        const double slow = contention_slowdown_at(p, c, duty);
         const double step = idle_step_at(p, c, s.local_batch) * slow;
         const double update = waits_update ? p->update_s * amdahl_of(p, c) * slow : 0.0;
         const double waits = m + pull_share * (m + update);
@@ -333,7 +200,7 @@ static double hop_time(const costmodel_params *p, const job_config *c, bool remo
 /* A hierarchical all-reduce's stages: inside the busiest machine's G workers, across the
  * M machines (the G rings of M/(G·M) bytes share each machine's network link), inside. */
 static int hierarchical_stages(const costmodel_params *p, const job_config *c, costmodel_stage *out) {
-    const costmodel_placement pl = costmodel_placement_of(p, c);
+    const contention_placement pl = contention_placement_of(p, c);
     const long g = pl.workers_busiest, m = pl.machines_used;
     const double inside = g > 1 ? hop_time(p, c, false, p->model_bytes / (double)g) : 0.0;
     out[0] = (costmodel_stage){ .steps = g - 1, .step_s = inside };
@@ -359,13 +226,13 @@ int costmodel_allreduce_stages(const costmodel_params *p, const job_config *c, c
 }
 
 double costmodel_ps_local_time(const costmodel_params *p, const job_config *c) {
-    const long g = costmodel_placement_of(p, c).workers_busiest;
+    const long g = contention_placement_of(p, c).workers_busiest;
     return g > 1 ? (double)(g - 1) * hop_time(p, c, false, p->model_bytes / (double)g) : 0.0;
 }
 
 double costmodel_ps_phase_time(const costmodel_params *p, const job_config *c) {
     const double shards = p->ps_shards >= 1 ? p->ps_shards : 1.0;
-    const double m = costmodel_placement_of(p, c).machines_used, bytes = p->model_bytes;
+    const double m = contention_placement_of(p, c).machines_used, bytes = p->model_bytes;
     double msgs, load; /* the busiest link's messages and bytes in one phase */
     if (p->ps_separate) {
         msgs = fmax(shards, m);
@@ -401,7 +268,7 @@ double costmodel_sync_time(const costmodel_params *p, const job_config *c) {
     /* Parameter server: the master's link takes every push, then every pull, one at a
      * time. A master that also trains exchanges with the K−1 others only; those on its
      * own machine through shared memory. */
-    costmodel_placement pl = costmodel_placement_of(p, c);
+    contention_placement pl = contention_placement_of(p, c);
     double local = pl.workers_on_master - (c->master == JOB_MASTER_DEDICATED ? 0.0 : 1.0);
     double remote = k - pl.workers_on_master;
     return 2.0 * (local * costmodel_message_time(p, c, false) + remote * costmodel_message_time(p, c, true));
@@ -418,17 +285,11 @@ double costmodel_exposed_sync_time(const costmodel_params *p, const job_config *
     return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }
 
-double costmodel_shared_rho(const costmodel_params *p, const job_config *c) {
-    if (!(p->waits_block > 0) || p->machines >= 2)
-        return 1.0;
-    return costmodel_rho(p, c);
-}
-
 /* Straggler wait of one round of n steps: the barrier waits for the slowest of K
  * workers, each summing n steps of spread CV·step, so CV·step·√n·G(K); ranks that sleep
  * while they wait hand their cores to the rest, so CV·step·√n·G_ρ(K) (model/gmax.h). */
 static double round_wait(const costmodel_params *p, const job_config *c, double step, long n) {
-    return p->cv * step * sqrt((double)n) * gmax_shared_expected(c->workers, costmodel_shared_rho(p, c));
+    return p->cv * step * sqrt((double)n) * gmax_shared_expected(c->workers, contention_shared_rho(p, c));
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -463,7 +324,7 @@ static void async_worker(const costmodel_params *p, const job_config *c, double 
 costmodel_async costmodel_async_of(const costmodel_params *p, const job_config *c) {
     costmodel_async a = { 0 };
     const job_schedule s = job_schedule_of(c);
-    const costmodel_placement pl = costmodel_placement_of(p, c);
+    const contention_placement pl = contention_placement_of(p, c);
     const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
     const int remote = c->workers - local;
     const double steps = (double)s.steps_per_epoch;
@@ -484,7 +345,7 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const job_config *
      * not, so that push lands after the pull too, unless a crowded master's wake, which
      * comes before it reads the weights, outlasts the update. (The simulator's pull also
      * takes in other workers' updates that end during the wake; this count does not.) */
-    const double wake = costmodel_master_wake(p, c);
+    const double wake = contention_master_wake(p, c);
     const bool own_in = c->sync == JOB_SYNC_ASYNC || (wake > 0 && wake >= hogwild_update_time(p, c));
     const double own = own_in ? 1.0 : 0.0;
     a.staleness = c->workers * (n + 1.0) / 2.0 - own;
@@ -497,7 +358,7 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const job_config *
 static costmodel_breakdown async_breakdown(const costmodel_params *p, const job_config *c) {
     const job_schedule s = job_schedule_of(c);
     const costmodel_async a = costmodel_async_of(p, c);
-    const costmodel_placement pl = costmodel_placement_of(p, c);
+    const contention_placement pl = contention_placement_of(p, c);
     const int local = pl.workers_on_master < c->workers ? pl.workers_on_master : c->workers;
     const double m = (local * costmodel_message_time(p, c, false) +
                       (c->workers - local) * costmodel_message_time(p, c, true)) / c->workers;

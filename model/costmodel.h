@@ -9,20 +9,16 @@
  *   round     = p·(step + upd) + CV·step·√p·G(K) + X(K)    (G_ρ(K) where waits block)
  *   T(K,T)    = W(K) + E·(rounds per epoch)·round          W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1)
  *   speedup   = T(1,1) / T(K,T)                            (costmodel_baseline)
- *   ρ  = max(1, (K·T + m)/P), m = 1 − y for a dedicated master's core (0 when it trains)
- *   ρ' = ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1)   (costmodel_slowdown; 1 at ρ = 1): n = K·T threads
- *        of the busiest machine, v and w fading from 1 (one-step rounds) to 0 as a round's
- *        idle steps (step₁ each) pass τ, w = 0 where waits block (async: v = 1, w = 0, and
- *        ρ' at least the master's core's load)
+ *   ρ, ρ'  host contention, 1 where every rank has a core (model/contention.h owns them)
  *   X(K) = S(K), or max(ε·S, S − φ·step) for a batch-sync all-reduce that overlaps backward
  *        at ρ = 1, its step then (1 + χ) as long (costmodel_exposed_sync_time)
  * The last round of an epoch has s mod p steps and is charged as such. With c0 = u = W =
  * CV = 0, ρ = 1 and batch sync this is the seed's N·(C/K + S) per epoch.
  *
- * Placement (costmodel_placement_of): one host shares its P cores; on a cluster ranks fill
+ * Placement (contention_placement_of): one host shares its P cores; on a cluster ranks fill
  * machine 0's slots first (Open MPI's default mapping), ρ is the busiest machine's, and a
  * message across machines costs α + latency and max(β, 1/rate) per byte. A dedicated master
- * whose machine's cores its workers take (costmodel_master_crowded) pays master_wake_s more
+ * whose machine's cores its workers take (contention_master_crowded) pays master_wake_s more
  * a message.
  *
  * Async and hogwild have no rounds (costmodel_async_of): a worker's epoch alone at the
@@ -65,7 +61,7 @@ typedef struct {
                                 noise of the host, one draw per run; 0 = none (interval only) */
     double run_cv_oversub;   /* run_cv of the runs whose ranks outnumber the cores (ρ > 1): where
                                 the scheduler puts them, and when it moves them, differs from run
-                                to run; 0 = run_cv (costmodel_run_cv) */
+                                to run; 0 = run_cv (contention_run_cv) */
     double model_cv;         /* the model's own error on configurations it was not fitted on (the
                                 log-sd of the validation's errors, run noise taken off): one draw
                                 per prediction, with run_cv; 0 = none (interval only); where
@@ -73,7 +69,7 @@ typedef struct {
                                 each have a core */
     double model_cv_oversub; /* model_cv of the configurations whose ranks outnumber the cores
                                 (ρ > 1): their misses stay out of every other interval; 0 =
-                                model_cv (costmodel_model_cv) */
+                                model_cv (contention_model_cv) */
     /* When ranks outnumber cores (ρ > 1), what the compute-only ρ misses: */
     double startup_cpu_s;    /* d: CPU-bound part of one rank's start-up (loading the data),
                                 slowed like compute: W gains d·(ρ − 1) */
@@ -95,11 +91,13 @@ typedef struct {
                                 weight (costmodel_slowdown), at most 1; 0 = y in every round */
     double master_wake_s;    /* how much longer a message to or from a dedicated parameter server
                                 takes when the workers' threads fill its machine's cores
-                                (costmodel_master_crowded): the master, napping between requests
+                                (contention_master_crowded): the master, napping between requests
                                 or preempted in its send, has to win a core back from a worker
                                 (docs/model.md); 0 = no longer than α + β·M */
-    /* Where the ranks run (costmodel_placement_of): */
+    /* Where the ranks run (contention_placement_of): */
     int machines;            /* M: machines of host_cores cores each; 0 or 1 = one host */
+    int contention_off;      /* what-if only (--no-contention), never calibrated: 1 = no rank
+                                shares a core, ρ = ρ' = 1 (model/contention.h) */
     costmodel_link net;      /* the network between machines (M ≥ 2): latency, 1/rate */
     double overlap;          /* φ in [0, 1]: the share of a step during which its own
                                 gradients' all-reduce may already run (batch sync); 0 =
@@ -114,7 +112,7 @@ typedef struct {
                                 socket or a future: gloo, DDP's reducer), so a core it leaves
                                 idle pulls a waiting rank over and the cores are shared evenly
                                 (no packing: w = 0); 0: it busy-polls (Open MPI, the C
-                                trainer) and the packing holds (costmodel_packing_weight),
+                                trainer) and the packing holds (contention_packing_weight),
                                 but for async and hogwild, which nap at the epoch's barrier */
     /* Clusters nobody here built (a table of throughputs, GPUs as workers: fit/table.h): */
     double worker_device;    /* 1: a worker is a device (a GPU) with its own step time: one
@@ -160,50 +158,15 @@ typedef struct {
     double wait_s;           /* E·Σ CV·step·√p·G(K): waiting at barriers for the slowest */
 } costmodel_breakdown;
 
-/* Where K workers (and a dedicated master) run: see the header comment. */
-typedef struct {
-    int machines_used;       /* machines with at least one rank */
-    int workers_on_master;   /* training workers on machine 0, the master's (rank 0 among them
-                                unless it is dedicated); workers 0..this−1 are local to it */
-    int workers_busiest;     /* training workers on the most loaded machine */
-    double rho;              /* ρ of that machine: max(1, (its workers·T + m)/P) */
-} costmodel_placement;
-
 /* Returns 0 when p and c are in range, else -1 with a one-line reason in err naming the
  * bad value. Every other function assumes a checked pair. */
 int costmodel_check(const costmodel_params *p, const job_config *c, char *err, int errlen);
 
-costmodel_placement costmodel_placement_of(const costmodel_params *p, const job_config *c);
-
-/* ρ of the busiest machine: max(1, (K·T + m)/P) on one host, m = 1 − master_yield for a
- * dedicated master; 1 when P is 0 (unlimited). */
-double costmodel_rho(const costmodel_params *p, const job_config *c);
-
-/* The ρ at which the ranks share the cores evenly, a finished rank's core going to the
- * others: ρ where waits block on one host, else 1 (polling ranks keep their cores; on a
- * cluster the barrier spans machines, and G(K) is kept). The round's straggler wait uses
- * G_ρ(K) of model/gmax.h at it, and the simulator plays the same sharing. */
-double costmodel_shared_rho(const costmodel_params *p, const job_config *c);
-
 /* Does the config's exchange cross the network (a cluster, ranks on two machines or more)? */
 bool costmodel_spans_machines(const costmodel_params *p, const job_config *c);
 
-/* Is the config's master a dedicated parameter server on a machine whose cores its
- * workers' threads all take (workers on the master's machine · T ≥ its cores)? */
-bool costmodel_master_crowded(const costmodel_params *p, const job_config *c);
-
-/* Do `threads` fill `cores` cores alike, as many on each and at least one (P divides n)?
- * Where a dedicated master's workers do, its part of a core sits beside a full core's
- * worth of them: the synchronous master's yield is read from such runs (model/fit), and an
- * async master's core paces the epoch (costmodel_slowdown). */
-bool costmodel_fills_cores_alike(double threads, double cores);
-
-/* The wake a message to or from the master pays: master_wake_s where it is crowded, else
- * 0. The one place that decides it (the simulator's read of a pull's weights too). */
-double costmodel_master_wake(const costmodel_params *p, const job_config *c);
-
 /* One message of the model's M bytes to or from the master: over shared memory, or across
- * the network when remote; costmodel_master_wake more. */
+ * the network when remote; contention_master_wake more. */
 double costmodel_message_time(const costmodel_params *p, const job_config *c, bool remote);
 
 /* One of the 2(K−1) steps of a ring all-reduce (M/K bytes over the ring's slowest hop). */
@@ -245,31 +208,13 @@ double costmodel_sync_time(const costmodel_params *p, const job_config *c);
 bool costmodel_has_sync(const job_config *c);
 
 /* ρ' of the header: how much slower a step and an update run than on an idle core of
- * the same host (ρ, the threads' packing on the busiest core, κ); 1 when ranks do not
- * outnumber the cores. Async and hogwild count each worker in ρ by the share of its
- * cycle it computes, so theirs can be 1 where costmodel_rho is not, and where their
- * workers fill the master's cores alike, it is at least the load of the master's core
- * (docs/async.md). */
+ * the same host (contention_slowdown_at); 1 when ranks do not outnumber the cores. Async
+ * and hogwild count each worker in ρ by the share of its cycle it computes, so theirs can
+ * be 1 where contention_rho is not (docs/async.md). */
 double costmodel_slowdown(const costmodel_params *p, const job_config *c);
-
-/* v of the header: how short c's rounds are against τ, 1 for rounds of one step, falling
- * to 0 as a round's idle steps pass τ; 1 for async and hogwild, whose workers wait on the
- * server after every step. */
-double costmodel_round_weight(const costmodel_params *p, const job_config *c);
-
-/* w of the header: how far c's rounds stay packed, 1 for rounds of one step, falling to 0
- * as a round's idle steps pass τ; 0 when waiting ranks block (waits_block), and for async
- * and hogwild, whose workers nap at the epoch's barrier. */
-double costmodel_packing_weight(const costmodel_params *p, const job_config *c);
 
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */
 double costmodel_idle_step_time(const costmodel_params *p, const job_config *c);
-
-/* The run-to-run spread of config c's runs: run_cv_oversub when ranks outnumber the cores
- * (ρ > 1) and it is known (> 0), else run_cv. */
-double costmodel_run_cv(const costmodel_params *p, const job_config *c);
-/* model_cv, or model_cv_oversub where c's ranks outnumber the cores and it is set. */
-double costmodel_model_cv(const costmodel_params *p, const job_config *c);
 
 /* One rank's data load at ρ = 1: d + l·D (D the config's training examples). */
 double costmodel_data_load_time(const costmodel_params *p, const job_config *c);

@@ -1,5 +1,6 @@
 /* uncertainty — prediction intervals of one run and parameter draws (see uncertainty.h). */
 #include "model/uncertainty.h"
+#include "model/contention.h"
 
 #include "model/gmax.h"
 
@@ -112,8 +113,8 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const jo
         d[i] = g1[i] - g[i];
     /* A run's factor and the model's own error on an unseen configuration: both whole-run,
      * log-normal, independent. */
-    double rc = costmodel_run_cv(p, c), r1 = costmodel_run_cv(p, &one);
-    double mc = costmodel_model_cv(p, c), m1 = costmodel_model_cv(p, &one);
+    double rc = contention_run_cv(p, c), r1 = contention_run_cv(p, &one);
+    double mc = contention_model_cv(p, c), m1 = contention_model_cv(p, &one);
     double run2 = rc * rc + mc * mc;
     double var_t = run2 + noise_var_ln(p, c) + param_var(g, u) + algorithm_var_ln(p, c);
     double var_s = run2 + r1 * r1 + m1 * m1 + noise_var_ln(p, &one) + noise_var_ln(p, c) + param_var(d, u) +
@@ -173,6 +174,6 @@ void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng
 }
 
 double uncertainty_run_factor(const costmodel_params *p, const job_config *c, gsl_rng *rng) {
-    const double rc = costmodel_run_cv(p, c), mc = costmodel_model_cv(p, c), sd = sqrt(rc * rc + mc * mc);
+    const double rc = contention_run_cv(p, c), mc = contention_model_cv(p, c), sd = sqrt(rc * rc + mc * mc);
     return sd > 0 ? gsl_ran_lognormal(rng, 0.0, sd) : 1.0;
 }

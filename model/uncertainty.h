@@ -62,7 +62,7 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const jo
 void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng *rng, costmodel_params *out);
 
 /* One run of c's speed factor: log-normal with median 1 and log-sd √(run_cv² + model_cv²)
- * (1 when 0), run_cv that of c (costmodel_run_cv): the host's run-to-run factor and the
+ * (1 when 0), run_cv that of c (contention_run_cv): the host's run-to-run factor and the
  * model's own error on a configuration it was not fitted on. */
 double uncertainty_run_factor(const costmodel_params *p, const job_config *c, gsl_rng *rng);
 

@@ -1,4 +1,5 @@
 #include "sim/job.h"
+#include "model/contention.h"
 
 #include "util/errmsg.h"
 
@@ -157,7 +158,7 @@ static void start_exchange(job *j) {
 }
 
 /* One message per worker through the master's link, in worker order; a worker on
- * another machine than the master's crosses the network (costmodel_placement_of). */
+ * another machine than the master's crosses the network (contention_placement_of). */
 static void send_to_workers(job *j, int kind) {
     if (j->spec.params.ps_shards >= 1) { /* sharded: a phase at once */
         engine_after(j->e, kind == j->k_push ? after_credit(j, j->shard_phase_s) : j->shard_phase_s, kind, 0);
@@ -435,12 +436,12 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
         j->remote = j->k > 1 ? 1 : 0;
         j->shard_phase_s = costmodel_ps_local_time(&spec->params, c) + costmodel_ps_phase_time(&spec->params, c);
     }
-    j->workers_on_master = costmodel_placement_of(&spec->params, c).workers_on_master;
+    j->workers_on_master = contention_placement_of(&spec->params, c).workers_on_master;
     j->msg_local_s = costmodel_message_time(&spec->params, c, false);
     j->msg_remote_s = costmodel_message_time(&spec->params, c, true);
     j->n_stages = c->topology == JOB_TOPO_ALLREDUCE ? costmodel_allreduce_stages(&spec->params, c, j->stages) : 0;
     j->async = c->sync == JOB_SYNC_ASYNC ? JOB_ASYNC : c->sync == JOB_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
-    j->shared_rho = costmodel_shared_rho(&spec->params, c);
+    j->shared_rho = contention_shared_rho(&spec->params, c);
 
     size_t k = (size_t)j->k;
     j->arrive_s = malloc(sizeof *j->arrive_s * k);

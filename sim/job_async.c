@@ -33,6 +33,7 @@
  * engine scheduled them (sim/engine.h).
  */
 #include "sim/job_parts.h"
+#include "model/contention.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -65,7 +66,7 @@ int job_async_new(job *j) {
     for (int w = 0; w < j->k; w++)
         j->msg_s[w] = w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s;
     j->update_one_s = j->spec.params.update_s * costmodel_slowdown(&j->spec.params, c); /* one core */
-    j->wake_s = costmodel_master_wake(&j->spec.params, c);
+    j->wake_s = contention_master_wake(&j->spec.params, c);
     j->k_served = engine_kind(j->e, on_served, j);
     j->k_updated = engine_kind(j->e, on_updated, j);
     j->k_astep = engine_kind(j->e, on_astep, j);

@@ -47,7 +47,7 @@ struct job {
     int link;                     /* the master's link (ps) */
     gsl_rng *rng;
 
-    /* Ranks that sleep while they wait and share the cores (costmodel_shared_rho > 1):
+    /* Ranks that sleep while they wait and share the cores (contention_shared_rho > 1):
      * a round's steps are drawn when it starts, and each worker's are stretched to its
      * finish under processor sharing (model/gmax.h). NULL where each keeps its core. */
     double shared_rho;

@@ -387,3 +387,39 @@ Test(cli_model, the_default_table_fits_80_columns_and_wide_has_every_column) {
     cr_assert(strstr(r.out, "compute_s") && strstr(r.out, "startup_s"), "%s", r.out);
     clirun_free(&r);
 }
+
+/* The contention module switched off (--no-contention) changes nothing where every rank
+ * has a core: a cluster what-if of one rank per core, byte for byte, with a calibration
+ * whose contention terms are fitted; on its own 2-core host, 4 ranks run faster without it. */
+static char *model_out(const char *args, bool off) {
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd, "model --calib %s/tests/data/golden/calibration.json --csv %s%s", SPEEDUP_SOURCE_DIR,
+             args, off ? " --no-contention" : "");
+    clirun_result r = clirun(cmd);
+    cr_assert_eq(r.status, 0, "%s\nstderr: %s", cmd, r.err);
+    free(r.err);
+    return r.out;
+}
+
+Test(cli_model, no_contention_changes_nothing_where_every_rank_has_a_core) {
+    const char *grids[] = {
+        "--cluster 4x2@1gbit,50us --workers 1,2,4,8 --cores 1 --sync batch,every:4,epoch --topology ps,allreduce",
+        "--cluster 4x2@1gbit,50us --workers 1,2,4 --cores 2 --sync batch,epoch --topology ps,allreduce",
+        "--cluster 4x2@100mbit --workers 1,3,7 --cores 1 --sync batch,async --topology ps --master dedicated",
+        "--workers 1,2 --cores 1 --sync batch,every:4 --topology ps,allreduce",
+    };
+    for (size_t i = 0; i < sizeof grids / sizeof grids[0]; i++) {
+        char *on = model_out(grids[i], false), *off = model_out(grids[i], true);
+        cr_assert_str_eq(on, off, "%s", grids[i]);
+        free(on);
+        free(off);
+    }
+    char *on = model_out("--workers 4 --cores 1 --sync batch --topology allreduce", false);
+    char *off = model_out("--workers 4 --cores 1 --sync batch --topology allreduce", true);
+    double t_on, t_off;
+    cr_assert_eq(sscanf(strchr(on, '\n') + 1, "4,1,batch,allreduce,%lf", &t_on), 1, "%s", on);
+    cr_assert_eq(sscanf(strchr(off, '\n') + 1, "4,1,batch,allreduce,%lf", &t_off), 1, "%s", off);
+    cr_assert_gt(t_on, 1.5 * t_off, "4 ranks on 2 cores: %g s with contention, %g s without", t_on, t_off);
+    free(on);
+    free(off);
+}

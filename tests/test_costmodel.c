@@ -1,6 +1,7 @@
 /* model/costmodel.c against the seed's formula and the model's own limits. */
 #define _DEFAULT_SOURCE /* M_PI */
 #include "model/costmodel.h"
+#include "model/contention.h"
 
 #include <criterion/criterion.h>
 #include <math.h>
@@ -66,10 +67,10 @@ Test(costmodel, dedicated_master_polls_a_core_of_its_own) {
     p.host_cores = 2;
     job_config c = config(2, JOB_SYNC_EPOCH, JOB_TOPO_PS);
     c.master = JOB_MASTER_DEDICATED;
-    assert_rel(costmodel_rho(&p, &c), 1.5, 1e-12);
+    assert_rel(contention_rho(&p, &c), 1.5, 1e-12);
     assert_rel(costmodel_step_time(&p, &c), 0.1 * 32 * 1.5, 1e-12);
     c.master = JOB_MASTER_WORKER;
-    assert_rel(costmodel_rho(&p, &c), 1.0, 1e-12);
+    assert_rel(contention_rho(&p, &c), 1.0, 1e-12);
 }
 
 Test(costmodel, update_runs_once_per_step_outside_comm) {
@@ -166,7 +167,7 @@ Test(costmodel, ranks_that_block_while_waiting_share_the_cores_evenly) {
     job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     assert_rel(costmodel_step_time(&p, &c), 2.2, 1e-12);
     p.waits_block = 1;
-    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
+    cr_assert_eq(contention_packing_weight(&p, &c), 0.0);
     assert_rel(costmodel_step_time(&p, &c), 1.65, 1e-12);
     p.oversub_compute = 0.2;
     assert_rel(costmodel_step_time(&p, &c), 1.76, 1e-12);
@@ -188,16 +189,16 @@ Test(costmodel, ranks_that_block_hand_their_cores_to_the_stragglers) {
     p.waits_block = 1;
     job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     const double rounds = 5.0 * 188, g3 = 1.5 / sqrt(M_PI);
-    assert_rel(costmodel_shared_rho(&p, &c), 1.5, 1e-12);
+    assert_rel(contention_shared_rho(&p, &c), 1.5, 1e-12);
     assert_rel(costmodel_breakdown_of(&p, &c).wait_s, rounds * 0.1 * 1.65 * g3 / 3, 1e-9);
     /* On 3 cores nothing is shared: G(3) again. */
     p.host_cores = 3;
-    assert_rel(costmodel_shared_rho(&p, &c), 1.0, 1e-12);
+    assert_rel(contention_shared_rho(&p, &c), 1.0, 1e-12);
     assert_rel(costmodel_breakdown_of(&p, &c).wait_s, rounds * 0.1 * 1.1 * g3, 1e-9);
     /* Polling ranks on 2 cores keep theirs: G(3) of the packed step, 2.2 s. */
     p.host_cores = 2;
     p.waits_block = 0;
-    assert_rel(costmodel_shared_rho(&p, &c), 1.0, 1e-12);
+    assert_rel(contention_shared_rho(&p, &c), 1.0, 1e-12);
     assert_rel(costmodel_breakdown_of(&p, &c).wait_s, rounds * 0.1 * 2.2 * g3, 1e-9);
 }
 
@@ -221,7 +222,7 @@ Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
     costmodel_params p = kappa_tau_params();
     job_config c = config(3, JOB_SYNC_EVERY, JOB_TOPO_ALLREDUCE);
     c.every_n = 4;
-    assert_rel(costmodel_round_weight(&p, &c), 0.5, 1e-12);
+    assert_rel(contention_round_weight(&p, &c), 0.5, 1e-12);
     assert_rel(costmodel_slowdown(&p, &c), 1.8, 1e-12);
     assert_rel(costmodel_step_time(&p, &c), 3.2 * 1.8, 1e-12);
     c.sync = JOB_SYNC_EPOCH;
@@ -248,7 +249,7 @@ Test(costmodel, ranks_that_block_still_pay_kappa_in_short_rounds_only) {
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
     c.sync = JOB_SYNC_EVERY;
     c.every_n = 4;
-    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
+    cr_assert_eq(contention_packing_weight(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.55, 1e-12);
 }
 
@@ -264,14 +265,14 @@ Test(costmodel, async_workers_pay_kappa_at_every_step_and_never_stay_packed) {
     job_config c = config(3, JOB_SYNC_ASYNC, JOB_TOPO_PS);
     c.master = JOB_MASTER_DEDICATED;
     c.every_n = 1;
-    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
-    cr_assert_eq(costmodel_round_weight(&p, &c), 1.0);
+    cr_assert_eq(contention_packing_weight(&p, &c), 0.0);
+    cr_assert_eq(contention_round_weight(&p, &c), 1.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
     p.balance_s = 1000;
-    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
+    cr_assert_eq(contention_packing_weight(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
     c.sync = JOB_SYNC_HOGWILD;
-    cr_assert_eq(costmodel_packing_weight(&p, &c), 0.0);
+    cr_assert_eq(contention_packing_weight(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
 }
 
@@ -288,16 +289,16 @@ Test(costmodel, a_dedicated_master_polling_past_tau_takes_more_of_its_core) {
     p.balance_s = 19.2;
     job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_PS);
     c.master = JOB_MASTER_DEDICATED;
-    assert_rel(costmodel_rho(&p, &c), 1.25, 1e-12);
+    assert_rel(contention_rho(&p, &c), 1.25, 1e-12);
     c.sync = JOB_SYNC_EVERY;
     c.every_n = 4;
-    assert_rel(costmodel_rho(&p, &c), 1.325, 1e-12);
+    assert_rel(contention_rho(&p, &c), 1.325, 1e-12);
     c.sync = JOB_SYNC_EPOCH;
-    assert_rel(costmodel_rho(&p, &c), 1.4, 1e-12);
+    assert_rel(contention_rho(&p, &c), 1.4, 1e-12);
     assert_rel(costmodel_step_time(&p, &c), 3.2 * 1.4, 1e-12);
     c.sync = JOB_SYNC_ASYNC;
     c.every_n = 1;
-    assert_rel(costmodel_rho(&p, &c), 1.25, 1e-12);
+    assert_rel(contention_rho(&p, &c), 1.25, 1e-12);
 }
 
 Test(costmodel, one_worker_one_core_has_speedup_one) {
@@ -526,7 +527,7 @@ Test(costmodel, cluster_fills_the_masters_machine_first) {
     /* 4 machines of 2 cores, K = 6 of one core: machines 0, 1, 2 hold 2 each, ρ = 1. */
     costmodel_params p = cluster_params(4, 2);
     job_config c = config(6, JOB_SYNC_BATCH, JOB_TOPO_PS);
-    costmodel_placement pl = costmodel_placement_of(&p, &c);
+    contention_placement pl = contention_placement_of(&p, &c);
     cr_assert_eq(pl.machines_used, 3);
     cr_assert_eq(pl.workers_on_master, 2);
     cr_assert_eq(pl.workers_busiest, 2);
@@ -544,7 +545,7 @@ Test(costmodel, dedicated_master_takes_a_slot_of_machine_zero) {
     costmodel_params p = cluster_params(4, 2);
     job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_PS);
     c.master = JOB_MASTER_DEDICATED;
-    costmodel_placement pl = costmodel_placement_of(&p, &c);
+    contention_placement pl = contention_placement_of(&p, &c);
     cr_assert_eq(pl.machines_used, 2);
     cr_assert_eq(pl.workers_on_master, 1);
     assert_rel(costmodel_sync_time(&p, &c), 0.03246, 1e-12);
@@ -559,16 +560,16 @@ Test(costmodel, a_master_crowded_by_its_workers_pays_its_wake_on_every_message) 
     job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_PS);
     c.master = JOB_MASTER_DEDICATED;
     /* One host, 2 workers of one core on 2 cores: crowded, S = 2·2·(1.1e-4 + 4e-4) = 2.04e-3. */
-    cr_assert(costmodel_master_crowded(&p, &c));
+    cr_assert(contention_master_crowded(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 2.04e-3, 1e-12);
     /* One worker leaves a core to the master: S = 2·1.1e-4. */
     c.workers = 1;
-    cr_assert(!costmodel_master_crowded(&p, &c));
+    cr_assert(!contention_master_crowded(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 2.2e-4, 1e-12);
     /* A master that trains is not napping for requests: K = 2, one other worker, 2·1.1e-4. */
     c.workers = 2;
     c.master = JOB_MASTER_WORKER;
-    cr_assert(!costmodel_master_crowded(&p, &c));
+    cr_assert(!contention_master_crowded(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 2.2e-4, 1e-12);
     /* 2 machines of 2 cores: K = 3 dedicated fit the slots (machine 0: the master and one
      * worker), not crowded: S = 2·(1.1e-4 + 2·((1e-5 + 5e-5) + 8e-9·1e6)) = 0.03246. K = 5
@@ -578,10 +579,10 @@ Test(costmodel, a_master_crowded_by_its_workers_pays_its_wake_on_every_message) 
     p.master_wake_s = 4e-4;
     c = config(3, JOB_SYNC_BATCH, JOB_TOPO_PS);
     c.master = JOB_MASTER_DEDICATED;
-    cr_assert(!costmodel_master_crowded(&p, &c));
+    cr_assert(!contention_master_crowded(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 0.03246, 1e-12);
     c.workers = 5;
-    cr_assert(costmodel_master_crowded(&p, &c));
+    cr_assert(contention_master_crowded(&p, &c));
     assert_rel(costmodel_sync_time(&p, &c), 0.0369, 1e-12);
 }
 
@@ -601,7 +602,7 @@ Test(costmodel, cluster_with_more_workers_than_slots_spreads_them_evenly) {
     /* 2 machines of 2 cores, K = 6 of one core: 3 on each, ρ = 3/2 on both. */
     costmodel_params p = cluster_params(2, 2);
     job_config c = config(6, JOB_SYNC_EPOCH, JOB_TOPO_ALLREDUCE);
-    costmodel_placement pl = costmodel_placement_of(&p, &c);
+    contention_placement pl = contention_placement_of(&p, &c);
     cr_assert_eq(pl.machines_used, 2);
     cr_assert_eq(pl.workers_busiest, 3);
     cr_assert_eq(pl.rho, 1.5);
@@ -611,7 +612,7 @@ Test(costmodel, one_host_shares_its_cores_among_all_ranks) {
     /* machines = 0 (the calibration's host): ρ = K·T/P as before, nothing crosses a network. */
     costmodel_params p = cluster_params(0, 2);
     job_config c = config(6, JOB_SYNC_EPOCH, JOB_TOPO_ALLREDUCE);
-    cr_assert_eq(costmodel_rho(&p, &c), 3.0);
+    cr_assert_eq(contention_rho(&p, &c), 3.0);
     cr_assert(!costmodel_spans_machines(&p, &c));
 }
 
@@ -850,7 +851,7 @@ Test(costmodel, async_workers_waiting_for_the_master_leave_their_cores_to_the_ot
     job_config c = async_config(3, JOB_SYNC_HOGWILD, 1);
     assert_rel(costmodel_slowdown(&p, &c), 1.3, 1e-9);
     assert_rel(costmodel_step_time(&p, &c), 1.3, 1e-9);
-    assert_rel(costmodel_rho(&p, &c), 1.5, 1e-12);
+    assert_rel(contention_rho(&p, &c), 1.5, 1e-12);
     /* Async waits for its update before a pull: u = 0.2 s on one core (u_T = 0.2·ρ'),
      * a pull every N = 2 of its 10 steps: waits 0.1 + (0.1 + 0.2·ρ)/2 = 0.15 + 0.1·ρ a
      * step, d = ρ/(1.1·ρ + 0.15) with ρ = 3d/2: 1.65·d + 0.15 = 1.5, d = 9/11, ρ' = 27/22. */

@@ -24,14 +24,14 @@ Test(traceinfo, a_zero_example_compute_span_is_no_step) {
     cr_assert(!traceinfo_is_step(&comm));
 }
 
-Test(traceinfo, a_dedicated_master_is_one_rank_more_and_polls_a_core) {
+Test(traceinfo, a_dedicated_master_is_one_rank_more_and_shares_the_cores) {
     trace *t = make(2, JOB_MASTER_DEDICATED, JOB_TOPO_PS, NULL, 0);
     cr_assert_eq(traceinfo_ranks(t), 3);
-    cr_assert_float_eq(traceinfo_rho(&t->run), 1.5, 1e-12); /* 2 workers + the master on 2 cores */
+    cr_assert(traceinfo_shares_cores(&t->run)); /* 2 workers + the master: 3 processes on 2 cores */
     trace_free(t);
     t = make(2, JOB_MASTER_WORKER, JOB_TOPO_ALLREDUCE, NULL, 0);
     cr_assert_eq(traceinfo_ranks(t), 2);
-    cr_assert_float_eq(traceinfo_rho(&t->run), 1.0, 1e-12);
+    cr_assert_not(traceinfo_shares_cores(&t->run));
     trace_free(t);
 }
 

@@ -1,5 +1,6 @@
 /* traceinfo — the one reading of a trace (see traceinfo.h). */
 #include "trace/traceinfo.h"
+#include "model/contention.h"
 
 #include "util/errmsg.h"
 
@@ -33,14 +34,14 @@ bool traceinfo_is_optimizer_update(const trace_event *e) {
     return e->ph == TRACE_UPDATE && strcmp(e->name, "average") != 0;
 }
 
-double traceinfo_rho(const trace_run *r) {
+bool traceinfo_shares_cores(const trace_run *r) {
     costmodel_params p = { .host_cores = r->host_cores };
-    return costmodel_rho(&p, &r->config);
+    return contention_shares_cores(&p, &r->config);
 }
 
 bool traceinfo_master_crowded(const trace_run *r) {
     costmodel_params p = { .host_cores = r->host_cores };
-    return costmodel_master_crowded(&p, &r->config);
+    return contention_master_crowded(&p, &r->config);
 }
 
 double traceinfo_training_time(const trace *t) {

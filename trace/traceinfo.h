@@ -17,7 +17,8 @@
  *                   a dedicated master's left out while a worker has one
  *   overlap         the share of a step during which its own gradients' background
  *                   exchange already ran; its exposed part, the foreground comm after it
- *   ρ, crowded master  costmodel_rho, costmodel_master_crowded of the run's config
+ *   shares, crowded master  contention_shares_cores, contention_master_crowded of the
+ *                   run's config
  *   accuracy curve  rank 0's eval events with an accuracy, in time order, each at its
  *                   training time and examples seen (a resumed run's earlier epochs count)
  *   async requests  "push" and "pull" comm of an async or hogwild run: no synchronisation
@@ -74,7 +75,9 @@ bool traceinfo_is_optimizer_update(const trace_event *e);
 bool traceinfo_is_async_request(const trace *t, const trace_event *e);
 /* The async summary of t: 0, or -1 out of memory. */
 int traceinfo_async_of(const trace *t, traceinfo_async *out);
-double traceinfo_rho(const trace_run *r);
+/* Do the run's processes outnumber its host's cores (contention_shares_cores: the fit and
+ * the prediction ask the same question)? */
+bool traceinfo_shares_cores(const trace_run *r);
 bool traceinfo_master_crowded(const trace_run *r);
 double traceinfo_training_time(const trace *t);
 /* Where start-up ends and training begins: the end of the run's last start-up span; -1

@@ -16,7 +16,7 @@ static void meaning(const trace *t) {
     fuzz_check(traceinfo_ranks(t) >= 1, "a trace has a rank");
     traceinfo_training_time(t);
     traceinfo_phase_means(t);
-    traceinfo_rho(&t->run);
+    traceinfo_shares_cores(&t->run);
     traceinfo_sync *syncs = NULL;
     long n = traceinfo_syncs(t, &syncs);
     fuzz_check(n >= 0, "syncs computed");

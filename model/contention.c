@@ -1,0 +1,166 @@
+#include "model/contention.h"
+
+#include <math.h>
+
+/* How far a round of `round` steps is from one step against τ: 1 for one step, falling
+ * to 0 as its idle steps pass τ. */
+static double round_fade(const costmodel_params *p, const job_config *c, long round) {
+    if (round <= 1)
+        return 1.0;
+    if (!(p->balance_s > 0))
+        return 0.0;
+    return fmax(0.0, 1.0 - (double)(round - 1) * costmodel_idle_step_time(p, c) / p->balance_s);
+}
+
+/* κ's round: the steps a rank computes between two waits. An async worker waits on the
+ * server after every step (its push, its pull), so it switches as often as in a round
+ * of one step. */
+double contention_round_weight(const costmodel_params *p, const job_config *c) {
+    return job_sync_is_async(c->sync) ? 1.0 : round_fade(p, c, job_schedule_of(c).steps_per_round);
+}
+
+/* The packing's round ends where every rank waits for the slowest. Async and hogwild
+ * workers nap at the epoch's barrier (psx_barrier_napping): the first one done leaves its
+ * core idle and the scheduler pulls a packed one over, so nothing stays packed. */
+double contention_packing_weight(const costmodel_params *p, const job_config *c) {
+    if (p->waits_block > 0 || job_sync_is_async(c->sync))
+        return 0.0;
+    return round_fade(p, c, job_schedule_of(c).steps_per_round);
+}
+
+/* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more
+ * when it polls past τ between exchanges (an async server works rather than polls). */
+static double master_cores(const costmodel_params *p, const job_config *c) {
+    if (c->master != JOB_MASTER_DEDICATED)
+        return 0.0;
+    double m = 1.0 - p->master_yield;
+    if (p->master_yield_loss > 0 && !job_sync_is_async(c->sync))
+        m += (1.0 - contention_packing_weight(p, c)) * p->master_yield_loss;
+    return fmin(1.0, m);
+}
+
+/* ρ of a machine with `workers` workers, each computing `duty` of the time (1, or an
+ * async worker's share: costmodel_slowdown's). */
+static double rho_of(const costmodel_params *p, const job_config *c, int workers, double master, double duty) {
+    double cores_used = (double)workers * c->cores * duty + master;
+    return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
+}
+
+/* The placement with the workers computing `duty` of the time. */
+static contention_placement placement_at(const costmodel_params *p, const job_config *c, double duty) {
+    int k = c->workers;
+    contention_placement pl = { .machines_used = 1, .workers_on_master = k, .workers_busiest = k, .rho = 1.0 };
+    if (p->machines < 2) {
+        if (contention_shares_cores(p, c))
+            pl.rho = rho_of(p, c, k, master_cores(p, c), duty);
+        return pl;
+    }
+    /* Slots as mpirun fills them: a worker takes T cores, a dedicated master one core of
+     * machine 0. */
+    int m = p->machines, dedicated = c->master == JOB_MASTER_DEDICATED;
+    int slots = (int)(p->host_cores / c->cores);
+    int slots0 = (int)((p->host_cores - dedicated) / c->cores);
+    long capacity = slots0 + (long)(m - 1) * slots;
+    if (k <= capacity) {
+        pl.workers_on_master = k < slots0 ? k : slots0;
+        int rest = k - pl.workers_on_master, on_next = rest < slots ? rest : slots;
+        pl.machines_used = 1 + (rest + slots - 1) / slots;
+        pl.workers_busiest = pl.workers_on_master > on_next ? pl.workers_on_master : on_next;
+        return pl;
+    }
+    /* More workers than slots: spread evenly, machine 0 (with the master) among the fullest. */
+    pl.machines_used = m;
+    pl.workers_on_master = pl.workers_busiest = (k + m - 1) / m;
+    if (contention_shares_cores(p, c))
+        pl.rho = rho_of(p, c, pl.workers_on_master, master_cores(p, c), duty);
+    return pl;
+}
+
+contention_placement contention_placement_of(const costmodel_params *p, const job_config *c) {
+    return placement_at(p, c, 1.0);
+}
+
+/* The processes of one machine holding `workers` workers (and the master, on machine 0). */
+static bool outnumber(const costmodel_params *p, const job_config *c, int workers, bool with_master) {
+    const int master = with_master && c->master == JOB_MASTER_DEDICATED;
+    return (double)workers * c->cores + master > p->host_cores;
+}
+
+bool contention_shares_cores(const costmodel_params *p, const job_config *c) {
+    if (p->contention_off || !(p->host_cores > 0))
+        return false;
+    const int k = c->workers;
+    if (p->machines < 2)
+        return outnumber(p, c, k, true);
+    const int m = p->machines, dedicated = c->master == JOB_MASTER_DEDICATED;
+    const long capacity = (long)((p->host_cores - dedicated) / c->cores) + (long)(m - 1) * (long)(p->host_cores / c->cores);
+    return k > capacity && outnumber(p, c, (k + m - 1) / m, true);
+}
+
+double contention_rho(const costmodel_params *p, const job_config *c) {
+    return contention_placement_of(p, c).rho;
+}
+
+/* The busiest machine's training threads per core, rounded up to whole threads. */
+static double packed_threads(const costmodel_params *p, const job_config *c, const contention_placement *pl) {
+    return ceil((double)pl->workers_busiest * c->cores / p->host_cores);
+}
+
+bool contention_fills_cores_alike(double threads, double cores) {
+    return cores > 0 && threads >= cores && fmod(threads, cores) == 0;
+}
+
+/* The load of an async master's core where waiting ranks poll: nothing re-places the ranks
+ * within an epoch, so where the workers' threads fill the master's machine's P cores
+ * alike (P divides them) the master's part of a core sits beside n/P of them all epoch,
+ * and the barrier waits for those (their share d of a core each); 0 elsewhere (the
+ * master takes a core with fewer). No κ: a floor under ρ' that binds near ρ = 1 (K = 2
+ * on 2 cores), where the κ term, ∝ ρ − 1, is small. */
+static double async_master_core_load(const costmodel_params *p, const job_config *c,
+                                     const contention_placement *pl, double duty) {
+    const double on_master = (double)pl->workers_on_master * c->cores;
+    if (!job_sync_is_async(c->sync) || p->waits_block > 0 || !contention_fills_cores_alike(on_master, p->host_cores))
+        return 0.0;
+    return on_master / p->host_cores * duty + master_cores(p, c);
+}
+
+double contention_slowdown_at(const costmodel_params *p, const job_config *c, double duty) {
+    if (!contention_shares_cores(p, c))
+        return 1.0;
+    const contention_placement pl = placement_at(p, c, duty);
+    const double master_core_floor = async_master_core_load(p, c, &pl, duty);
+    if (pl.rho <= 1.0)
+        return fmax(1.0, master_core_floor);
+    const double w = contention_packing_weight(p, c), v = contention_round_weight(p, c);
+    const double shared = pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) +
+                          v * p->oversub_compute * (pl.rho - 1.0);
+    return fmax(shared, master_core_floor);
+}
+
+double contention_shared_rho(const costmodel_params *p, const job_config *c) {
+    if (!(p->waits_block > 0) || p->machines >= 2)
+        return 1.0;
+    return contention_rho(p, c);
+}
+
+bool contention_master_crowded(const costmodel_params *p, const job_config *c) {
+    if (p->contention_off || c->topology != JOB_TOPO_PS || c->master != JOB_MASTER_DEDICATED || !(p->host_cores > 0))
+        return false;
+    return (double)contention_placement_of(p, c).workers_on_master * c->cores >= p->host_cores;
+}
+
+double contention_master_wake(const costmodel_params *p, const job_config *c) {
+    return contention_master_crowded(p, c) ? p->master_wake_s : 0.0;
+}
+
+double contention_startup_time(const costmodel_params *p, const job_config *c) {
+    return costmodel_data_load_time(p, c) * (contention_rho(p, c) - 1.0);
+}
+
+double contention_run_cv(const costmodel_params *p, const job_config *c) {
+    return p->run_cv_oversub > 0 && contention_shares_cores(p, c) ? p->run_cv_oversub : p->run_cv;
+}
+
+double contention_model_cv(const costmodel_params *p, const job_config *c) {
+    return p->model_cv_oversub > 0 && contention_shares_cores(p, c) ? p->model_cv_oversub : p->model_cv;
+}

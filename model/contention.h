@@ -1,0 +1,97 @@
+/* contention — what sharing a host's cores costs a job: where its ranks run, ρ, and ρ'
+ * (DESIGN.md's "ρ, ρ'" row). The one owner of host contention: the closed form
+ * (model/costmodel.h), the simulator (sim/cores.h), the prediction interval and the fit
+ * (fit/, which classifies a trace's run by contention_shares_cores) all ask it.
+ *
+ *   shares    the busiest machine's processes outnumber its P cores: K·T threads of its
+ *             workers, and a dedicated master's process on machine 0 counted whole. A
+ *             property of the configuration and the host, never of a fitted value, so the
+ *             fit and the prediction agree on every run. Where it is false, ρ = ρ' = 1 and
+ *             nothing below is paid, in time or in interval.
+ *   ρ         max(1, (n + m)/P) of the busiest machine, n its training threads, m the part
+ *             of a core a dedicated master keeps: m = 1 − y (+ (1 − w)·L over long rounds)
+ *   ρ'        ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1): the ranks packed ⌈n/P⌉ to a core while a
+ *             round is shorter than τ (w), and κ per unit of ρ − 1 for switching cores (v);
+ *             v and w fade from 1 (one-step rounds) to 0 as a round's idle steps pass τ,
+ *             w = 0 where waits block; async: ρ' at least the master's core's load
+ *
+ * Parameters it owns (model/params.h): oversub_compute κ, balance τ, master_yield y,
+ * master_yield_loss L, master_wake, startup_cpu d (with startup_per_example l: the data
+ * load slowed at ρ > 1), waits_block, run_cv_oversub and model_cv_oversub. Their fit:
+ * fit/fit_oversub.c and fit/fit_run.c; why each term: docs/model.md ("Host contention").
+ *
+ * Switched off (params.contention_off, the what-if flag --no-contention): nothing shares,
+ * ρ = ρ' = 1, no master wake, the plain run_cv and model_cv. A job whose ranks each have a
+ * core predicts byte for byte the same either way (tested through the CLI).
+ *
+ * Pure functions on plain structs; nothing allocates, nothing prints.
+ */
+#ifndef SPEEDUP_CONTENTION_H
+#define SPEEDUP_CONTENTION_H
+
+#include "model/costmodel.h"
+
+#include <stdbool.h>
+
+/* Where K workers (and a dedicated master) run: one host shares its P cores; on a cluster
+ * ranks fill machine 0's slots first (Open MPI's default mapping), a dedicated master
+ * taking one core of machine 0, and where they do not fit they spread evenly. */
+typedef struct {
+    int machines_used;       /* machines with at least one rank */
+    int workers_on_master;   /* training workers on machine 0, the master's (rank 0 among them
+                                unless it is dedicated); workers 0..this−1 are local to it */
+    int workers_busiest;     /* training workers on the most loaded machine */
+    double rho;              /* ρ of that machine: max(1, (its workers·T + m)/P) */
+} contention_placement;
+
+contention_placement contention_placement_of(const costmodel_params *p, const job_config *c);
+
+/* Do the busiest machine's processes outnumber its cores (see the header)? */
+bool contention_shares_cores(const costmodel_params *p, const job_config *c);
+
+/* ρ of the busiest machine; 1 where nothing shares (and where P is 0: unlimited). */
+double contention_rho(const costmodel_params *p, const job_config *c);
+
+/* ρ' at which c's steps and updates run, its workers computing `duty` of the time (1, or
+ * an async worker's share of its cycle: costmodel_slowdown passes it). */
+double contention_slowdown_at(const costmodel_params *p, const job_config *c, double duty);
+
+/* The ρ at which the ranks share the cores evenly, a finished rank's core going to the
+ * others: ρ where waits block on one host, else 1 (polling ranks keep their cores; on a
+ * cluster the barrier spans machines, and G(K) is kept). The round's straggler wait uses
+ * G_ρ(K) of model/gmax.h at it, and the simulator plays the same sharing. */
+double contention_shared_rho(const costmodel_params *p, const job_config *c);
+
+/* v: how short c's rounds are against τ, 1 for rounds of one step, falling to 0 as a
+ * round's idle steps pass τ; 1 for async and hogwild, whose workers wait on the server
+ * after every step. */
+double contention_round_weight(const costmodel_params *p, const job_config *c);
+
+/* w: how far c's rounds stay packed, 1 for rounds of one step, falling to 0 as a round's
+ * idle steps pass τ; 0 when waiting ranks block (waits_block), and for async and hogwild,
+ * whose workers nap at the epoch's barrier. */
+double contention_packing_weight(const costmodel_params *p, const job_config *c);
+
+/* Do `threads` fill `cores` cores alike, as many on each and at least one (P divides n)?
+ * Where a dedicated master's workers do, its part of a core sits beside a full core's
+ * worth of them: the synchronous master's yield is read from such runs (fit/), and an
+ * async master's core paces the epoch (costmodel_slowdown). */
+bool contention_fills_cores_alike(double threads, double cores);
+
+/* Is the config's master a dedicated parameter server on a machine whose cores its
+ * workers' threads all take (workers on the master's machine · T ≥ its cores)? */
+bool contention_master_crowded(const costmodel_params *p, const job_config *c);
+
+/* The wake a message to or from the master pays: master_wake_s where it is crowded, else
+ * 0. The one place that decides it (the simulator's read of a pull's weights too). */
+double contention_master_wake(const costmodel_params *p, const job_config *c);
+
+/* What sharing adds to one rank's start-up: its data load (d + l·D) times ρ − 1. */
+double contention_startup_time(const costmodel_params *p, const job_config *c);
+
+/* The run-to-run spread of c's runs: run_cv_oversub where its ranks share the cores and it
+ * is known (> 0), else run_cv; model_cv likewise. */
+double contention_run_cv(const costmodel_params *p, const job_config *c);
+double contention_model_cv(const costmodel_params *p, const job_config *c);
+
+#endif

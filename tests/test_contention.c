@@ -1,0 +1,77 @@
+/* model/contention.c: one definition of "the ranks share the cores" for the fit and the
+ * prediction, ρ worked by hand, and the module switched off. */
+#include "model/contention.h"
+#include "trace/traceinfo.h"
+
+#include <criterion/criterion.h>
+#include <math.h>
+
+static job_config config(int k, job_master master) {
+    return (job_config){ .workers = k, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1, .topology = JOB_TOPO_PS,
+                         .master = master, .examples = 6000, .batch = 32, .epochs = 1 };
+}
+
+/* The fit reads a trace's run (traceinfo_shares_cores) before it knows y; the prediction
+ * asks with the fitted y. Each dedicated-master run on 2 cores, whatever y, gets one answer. */
+Test(contention, a_dedicated_master_shares_the_cores_alike_in_fit_and_prediction) {
+    const struct { int workers; bool shares; } cases[] = { { 1, false }, { 2, true }, { 3, true } };
+    const double yields[] = { 0.0, 0.5, 1.0 };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        trace_run run = { .host_cores = 2, .model_bytes = 1000, .config = config(cases[i].workers, JOB_MASTER_DEDICATED) };
+        trace *t = trace_new(&run);
+        cr_assert_not_null(t);
+        cr_assert_eq(traceinfo_shares_cores(&t->run), cases[i].shares, "K = %d", cases[i].workers);
+        for (size_t j = 0; j < sizeof yields / sizeof yields[0]; j++) {
+            costmodel_params p = { .host_cores = 2, .master_yield = yields[j] };
+            cr_assert_eq(contention_shares_cores(&p, &run.config), cases[i].shares, "K = %d, y = %g",
+                         cases[i].workers, yields[j]);
+        }
+        trace_free(t);
+    }
+}
+
+/* ρ = max(1, (K·T + m)/P) by hand: 2 workers + a master that gives back y = 0.6 of its core
+ * on 2 cores: (2 + 0.4)/2 = 1.2; one that gives all of it back: (2 + 0)/2 = 1, although its
+ * process still shares (its run's spread is an oversubscribed run's). */
+Test(contention, rho_counts_the_part_of_a_core_a_dedicated_master_keeps) {
+    job_config c = config(2, JOB_MASTER_DEDICATED);
+    costmodel_params p = { .host_cores = 2, .master_yield = 0.6, .run_cv = 0.01, .run_cv_oversub = 0.05 };
+    cr_assert_float_eq(contention_rho(&p, &c), 1.2, 1e-12);
+    p.master_yield = 1.0;
+    cr_assert_float_eq(contention_rho(&p, &c), 1.0, 1e-12);
+    cr_assert_float_eq(contention_slowdown_at(&p, &c, 1.0), 1.0, 1e-12);
+    cr_assert_float_eq(contention_run_cv(&p, &c), 0.05, 1e-12);
+}
+
+/* Switched off, a job of 4 ranks on 2 cores pays nothing of it; a job of one rank per core
+ * never did. */
+Test(contention, switched_off_nothing_shares_and_nothing_is_paid) {
+    job_config c = config(4, JOB_MASTER_DEDICATED);
+    costmodel_params p = { .host_cores = 2, .oversub_compute = 0.3, .master_wake_s = 1e-3, .run_cv = 0.01,
+                           .run_cv_oversub = 0.05, .model_cv = 0.02, .model_cv_oversub = 0.08, .startup_cpu_s = 1 };
+    cr_assert(contention_shares_cores(&p, &c));
+    cr_assert_float_eq(contention_rho(&p, &c), 2.5, 1e-12); /* (4 + 1)/2 */
+    cr_assert_float_eq(contention_master_wake(&p, &c), 1e-3, 0);
+    cr_assert_float_eq(contention_startup_time(&p, &c), 1.5, 1e-12); /* d·(ρ − 1) */
+    p.contention_off = 1;
+    cr_assert_not(contention_shares_cores(&p, &c));
+    cr_assert_float_eq(contention_rho(&p, &c), 1.0, 0);
+    cr_assert_float_eq(contention_slowdown_at(&p, &c, 1.0), 1.0, 0);
+    cr_assert_float_eq(contention_master_wake(&p, &c), 0.0, 0);
+    cr_assert_float_eq(contention_startup_time(&p, &c), 0.0, 0);
+    cr_assert_float_eq(contention_run_cv(&p, &c), 0.01, 0);
+    cr_assert_float_eq(contention_model_cv(&p, &c), 0.02, 0);
+}
+
+/* On a cluster of 2-core machines, 3 workers and a dedicated master fill 4 cores and share
+ * none (machine 0: master + 1 worker, machine 1: 2 workers); a fourth worker spreads them 2
+ * and 2, and machine 0 then holds 3 processes on 2 cores. */
+Test(contention, on_a_cluster_ranks_share_only_past_the_machines_slots) {
+    costmodel_params p = { .host_cores = 2, .machines = 2, .master_yield = 0.5 };
+    job_config c = config(3, JOB_MASTER_DEDICATED);
+    cr_assert_not(contention_shares_cores(&p, &c));
+    cr_assert_float_eq(contention_rho(&p, &c), 1.0, 0);
+    c.workers = 4;
+    cr_assert(contention_shares_cores(&p, &c));
+    cr_assert_float_eq(contention_rho(&p, &c), 1.25, 1e-12); /* (2 + 0.5)/2 */
+}
