@@ -49,6 +49,11 @@ static void usage(FILE *out) {
             "                       log-normal steps (--cv is then unused); each span is scaled\n"
             "                       by the model's step time here / on the trace's configuration\n"
             "                       at that span's examples\n"
+            "  --contention HOW     where ranks share a host's cores: scheduled (the simulator\n"
+            "                       places them on the cores and shares each core among the\n"
+            "                       ranks on it: a synchronous job on one host, one core a\n"
+            "                       worker) | closed-form (every step slowed by the model's\n"
+            "                       rho')                                      [scheduled]\n"
             "Output:\n"
             "  --csv                the predictions CSV on stdout instead of a table:\n"
             "                       time_s, speedup: means over the replications;\n"
@@ -65,7 +70,7 @@ static void usage(FILE *out) {
             "  --help               this text\n");
 }
 
-enum { OPT_CSV = 1, OPT_OUT, OPT_HELP, OPT_REPS, OPT_SEED, OPT_LAUNCH, OPT_REPLAY, OPT_TIMELINE };
+enum { OPT_CSV = 1, OPT_OUT, OPT_HELP, OPT_REPS, OPT_SEED, OPT_LAUNCH, OPT_REPLAY, OPT_TIMELINE, OPT_CONTENTION };
 
 /* ---------------------------------------------------------------------------------- */
 /* The timeline: one replication's spans collected as a trace, written as a trace
@@ -147,6 +152,7 @@ typedef struct {
     int csv, reps;
     long seed;
     job_launch launch;
+    job_contention contention;
     const char *out_path, *replay_path, *timeline_path;
     memopt memory;
 } simulate_options;
@@ -159,6 +165,7 @@ static int parse_options(int argc, char **argv, grid *g, simulate_options *o) {
         { "reps", required_argument, 0, OPT_REPS },
         { "seed", required_argument, 0, OPT_SEED },
         { "launch", required_argument, 0, OPT_LAUNCH },
+        { "contention", required_argument, 0, OPT_CONTENTION },
         { "replay", required_argument, 0, OPT_REPLAY },
         { "timeline", required_argument, 0, OPT_TIMELINE },
         { "csv", no_argument, 0, OPT_CSV },
@@ -194,6 +201,16 @@ static int parse_options(int argc, char **argv, grid *g, simulate_options *o) {
                 return 2;
             }
             continue;
+        case OPT_CONTENTION:
+            if (strcmp(optarg, "scheduled") == 0)
+                o->contention = JOB_CONTENTION_SCHEDULED;
+            else if (strcmp(optarg, "closed-form") == 0)
+                o->contention = JOB_CONTENTION_CLOSED_FORM;
+            else {
+                args_error("--contention: expected scheduled or closed-form, got '%s'", optarg);
+                return 2;
+            }
+            continue;
         case '?':
             return args_unknown_flag("simulate", argv[optind - 1]);
         }
@@ -222,7 +239,8 @@ static int simulate_grid(const grid *g, const simulate_options *o, const job_rep
             fprintf(stderr, "speedup simulate: %d of %d configurations in %.0f s\n", i, grid_size(g), now - start_s);
             said_s = now;
         }
-        job_spec spec = { .params = g->params, .config = grid_config(g, i), .launch = o->launch, .replay = replay };
+        job_spec spec = { .params = g->params, .config = grid_config(g, i), .launch = o->launch, .replay = replay,
+                          .contention = o->contention };
         replicate_summary s;
         if (replicate_run(&spec, &g->unc, o->reps, (unsigned long)o->seed, &s, err, sizeof err)) {
             args_error("%s", err);
@@ -240,8 +258,9 @@ static int simulate_grid(const grid *g, const simulate_options *o, const job_rep
 
 static void print_table(const grid *g, const simulate_options *o, const prediction_row *rows, int n) {
     FILE *out = wrap_open(stdout, g->wide ? 0 : WRAP_COLUMNS);
-    fprintf(out, "simulated: %d replications from seed %ld, %s launch%s%s\n", o->reps, o->seed,
+    fprintf(out, "simulated: %d replications from seed %ld, %s launch, %s%s%s\n", o->reps, o->seed,
             o->launch == JOB_LAUNCH_SEQUENTIAL ? "sequential" : "parallel",
+            o->contention == JOB_CONTENTION_SCHEDULED ? "cores scheduled" : "the closed form's rho'",
             o->replay_path ? ", compute replayed from " : "", o->replay_path ? o->replay_path : "");
     grid_print_setting(g, out);
     predictions_write_table(out, rows, n, g->wide);

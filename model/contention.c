@@ -30,7 +30,7 @@ double contention_packing_weight(const costmodel_params *p, const job_config *c)
 
 /* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more
  * when it polls past τ between exchanges (an async server works rather than polls). */
-static double master_cores(const costmodel_params *p, const job_config *c) {
+double contention_master_cores(const costmodel_params *p, const job_config *c) {
     if (c->master != JOB_MASTER_DEDICATED)
         return 0.0;
     double m = 1.0 - p->master_yield;
@@ -52,7 +52,7 @@ static contention_placement placement_at(const costmodel_params *p, const job_co
     contention_placement pl = { .machines_used = 1, .workers_on_master = k, .workers_busiest = k, .rho = 1.0 };
     if (p->machines < 2) {
         if (contention_shares_cores(p, c))
-            pl.rho = rho_of(p, c, k, master_cores(p, c), duty);
+            pl.rho = rho_of(p, c, k, contention_master_cores(p, c), duty);
         return pl;
     }
     /* Slots as mpirun fills them: a worker takes T cores, a dedicated master one core of
@@ -72,7 +72,7 @@ static contention_placement placement_at(const costmodel_params *p, const job_co
     pl.machines_used = m;
     pl.workers_on_master = pl.workers_busiest = (k + m - 1) / m;
     if (contention_shares_cores(p, c))
-        pl.rho = rho_of(p, c, pl.workers_on_master, master_cores(p, c), duty);
+        pl.rho = rho_of(p, c, pl.workers_on_master, contention_master_cores(p, c), duty);
     return pl;
 }
 
@@ -121,7 +121,7 @@ static double async_master_core_load(const costmodel_params *p, const job_config
     const double on_master = (double)pl->workers_on_master * c->cores;
     if (!job_sync_is_async(c->sync) || p->waits_block > 0 || !contention_fills_cores_alike(on_master, p->host_cores))
         return 0.0;
-    return on_master / p->host_cores * duty + master_cores(p, c);
+    return on_master / p->host_cores * duty + contention_master_cores(p, c);
 }
 
 double contention_slowdown_at(const costmodel_params *p, const job_config *c, double duty) {

@@ -46,6 +46,10 @@ typedef struct {
 
 contention_placement contention_placement_of(const costmodel_params *p, const job_config *c);
 
+/* m: the part of a core a dedicated master keeps, 1 − y (+ (1 − w)·L over rounds longer
+ * than τ), at most 1; 0 when rank 0 trains. */
+double contention_master_cores(const costmodel_params *p, const job_config *c);
+
 /* Do the busiest machine's processes outnumber its cores (see the header)? */
 bool contention_shares_cores(const costmodel_params *p, const job_config *c);
 

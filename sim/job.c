@@ -110,13 +110,28 @@ static double next_step(job *j, int w) {
     return j->round_steps_s[(size_t)w * (size_t)j->round_n + (size_t)i] * j->round_stretch[w];
 }
 
+/* The cores' next event in place of the one pending (a rank began or ended its work). */
+static void reschedule_cores(job *j) {
+    if (j->cores_ev)
+        engine_cancel(j->e, j->cores_ev);
+    const double t = cores_next(j->cores);
+    j->cores_ev = isfinite(t) ? engine_at(j->e, t, j->k_cores, 0) : NULL;
+}
+
 /* A step, and its update when the worker applies it itself: one event at the end of both
- * (the update is constant: no event of its own is needed). */
+ * (the update is constant: no event of its own is needed). Where the cores are scheduled,
+ * both are the rank's idle-core work, and the cores say when it ends (on_cores). */
 static inline void start_step(job *j, int w) {
     double d = next_step(j, w);
-    double u = j->update_at == UPDATE_AFTER_STEP ? j->update_s : 0.0;
+    double u = j->update_at == UPDATE_AFTER_STEP ? j->step_update_s : 0.0;
     double now = engine_now(j->e);
     j->step_start_s[w] = now;
+    if (j->cores) {
+        j->step_part_s[w] = d + u > 0 ? d / (d + u) : 1.0;
+        cores_begin(j->cores, w, d + u, now);
+        reschedule_cores(j);
+        return;
+    }
     j->compute_end_s[w] = now + d;
     j->acc[w].compute_s += d;
     j->acc[w].update_s += u;
@@ -270,6 +285,27 @@ static void on_startup(void *ctx, int w) {
     arrive(ctx, w);
 }
 
+static void on_step(void *ctx, int w);
+
+/* Ranks whose work on the cores ended now: their steps end, in rank order. */
+static void on_cores(void *ctx, int unused) {
+    job *j = ctx;
+    (void)unused;
+    j->cores_ev = NULL;
+    const double now = engine_now(j->e);
+    int *done = j->cores_done;
+    const int n = cores_advance(j->cores, now, done);
+    for (int i = 0; i < n; i++) {
+        const int w = done[i];
+        const double took = now - j->step_start_s[w], d = took * j->step_part_s[w];
+        j->compute_end_s[w] = j->step_start_s[w] + d;
+        j->acc[w].compute_s += d;
+        j->acc[w].update_s += took - d;
+        on_step(j, w);
+    }
+    reschedule_cores(j);
+}
+
 static void on_step(void *ctx, int w) {
     job *j = ctx;
     double now = engine_now(j->e);
@@ -382,11 +418,60 @@ static int job_register(job *j) {
     j->k_update = engine_kind(j->e, on_update, j);
     j->k_pull = engine_kind(j->e, on_pull, j);
     j->k_ring = engine_kind(j->e, on_ring, j);
+    j->k_cores = engine_kind(j->e, on_cores, j);
     j->link = engine_resource(j->e, 0, 0); /* each message states its own time */
-    return j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_update < 0 || j->k_pull < 0 || j->k_ring < 0 ||
+    return j->k_startup < 0 || j->k_step < 0 || j->k_push < 0 || j->k_update < 0 || j->k_pull < 0 || j->k_ring < 0 || j->k_cores < 0 ||
                    j->link < 0
                ? -1
                : 0;
+}
+
+/* The mean step and the log-normal it is drawn from: with mean m and coefficient of
+ * variation CV, σ² = ln(1 + CV²) and ζ = ln m − σ²/2. */
+static void set_step(job *j, double step_s) {
+    j->step_s = step_s;
+    j->sigma_ln = j->zeta = 0;
+    if (j->spec.params.cv > 0 && step_s > 0) {
+        double s2 = log1p(j->spec.params.cv * j->spec.params.cv);
+        j->sigma_ln = sqrt(s2);
+        j->zeta = log(step_s) - s2 / 2;
+    }
+}
+
+/* Can the simulator schedule c's cores itself: a synchronous job on one host whose ranks
+ * share its cores, one core a worker (a worker of T threads, or a cluster's machines, take
+ * the closed form's ρ')? */
+static bool schedules_cores(const job_spec *spec) {
+    const costmodel_params *p = &spec->params;
+    const job_config *c = &spec->config;
+    return spec->contention == JOB_CONTENTION_SCHEDULED && !job_sync_is_async(c->sync) && p->machines < 2 &&
+           c->cores == 1 && contention_shares_cores(p, c);
+}
+
+/* The cores of the host, where the simulator schedules them: the steps are then drawn at
+ * their idle-core time, and the cores slow them. 0, or -1 out of memory. */
+static int cores_of_host(job *j) {
+    if (!schedules_cores(&j->spec))
+        return 0;
+    const costmodel_params *p = &j->spec.params;
+    const job_config *c = &j->spec.config;
+    j->cores = cores_new(j->k, (int)p->host_cores);
+    j->step_part_s = malloc(sizeof *j->step_part_s * (size_t)j->k);
+    j->cores_done = malloc(sizeof *j->cores_done * (size_t)j->k);
+    if (!j->cores || !j->step_part_s || !j->cores_done)
+        return -1;
+    /* κ as the fit measured it: in rounds of one step, fading as a round's steps pass τ
+     * (contention_round_weight); a long round's sharing costs no more than its share. */
+    cores_set(j->cores, &(cores_policy){ .kappa = p->oversub_compute * contention_round_weight(p, c),
+                                         .tau_s = p->balance_s,
+                                         .napping = p->waits_block > 0,
+                                         .background = contention_master_cores(p, c) / p->host_cores });
+    costmodel_params idle = *p;
+    idle.contention_off = 1;
+    set_step(j, costmodel_step_time(&idle, c));
+    j->step_update_s = costmodel_update_time(&idle, c);
+    j->shared_rho = 1.0; /* the cores share themselves */
+    return 0;
 }
 
 /* The round's draws where ranks share the cores (synchronous modes): 0, or -1 out of memory. */
@@ -419,17 +504,10 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->spec = *spec;
     j->k = spec->config.workers;
     j->sched = job_schedule_of(&spec->config);
-    j->step_s = costmodel_step_time(&spec->params, &spec->config);
     j->overlapped = costmodel_overlapped(&spec->params, &spec->config);
     j->update_s = costmodel_update_time(&spec->params, &spec->config);
     j->update_at = update_place_of(&spec->config);
-    /* A log-normal with mean m and coefficient of variation CV has
-     * σ² = ln(1 + CV²) and ζ = ln m − σ²/2. */
-    if (spec->params.cv > 0 && j->step_s > 0) {
-        double s2 = log1p(spec->params.cv * spec->params.cv);
-        j->sigma_ln = sqrt(s2);
-        j->zeta = log(j->step_s) - s2 / 2;
-    }
+    set_step(j, costmodel_step_time(&spec->params, &spec->config));
     const job_config *c = &spec->config;
     j->remote = c->topology == JOB_TOPO_PS ? (c->master == JOB_MASTER_DEDICATED ? j->k : j->k - 1) : 0;
     if (c->topology == JOB_TOPO_PS && spec->params.ps_shards >= 1) { /* one event a phase */
@@ -442,6 +520,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->n_stages = c->topology == JOB_TOPO_ALLREDUCE ? costmodel_allreduce_stages(&spec->params, c, j->stages) : 0;
     j->async = c->sync == JOB_SYNC_ASYNC ? JOB_ASYNC : c->sync == JOB_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
     j->shared_rho = contention_shared_rho(&spec->params, c);
+    j->step_update_s = j->update_s;
 
     size_t k = (size_t)j->k;
     j->arrive_s = malloc(sizeof *j->arrive_s * k);
@@ -452,7 +531,8 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->e = engine_new((long)k + 16);
     j->rng = job_rng_new();
     if (!j->arrive_s || !j->step_start_s || !j->compute_end_s || !j->steps_left || !j->acc || !j->e || !j->rng ||
-        scale_replay(j) || job_register(j) || (j->async && job_async_new(j)) || shared_round_new(j)) {
+        cores_of_host(j) || scale_replay(j) || job_register(j) || (j->async && job_async_new(j)) ||
+        shared_round_new(j)) {
         job_free(j);
         errmsg_set(err, errlen, "out of memory for %d workers", c->workers);
         return NULL;
@@ -476,6 +556,9 @@ void job_free(job *j) {
     free(j->round_total_s);
     free(j->round_stretch);
     free(j->round_order);
+    cores_free(j->cores);
+    free(j->step_part_s);
+    free(j->cores_done);
     free(j);
 }
 
@@ -538,6 +621,10 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
     j->comm_total_s = j->sync_update_total_s = j->barrier_wait_total_s = j->finish_s = 0;
     if (j->async)
         job_async_reset(j);
+    if (j->cores) {
+        cores_reset(j->cores);
+        j->cores_ev = NULL;
+    }
 
     if (schedule_startup(j))
         return errmsg_set(err, errlen, "out of memory");

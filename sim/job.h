@@ -13,11 +13,14 @@
  * this configuration), a barrier at the slowest, then the synchronisation — a ps master's
  * link taking each push and pull one at a time, or a ring of 2(K−1) steps — less what an
  * overlapping all-reduce hid behind the steps; the optimizer update once per step where
- * the trainer runs it. Async and hogwild (sim/job_async.c) play the master's two queues
+ * the trainer runs it. Where ranks share a host's cores, the cores are scheduled
+ * (sim/cores.h, job_contention): steps drawn at their idle-core time, placed on
+ * processors and shared there. Async and hogwild (sim/job_async.c) play the master's two queues
  * request by request and count every gradient's staleness. Start-up is parallel or
  * sequential (job_launch): the same makespan, W(K) = costmodel_startup_time.
  *
- * With CV = 0 every span is the closed form's: the time equals costmodel_total_time and
+ * With CV = 0, and no rank sharing a core (or JOB_CONTENTION_CLOSED_FORM), every span
+ * is the closed form's: the time equals costmodel_total_time and
  * the breakdown costmodel_breakdown_of, to rounding (async: with one worker; with more the
  * time is at least the closed form's bound). Per worker, startup + compute + update +
  * comm + wait = makespan, every run. master_peak_bytes is an estimate (3·M for a ps,
@@ -58,11 +61,20 @@ typedef struct {
 job_replay *job_replay_read(const char *path, char *err, int errlen);
 void job_replay_free(job_replay *r);                  /* NULL is a no-op */
 
+/* Where ranks share a host's cores, how a step learns what that costs it. */
+typedef enum {
+    JOB_CONTENTION_SCHEDULED,    /* the simulator schedules the cores (sim/cores.h) where it
+                                    can: a synchronous job on one host, one core a worker;
+                                    elsewhere as the closed form */
+    JOB_CONTENTION_CLOSED_FORM,  /* every step slowed by the closed form's ρ' */
+} job_contention;
+
 typedef struct {
     costmodel_params params;
     job_config config;
     job_launch launch;
     const job_replay *replay;    /* NULL: log-normal spans with params.cv */
+    job_contention contention;
 } job_spec;
 
 /* One worker's time; the five add up to the makespan. */

@@ -4,6 +4,7 @@
 #ifndef SPEEDUP_JOB_PARTS_H
 #define SPEEDUP_JOB_PARTS_H
 
+#include "sim/cores.h"
 #include "sim/engine.h"
 #include "sim/job.h"
 
@@ -56,6 +57,17 @@ struct job {
     double *round_total_s;        /* (K) each worker's sum of them */
     double *round_stretch;        /* (K) its finish under sharing ÷ that sum */
     size_t *round_order;          /* (K) the workers by their sum */
+
+    /* Where the simulator schedules the host's cores (JOB_CONTENTION_SCHEDULED, and a job it
+     * can play so): each step and its update are idle-core work on the cores, which decide
+     * when it ends. NULL: every step is slowed by the closed form's ρ' instead. */
+    cores *cores;
+    engine_event *cores_ev;       /* the cores' next event, pending; NULL: none */
+    int k_cores;
+    double step_update_s;         /* the update after each step (UPDATE_AFTER_STEP): update_s,
+                                     or its idle-core work where the cores are scheduled */
+    double *step_part_s;          /* (K) the step's part of the work in progress */
+    int *cores_done;              /* (K) the ranks whose work ends at a cores event */
 
     /* Per worker (K each). */
     double *arrive_s;             /* arrival at the current barrier */

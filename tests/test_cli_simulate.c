@@ -363,3 +363,35 @@ Test(cli_simulate, a_long_grid_says_its_progress_on_stderr) {
     cr_assert_str_eq(loud.out, quiet.out, "the table is the same");
     clirun_free(&quiet), clirun_free(&loud);
 }
+
+/* --contention: the simulator schedules the cores only where ranks share them. With the
+ * golden calibration (2 cores, its spread cv 0.13), 2 workers play the same job either
+ * way; 3 in one-step rounds end sooner scheduled: the pair sharing a core ends at the sum
+ * of its two draws, not at 2 slowed steps and a straggler wait on them (worked by hand
+ * in tests/test_sim.c and tests/test_cores.c). */
+static char *simulate_out(const char *args, const char *how) {
+    char cmd[768];
+    snprintf(cmd, sizeof cmd, "simulate --calib %s/tests/data/golden/calibration.json --csv --seed 3 --reps 5 "
+             "--sync batch --topology allreduce --examples 2000 --epochs 1 --contention %s %s",
+             SPEEDUP_SOURCE_DIR, how, args);
+    clirun_result r = clirun(cmd);
+    cr_assert_eq(r.status, 0, "%s\nstderr: %s", cmd, r.err);
+    free(r.err);
+    return r.out;
+}
+
+Test(cli_simulate, scheduled_cores_change_only_jobs_whose_ranks_share_them) {
+    char *a = simulate_out("--workers 1,2", "scheduled"), *b = simulate_out("--workers 1,2", "closed-form");
+    cr_assert_str_eq(a, b);
+    free(a);
+    free(b);
+    a = simulate_out("--workers 3", "scheduled");
+    b = simulate_out("--workers 3", "closed-form");
+    double ta[1], tb[1];
+    cr_assert_eq(read_times(a, ta, 1), 1);
+    cr_assert_eq(read_times(b, tb, 1), 1);
+    cr_assert_lt(ta[0], 0.97 * tb[0], "3 workers on 2 cores: %.9g s scheduled, %.9g s closed form", ta[0], tb[0]);
+    free(a);
+    free(b);
+    clirun_assert_refused("simulate --contention fair", 2, "scheduled or closed-form");
+}

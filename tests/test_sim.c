@@ -1,6 +1,7 @@
 /* sim/job.c, sim/replicate.c: the simulator against the closed form of model/costmodel.c
  * (zero variance), against order statistics (the barrier wait), and against itself only
  * for determinism. */
+#include "model/contention.h"
 #include "model/costmodel.h"
 #include "model/gmax.h"
 #include "trace/trace.h"
@@ -78,7 +79,8 @@ Test(sim, zero_variance_matches_closed_form) {
                 for (int master = 0; master < (topo == JOB_TOPO_PS ? 2 : 1); master++)
                     for (int ci = 0; ci < 5; ci++) {
                         job_spec spec = { .params = test_params(),
-                                          .config = test_config(ks[ki], syncs[si].s, syncs[si].n, topo) };
+                                          .config = test_config(ks[ki], syncs[si].s, syncs[si].n, topo),
+                                          .contention = JOB_CONTENTION_CLOSED_FORM };
                         spec.config.master = master ? JOB_MASTER_DEDICATED : JOB_MASTER_WORKER;
                         spec.config.cores = cores[ci].t;
                         spec.params.host_cores = cores[ci].p;
@@ -88,6 +90,12 @@ Test(sim, zero_variance_matches_closed_form) {
                         job *j;
                         job_result r = run_once(&spec, 1, &j);
                         costmodel_breakdown want = costmodel_breakdown_of(&spec.params, &spec.config);
+                        if (!contention_shares_cores(&spec.params, &spec.config)) {
+                            /* No rank shares a core: the scheduled cores change nothing. */
+                            job_spec scheduled = spec;
+                            scheduled.contention = JOB_CONTENTION_SCHEDULED;
+                            cr_assert_eq(run_once(&scheduled, 1, NULL).makespan_s, r.makespan_s);
+                        }
                         const char *what = job_topology_name(topo);
                         cr_assert(close_rel(r.makespan_s, want.total_s, 1e-9), "K=%d T=%d M=%d %s %s master=%d: sim %.12g, model %.12g",
                                   ks[ki], cores[ci].t, cores[ci].machines, name, what, master, r.makespan_s, want.total_s);
@@ -267,9 +275,12 @@ Test(sim, mean_barrier_wait_matches_order_statistics_every_n) {
     assert_barrier_wait(32, JOB_SYNC_EVERY, 16, 2500L * 16 * 32 * 48, 0.1);
 }
 
-/* Ranks that block while they wait, K on `cores` cores, batch sync, 20000 rounds. */
+/* Ranks that block while they wait, K on `cores` cores, batch sync, 20000 rounds; each
+ * step slowed by the closed form's ρ', and the round's draws stretched as model/gmax.h's
+ * G_ρ(K) has it. */
 static job_spec blocking_spec(int k, double cores) {
-    job_spec spec = { .params = test_params(), .config = test_config(k, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE) };
+    job_spec spec = { .params = test_params(), .config = test_config(k, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE),
+                      .contention = JOB_CONTENTION_CLOSED_FORM };
     spec.params.host_cores = cores;
     spec.params.waits_block = 1;
     spec.config.examples = 20000L * 48;
@@ -1031,4 +1042,45 @@ Test(sim, async_is_never_faster_than_the_closed_form_bound) {
                 cr_assert(a.master_bound, "K=16 is master-bound: step %g, master %g per step of all",
                           a.worker_cycle_s, a.master_s);
         }
+}
+
+/* The simulator's own core scheduling (sim/cores.h), worked by hand: 3 ranks on 2 cores,
+ * 1440 examples in batches of 48, 10 ms a 16-example step, nothing else costing time. */
+static job_spec three_on_two(job_sync sync, double tau_s, bool napping) {
+    costmodel_params p = { .c1_s = 0.010 / 16, .host_cores = 2, .balance_s = tau_s, .waits_block = napping };
+    job_spec spec = { .params = p, .config = test_config(3, sync, 0, JOB_TOPO_ALLREDUCE) };
+    spec.config.examples = 1440;
+    spec.config.batch = 48;
+    spec.config.epochs = 1;
+    return spec;
+}
+
+Test(sim, scheduled_cores_play_polling_and_napping_ranks_by_hand) {
+    /* Batch sync: 30 one-step rounds of 16 examples (10 ms) a rank. Polling ranks that stay
+     * put: ranks 0 and 2 share a core, 20 ms a round (the closed form's ⌈3/2⌉ = 2 at
+     * κ = 0): 0.6 s. */
+    job_spec spec = three_on_two(JOB_SYNC_BATCH, 10.0, false);
+    double t = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(t, 0.600, 1e-12, "polling: %.12g", t);
+    /* Napping ranks spread over both cores: 15 ms a round, 0.45 s. */
+    spec = three_on_two(JOB_SYNC_BATCH, 10.0, true);
+    t = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(t, 0.450, 1e-12, "napping: %.12g", t);
+    /* Epoch sync: one round of 10 steps of 48 examples (30 ms) a rank, 0.3 s of work.
+     * Polling ranks moved on every 5 ms: in every 15 ms each rank has a core alone 5 ms
+     * and half of one 10 ms, 10 ms of work: 0.45 s, ρ = 1.5 as the closed form's long
+     * round. */
+    spec = three_on_two(JOB_SYNC_EPOCH, 0.005, false);
+    t = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(t, 0.450, 1e-12, "moved every 5 ms: %.12g", t);
+    /* The same round with ranks that never move: ranks 0 and 2 take 0.6 s; rank 1 computes
+     * its 0.3 s alone, then waits. */
+    spec = three_on_two(JOB_SYNC_EPOCH, 10.0, false);
+    job *j;
+    t = run_once(&spec, 1, &j).makespan_s;
+    cr_assert_float_eq(t, 0.600, 1e-12, "never moved: %.12g", t);
+    const job_worker *w = job_workers(j);
+    cr_assert_float_eq(w[1].compute_s, 0.300, 1e-12, "rank 1 computed %g s", w[1].compute_s);
+    cr_assert_float_eq(w[1].wait_s, 0.300, 1e-12, "rank 1 waited %g s", w[1].wait_s);
+    job_free(j);
 }
