@@ -245,11 +245,22 @@ static inline void arrive(job *j, int w) {
         release(j);
 }
 
-/* The comm part of the exchange since comm_t0_s is over: every worker spent it. */
+/* The comm part of the exchange since comm_t0_s is over: every worker spent it, but one
+ * that started its next round after its own pull (start_after_pull). */
 static void close_comm(job *j) {
     double now = engine_now(j->e);
-    j->comm_total_s += now - j->comm_t0_s;
-    emit_all(j, TRACE_COMM, j->comm_t0_s, now);
+    bool staggered = false;
+    for (int w = 0; w < j->k && j->started; w++)
+        staggered |= j->started[w];
+    if (!staggered) {
+        j->comm_total_s += now - j->comm_t0_s;
+        emit_all(j, TRACE_COMM, j->comm_t0_s, now);
+    } else
+        for (int w = 0; w < j->k; w++)
+            if (!j->started[w]) {
+                j->acc[w].comm_s += now - j->comm_t0_s;
+                job_emit(j, w, TRACE_COMM, j->comm_t0_s, now);
+            }
     j->comm_t0_s = now;
 }
 
@@ -334,11 +345,42 @@ static void on_update(void *ctx, int unused) {
     continue_exchange(j);
 }
 
+static long round_steps(const job *j, long round);
+
+/* The steps of the round after the current one; 0 when the job ends with this one. */
+static long next_round_steps(const job *j) {
+    long round = j->round + 1;
+    int epoch = j->epoch;
+    if (round == j->sched.rounds_per_epoch) {
+        round = 0;
+        epoch++;
+    }
+    return epoch == j->spec.config.epochs ? 0 : round_steps(j, round);
+}
+
+/* Where the cores are scheduled, a parameter server's worker starts its next round as
+ * soon as its own pull ends (experiments/placement: the ranks' starts follow the pulls),
+ * not when the last pull does: it computes alone, or beside fewer ranks, meanwhile. Its
+ * comm ends there; the rest of the exchange is every worker's (close_comm). */
+static void start_after_pull(job *j, int w) {
+    const long n = j->cores && j->spec.params.ps_shards < 1 ? next_round_steps(j) : 0;
+    if (n == 0)
+        return;
+    const double now = engine_now(j->e);
+    j->acc[w].comm_s += now - j->comm_t0_s;
+    job_emit(j, w, TRACE_COMM, j->comm_t0_s, now);
+    j->started[w] = true;
+    j->steps_left[w] = n;
+    start_step(j, w);
+}
+
 static void on_pull(void *ctx, int w) {
     job *j = ctx;
-    (void)w;
-    if (++j->msgs_done == j->remote)
+    if (++j->msgs_done == j->remote) {
         end_round(j);
+        return;
+    }
+    start_after_pull(j, w);
 }
 
 static void on_ring(void *ctx, int unused) {
@@ -364,15 +406,23 @@ static void start_round(job *j) {
         j->finish_s = engine_now(j->e);
         return;
     }
-    long p = j->sched.steps_per_round;
-    long full = j->sched.steps_per_epoch / p;
-    long n = j->round < full ? p : j->sched.steps_per_epoch % p;
+    const long n = round_steps(j, j->round);
     if (j->round_steps_s)
         draw_shared_round(j, n);
     for (int w = 0; w < j->k; w++) {
+        if (j->started && j->started[w]) { /* after its own pull */
+            j->started[w] = false;
+            continue;
+        }
         j->steps_left[w] = n;
         start_step(j, w);
     }
+}
+
+/* The steps of round `round` of an epoch (the last may be short). */
+static long round_steps(const job *j, long round) {
+    const long p = j->sched.steps_per_round, full = j->sched.steps_per_epoch / p;
+    return round < full ? p : j->sched.steps_per_epoch % p;
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -458,7 +508,8 @@ static int cores_of_host(job *j) {
     j->cores = cores_new(j->k, (int)p->host_cores);
     j->step_part_s = malloc(sizeof *j->step_part_s * (size_t)j->k);
     j->cores_done = malloc(sizeof *j->cores_done * (size_t)j->k);
-    if (!j->cores || !j->step_part_s || !j->cores_done)
+    j->started = calloc((size_t)j->k, sizeof *j->started);
+    if (!j->cores || !j->step_part_s || !j->cores_done || !j->started)
         return -1;
     /* κ as the fit measured it: in rounds of one step, fading as a round's steps pass τ
      * (contention_round_weight); a long round's sharing costs no more than its share. */
@@ -559,6 +610,7 @@ void job_free(job *j) {
     cores_free(j->cores);
     free(j->step_part_s);
     free(j->cores_done);
+    free(j->started);
     free(j);
 }
 
@@ -624,6 +676,8 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
     if (j->cores) {
         cores_reset(j->cores);
         j->cores_ev = NULL;
+        for (int w = 0; w < j->k; w++)
+            j->started[w] = false;
     }
 
     if (schedule_startup(j))
@@ -641,7 +695,7 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
         return 0;
     }
     for (int w = 0; w < j->k; w++) {
-        j->acc[w].comm_s = j->comm_total_s;
+        j->acc[w].comm_s += j->comm_total_s; /* its own part after a pull, and every worker's */
         j->acc[w].update_s += j->sync_update_total_s;
         r.startup_s += j->acc[w].startup_s;
         r.compute_s += j->acc[w].compute_s;

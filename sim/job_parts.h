@@ -68,6 +68,9 @@ struct job {
                                      or its idle-core work where the cores are scheduled */
     double *step_part_s;          /* (K) the step's part of the work in progress */
     int *cores_done;              /* (K) the ranks whose work ends at a cores event */
+    bool *started;                /* (K) a ps worker began the next round after its own pull
+                                     (start_after_pull); NULL where the cores are not
+                                     scheduled */
 
     /* Per worker (K each). */
     double *arrive_s;             /* arrival at the current barrier */

@@ -124,7 +124,8 @@ Test(sim, dedicated_master_on_two_cores_by_hand) {
      *   step (0.01 + 0.002·(0.2 + 0.8)·24)·1.65 = 0.0957 (c0 is CPU work too), update
      *   0.004·1.65 = 0.0066, S = 2·K·(α + βM) = 4·(0.001 + 0.01) = 0.044;
      * start-up 3 + 0.05·2 + d·(ρ − 1) = 3.1 + 0.3·0.5 = 3.25: total 3.25 + 42·0.1463 = 9.3946. */
-    job_spec spec = { .params = test_params(), .config = test_config(2, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
+    job_spec spec = { .params = test_params(), .config = test_config(2, JOB_SYNC_BATCH, 1, JOB_TOPO_PS),
+                      .contention = JOB_CONTENTION_CLOSED_FORM };
     spec.config.master = JOB_MASTER_DEDICATED;
     spec.params.host_cores = 2;
     job *j;
@@ -1083,4 +1084,36 @@ Test(sim, scheduled_cores_play_polling_and_napping_ranks_by_hand) {
     cr_assert_float_eq(w[1].compute_s, 0.300, 1e-12, "rank 1 computed %g s", w[1].compute_s);
     cr_assert_float_eq(w[1].wait_s, 0.300, 1e-12, "rank 1 waited %g s", w[1].wait_s);
     job_free(j);
+}
+
+/* A parameter server's workers on scheduled cores start after their own pulls: 3 workers
+ * and a dedicated master that gives its core back (y = 1) on 2 cores, 10 ms steps, 1 ms a
+ * message, 30 one-step rounds. The first round: ranks 0 and 2 share a core, 20 ms. Each
+ * later one, from the barrier R: pushes to R+3 ms, pulls end at R+4, R+5, R+6 (ranks 0, 1,
+ * 2); rank 0 computes alone 2 ms, then beside rank 2 (8 ms left at half speed: R+22),
+ * which ends its last 2 ms alone at R+24; rank 1 alone R+5..R+15: 24 ms a round. The last
+ * exchange, 6 ms: 20 + 29·24 + 6 = 722 ms (780 if every worker waited for the last pull). */
+Test(sim, scheduled_ps_workers_start_after_their_own_pull_by_hand) {
+    costmodel_params p = { .c1_s = 0.010 / 16, .host_cores = 2, .balance_s = 10.0, .master_yield = 1.0 };
+    p.link[JOB_TOPO_PS] = (costmodel_link){ .alpha_s = 0.001 };
+    job_spec spec = { .params = p, .config = test_config(3, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
+    spec.config.master = JOB_MASTER_DEDICATED;
+    spec.config.examples = 1440;
+    spec.config.batch = 48;
+    spec.config.epochs = 1;
+    job *j;
+    const double t = run_once(&spec, 1, &j).makespan_s;
+    cr_assert_float_eq(t, 0.722, 1e-12, "%.12g", t);
+    const job_worker *w = job_workers(j);
+    for (int i = 0; i < 3; i++) { /* each worker's time adds up */
+        const double sum = w[i].startup_s + w[i].compute_s + w[i].update_s + w[i].comm_s + w[i].wait_s;
+        cr_assert_float_eq(sum, t, 1e-12, "worker %d: %.12g", i, sum);
+    }
+    /* Rank 1's comm each later round: pushes 3 ms and its pull 2 ms. */
+    cr_assert_float_eq(w[1].comm_s, 29 * 0.005 + 0.006, 1e-12, "%.12g", w[1].comm_s);
+    job_free(j);
+    spec.contention = JOB_CONTENTION_CLOSED_FORM;
+    spec.params.balance_s = 10.0;
+    const double closed = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(closed, 0.780, 1e-12, "closed form: %.12g", closed);
 }
