@@ -35,9 +35,11 @@ static int read_times(const char *csv, double *times, int max) {
 #define WHAT_IF "--workers 1,2,8,32 --cores 1,2 --sync batch,epoch,every:4 --topology ps,allreduce " \
                 "--examples 1000 --batch 48 --epochs 2 --host-cores 16"
 
+/* With the closed form's ρ' (32 workers share 16 cores here: scheduled, a ps worker would
+ * start after its own pull, scheduled_cores_change_only_jobs_whose_ranks_share_them). */
 Test(cli_simulate, without_spread_it_prints_the_closed_form) {
     clirun_result m = clirun("model --csv --cv 0 " WHAT_IF);
-    clirun_result s = clirun("simulate --csv --reps 2 --cv 0 " WHAT_IF);
+    clirun_result s = clirun("simulate --csv --reps 2 --cv 0 --contention closed-form " WHAT_IF);
     cr_assert_eq(m.status, 0, "%s", m.err);
     cr_assert_eq(s.status, 0, "%s", s.err);
     double tm[64], ts[64];
