@@ -707,6 +707,12 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
     r.update_s /= j->k;
     r.wait_s /= j->k;
     r.comm_s = j->comm_total_s;
+    if (j->started) { /* a ps worker's comm ends at its own pull: each its own */
+        r.comm_s = 0;
+        for (int w = 0; w < j->k; w++)
+            r.comm_s += j->acc[w].comm_s;
+        r.comm_s /= j->k;
+    }
     r.barrier_wait_s = j->rounds_done ? j->barrier_wait_total_s / ((double)j->rounds_done * j->k) : 0;
     double m = j->spec.params.model_bytes;
     r.master_peak_bytes = j->spec.config.topology == JOB_TOPO_PS ? 3 * m : 3 * m + m / j->k;
