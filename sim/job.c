@@ -488,14 +488,15 @@ static void set_step(job *j, double step_s) {
     }
 }
 
-/* Can the simulator schedule c's cores itself: a synchronous job on one host whose ranks
- * share its cores, one core a worker (a worker of T threads, or a cluster's machines, take
- * the closed form's ρ')? */
+/* Can the simulator schedule c's cores itself: a synchronous job on one host of whole
+ * cores whose ranks share them, one core a worker (a worker of T threads, a cluster's
+ * machines, or a what-if of 1.5 cores take the closed form's ρ')? */
 static bool schedules_cores(const job_spec *spec) {
     const costmodel_params *p = &spec->params;
     const job_config *c = &spec->config;
     return spec->contention == JOB_CONTENTION_SCHEDULED && !job_sync_is_async(c->sync) && p->machines < 2 &&
-           c->cores == 1 && contention_shares_cores(p, c);
+           c->cores == 1 && p->host_cores >= 1 && p->host_cores == floor(p->host_cores) &&
+           p->host_cores <= JOB_MAX_WORKERS && contention_shares_cores(p, c);
 }
 
 /* The cores of the host, where the simulator schedules them: the steps are then drawn at

@@ -1120,3 +1120,16 @@ Test(sim, scheduled_ps_workers_start_after_their_own_pull_by_hand) {
     const double closed = run_once(&spec, 1, NULL).makespan_s;
     cr_assert_float_eq(closed, 0.780, 1e-12, "closed form: %.12g", closed);
 }
+
+/* A what-if of 1.5 or 0.5 cores has no whole processors to schedule: the closed form's ρ'
+ * plays it (the scheduled job equals the closed-form one, and ends). */
+Test(sim, a_host_of_a_fraction_of_cores_takes_the_closed_form) {
+    const double hosts[] = { 0.5, 1.5 };
+    for (size_t i = 0; i < 2; i++) {
+        job_spec spec = three_on_two(JOB_SYNC_BATCH, 10.0, false);
+        spec.params.host_cores = hosts[i];
+        const double scheduled = run_once(&spec, 1, NULL).makespan_s;
+        spec.contention = JOB_CONTENTION_CLOSED_FORM;
+        cr_assert_eq(scheduled, run_once(&spec, 1, NULL).makespan_s, "%g cores", hosts[i]);
+    }
+}
