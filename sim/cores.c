@@ -5,6 +5,8 @@
 
 struct cores {
     int ranks, processors;
+    int rotating;          /* entities 0..rotating−1 take part in the rotation; the rest */
+    int *placed;           /* (P) how many rotating ranks each processor holds, now */
     cores_policy policy;
     double now_s;
     long moves;            /* rotations so far: k */
@@ -19,13 +21,14 @@ cores *cores_new(int ranks, int processors) {
     cores *c = calloc(1, sizeof *c);
     if (!c)
         return NULL;
-    c->ranks = ranks;
+    c->ranks = c->rotating = ranks;
     c->processors = processors;
+    c->placed = calloc((size_t)processors, sizeof *c->placed);
     c->left_s = calloc((size_t)ranks, sizeof *c->left_s);
     c->rate = calloc((size_t)ranks, sizeof *c->rate);
     c->busy = calloc((size_t)ranks, sizeof *c->busy);
     c->on = calloc((size_t)processors, sizeof *c->on);
-    if (!c->left_s || !c->rate || !c->busy || !c->on) {
+    if (!c->left_s || !c->rate || !c->busy || !c->on || !c->placed) {
         cores_free(c);
         return NULL;
     }
@@ -39,10 +42,13 @@ void cores_free(cores *c) {
     free(c->rate);
     free(c->busy);
     free(c->on);
+    free(c->placed);
     free(c);
 }
 
 void cores_set(cores *c, const cores_policy *policy) { c->policy = *policy; }
+
+void cores_set_rotating(cores *c, int n) { c->rotating = n >= 1 && n <= c->ranks ? n : c->ranks; }
 
 void cores_reset(cores *c) {
     c->now_s = 0;
@@ -57,8 +63,22 @@ void cores_reset(cores *c) {
 /* Polling ranks move; napping ones spread at once. */
 static bool placed(const cores *c) { return !c->policy.napping && c->policy.tau_s > 0; }
 
+static int rotating_processor_of(const cores *c, int r) {
+    return (int)(((long)r + c->moves) % c->rotating) % c->processors;
+}
+
+/* A rotating rank's processor; another entity (a dedicated master) takes the processor
+ * that holds the fewest rotating ranks, the first such from k mod P on. */
 static int processor_of(const cores *c, int r) {
-    return (int)(((long)r + c->moves) % c->ranks) % c->processors;
+    if (r < c->rotating)
+        return rotating_processor_of(c, r);
+    int best = -1;
+    for (int i = 0; i < c->processors; i++) {
+        const int p = (int)((c->moves + i) % c->processors);
+        if (best < 0 || c->placed[p] < c->placed[best])
+            best = p;
+    }
+    return best;
 }
 
 /* The share of an idle core each rank gets on a processor of load n + b. */
@@ -75,7 +95,9 @@ static void update_rates(cores *c) {
         return;
     }
     for (int p = 0; p < c->processors; p++)
-        c->on[p] = 0;
+        c->on[p] = c->placed[p] = 0;
+    for (int r = 0; r < c->rotating; r++)
+        c->placed[rotating_processor_of(c, r)]++;
     for (int r = 0; r < c->ranks; r++)
         if (c->busy[r])
             c->on[processor_of(c, r)]++;

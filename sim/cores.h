@@ -15,7 +15,9 @@
  *              τ (tau_s) of the clock: the kernel keeps a pairing about τ, then moves it on,
  *              which cycles through every pairing (nothing moves when P divides R). A rank
  *              that waits keeps its processor from the others and takes nothing from a rank
- *              computing beside it. Napping ranks (waits block, gloo's), or τ = 0: a
+ *              computing beside it. A dedicated master is no rotating rank: it computes
+ *              (sends) on the processor with the fewest of them (cores_set_rotating).
+ *              Napping ranks (waits block, gloo's), or τ = 0: a
  *              processor a waiting rank leaves is taken at once, so the computing ranks
  *              spread evenly over all P.
  *   sharing    a processor whose load is n computing ranks plus the background b (a
@@ -44,6 +46,10 @@ typedef struct cores cores;
 cores *cores_new(int ranks, int processors);   /* NULL out of memory */
 void cores_free(cores *c);                      /* NULL is a no-op */
 void cores_set(cores *c, const cores_policy *policy);
+/* Only entities 0..n−1 rotate (default: all); each other entity (a dedicated master that
+ * sends the pulls from its own core) computes on the processor holding the fewest of
+ * them, the first such from k mod P on. */
+void cores_set_rotating(cores *c, int n);
 /* Nothing computes, the clock at 0, no rotation yet (a new replication). */
 void cores_reset(cores *c);
 

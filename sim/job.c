@@ -71,6 +71,8 @@ static void start_round(job *j);
 static void end_round(job *j);
 static void start_sync_update(job *j);
 static void continue_exchange(job *j);
+static void send_pull_on_cores(job *j);
+static void reschedule_cores(job *j);
 static void start_transfer(job *j);
 
 /* Every worker spent [t0, t1] in ph together (comm, a synchronisation's update). */
@@ -278,6 +280,14 @@ static void start_sync_update(job *j) {
     engine_after(j->e, j->update_s, j->k_update, 0);
 }
 
+/* The master's pull to worker j->pulling, as work on its core (cores_of_host). */
+static void send_pull_on_cores(job *j) {
+    const int w = j->pulling;
+    cores_begin(j->cores, j->master_entity, w < j->workers_on_master ? j->msg_local_s : j->msg_remote_s,
+                engine_now(j->e));
+    reschedule_cores(j);
+}
+
 /* After the update: the master sends the new model back one worker at a time (ps), or
  * the round is over. */
 static void continue_exchange(job *j) {
@@ -286,6 +296,11 @@ static void continue_exchange(job *j) {
         return;
     }
     j->msgs_done = 0;
+    if (j->cores && j->master_entity >= 0) {
+        j->pulling = j->spec.config.master == JOB_MASTER_DEDICATED ? 0 : 1;
+        send_pull_on_cores(j);
+        return;
+    }
     send_to_workers(j, j->k_pull);
 }
 
@@ -298,7 +313,19 @@ static void on_startup(void *ctx, int w) {
 
 static void on_step(void *ctx, int w);
 
-/* Ranks whose work on the cores ended now: their steps end, in rank order. */
+static void on_pull(void *ctx, int w);
+
+/* The master's pull on the cores ended: the worker has it, and the next pull begins. */
+static void pull_sent(job *j) {
+    const int w = j->pulling, last = j->k - 1;
+    j->pulling = w < last ? w + 1 : -1;
+    on_pull(j, w);
+    if (j->pulling >= 0)
+        send_pull_on_cores(j);
+}
+
+/* Entities whose work on the cores ended now, in order: a rank's step, or the master's
+ * pull. */
 static void on_cores(void *ctx, int unused) {
     job *j = ctx;
     (void)unused;
@@ -308,6 +335,10 @@ static void on_cores(void *ctx, int unused) {
     const int n = cores_advance(j->cores, now, done);
     for (int i = 0; i < n; i++) {
         const int w = done[i];
+        if (w == j->master_entity && j->pulling >= 0) {
+            pull_sent(j);
+            continue;
+        }
         const double took = now - j->step_start_s[w], d = took * j->step_part_s[w];
         j->compute_end_s[w] = j->step_start_s[w] + d;
         j->acc[w].compute_s += d;
@@ -506,9 +537,18 @@ static int cores_of_host(job *j) {
         return 0;
     const costmodel_params *p = &j->spec.params;
     const job_config *c = &j->spec.config;
-    j->cores = cores_new(j->k, (int)p->host_cores);
+    /* A parameter server of one master sends each pull from its own core: the master is
+     * an entity on the cores (rank 0, or one more for a dedicated master), so a pull sent
+     * while workers compute beside it takes its share of a core. */
+    const bool master_sends = c->topology == JOB_TOPO_PS && p->ps_shards < 1 && j->remote > 0;
+    const int dedicated = c->master == JOB_MASTER_DEDICATED;
+    j->master_entity = master_sends ? (dedicated ? j->k : 0) : -1;
+    j->pulling = -1;
+    j->cores = cores_new(j->k + (master_sends && dedicated), (int)p->host_cores);
+    if (j->cores)
+        cores_set_rotating(j->cores, j->k);
     j->step_part_s = malloc(sizeof *j->step_part_s * (size_t)j->k);
-    j->cores_done = malloc(sizeof *j->cores_done * (size_t)j->k);
+    j->cores_done = malloc(sizeof *j->cores_done * (size_t)(j->k + 1));
     j->started = calloc((size_t)j->k, sizeof *j->started);
     if (!j->cores || !j->step_part_s || !j->cores_done || !j->started)
         return -1;
@@ -677,6 +717,7 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
     if (j->cores) {
         cores_reset(j->cores);
         j->cores_ev = NULL;
+        j->pulling = -1;
         for (int w = 0; w < j->k; w++)
             j->started[w] = false;
     }

@@ -68,6 +68,11 @@ struct job {
                                      or its idle-core work where the cores are scheduled */
     double *step_part_s;          /* (K) the step's part of the work in progress */
     int *cores_done;              /* (K) the ranks whose work ends at a cores event */
+    int master_entity;            /* the cores' entity that sends a parameter server's pulls:
+                                     rank 0, or K for a dedicated master; -1 where the pulls
+                                     go through the link (engine resource) instead */
+    int pulling;                  /* the worker whose pull the master is sending on the
+                                     cores; -1 none */
     bool *started;                /* (K) a ps worker began the next round after its own pull
                                      (start_after_pull); NULL where the cores are not
                                      scheduled */

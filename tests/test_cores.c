@@ -100,3 +100,23 @@ Test(cores, sharing_costs_kappa_per_unit_of_load_beyond_one) {
     cr_assert_float_eq(end[0], 0.0175, 1e-15);
     cores_free(c);
 }
+
+/* An entity outside the rotation (a dedicated master sending a pull) takes the processor
+ * with the fewest rotating ranks: with ranks 0 and 2 on processor 0 and rank 1 on 1, it
+ * shares processor 1 with rank 1 (both at half speed: its 1 ms ends at 2 ms, rank 1's 10 ms
+ * at 11 ms) and leaves ranks 0 and 2 to themselves (20 ms). */
+Test(cores, an_entity_outside_the_rotation_takes_the_least_loaded_processor) {
+    cores *c = cores_new(4, 2);
+    cores_set(c, &(cores_policy){ .tau_s = 1.0 });
+    cores_set_rotating(c, 3);
+    for (int r = 0; r < 3; r++)
+        cores_begin(c, r, 0.010, 0.0);
+    cores_begin(c, 3, 0.001, 0.0);
+    double end[4] = { 0 };
+    run_to_the_end(c, end);
+    cr_assert_float_eq(end[3], 0.002, 1e-15);
+    cr_assert_float_eq(end[1], 0.011, 1e-15);
+    cr_assert_float_eq(end[0], 0.020, 1e-15);
+    cr_assert_float_eq(end[2], 0.020, 1e-15);
+    cores_free(c);
+}
