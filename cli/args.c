@@ -81,6 +81,20 @@ int args_int(const char *flag, const char *text, int min, int max, int *out) {
     return 0;
 }
 
+int args_choice(const char *flag, const char *text, const char *const *names, int n, int *out) {
+    for (int i = 0; i < n; i++)
+        if (strcmp(text, names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    char expected[256] = "";
+    for (int i = 0, used = 0; i < n && used < (int)sizeof expected; i++)
+        used += snprintf(expected + used, sizeof expected - (size_t)used, "%s%s", i == 0 ? "" : i == n - 1 ? " or " : ", ",
+                         names[i]);
+    args_error("%s: expected %s, got '%s'", flag, expected, text);
+    return -1;
+}
+
 void args_warning(const char *fmt, ...) {
     va_list ap;
     va_start(ap, fmt);

@@ -17,6 +17,8 @@ int args_unexpected(const char *command, const char *arg);
 int args_double(const char *flag, const char *text, double min, double max, double *out);
 int args_long(const char *flag, const char *text, long min, long max, long *out);
 int args_int(const char *flag, const char *text, int min, int max, int *out);
+/* One of n names: its index in *out; else "FLAG: expected A, B or C, got 'text'" and -1. */
+int args_choice(const char *flag, const char *text, const char *const *names, int n, int *out);
 /* Prints "speedup: warning: " + message + newline on stderr (the value is still taken). */
 void args_warning(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Seconds, with an optional unit: "0.5", "50ms", "20us", "1.5s". */

@@ -191,26 +191,22 @@ static int parse_options(int argc, char **argv, grid *g, simulate_options *o) {
             if (args_long("--seed", optarg, 0, 2147483647L, &o->seed))
                 return 2;
             continue;
-        case OPT_LAUNCH:
-            if (strcmp(optarg, "parallel") == 0)
-                o->launch = JOB_LAUNCH_PARALLEL;
-            else if (strcmp(optarg, "sequential") == 0)
-                o->launch = JOB_LAUNCH_SEQUENTIAL;
-            else {
-                args_error("--launch: expected parallel or sequential, got '%s'", optarg);
+        case OPT_LAUNCH: { /* in job_launch's order */
+            static const char *const launches[] = { "parallel", "sequential" };
+            int i;
+            if (args_choice("--launch", optarg, launches, 2, &i))
                 return 2;
-            }
+            o->launch = (job_launch)i;
             continue;
-        case OPT_CONTENTION:
-            if (strcmp(optarg, "scheduled") == 0)
-                o->contention = JOB_CONTENTION_SCHEDULED;
-            else if (strcmp(optarg, "closed-form") == 0)
-                o->contention = JOB_CONTENTION_CLOSED_FORM;
-            else {
-                args_error("--contention: expected scheduled or closed-form, got '%s'", optarg);
+        }
+        case OPT_CONTENTION: { /* in job_contention's order */
+            static const char *const ways[] = { "scheduled", "closed-form" };
+            int i;
+            if (args_choice("--contention", optarg, ways, 2, &i))
                 return 2;
-            }
+            o->contention = (job_contention)i;
             continue;
+        }
         case '?':
             return args_unknown_flag("simulate", argv[optind - 1]);
         }

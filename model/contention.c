@@ -46,6 +46,15 @@ static double rho_of(const costmodel_params *p, const job_config *c, int workers
     return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
 }
 
+/* A cluster's slots as mpirun fills them: a worker takes T cores, a dedicated master one
+ * core of machine 0. Returns the workers the machines hold without sharing a core. */
+static long cluster_slots(const costmodel_params *p, const job_config *c, int *slots0, int *slots) {
+    const int dedicated = c->master == JOB_MASTER_DEDICATED;
+    *slots = (int)(p->host_cores / c->cores);
+    *slots0 = (int)((p->host_cores - dedicated) / c->cores);
+    return *slots0 + (long)(p->machines - 1) * *slots;
+}
+
 /* The placement with the workers computing `duty` of the time. */
 static contention_placement placement_at(const costmodel_params *p, const job_config *c, double duty) {
     int k = c->workers;
@@ -55,13 +64,8 @@ static contention_placement placement_at(const costmodel_params *p, const job_co
             pl.rho = rho_of(p, c, k, contention_master_cores(p, c), duty);
         return pl;
     }
-    /* Slots as mpirun fills them: a worker takes T cores, a dedicated master one core of
-     * machine 0. */
-    int m = p->machines, dedicated = c->master == JOB_MASTER_DEDICATED;
-    int slots = (int)(p->host_cores / c->cores);
-    int slots0 = (int)((p->host_cores - dedicated) / c->cores);
-    long capacity = slots0 + (long)(m - 1) * slots;
-    if (k <= capacity) {
+    int m = p->machines, slots0, slots;
+    if (k <= cluster_slots(p, c, &slots0, &slots)) {
         pl.workers_on_master = k < slots0 ? k : slots0;
         int rest = k - pl.workers_on_master, on_next = rest < slots ? rest : slots;
         pl.machines_used = 1 + (rest + slots - 1) / slots;
@@ -80,21 +84,20 @@ contention_placement contention_placement_of(const costmodel_params *p, const jo
     return placement_at(p, c, 1.0);
 }
 
-/* The processes of one machine holding `workers` workers (and the master, on machine 0). */
-static bool outnumber(const costmodel_params *p, const job_config *c, int workers, bool with_master) {
-    const int master = with_master && c->master == JOB_MASTER_DEDICATED;
-    return (double)workers * c->cores + master > p->host_cores;
+/* Do the processes of machine 0 holding `workers` workers, and the dedicated master, outnumber
+ * its cores? */
+static bool outnumber(const costmodel_params *p, const job_config *c, int workers) {
+    return (double)workers * c->cores + (c->master == JOB_MASTER_DEDICATED) > p->host_cores;
 }
 
 bool contention_shares_cores(const costmodel_params *p, const job_config *c) {
     if (p->contention_off || !(p->host_cores > 0))
         return false;
-    const int k = c->workers;
-    if (p->machines < 2)
-        return outnumber(p, c, k, true);
-    const int m = p->machines, dedicated = c->master == JOB_MASTER_DEDICATED;
-    const long capacity = (long)((p->host_cores - dedicated) / c->cores) + (long)(m - 1) * (long)(p->host_cores / c->cores);
-    return k > capacity && outnumber(p, c, (k + m - 1) / m, true);
+    const int k = c->workers, m = p->machines;
+    if (m < 2)
+        return outnumber(p, c, k);
+    int slots0, slots;
+    return k > cluster_slots(p, c, &slots0, &slots) && outnumber(p, c, (k + m - 1) / m);
 }
 
 double contention_rho(const costmodel_params *p, const job_config *c) {

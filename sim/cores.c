@@ -168,5 +168,3 @@ int cores_advance(cores *c, double t_s, int *done) {
     update_rates(c);
     return n;
 }
-
-int cores_busy(const cores *c) { return c->n_busy; }

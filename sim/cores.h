@@ -60,7 +60,5 @@ double cores_next(const cores *c);
 /* Advances the clock to t (≤ cores_next): writes the ranks whose work ends at t to done, in
  * rank order, and returns their count; they compute no more. */
 int cores_advance(cores *c, double t_s, int *done);
-/* Ranks computing now. */
-int cores_busy(const cores *c);
 
 #endif

@@ -251,10 +251,7 @@ static inline void arrive(job *j, int w) {
  * that started its next round after its own pull (start_after_pull). */
 static void close_comm(job *j) {
     double now = engine_now(j->e);
-    bool staggered = false;
-    for (int w = 0; w < j->k && j->started; w++)
-        staggered |= j->started[w];
-    if (!staggered) {
+    if (!j->started) {
         j->comm_total_s += now - j->comm_t0_s;
         emit_all(j, TRACE_COMM, j->comm_t0_s, now);
     } else
@@ -394,7 +391,7 @@ static long next_round_steps(const job *j) {
  * not when the last pull does: it computes alone, or beside fewer ranks, meanwhile. Its
  * comm ends there; the rest of the exchange is every worker's (close_comm). */
 static void start_after_pull(job *j, int w) {
-    const long n = j->cores && j->spec.params.ps_shards < 1 ? next_round_steps(j) : 0;
+    const long n = j->started ? next_round_steps(j) : 0;
     if (n == 0)
         return;
     const double now = engine_now(j->e);
@@ -543,7 +540,6 @@ static int cores_of_host(job *j) {
     const bool master_sends = c->topology == JOB_TOPO_PS && p->ps_shards < 1 && j->remote > 0;
     const int dedicated = c->master == JOB_MASTER_DEDICATED;
     j->master_entity = master_sends ? (dedicated ? j->k : 0) : -1;
-    j->pulling = -1;
     j->cores = cores_new(j->k + (master_sends && dedicated), (int)p->host_cores);
     if (j->cores)
         cores_set_rotating(j->cores, j->k);
@@ -613,6 +609,7 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->async = c->sync == JOB_SYNC_ASYNC ? JOB_ASYNC : c->sync == JOB_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
     j->shared_rho = contention_shared_rho(&spec->params, c);
     j->step_update_s = j->update_s;
+    j->master_entity = j->pulling = -1; /* the pulls go through the link (cores_of_host) */
 
     size_t k = (size_t)j->k;
     j->arrive_s = malloc(sizeof *j->arrive_s * k);
