@@ -14,6 +14,13 @@
 
 static long shape_size(int h, int w, int c) { return (long)h * w * c; }
 
+/* Convolutions go through oneDNN where it has a fast implementation; SPEEDUP_CONV=im2col
+ * keeps layers.c's im2col + sgemm (experiments/bench-train compares the two). */
+static int conv_engine_is_dnnl(void) {
+    const char *e = getenv("SPEEDUP_CONV");
+    return !(e && strcmp(e, "im2col") == 0);
+}
+
 /* Shapes and parameter offsets of every layer; -1 with the reason when they do not fit. */
 static int plan(net *n, char *err, int errlen) {
     int h = n->h, w = n->w, c = n->c;
@@ -180,6 +187,8 @@ net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_ba
             L->col = alloc_floats(conv_col_floats(max_batch, L->h, L->w, L->c, L->spec.k, n->threads), &failed);
             L->ws = alloc_floats(conv_workspace_floats(L->spec.k, L->c, L->oc, n->threads), &failed);
             L->relu_fused = i + 1 < n->n_layers && n->spec.layers[i + 1].kind == LAYER_RELU;
+            if (conv_engine_is_dnnl())
+                L->dnnl = conv_dnnl_new(L->h, L->w, L->c, L->spec.k, L->oc, L->relu_fused, max_batch);
             L->out = alloc_floats(B * out_size, &failed);
             break;
         case LAYER_POOL:
@@ -209,6 +218,7 @@ void net_free(net *n) {
         net_layer *L = &n->layers[i];
         free(L->col);
         free(L->ws);
+        conv_dnnl_free(L->dnnl);
         free(L->mask);
         if (L->spec.kind != LAYER_RELU && L->spec.kind != LAYER_DROPOUT)
             free(L->out);
@@ -277,8 +287,9 @@ float net_forward(net *n, int count, const uint8_t *labels, int training, float 
         const double t0 = training ? host_monotonic_s() : 0.0;
         switch (L->spec.kind) {
         case LAYER_CONV:
-            conv_forward(L->in, W, b, L->col, L->out, B, L->h, L->w, L->c, L->spec.k, L->oc, L->relu_fused,
-                         n->threads);
+            if (!L->dnnl || conv_dnnl_forward(L->dnnl, L->in, W, b, L->out, B) != 0)
+                conv_forward(L->in, W, b, L->col, L->out, B, L->h, L->w, L->c, L->spec.k, L->oc, L->relu_fused,
+                             n->threads);
             break;
         case LAYER_RELU:
             if (!L->relu_fused)
@@ -337,8 +348,10 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
         const double t0 = host_monotonic_s();
         switch (L->spec.kind) {
         case LAYER_CONV:
-            conv_backward(dy, L->in, L->relu_fused ? L->out : NULL, W, L->col, dW, db, dx, L->ws, n->threads - 1,
-                          n->threads, B, L->h, L->w, L->c, L->spec.k, L->oc);
+            if (!L->dnnl ||
+                conv_dnnl_backward(L->dnnl, dy, L->in, L->relu_fused ? L->out : NULL, W, dW, db, dx, B) != 0)
+                conv_backward(dy, L->in, L->relu_fused ? L->out : NULL, W, L->col, dW, db, dx, L->ws,
+                              n->threads - 1, n->threads, B, L->h, L->w, L->c, L->spec.k, L->oc);
             cur = 1 - cur;
             break;
         case LAYER_FC:

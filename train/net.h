@@ -17,6 +17,7 @@
 #define SPEEDUP_NET_H
 
 #include "core/network.h"
+#include "train/conv_dnnl.h"
 #include "train/netspec.h"
 
 #include <gsl/gsl_rng.h>
@@ -32,6 +33,7 @@ typedef struct {
     float *out;          /* (B, oh, ow, oc); relu and dropout work in place: out == in */
     float *col;          /* conv: im2col workspace, a chunk of images per thread */
     float *ws;           /* conv: other threads' partial dw, db (conv_workspace_floats) */
+    conv_dnnl *dnnl;     /* conv: oneDNN's passes; NULL where it has none fast here (then col, ws) */
     int relu_fused;      /* conv followed by relu: the conv applies it (and its backward) */
     float *mask;         /* dropout: (B, oh·ow·oc) of 0 or 1/(1-p) */
 } net_layer;
