@@ -46,6 +46,26 @@ static double probe_s_per_flop(trace *const *tr, int n) {
     return gsl_stats_median_from_sorted_data(t, 1, (size_t)m) / TRACE_PROBE_FLOPS;
 }
 
+/* The fastest that a layer of kind k ran, seconds per FLOP, over the usable runs; 0 when
+ * no layer of the kind does FLOPs. */
+static double fastest_s_per_flop(trace *const *tr, int n, network_kind k) {
+    double best = 0;
+    for (int r = 0; r < n; r++) {
+        if (!usable(tr[r]))
+            continue;
+        const trace_layers *l = &tr[r]->run.layers;
+        for (int i = 0; i < l->cost.n; i++) {
+            const double flops = l->cost.layer[i].flops * l->examples;
+            if (l->cost.layer[i].kind != k || network_layer_idle(&l->cost.layer[i]) || !(l->time_s[i] > 0) ||
+                !(flops > 0))
+                continue;
+            const double s = l->time_s[i] / flops;
+            best = best > 0 && best < s ? best : s;
+        }
+    }
+    return best;
+}
+
 /* The rows of kind k: x (rows × COLS) and y, y less what the FLOPs cost at s_per_flop
  * (0: fitted); how many. */
 static int rows_of_kind(trace *const *tr, int n, network_kind k, double s_per_flop, gsl_matrix *x, gsl_vector *y) {
@@ -131,8 +151,12 @@ int netfit_traces(trace *const *traces, int n, calibration_network *out, char *n
         return -1;
     }
     int rc = 0;
-    const double s_per_flop = probe_s_per_flop(traces, n);
+    const double probe = probe_s_per_flop(traces, n);
     for (int k = 0; k < NETWORK_KINDS && rc == 0; k++) {
+        /* An engine faster than the probe's sgemm (oneDNN's direct convolutions) sets its own
+         * anchor: a FLOP costs no more than in the fastest layer of its kind. */
+        const double fastest = fastest_s_per_flop(traces, n, (network_kind)k);
+        const double s_per_flop = probe > 0 && fastest > 0 && fastest < probe ? fastest : probe;
         const int m = rows_of_kind(traces, n, (network_kind)k, s_per_flop, x, y);
         bool use[COLS];
         for (int c = 0; c < COLS; c++) { /* a column no row has is not a rate of this kind */

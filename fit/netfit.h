@@ -8,7 +8,9 @@
  * fitted by NNLS (fit/nnls.h) on relative errors (each row divided by its time, so a
  * large layer does not drown a small one). Where the traces record the host's speed
  * (trace_host_speed), a FLOP of conv and fc costs what it costs in the probe's sgemm (the
- * median over the runs of their faster probe) and the other rates are fitted to the rest:
+ * median over the runs of their faster probe), or in the fastest layer of the kind where
+ * that ran faster than the probe (oneDNN's convolutions beat OpenBLAS's sgemm), and the
+ * other rates are fitted to the rest:
  * with two conv layers a free per-FLOP rate trades off against the per-byte one and
  * prices a wider network's larger products at more than the machine's peak
  * (experiments/networks). A column no layer of the kind has (a pool's

@@ -127,6 +127,35 @@ Test(network, a_flop_costs_what_the_probes_sgemm_costs_when_the_runs_record_it) 
         free(tr[i]);
 }
 
+/* An engine faster than the probe (oneDNN's convolutions beside OpenBLAS's sgemm): conv
+ * layers whose FLOPs cost 1 ns each and nothing else, fc layers at the probe's 2 ns a FLOP.
+ * A FLOP of conv costs the layers' own 1 ns, with nothing left for its other rates; fc
+ * keeps the probe's. (Anchored at the probe, conv would cost 2 ns a FLOP, twice its time.) */
+Test(network, a_flop_costs_the_fastest_layers_where_they_beat_the_probe) {
+    const double probe_s_per_flop = 2e-9;
+    netcost_rates rates[NETWORK_KINDS] = { 0 };
+    rates[NETWORK_CONV].s_per_flop = 1e-9;
+    rates[NETWORK_FC].s_per_flop = probe_s_per_flop;
+    network_cost c;
+    char err[256], note[512];
+    cr_assert_eq(net_cost_of_spec("conv3x3x4,relu,conv5x5x8,relu,pool2,fc16,relu,fc4", 8, 8, 1, 4, &c, err, sizeof err),
+                 0, "%s", err);
+    trace *tr[2] = { synthetic_run(&c, 16, rates), synthetic_run(&c, 32, rates) };
+    for (int i = 0; i < 2; i++) {
+        const double probe_s = probe_s_per_flop * 2.0 * 384 * 384 * 384;
+        tr[i]->run.speed = (trace_host_speed){ .has = true, .probe_before_s = probe_s, .probe_after_s = probe_s };
+    }
+    calibration_network got;
+    cr_assert_eq(netfit_traces(tr, 2, &got, note, sizeof note), 0, "%s", note);
+    assert_rel(got.rate[NETWORK_CONV].s_per_flop, 1e-9, 1e-9, "conv per FLOP");
+    cr_assert(got.rate[NETWORK_CONV].s_per_byte < 1e-15 && got.rate[NETWORK_CONV].s_per_layer_step < 1e-12,
+              "conv: nothing left for bytes (%g) or layer-steps (%g)", got.rate[NETWORK_CONV].s_per_byte,
+              got.rate[NETWORK_CONV].s_per_layer_step);
+    assert_rel(got.rate[NETWORK_FC].s_per_flop, probe_s_per_flop, 1e-9, "fc per FLOP");
+    for (int i = 0; i < 2; i++)
+        free(tr[i]);
+}
+
 /* Measured: fc4 on 2x2x1 (16 weights, 96 FLOPs, 20 parameters); the target fc8,relu,fc4
  * (two fc of 32 weights: 384 FLOPs; 40 + 36 = 76 parameters). Only FLOPs cost, 1 µs
  * each, and 10 µs a layer-step: E(m) = 96 µs, E(x) = 384 µs; S(m) = 10 µs, S(x) = 20 µs
