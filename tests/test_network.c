@@ -17,10 +17,15 @@ static void assert_rel(double got, double want, double tol, const char *what) {
     cr_assert(fabs(got - want) <= tol * fabs(want), "%s: got %.12g, want %.12g", what, got, want);
 }
 
-/* conv3x3x2 on 4x4x1 (same padding): 16 positions x 2 channels x 9 taps = 288 multiply-adds
- * forward, 576 FLOPs, and twice that backward: 1728. Its 18 weights and 2 biases; after
- * pool2, 2x2x2 = 8 inputs to fc4: 32 multiply-adds, 192 FLOPs both ways; 32 weights, 4
- * biases. 56 parameters. The relu is fused into the conv: no work of its own. */
+/* conv3x3x2 on 4x4x1 (same padding): along a side of 4, the 3 taps of the 4 positions
+ * reach inside the image 2 + 3 + 3 + 2 = 10 times, so 10 x 10 = 100 (position, tap) pairs
+ * of the 16 x 9 = 144 (the rest read the zero padding, which a direct convolution skips):
+ * 100 x 2 channels = 200 multiply-adds forward, 400 FLOPs, and as many for the weights'
+ * gradient; no input gradient (no layer before it has parameters): 800. Its 18 weights
+ * (read by the forward and the weights' gradient: twice) and 2 biases; after pool2, 2x2x2
+ * = 8 inputs to fc4: 32 multiply-adds, 192 FLOPs with its input's gradient (the conv
+ * needs it); 32 weights, 4 biases. 56 parameters. The relu is fused into the conv: no
+ * work of its own. */
 Test(network, a_small_networks_work_is_counted_layer_by_layer) {
     network_cost c;
     char err[256];
@@ -28,14 +33,15 @@ Test(network, a_small_networks_work_is_counted_layer_by_layer) {
     cr_assert_eq(c.n, 4);
     cr_assert_eq(c.params, 56);
     cr_assert_eq(c.layer[0].kind, NETWORK_CONV);
-    assert_rel(c.layer[0].flops, 1728, 1e-12, "conv FLOPs");
-    assert_rel(c.layer[0].step_bytes, 4.0 * 3 * 18, 1e-12, "conv weights read three times");
+    assert_rel(c.layer[0].flops, 800, 1e-12, "conv FLOPs");
+    assert_rel(c.layer[0].step_bytes, 4.0 * 2 * 18, 1e-12, "conv weights read twice");
     cr_assert(network_layer_idle(&c.layer[1]), "the fused relu does no work");
     cr_assert_eq(c.layer[2].kind, NETWORK_POOL);
     cr_assert_eq(c.layer[2].flops, 0);
     assert_rel(c.layer[2].bytes, 4.0 * 3 * (32 + 8), 1e-12, "pool reads 32 and writes 8 floats, three passes");
     cr_assert_eq(c.layer[3].kind, NETWORK_FC);
     assert_rel(c.layer[3].flops, 192, 1e-12, "fc FLOPs");
+    assert_rel(c.layer[3].step_bytes, 4.0 * 3 * 32, 1e-12, "fc weights read three times");
     /* A relu that follows no conv is elementwise work of its own. */
     cr_assert_eq(net_cost_of_spec("fc8,relu,fc4", 4, 4, 1, 4, &c, err, sizeof err), 0, "%s", err);
     cr_assert_eq(c.layer[1].kind, NETWORK_ELEMENTWISE);
@@ -156,15 +162,17 @@ Test(network, a_flop_costs_the_fastest_layers_where_they_beat_the_probe) {
         free(tr[i]);
 }
 
-/* Measured: fc4 on 2x2x1 (16 weights, 96 FLOPs, 20 parameters); the target fc8,relu,fc4
- * (two fc of 32 weights: 384 FLOPs; 40 + 36 = 76 parameters). Only FLOPs cost, 1 µs
- * each, and 10 µs a layer-step: E(m) = 96 µs, E(x) = 384 µs; S(m) = 10 µs, S(x) = 20 µs
- * (the relu is elementwise, at 0 here). c1 = 2 ms keeps its 1.904 ms that no layer holds. */
+/* Measured: fc4 on 2x2x1 (16 weights; the first layer: no input gradient, 2·2·16 = 64
+ * FLOPs; 20 parameters); the target fc8,relu,fc4 (fc8: 32 weights, first, 2·2·32 = 128
+ * FLOPs; fc4 on 8 inputs: 32 weights with its input's gradient, 2·3·32 = 192; 40 + 36 =
+ * 76 parameters). Only FLOPs cost, 1 µs each, and 10 µs a layer-step: E(m) = 64 µs,
+ * E(x) = 320 µs; S(m) = 10 µs, S(x) = 20 µs (the relu is elementwise, at 0 here). c1 =
+ * 2 ms keeps its 1.936 ms that no layer holds. */
 static calibration_network fc_network(void) {
     calibration_network n = { .known = true, .spec = "fc4", .input = { 2, 2, 1, 4 }, .transfer_cv = 0.1 };
     n.rate[NETWORK_FC] = (netcost_rates){ .s_per_flop = 1e-6, .s_per_layer_step = 10e-6 };
     n.cost = (network_cost){ .n = 1, .params = 20 };
-    n.cost.layer[0] = (network_layer){ .kind = NETWORK_FC, .flops = 96, .bytes = 96, .step_bytes = 192 };
+    n.cost.layer[0] = (network_layer){ .kind = NETWORK_FC, .flops = 64, .bytes = 96, .step_bytes = 128 };
     return n;
 }
 
@@ -177,8 +185,8 @@ Test(network, another_network_keeps_what_no_layer_holds_and_prices_its_layers) {
     costmodel_params p = { .c0_s = 1e-3, .c1_s = 2e-3, .update_s = 1e-4, .model_bytes = 80, .model_cv = 0.05 };
     double se = 2e-4;
     cr_assert_eq(netcost_transfer(&n, &x, &p, &se, err, sizeof err), 0, "%s", err);
-    assert_rel(p.c1_s, 2e-3 - 96e-6 + 384e-6, 1e-12, "c1");
-    assert_rel(se, 2e-4 * (2e-3 - 96e-6 + 384e-6) / 2e-3, 1e-12, "c1's standard error");
+    assert_rel(p.c1_s, 2e-3 - 64e-6 + 320e-6, 1e-12, "c1");
+    assert_rel(se, 2e-4 * (2e-3 - 64e-6 + 320e-6) / 2e-3, 1e-12, "c1's standard error");
     assert_rel(p.c0_s, 1e-3 + 20e-6 - 10e-6, 1e-12, "c0");
     assert_rel(p.update_s, 1e-4 * 76 / 20, 1e-12, "update");
     assert_rel(p.model_bytes, 304, 1e-12, "model bytes");
@@ -203,7 +211,7 @@ Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_
     cr_assert_str_eq(back.network.spec, "fc4");
     cr_assert_eq(back.network.cost.n, 1);
     cr_assert_eq(back.network.cost.layer[0].kind, NETWORK_FC);
-    cr_assert_eq(back.network.cost.layer[0].flops, 96);
+    cr_assert_eq(back.network.cost.layer[0].flops, 64);
     cr_assert_eq(back.network.rate[NETWORK_FC].s_per_layer_step, 10e-6);
     cr_assert_eq(back.network.input[3], 4);
     /* A layer of a kind nobody knows is refused by its place. */
@@ -217,7 +225,7 @@ Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_
 
 /* Through the binary: one worker, only compute costs, so the time is c1's; the
  * calibration of fc4 with the rates above. --net fc8,relu,fc4 moves c1 from 2 ms to
- * 2.288 ms: the time by 1.144. */
+ * 2.256 ms: the time by 1.128. */
 /* clirun's calibration where only c1 costs (2 ms ± 0.2 ms), with fc_network's per-FLOP
  * rate (no layer-step cost: c0 stays 0) and model bytes, written back through the
  * calibration file's own writer. */
@@ -242,7 +250,7 @@ Test(network, model_net_prices_another_network_through_the_binary) {
     prediction_row *other = clirun_predictions(args, &n2);
     cr_assert_eq(n1, 1);
     cr_assert_eq(n2, 1);
-    assert_rel(other[0].time_s / own[0].time_s, 2.288 / 2.0, 1e-6, "the time moves with c1");
+    assert_rel(other[0].time_s / own[0].time_s, 2.256 / 2.0, 1e-6, "the time moves with c1");
     cr_assert(other[0].time_hi / other[0].time_s > own[0].time_hi / own[0].time_s, "the transfer widens the interval");
     free(own), free(other);
     clirun_result r = clirun(args);

@@ -455,24 +455,42 @@ net_memory net_memory_of(const net *n) {
                          .workspace_bytes = f * col, .workspace_bytes_per_thread = f * per_thread };
 }
 
+/* The (output position, kernel tap) pairs along one side of n positions whose input is
+ * inside the image ("same" padding k/2): a direct convolution skips the others. */
+static double valid_taps(int n, int k) {
+    const int pad = k / 2;
+    double taps = 0;
+    for (int o = 0; o < n; o++)
+        for (int t = 0; t < k; t++)
+            taps += o + t - pad >= 0 && o + t - pad < n;
+    return taps;
+}
+
 /* A layer's work (core/network.h): conv and fc by their FLOPs, im2col and activations by
- * the bytes they move, weights once a step; a relu fused into its conv is part of the conv. */
+ * the bytes they move, weights once a step; a relu fused into its conv is part of the conv.
+ * The FLOPs are those done: a conv's multiply-adds over the image, not its zero padding
+ * (oneDNN skips it), and no input gradient where no earlier layer has parameters. */
 static network_layer layer_cost(const net *n, int i) {
     const net_layer *L = &n->layers[i];
     const double in = (double)L->h * L->w * L->c, out = (double)L->oh * L->ow * L->oc, f = sizeof(float);
+    int need_dx = 0;
+    for (int j = 0; j < i; j++)
+        need_dx |= n->layers[j].w_off >= 0;
+    const double passes = need_dx ? 3.0 : 2.0; /* forward, the weights' gradient, the input's */
     network_layer c = { .kind = kind_of(n, i) };
     switch (L->spec.kind) {
     case LAYER_CONV: {
         const double col = (double)L->oh * L->ow * L->spec.k * L->spec.k * L->c; /* im2col floats */
-        c.flops = 6.0 * L->oh * L->ow * (double)L->n_w;
+        const double macs = valid_taps(L->h, L->spec.k) * valid_taps(L->w, L->spec.k) * L->c * L->oc;
+        c.flops = 2.0 * passes * macs;
         c.bytes = f * (4 * col + 3 * (in + out));
-        c.step_bytes = f * 3 * (double)L->n_w;
+        c.step_bytes = f * passes * (double)L->n_w;
         break;
     }
     case LAYER_FC:
-        c.flops = 6.0 * (double)L->n_w;
+        c.flops = 2.0 * passes * (double)L->n_w;
         c.bytes = f * 3 * (in + out);
-        c.step_bytes = f * 3 * (double)L->n_w;
+        c.step_bytes = f * passes * (double)L->n_w;
         break;
     case LAYER_RELU: c.bytes = c.kind == NETWORK_CONV ? 0.0 : f * 5 * out; break;
     case LAYER_DROPOUT: c.bytes = L->spec.p > 0 ? f * 6 * out : 0.0; break;
