@@ -4,23 +4,14 @@
  * are never within a finite-difference step of a kink. */
 #include "train/layers.h"
 
+#include "tests/fixed_rng.h"
+
 #include <criterion/criterion.h>
 #include <math.h>
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
 
-static unsigned rng_state = 12345;
-static float urand(void) { // a fixed LCG: the tests need fixed numbers, not good ones
-    rng_state = rng_state * 1664525u + 1013904223u;
-    return (float)((rng_state >> 8) & 0xffffff) / 16777216.0f * 2.0f - 1.0f;
-}
-static float *rand_array(long n) {
-    float *a = malloc(sizeof(float) * (size_t)n);
-    for (long i = 0; i < n; i++)
-        a[i] = urand();
-    return a;
-}
 static double dot(const float *a, const float *b, long n) {
     double s = 0;
     for (long i = 0; i < n; i++)

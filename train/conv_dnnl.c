@@ -215,17 +215,21 @@ static int bind(dnnl_memory_t m, const float *p) {
     return p && dnnl_memory_set_data_handle(m, (void *)(size_t)p) != dnnl_success ? -1 : 0;
 }
 
+/* from, reordered into `to` when there is a reorder (then `to`, else from); NULL on failure. */
+static dnnl_memory_t reordered(conv_dnnl *cv, dnnl_primitive_t reorder, dnnl_memory_t from, dnnl_memory_t to) {
+    if (!reorder)
+        return from;
+    dnnl_exec_arg_t args[] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
+    return run(cv, reorder, 2, args) ? NULL : to;
+}
+
 int conv_dnnl_forward(conv_dnnl *cv, const float *x, const float *w, const float *bias, float *y, int B) {
     conv_dnnl_slot *s = slot_for(cv, B);
     if (!s || bind(s->x, x) || bind(s->w_user, w) || bind(s->bias, bias) || bind(s->y, y))
         return -1;
-    dnnl_memory_t w_mem = s->w_user;
-    if (s->w_to_fwd) {
-        dnnl_exec_arg_t re[] = { { DNNL_ARG_FROM, s->w_user }, { DNNL_ARG_TO, s->w_fwd } };
-        if (run(cv, s->w_to_fwd, 2, re))
-            return -1;
-        w_mem = s->w_fwd;
-    }
+    dnnl_memory_t w_mem = reordered(cv, s->w_to_fwd, s->w_user, s->w_fwd);
+    if (!w_mem)
+        return -1;
     dnnl_exec_arg_t args[] = { { DNNL_ARG_SRC, s->x }, { DNNL_ARG_WEIGHTS, w_mem }, { DNNL_ARG_BIAS, s->bias },
                                { DNNL_ARG_DST, s->y } };
     return run(cv, s->fwd, 4, args);
@@ -237,20 +241,13 @@ static int backward_weights(conv_dnnl *cv, conv_dnnl_slot *s) {
                                { DNNL_ARG_DIFF_WEIGHTS, dw_mem }, { DNNL_ARG_DIFF_BIAS, s->dbias } };
     if (run(cv, s->bwd_weights, 4, args))
         return -1;
-    if (!s->dw_to_user)
-        return 0;
-    dnnl_exec_arg_t re[] = { { DNNL_ARG_FROM, s->dw_bwd }, { DNNL_ARG_TO, s->dw_user } };
-    return run(cv, s->dw_to_user, 2, re);
+    return reordered(cv, s->dw_to_user, s->dw_bwd, s->dw_user) ? 0 : -1;
 }
 
 static int backward_data(conv_dnnl *cv, conv_dnnl_slot *s) {
-    dnnl_memory_t w_mem = s->w_user;
-    if (s->w_to_bwd_data) {
-        dnnl_exec_arg_t re[] = { { DNNL_ARG_FROM, s->w_user }, { DNNL_ARG_TO, s->w_bwd_data } };
-        if (run(cv, s->w_to_bwd_data, 2, re))
-            return -1;
-        w_mem = s->w_bwd_data;
-    }
+    dnnl_memory_t w_mem = reordered(cv, s->w_to_bwd_data, s->w_user, s->w_bwd_data);
+    if (!w_mem)
+        return -1;
     dnnl_exec_arg_t args[] = { { DNNL_ARG_DIFF_DST, s->dy }, { DNNL_ARG_WEIGHTS, w_mem },
                                { DNNL_ARG_DIFF_SRC, s->dx } };
     return run(cv, s->bwd_data, 3, args);
