@@ -13,6 +13,11 @@
 
 typedef struct { int B, H, W, C, K, O; } shape;
 
+/* The other threads' partial dw and db (conv_dnnl_backward's ws). */
+static float *ws_for(const conv_dnnl *cv, shape s) {
+    return malloc(sizeof(float) * (size_t)(conv_workspace_floats(s.K, s.C, s.O, conv_dnnl_threads(cv)) + 1));
+}
+
 static conv_dnnl *make(shape s, int relu) {
     conv_dnnl *cv = conv_dnnl_new(s.H, s.W, s.C, s.K, s.O, relu, s.B);
     if (!cv)
@@ -73,8 +78,9 @@ Test(conv_dnnl, gradients_match_finite_differences) {
     float *dy = malloc(sizeof(float) * (size_t)ny), *y = malloc(sizeof(float) * (size_t)ny);
     float *dx = malloc(sizeof(float) * (size_t)nx), *dw = malloc(sizeof(float) * (size_t)nw), *db = malloc(sizeof(float) * (size_t)s.O);
     conv_dnnl *cv = make(s, 0);
+    float *ws = ws_for(cv, s);
     memcpy(dy, r, sizeof(float) * (size_t)ny);
-    cr_assert_eq(conv_dnnl_backward(cv, dy, x, NULL, w, dw, db, dx, s.B), 0);
+    cr_assert_eq(conv_dnnl_backward(cv, dy, x, NULL, w, dw, db, dx, ws, s.B), 0);
     const float eps = 1e-2f;
     struct { float *v, *g; long n; const char *name; } ps[] = { { x, dx, nx, "dx" }, { w, dw, nw, "dw" }, { b, db, s.O, "db" } };
     for (int p = 0; p < 3; p++)
@@ -92,11 +98,13 @@ Test(conv_dnnl, gradients_match_finite_differences) {
                       ps[p].name, i, ps[p].g[i], numeric);
         }
     conv_dnnl_free(cv);
-    free(x), free(w), free(b), free(r), free(dy), free(y), free(dx), free(dw), free(db);
+    free(x), free(w), free(b), free(r), free(dy), free(y), free(dx), free(dw), free(db), free(ws);
 }
 
-/* Both passes with the ReLU fused, oneDNN against layers.c, at batch B. */
+/* Both passes with the ReLU fused, oneDNN (its threads splitting the batch) against
+ * layers.c on one thread, at batch B. */
 static void expect_same_as_im2col(conv_dnnl *cv, shape s, int B) {
+    float *ws = ws_for(cv, s);
     const long nx = (long)B * s.H * s.W * s.C, nw = (long)s.O * s.K * s.K * s.C, ny = (long)B * s.H * s.W * s.O;
     float *x = rand_array(nx), *w = rand_array(nw), *b = rand_array(s.O), *dy0 = rand_array(ny);
     float *col = malloc(sizeof(float) * (size_t)conv_col_floats(B, s.H, s.W, s.C, s.K, 1));
@@ -108,7 +116,7 @@ static void expect_same_as_im2col(conv_dnnl *cv, shape s, int B) {
         memcpy(out[e][1], dy0, sizeof(float) * (size_t)ny);
         if (e == 0) {
             cr_assert_eq(conv_dnnl_forward(cv, x, w, b, out[e][0], B), 0);
-            cr_assert_eq(conv_dnnl_backward(cv, out[e][1], x, out[e][0], w, out[e][2], out[e][3], out[e][4], B), 0);
+            cr_assert_eq(conv_dnnl_backward(cv, out[e][1], x, out[e][0], w, out[e][2], out[e][3], out[e][4], ws, B), 0);
         } else {
             conv_forward(x, w, b, col, out[e][0], B, s.H, s.W, s.C, s.K, s.O, 1, 1);
             conv_backward(out[e][1], x, out[e][0], w, col, out[e][2], out[e][3], out[e][4], NULL, 0, 1, B, s.H, s.W,
@@ -123,7 +131,7 @@ static void expect_same_as_im2col(conv_dnnl *cv, shape s, int B) {
     for (int e = 0; e < 2; e++)
         for (int i = 0; i < 5; i++)
             free(out[e][i]);
-    free(x), free(w), free(b), free(dy0), free(col);
+    free(x), free(w), free(b), free(dy0), free(col), free(ws);
 }
 
 Test(conv_dnnl, relu_passes_match_im2col_at_every_batch_size) {
@@ -137,6 +145,18 @@ Test(conv_dnnl, relu_passes_match_im2col_at_every_batch_size) {
     conv_dnnl_free(cv);
 }
 
+Test(conv_dnnl, two_threads_split_the_batch_and_match_im2col) {
+    // Blocks of 4 and 4, 1 and 2, and one image alone (one thread); the partial dw summed.
+    omp_set_num_threads(2);
+    const shape s = { 8, 6, 6, 16, 5, 32 };
+    conv_dnnl *cv = make(s, 1);
+    cr_assert_eq(conv_dnnl_threads(cv), 2);
+    const int batches[] = { 8, 3, 1, 8 };
+    for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++)
+        expect_same_as_im2col(cv, s, batches[i]);
+    conv_dnnl_free(cv);
+}
+
 Test(conv_dnnl, two_threads_give_the_same_bits_twice) {
     omp_set_num_threads(2);
     const shape s = { 16, 14, 14, 32, 5, 64 };
@@ -145,11 +165,12 @@ Test(conv_dnnl, two_threads_give_the_same_bits_twice) {
     float *y = malloc(sizeof(float) * (size_t)ny), *dy = malloc(sizeof(float) * (size_t)ny);
     float *dw[2], *dx[2], db[2][64];
     conv_dnnl *cv = make(s, 1);
+    float *ws = ws_for(cv, s);
     for (int run = 0; run < 2; run++) {
         dw[run] = malloc(sizeof(float) * (size_t)nw), dx[run] = malloc(sizeof(float) * (size_t)nx);
         memcpy(dy, dy0, sizeof(float) * (size_t)ny);
         cr_assert_eq(conv_dnnl_forward(cv, x, w, b, y, s.B), 0);
-        cr_assert_eq(conv_dnnl_backward(cv, dy, x, y, w, dw[run], db[run], dx[run], s.B), 0);
+        cr_assert_eq(conv_dnnl_backward(cv, dy, x, y, w, dw[run], db[run], dx[run], ws, s.B), 0);
     }
     cr_expect(memcmp(dw[0], dw[1], sizeof(float) * (size_t)nw) == 0, "dw differs between two runs");
     cr_expect(memcmp(dx[0], dx[1], sizeof(float) * (size_t)nx) == 0, "dx differs between two runs");
@@ -157,5 +178,5 @@ Test(conv_dnnl, two_threads_give_the_same_bits_twice) {
     conv_dnnl_free(cv);
     for (int run = 0; run < 2; run++)
         free(dw[run]), free(dx[run]);
-    free(x), free(w), free(b), free(dy0), free(y), free(dy);
+    free(x), free(w), free(b), free(dy0), free(y), free(dy), free(ws);
 }

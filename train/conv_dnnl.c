@@ -1,4 +1,5 @@
-/* conv_dnnl — oneDNN's primitives for one conv layer, cached by (batch, threads).
+/* conv_dnnl — oneDNN's primitives for one conv layer. Each thread owns a lane: its own
+ * stream and one-thread primitives, cached by the size of its block of the batch.
  * Activations, bias and the caller's weights stay in our layouts (nhwc, ohwi); oneDNN
  * chooses the weights' layout its kernels want ("any"), and the weights and their gradient
  * are reordered each pass: O·K·K·C floats, microseconds against the pass. */
@@ -10,10 +11,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define CONV_DNNL_SLOTS 4 /* batch sizes kept: training, its last partial batch, evaluation */
+#define CONV_DNNL_SLOTS 4 /* block sizes kept: training's (two), its last partial batch, evaluation */
 
 typedef struct {
-    int B, threads; /* the key; B = 0: empty */
+    int B; /* the key, the images of a block; 0: empty */
     dnnl_primitive_desc_t fwd_pd, bwd_data_pd, bwd_weights_pd;
     dnnl_primitive_t fwd, bwd_data, bwd_weights;
     dnnl_primitive_t w_to_fwd, w_to_bwd_data, dw_to_user; /* NULL when the layouts agree */
@@ -21,12 +22,17 @@ typedef struct {
     dnnl_memory_t w_fwd, w_bwd_data, dw_bwd;                  /* oneDNN's, when it wants its own */
 } conv_dnnl_slot;
 
-struct conv_dnnl {
-    int H, W, C, K, O, relu;
-    dnnl_engine_t engine;
+typedef struct {
     dnnl_stream_t stream;
     conv_dnnl_slot slot[CONV_DNNL_SLOTS];
     int next_victim;
+} conv_dnnl_lane;
+
+struct conv_dnnl {
+    int H, W, C, K, O, relu;
+    int threads;          /* lanes: omp_get_max_threads() when made */
+    dnnl_engine_t engine;
+    conv_dnnl_lane *lane; /* (threads) */
     char impl[64];
 };
 
@@ -112,8 +118,9 @@ done:
     return rc;
 }
 
-/* Builds slot s for a batch of B at the current thread count; 0, or -1 (s cleared) when
- * oneDNN fails or offers only its reference implementation. */
+/* Builds slot s for a block of B images, its primitives for one thread (the caller has set
+ * omp_set_num_threads(1), which oneDNN reads); 0, or -1 (s cleared) when oneDNN fails or
+ * offers only its reference implementation. */
 static int slot_build(conv_dnnl *cv, conv_dnnl_slot *s, int B) {
     dnnl_dims_t x_dims = { B, cv->C, cv->H, cv->W }, y_dims = { B, cv->O, cv->H, cv->W }, b_dims = { cv->O };
     dnnl_dims_t w_dims = { cv->O, cv->C, cv->K, cv->K };
@@ -146,21 +153,20 @@ static int slot_build(conv_dnnl *cv, conv_dnnl_slot *s, int B) {
         dnnl_primitive_create(&s->bwd_weights, s->bwd_weights_pd) != dnnl_success)
         goto fail;
     s->B = B;
-    s->threads = omp_get_max_threads();
     return 0;
 fail:
     slot_clear(s);
     return -1;
 }
 
-/* The slot for a batch of B at the current thread count, built when missing; NULL on failure. */
-static conv_dnnl_slot *slot_for(conv_dnnl *cv, int B) {
-    const int threads = omp_get_max_threads();
+/* Lane t's slot for a block of B images, built when missing; NULL on failure. */
+static conv_dnnl_slot *slot_for(conv_dnnl *cv, int t, int B) {
+    conv_dnnl_lane *l = &cv->lane[t];
     for (int i = 0; i < CONV_DNNL_SLOTS; i++)
-        if (cv->slot[i].B == B && cv->slot[i].threads == threads)
-            return &cv->slot[i];
-    conv_dnnl_slot *s = &cv->slot[cv->next_victim];
-    cv->next_victim = (cv->next_victim + 1) % CONV_DNNL_SLOTS;
+        if (l->slot[i].B == B)
+            return &l->slot[i];
+    conv_dnnl_slot *s = &l->slot[l->next_victim];
+    l->next_victim = (l->next_victim + 1) % CONV_DNNL_SLOTS;
     if (s->B)
         slot_clear(s);
     return slot_build(cv, s, B) == 0 ? s : NULL;
@@ -173,13 +179,17 @@ conv_dnnl *conv_dnnl_new(int H, int W, int C, int K, int O, int relu, int probe_
     conv_dnnl *cv = calloc(1, sizeof *cv);
     if (!cv)
         return NULL;
-    *cv = (conv_dnnl){ .H = H, .W = W, .C = C, .K = K, .O = O, .relu = relu };
-    if (K % 2 == 0 || dnnl_engine_create(&cv->engine, dnnl_cpu, 0) != dnnl_success ||
-        dnnl_stream_create(&cv->stream, cv->engine, dnnl_stream_default_flags) != dnnl_success) {
-        conv_dnnl_free(cv);
-        return NULL;
-    }
-    conv_dnnl_slot *s = slot_for(cv, probe_batch > 0 ? probe_batch : 1);
+    const int threads = omp_get_max_threads() > 0 ? omp_get_max_threads() : 1;
+    *cv = (conv_dnnl){ .H = H, .W = W, .C = C, .K = K, .O = O, .relu = relu, .threads = threads };
+    cv->lane = calloc((size_t)threads, sizeof *cv->lane);
+    int ok = cv->lane && K % 2 == 1 && dnnl_engine_create(&cv->engine, dnnl_cpu, 0) == dnnl_success;
+    for (int t = 0; ok && t < threads; t++)
+        ok = dnnl_stream_create(&cv->lane[t].stream, cv->engine, dnnl_stream_default_flags) == dnnl_success;
+    /* Probe lane 0 at its block of a probe batch, with one thread, as a pass builds it. */
+    const int block = probe_batch / threads > 0 ? probe_batch / threads : 1;
+    omp_set_num_threads(1);
+    conv_dnnl_slot *s = ok ? slot_for(cv, 0, block) : NULL;
+    omp_set_num_threads(threads);
     const char *impl = NULL;
     if (!s || dnnl_primitive_desc_query(s->fwd_pd, dnnl_query_impl_info_str, 0, &impl) != dnnl_success) {
         conv_dnnl_free(cv);
@@ -192,10 +202,13 @@ conv_dnnl *conv_dnnl_new(int H, int W, int C, int K, int O, int relu, int probe_
 void conv_dnnl_free(conv_dnnl *cv) {
     if (!cv)
         return;
-    for (int i = 0; i < CONV_DNNL_SLOTS; i++)
-        slot_clear(&cv->slot[i]);
-    if (cv->stream)
-        dnnl_stream_destroy(cv->stream);
+    for (int t = 0; cv->lane && t < cv->threads; t++) {
+        for (int i = 0; i < CONV_DNNL_SLOTS; i++)
+            slot_clear(&cv->lane[t].slot[i]);
+        if (cv->lane[t].stream)
+            dnnl_stream_destroy(cv->lane[t].stream);
+    }
+    free(cv->lane);
     if (cv->engine)
         dnnl_engine_destroy(cv->engine);
     free(cv);
@@ -203,9 +216,10 @@ void conv_dnnl_free(conv_dnnl *cv) {
 
 const char *conv_dnnl_impl(const conv_dnnl *cv) { return cv->impl; }
 
-static int run(conv_dnnl *cv, dnnl_primitive_t p, int n, const dnnl_exec_arg_t *args) {
-    return dnnl_primitive_execute(p, cv->stream, n, args) == dnnl_success &&
-                   dnnl_stream_wait(cv->stream) == dnnl_success
+int conv_dnnl_threads(const conv_dnnl *cv) { return cv->threads; }
+
+static int run(dnnl_stream_t stream, dnnl_primitive_t p, int n, const dnnl_exec_arg_t *args) {
+    return dnnl_primitive_execute(p, stream, n, args) == dnnl_success && dnnl_stream_wait(stream) == dnnl_success
                ? 0
                : -1;
 }
@@ -216,56 +230,107 @@ static int bind(dnnl_memory_t m, const float *p) {
 }
 
 /* from, reordered into `to` when there is a reorder (then `to`, else from); NULL on failure. */
-static dnnl_memory_t reordered(conv_dnnl *cv, dnnl_primitive_t reorder, dnnl_memory_t from, dnnl_memory_t to) {
+static dnnl_memory_t reordered(dnnl_stream_t stream, dnnl_primitive_t reorder, dnnl_memory_t from, dnnl_memory_t to) {
     if (!reorder)
         return from;
     dnnl_exec_arg_t args[] = { { DNNL_ARG_FROM, from }, { DNNL_ARG_TO, to } };
-    return run(cv, reorder, 2, args) ? NULL : to;
+    return run(stream, reorder, 2, args) ? NULL : to;
 }
 
-int conv_dnnl_forward(conv_dnnl *cv, const float *x, const float *w, const float *bias, float *y, int B) {
-    conv_dnnl_slot *s = slot_for(cv, B);
+/* The blocks: thread t of nt takes images [*b0, *b1), contiguous, sizes within one. */
+static void block_of(int B, int t, int nt, long *b0, long *b1) {
+    *b0 = (long)B * t / nt;
+    *b1 = (long)B * (t + 1) / nt;
+}
+
+static int forward_block(conv_dnnl *cv, int t, const float *x, const float *w, const float *bias, float *y, int B) {
+    conv_dnnl_slot *s = slot_for(cv, t, B);
     if (!s || bind(s->x, x) || bind(s->w_user, w) || bind(s->bias, bias) || bind(s->y, y))
         return -1;
-    dnnl_memory_t w_mem = reordered(cv, s->w_to_fwd, s->w_user, s->w_fwd);
+    const dnnl_stream_t st = cv->lane[t].stream;
+    dnnl_memory_t w_mem = reordered(st, s->w_to_fwd, s->w_user, s->w_fwd);
     if (!w_mem)
         return -1;
     dnnl_exec_arg_t args[] = { { DNNL_ARG_SRC, s->x }, { DNNL_ARG_WEIGHTS, w_mem }, { DNNL_ARG_BIAS, s->bias },
                                { DNNL_ARG_DST, s->y } };
-    return run(cv, s->fwd, 4, args);
+    return run(st, s->fwd, 4, args);
 }
 
-static int backward_weights(conv_dnnl *cv, conv_dnnl_slot *s) {
-    dnnl_memory_t dw_mem = s->dw_to_user ? s->dw_bwd : s->dw_user;
-    dnnl_exec_arg_t args[] = { { DNNL_ARG_SRC, s->x }, { DNNL_ARG_DIFF_DST, s->dy },
-                               { DNNL_ARG_DIFF_WEIGHTS, dw_mem }, { DNNL_ARG_DIFF_BIAS, s->dbias } };
-    if (run(cv, s->bwd_weights, 4, args))
-        return -1;
-    return reordered(cv, s->dw_to_user, s->dw_bwd, s->dw_user) ? 0 : -1;
+/* Threads at most, and no more than images: a thread of an empty block would build for 0. */
+static int threads_for_batch(const conv_dnnl *cv, int B) { return B < cv->threads ? (B > 0 ? B : 1) : cv->threads; }
+
+int conv_dnnl_forward(conv_dnnl *cv, const float *x, const float *w, const float *bias, float *y, int B) {
+    const long in = (long)cv->H * cv->W * cv->C, out = (long)cv->H * cv->W * cv->O;
+    int failed = 0;
+#pragma omp parallel num_threads(threads_for_batch(cv, B)) reduction(| : failed)
+    {
+        const int t = omp_get_thread_num();
+        long b0, b1;
+        block_of(B, t, omp_get_num_threads(), &b0, &b1);
+        omp_set_num_threads(1); /* oneDNN inside this thread: one thread (this region's ICV only) */
+        failed |= forward_block(cv, t, x + b0 * in, w, bias, y + b0 * out, (int)(b1 - b0));
+    }
+    return failed ? -1 : 0;
 }
 
-static int backward_data(conv_dnnl *cv, conv_dnnl_slot *s) {
-    dnnl_memory_t w_mem = reordered(cv, s->w_to_bwd_data, s->w_user, s->w_bwd_data);
-    if (!w_mem)
-        return -1;
-    dnnl_exec_arg_t args[] = { { DNNL_ARG_DIFF_DST, s->dy }, { DNNL_ARG_WEIGHTS, w_mem },
-                               { DNNL_ARG_DIFF_SRC, s->dx } };
-    return run(cv, s->bwd_data, 3, args);
-}
-
-int conv_dnnl_backward(conv_dnnl *cv, float *dy, const float *x, const float *y, const float *w, float *dw,
-                       float *db, float *dx, int B) {
-    conv_dnnl_slot *s = slot_for(cv, B);
+/* Lane t's block: the weights' gradient into dw and db, the input's into dx (when not NULL). */
+static int backward_block(conv_dnnl *cv, int t, float *dy, const float *x, const float *y, const float *w,
+                          float *dw, float *db, float *dx, int B) {
+    conv_dnnl_slot *s = slot_for(cv, t, B);
     if (!s || bind(s->x, x) || bind(s->dy, dy) || bind(s->w_user, w) || bind(s->dw_user, dw) ||
         bind(s->dbias, db) || bind(s->dx, dx))
         return -1;
+    const dnnl_stream_t st = cv->lane[t].stream;
     if (y) {
         const long n = (long)B * cv->H * cv->W * cv->O;
-#pragma omp parallel for simd schedule(static) if (n > 200000)
+#pragma omp simd
         for (long i = 0; i < n; i++)
             dy[i] = y[i] > 0.0f ? dy[i] : 0.0f;
     }
-    if (backward_weights(cv, s))
+    dnnl_exec_arg_t wargs[] = { { DNNL_ARG_SRC, s->x }, { DNNL_ARG_DIFF_DST, s->dy },
+                                { DNNL_ARG_DIFF_WEIGHTS, s->dw_to_user ? s->dw_bwd : s->dw_user },
+                                { DNNL_ARG_DIFF_BIAS, s->dbias } };
+    if (run(st, s->bwd_weights, 4, wargs) || !reordered(st, s->dw_to_user, s->dw_bwd, s->dw_user))
         return -1;
-    return dx ? backward_data(cv, s) : 0;
+    if (!dx)
+        return 0;
+    dnnl_memory_t w_mem = reordered(st, s->w_to_bwd_data, s->w_user, s->w_bwd_data);
+    if (!w_mem)
+        return -1;
+    dnnl_exec_arg_t dargs[] = { { DNNL_ARG_DIFF_DST, s->dy }, { DNNL_ARG_WEIGHTS, w_mem },
+                                { DNNL_ARG_DIFF_SRC, s->dx } };
+    return run(st, s->bwd_data, 3, dargs);
+}
+
+int conv_dnnl_backward(conv_dnnl *cv, float *dy, const float *x, const float *y, const float *w, float *dw,
+                       float *db, float *dx, float *ws, int B) {
+    const long in = (long)cv->H * cv->W * cv->C, out = (long)cv->H * cv->W * cv->O;
+    const long n_w = (long)cv->O * cv->K * cv->K * cv->C;
+    int failed = 0;
+#pragma omp parallel num_threads(threads_for_batch(cv, B)) reduction(| : failed)
+    {
+        const int t = omp_get_thread_num(), T = omp_get_num_threads();
+        long b0, b1;
+        block_of(B, t, T, &b0, &b1);
+        omp_set_num_threads(1);
+        float *my_dw = t == 0 ? dw : ws + (long)(t - 1) * (n_w + cv->O);
+        float *my_db = t == 0 ? db : my_dw + n_w;
+        failed |= backward_block(cv, t, dy + b0 * out, x + b0 * in, y ? y + b0 * out : NULL, w, my_dw, my_db,
+                                 dx ? dx + b0 * in : NULL, (int)(b1 - b0));
+        if (T > 1) { /* the other threads' shares, summed in thread order: deterministic */
+#pragma omp barrier
+            long i0, i1;
+            block_of((int)(n_w + cv->O), t, T, &i0, &i1);
+            for (int u = 1; u < T; u++) {
+                const float *part = ws + (long)(u - 1) * (n_w + cv->O);
+                for (long i = i0; i < i1; i++) {
+                    if (i < n_w)
+                        dw[i] += part[i];
+                    else
+                        db[i - n_w] += part[i];
+                }
+            }
+        }
+    }
+    return failed ? -1 : 0;
 }

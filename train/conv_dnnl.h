@@ -7,13 +7,18 @@
  * bias (O), an optional ReLU fused into the forward and its mask into the backward;
  * backward overwrites dw, db and (when not NULL) dx.
  *
- * One conv_dnnl per conv layer. It builds oneDNN's primitives the first time it meets a
- * batch size and thread count (a JIT compilation, milliseconds) and keeps the last few.
- * conv_dnnl_new returns NULL when oneDNN has only its reference (slow, scalar)
- * implementation for the shape on this CPU: the caller then keeps layers.c's path. A pass
- * returns nonzero when oneDNN fails at run time; the caller then runs layers.c's pass,
- * which computes the same thing. Deterministic for a fixed thread count (oneDNN on CPU
- * partitions and reduces in a fixed order); threads are omp_get_max_threads().
+ * Threads as in layers.c: each of omp_get_max_threads() (when made) owns a contiguous block
+ * of the batch and runs oneDNN on it with one thread; the weights' gradients of the blocks
+ * are summed in thread order. So a worker's T threads split its batch, as the cost model's
+ * σ says (model/costmodel.h), and every thread's working set is a block's: oneDNN's own
+ * threading over a whole batch of 64 on this 2-core VM ran conv2 no faster than one thread.
+ * Deterministic for a fixed thread count.
+ *
+ * One conv_dnnl per conv layer. Each thread builds its primitives the first time it meets
+ * a block size (a JIT compilation, milliseconds) and keeps the last few. conv_dnnl_new
+ * returns NULL when oneDNN has only its reference (slow, scalar) implementation for the
+ * shape on this CPU: the caller then keeps layers.c's path. A pass returns nonzero when
+ * oneDNN fails at run time; the caller then runs layers.c's pass, which computes the same.
  */
 #ifndef SPEEDUP_CONV_DNNL_H
 #define SPEEDUP_CONV_DNNL_H
@@ -26,9 +31,14 @@ void conv_dnnl_free(conv_dnnl *cv);
 
 /* y = relu?(conv(x, w) + bias) for a batch of B. 0 on success. */
 int conv_dnnl_forward(conv_dnnl *cv, const float *x, const float *w, const float *bias, float *y, int B);
-/* dy (masked in place by y > 0 when y is not NULL) -> dw, db and dx when not NULL. 0 on success. */
+/* dy (masked in place by y > 0 when y is not NULL) -> dw, db and dx when not NULL. ws holds
+ * the other threads' partial dw and db: conv_workspace_floats(K, C, O, threads) of
+ * layers.h. 0 on success. */
 int conv_dnnl_backward(conv_dnnl *cv, float *dy, const float *x, const float *y, const float *w, float *dw,
-                       float *db, float *dx, int B);
+                       float *db, float *dx, float *ws, int B);
+
+/* The threads it splits a batch over (omp_get_max_threads() when made). */
+int conv_dnnl_threads(const conv_dnnl *cv);
 
 /* oneDNN's name for the forward implementation it chose ("brgconv:avx512_core", …). */
 const char *conv_dnnl_impl(const conv_dnnl *cv);

@@ -349,7 +349,7 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
         switch (L->spec.kind) {
         case LAYER_CONV:
             if (!L->dnnl ||
-                conv_dnnl_backward(L->dnnl, dy, L->in, L->relu_fused ? L->out : NULL, W, dW, db, dx, B) != 0)
+                conv_dnnl_backward(L->dnnl, dy, L->in, L->relu_fused ? L->out : NULL, W, dW, db, dx, L->ws, B) != 0)
                 conv_backward(dy, L->in, L->relu_fused ? L->out : NULL, W, L->col, dW, db, dx, L->ws,
                               n->threads - 1, n->threads, B, L->h, L->w, L->c, L->spec.k, L->oc);
             cur = 1 - cur;
