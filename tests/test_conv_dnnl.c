@@ -134,27 +134,27 @@ static void expect_same_as_im2col(conv_dnnl *cv, shape s, int B) {
     free(x), free(w), free(b), free(dy0), free(col), free(ws);
 }
 
-Test(conv_dnnl, relu_passes_match_im2col_at_every_batch_size) {
-    // Six batch sizes through a cache of four: the evicted ones are rebuilt.
-    omp_set_num_threads(1);
+/* One conv_dnnl made at `threads`, every batch of the list through it against im2col. */
+static void expect_batches_same_as_im2col(int threads, const int *batches, size_t n) {
+    omp_set_num_threads(threads);
     const shape s = { 8, 6, 6, 16, 5, 32 };
     conv_dnnl *cv = make(s, 1);
-    const int batches[] = { 8, 3, 1, 5, 7, 2, 8, 3 };
-    for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++)
+    cr_assert_eq(conv_dnnl_threads(cv), threads);
+    for (size_t i = 0; i < n; i++)
         expect_same_as_im2col(cv, s, batches[i]);
     conv_dnnl_free(cv);
 }
 
+Test(conv_dnnl, relu_passes_match_im2col_at_every_batch_size) {
+    // Six batch sizes through a cache of four: the evicted ones are rebuilt.
+    const int batches[] = { 8, 3, 1, 5, 7, 2, 8, 3 };
+    expect_batches_same_as_im2col(1, batches, sizeof batches / sizeof batches[0]);
+}
+
 Test(conv_dnnl, two_threads_split_the_batch_and_match_im2col) {
     // Blocks of 4 and 4, 1 and 2, and one image alone (one thread); the partial dw summed.
-    omp_set_num_threads(2);
-    const shape s = { 8, 6, 6, 16, 5, 32 };
-    conv_dnnl *cv = make(s, 1);
-    cr_assert_eq(conv_dnnl_threads(cv), 2);
     const int batches[] = { 8, 3, 1, 8 };
-    for (size_t i = 0; i < sizeof batches / sizeof batches[0]; i++)
-        expect_same_as_im2col(cv, s, batches[i]);
-    conv_dnnl_free(cv);
+    expect_batches_same_as_im2col(2, batches, sizeof batches / sizeof batches[0]);
 }
 
 Test(conv_dnnl, two_threads_give_the_same_bits_twice) {
