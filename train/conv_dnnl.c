@@ -5,6 +5,8 @@
  * are reordered each pass: O·K·K·C floats, microseconds against the pass. */
 #include "train/conv_dnnl.h"
 
+#include "train/layers.h"
+
 #include <dnnl.h>
 #include <stdio.h>
 #include <omp.h>
@@ -319,17 +321,7 @@ int conv_dnnl_backward(conv_dnnl *cv, float *dy, const float *x, const float *y,
                                  dx ? dx + b0 * in : NULL, (int)(b1 - b0));
         if (T > 1) { /* the other threads' shares, summed in thread order: deterministic */
 #pragma omp barrier
-            long i0, i1;
-            block_of((int)(n_w + cv->O), t, T, &i0, &i1);
-            for (int u = 1; u < T; u++) {
-                const float *part = ws + (long)(u - 1) * (n_w + cv->O);
-                for (long i = i0; i < i1; i++) {
-                    if (i < n_w)
-                        dw[i] += part[i];
-                    else
-                        db[i - n_w] += part[i];
-                }
-            }
+            conv_sum_partials(dw, db, ws, n_w, cv->O, t, T);
         }
     }
     return failed ? -1 : 0;

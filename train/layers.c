@@ -171,6 +171,20 @@ void conv_forward(const float *x, const float *w, const float *bias, float *col,
     }
 }
 
+void conv_sum_partials(float *dw, float *db, const float *ws, long n_w, int O, int t, int T) {
+    long i0, i1;
+    share(n_w + O, t, T, &i0, &i1);
+    for (int u = 1; u < T; u++) {
+        const float *part = ws + (long)(u - 1) * (n_w + O);
+        for (long i = i0; i < i1; i++) {
+            if (i < n_w)
+                dw[i] += part[i];
+            else
+                db[i - n_w] += part[i];
+        }
+    }
+}
+
 /* Threads own blocks of images again and go chunk by chunk: mask dy by the ReLU, redo
  * the chunk's im2col (cheaper than keeping the whole batch's), add its share of dw and db
  * (thread 0 into dw, the others into ws), compute the chunk's dcol into col and scatter it
@@ -223,17 +237,7 @@ void conv_backward(float *dy, const float *x, const float *y, const float *w, fl
         }
         if (T > 1) {
 #pragma omp barrier
-            long i0, i1;
-            share(n_w + O, t, T, &i0, &i1);
-            for (int u = 1; u < T; u++) {
-                const float *part = ws + (long)(u - 1) * (n_w + O);
-                for (long i = i0; i < i1; i++) {
-                    if (i < n_w)
-                        dw[i] += part[i];
-                    else
-                        db[i - n_w] += part[i];
-                }
-            }
+            conv_sum_partials(dw, db, ws, n_w, O, t, T);
         }
     }
 }

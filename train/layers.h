@@ -32,6 +32,10 @@ void conv_backward(float *dy, const float *x, const float *y, const float *w, fl
                    int O);
 long conv_col_floats(int B, int H, int W, int C, int K, int threads);
 long conv_workspace_floats(int K, int C, int O, int threads);
+/* Inside a parallel region of T threads, after a barrier: thread t adds its share of the
+ * other threads' partial dw (O·K·K·C = n_w floats) and db, kept in ws as conv_backward
+ * keeps them, into dw and db, in thread order (deterministic). conv_dnnl uses it too. */
+void conv_sum_partials(float *dw, float *db, const float *ws, long n_w, int O, int t, int T);
 
 /* Dense: x (B, In) -> y (B, O) = x·wᵀ + bias, w (O, In). */
 void dense_forward(const float *x, const float *w, const float *bias, float *y, int B, int In, int O);

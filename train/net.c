@@ -14,6 +14,15 @@
 
 static long shape_size(int h, int w, int c) { return (long)h * w * c; }
 
+/* Layer i's backward computes its input's gradient only if some earlier layer has
+ * parameters: the passes, the buffers they write and the FLOPs counted all follow it. */
+static int needs_input_gradient(const net *n, int i) {
+    for (int j = 0; j < i; j++)
+        if (n->layers[j].w_off >= 0)
+            return 1;
+    return 0;
+}
+
 /* Convolutions go through oneDNN where it has a fast implementation; SPEEDUP_CONV=im2col
  * keeps layers.c's im2col + sgemm (experiments/bench-train compares the two). */
 static int conv_engine_is_dnnl(void) {
@@ -340,10 +349,7 @@ void net_backward(net *n, int count, const uint8_t *labels, float divisor) {
         float *db = L->b_off >= 0 ? n->grads + L->b_off : NULL;
         const long out_n = (long)B * L->oh * L->ow * L->oc;
         float *dy = n->dbuf[cur];
-        // The input's gradient is needed only if some earlier layer has parameters.
-        int need_dx = 0;
-        for (int j = 0; j < i; j++)
-            need_dx |= n->layers[j].w_off >= 0;
+        const int need_dx = needs_input_gradient(n, i);
         float *dx = need_dx ? n->dbuf[1 - cur] : NULL;
         const double t0 = host_monotonic_s();
         switch (L->spec.kind) {
@@ -437,9 +443,7 @@ net_memory net_memory_of(const net *n) {
     int cur = 0;
     for (int i = n->n_layers - 1; i >= 0; i--) {
         const net_layer *L = &n->layers[i];
-        int need_dx = 0;
-        for (int j = 0; j < i; j++)
-            need_dx |= n->layers[j].w_off >= 0;
+        const int need_dx = needs_input_gradient(n, i);
         if (L->spec.kind == LAYER_CONV || L->spec.kind == LAYER_FC || L->spec.kind == LAYER_POOL) {
             const long in_size = shape_size(L->h, L->w, L->c);
             if (need_dx && in_size > written[1 - cur])
@@ -473,10 +477,7 @@ static double valid_taps(int n, int k) {
 static network_layer layer_cost(const net *n, int i) {
     const net_layer *L = &n->layers[i];
     const double in = (double)L->h * L->w * L->c, out = (double)L->oh * L->ow * L->oc, f = sizeof(float);
-    int need_dx = 0;
-    for (int j = 0; j < i; j++)
-        need_dx |= n->layers[j].w_off >= 0;
-    const double passes = need_dx ? 3.0 : 2.0; /* forward, the weights' gradient, the input's */
+    const double passes = needs_input_gradient(n, i) ? 3.0 : 2.0; /* forward, the weights' gradient, the input's */
     network_layer c = { .kind = kind_of(n, i) };
     switch (L->spec.kind) {
     case LAYER_CONV: {
