@@ -38,6 +38,8 @@ int calib_table_handle(calib_table_flags *f, int code, const char *arg) {
     case CALIB_TABLE_OPT_LATENCY: return args_latency("--latency", arg, &o->net_latency_s);
     case CALIB_TABLE_OPT_INTRA_LATENCY: return args_latency("--intra-latency", arg, &o->intra_latency_s);
     case CALIB_TABLE_OPT_ROW_NOISE: return args_double("--row-noise", arg, 1e-6, 1, &o->row_noise);
+    case CALIB_TABLE_OPT_LARGEST: return args_size("--largest-tensor", arg, 1, 1e15, &o->largest_bytes);
+    case CALIB_TABLE_OPT_LINE_RATE: return args_bandwidth("--line-rate", arg, &o->line_rate_bytes_per_s);
     }
     return 1;
 }
@@ -78,7 +80,8 @@ int calib_table_run(const calib_table_flags *f, double model_bytes, const char *
     const param_id shown[] = { PARAM_C0, PARAM_C1,
                                o.topology == JOB_TOPO_PS ? PARAM_ALPHA_PS : PARAM_ALPHA_ALLREDUCE,
                                o.topology == JOB_TOPO_PS ? PARAM_BETA_PS : PARAM_BETA_ALLREDUCE,
-                               PARAM_NET_ALPHA, PARAM_NET_BETA, PARAM_MODEL_BYTES, PARAM_HOST_CORES, PARAM_RUN_CV };
+                               PARAM_NET_ALPHA, PARAM_NET_BETA, PARAM_NET_LINE_BETA, PARAM_MODEL_BYTES,
+                               PARAM_PS_LARGEST, PARAM_HOST_CORES, PARAM_RUN_CV };
     for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
         print_param(&cal, notes, n_notes, shown[i]);
     if (cal.params.net.beta_s_per_byte > 0)

@@ -20,7 +20,7 @@ enum {
     CALIB_TABLE_OPT_FIRST = 3000,
     CALIB_TABLE_OPT_FROM = CALIB_TABLE_OPT_FIRST, CALIB_TABLE_OPT_TOPOLOGY, CALIB_TABLE_OPT_ALLREDUCE,
     CALIB_TABLE_OPT_PLACEMENT, CALIB_TABLE_OPT_LATENCY, CALIB_TABLE_OPT_INTRA_LATENCY, CALIB_TABLE_OPT_ROW_NOISE,
-    CALIB_TABLE_OPT_LAST
+    CALIB_TABLE_OPT_LARGEST, CALIB_TABLE_OPT_LINE_RATE, CALIB_TABLE_OPT_LAST
 };
 
 #define CALIB_TABLE_LONG_OPTIONS                                                     \
@@ -30,7 +30,9 @@ enum {
     { "ps-placement", required_argument, 0, CALIB_TABLE_OPT_PLACEMENT },             \
     { "latency", required_argument, 0, CALIB_TABLE_OPT_LATENCY },                    \
     { "intra-latency", required_argument, 0, CALIB_TABLE_OPT_INTRA_LATENCY },        \
-    { "row-noise", required_argument, 0, CALIB_TABLE_OPT_ROW_NOISE }
+    { "row-noise", required_argument, 0, CALIB_TABLE_OPT_ROW_NOISE },                \
+    { "largest-tensor", required_argument, 0, CALIB_TABLE_OPT_LARGEST },             \
+    { "line-rate", required_argument, 0, CALIB_TABLE_OPT_LINE_RATE }
 
 #define CALIB_TABLE_USAGE                                                                    \
     "From a table of measured throughputs (a cluster of yours, a published benchmark):\n"  \
@@ -52,7 +54,11 @@ enum {
     "                         machines of their own (separate)          [colocated]\n"      \
     "  --latency S            the fabric's latency where the rows leave it open [25us]\n"  \
     "  --intra-latency S      a machine's own link's latency, likewise          [5us]\n"    \
-    "  --row-noise F          relative spread of a row without std              [0.03]\n"
+    "  --row-noise F          relative spread of a row without std              [0.03]\n"  \
+    "  --largest-tensor SIZE  ps: the model's largest tensor (8.2MB), whole on one\n"       \
+    "                         shard; its machine takes it from every other  [even shards]\n"\
+    "  --line-rate RATE       the fabric's nominal rate (1.25gbit): no machine's link\n"   \
+    "                         moves more, however much of a ps exchange hides [none]\n"
 
 typedef struct {
     const char *path;        /* --from-table; NULL: not this mode */

@@ -61,6 +61,10 @@ void cluster_spec_apply(const cluster_spec *s, costmodel_params *p, calibration_
     p->net = (costmodel_link){ .alpha_s = s->latency_s, .beta_s_per_byte = 1.0 / s->rate_bytes_per_s };
     se->net_alpha = 0;
     se->net_beta = CLUSTER_SPEC_NOMINAL_RATE_SE * p->net.beta_s_per_byte;
+    /* The nominal rate is the line's too: the busiest link's floor (costmodel_line_floor_time),
+     * taken as given (its doubt is drawn once, in net_beta). */
+    p->net_line_beta_s_per_byte = p->net.beta_s_per_byte;
+    se->net_line_beta = 0;
 }
 
 /* "10 Gbit/s" for a rate in bytes per second. */

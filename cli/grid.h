@@ -118,6 +118,9 @@ enum {
     "                       (TensorFlow, BytePS); 0: one master rank  [the calibration's]\n" \
     "  --ps-placement P     the shards on the workers' machines (colocated) or on\n"      \
     "                       machines of their own (separate)     [the calibration's]\n"   \
+    "  --largest-tensor SIZE ps: the model's largest tensor (8.2MB), whole on one\n"      \
+    "                       shard, whose machine takes it from every other\n"            \
+    "                                                  [the calibration's, else even]\n"  \
     "  --net SPEC           another network than the one --calib measured (train's\n"    \
     "                       --net syntax): its compute priced by layer kind with the\n"   \
     "                       calibration's rates, its bytes from its parameters, and\n"   \

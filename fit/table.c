@@ -368,6 +368,19 @@ static void note(calibration_note *notes, int *n, int max, const char *param, co
     (*n)++;
 }
 
+/* What the options say of the parameters before any fit: devices as workers, the exchange,
+ * the model's bytes, its largest tensor and the line under the fabric. */
+static costmodel_params params_of_opts(const table_opts *o) {
+    costmodel_params q = { 0 };
+    q.worker_device = 1;
+    q.allreduce_algorithm = o->algorithm;
+    q.ps_separate = o->ps_separate;
+    q.model_bytes = o->model_bytes;
+    q.ps_largest_bytes = o->topology == JOB_TOPO_PS ? o->largest_bytes : 0.0;
+    q.net_line_beta_s_per_byte = o->line_rate_bytes_per_s > 0 ? 1.0 / o->line_rate_bytes_per_s : 0.0;
+    return q;
+}
+
 /* The delta method over the rows' step times: var θ_j = Σ_i (∂θ_j/∂t_i)²·σ_i²; the c0/c1
  * covariance likewise. */
 static void standard_errors(const fit_input *in, const fit_out *at, double se[TH_COUNT], double *cov01) {
@@ -383,11 +396,7 @@ static void standard_errors(const fit_input *in, const fit_out *at, double se[TH
         fit_input moved = *in;
         moved.step_s = t;
         t[i] += h;
-        costmodel_params q = { 0 };
-        q.worker_device = 1;
-        q.allreduce_algorithm = in->o->algorithm;
-        q.ps_separate = in->o->ps_separate;
-        q.model_bytes = in->o->model_bytes;
+        costmodel_params q = params_of_opts(in->o);
         fit_out up;
         if (fit_all(&moved, &q, &up) == 0) {
             double d[TH_COUNT];
@@ -431,10 +440,7 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
     }
     *cal = (calibration){ 0 };
     costmodel_params *p = &cal->params;
-    p->worker_device = 1;
-    p->allreduce_algorithm = o->algorithm;
-    p->ps_separate = o->ps_separate;
-    p->model_bytes = o->model_bytes;
+    *p = params_of_opts(o);
     fit_input in = { .t = t, .o = o, .step_s = step };
     fit_out fit;
     if (fit_all(&in, p, &fit)) {
@@ -455,6 +461,7 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
     *param_se(e, o->topology == JOB_TOPO_PS ? PARAM_BETA_PS : PARAM_BETA_ALLREDUCE) = se[TH_BETA];
     e->net_alpha = se[TH_NET_ALPHA];
     e->net_beta = se[TH_NET_BETA];
+    e->net_line_beta = TABLE_LINE_RATE_SE * p->net_line_beta_s_per_byte;
     cal->uncalibrated[o->topology == JOB_TOPO_PS ? JOB_TOPO_ALLREDUCE : JOB_TOPO_PS] = true;
     cal->range_workers = k_max;
     cal->range_machines = m_max;
@@ -484,6 +491,18 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
     if (!fit.net_alpha)
         note(notes, n_notes, max_notes, "net_alpha", "stated, not fitted (%g us, --latency): one multi-machine row "
              "(or rows of one shape) gives the fabric's effective rate only", o->net_latency_s * 1e6);
+    if (p->net_line_beta_s_per_byte > 0)
+        note(notes, n_notes, max_notes, "net_line_beta", "stated (--line-rate %.4g Gbit/s), not fitted: the busiest "
+             "machine's link moves no more a second however much of a parameter server's exchange hides under the "
+             "steps; drawn at +-%g%% (a nominal rate)", 8e-9 * o->line_rate_bytes_per_s, 100 * TABLE_LINE_RATE_SE);
+    else if (o->topology == JOB_TOPO_PS && m_max >= 2)
+        note(notes, n_notes, max_notes, "net_line_beta", "no line rate stated (--line-rate): a parameter server's "
+             "busiest link is paced by the effective rate the rows show, whose exchange mostly hides under the steps; "
+             "a large cluster whose busiest shard outgrows the step is predicted fast");
+    if (o->topology == JOB_TOPO_PS)
+        note(notes, n_notes, max_notes, "ps_largest_bytes", o->largest_bytes > 0 ? "stated (--largest-tensor): the "
+             "largest tensor sits whole on one shard, which receives it from every machine" : "not stated "
+             "(--largest-tensor): the shards are taken to hold even shares of the model");
     if (!(t->rows[0].std > 0))
         note(notes, n_notes, max_notes, "run_cv", "the rows give no std: every row is taken to spread by %g (the "
              "interval's run-to-run part and the parameters' standard errors; --row-noise)", o->row_noise);

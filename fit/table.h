@@ -68,7 +68,14 @@ typedef struct {
     double intra_latency_s;  /* α of the machine's own link where the rows leave it open */
     double net_latency_s;    /* α of the fabric where the rows leave it open */
     double row_noise;        /* relative spread of a row without std */
+    double largest_bytes;    /* ps: the model's largest tensor, whole on one shard; 0: even shards */
+    double line_rate_bytes_per_s; /* the fabric's nominal line rate (the busiest link's floor,
+                                costmodel_line_floor_time); 0: none stated, no floor */
 } table_opts;
+
+/* The relative standard error of a line rate stated by its nominal value: TCP's goodput is
+ * 90-95% of a line's rate, and a vendor's figure is rounded. */
+#define TABLE_LINE_RATE_SE 0.1
 
 /* The stated defaults: NVLink/PCIe-class 5 µs inside a machine, 25 µs across (an RDMA or
  * TCP fabric's message), 3% run-to-run spread (what published re-runs of one benchmark

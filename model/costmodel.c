@@ -230,22 +230,67 @@ double costmodel_ps_local_time(const costmodel_params *p, const job_config *c) {
     return g > 1 ? (double)(g - 1) * hop_time(p, c, false, p->model_bytes / (double)g) : 0.0;
 }
 
-double costmodel_ps_phase_time(const costmodel_params *p, const job_config *c) {
+/* The shards' bytes: the busiest shard's V (the largest tensor whole, or its even share)
+ * and each other shard's. */
+static void shard_bytes(const costmodel_params *p, double shards, double *largest, double *other) {
+    const double bytes = p->model_bytes;
+    *largest = fmin(bytes, fmax(p->ps_largest_bytes, bytes / shards));
+    *other = shards > 1 ? (bytes - *largest) / (shards - 1) : 0.0;
+}
+
+/* The busiest link's messages and bytes in one phase, one direction (see the header):
+ * *msgs_in, *load_in the busiest machine's receipts; *msgs_out, *load_out the busiest
+ * sender's. Returns false where nothing crosses (every shard on the one machine). */
+static bool ps_phase_loads(const costmodel_params *p, const job_config *c, double *msgs_in, double *load_in,
+                           double *msgs_out, double *load_out) {
     const double shards = p->ps_shards >= 1 ? p->ps_shards : 1.0;
     const double m = contention_placement_of(p, c).machines_used, bytes = p->model_bytes;
-    double msgs, load; /* the busiest link's messages and bytes in one phase */
-    if (p->ps_separate) {
-        msgs = fmax(shards, m);
-        load = bytes * fmax(1.0, m / shards);
-    } else {
-        if (m < 2)
-            return 0.0; /* every shard on the one machine: nothing crosses */
-        const double most = ceil(shards / m), least = floor(shards / m);
-        msgs = fmax((m - 1) * most, shards - least);
-        load = bytes * msgs / shards;
+    double v, other;
+    shard_bytes(p, shards, &v, &other);
+    if (p->ps_separate) { /* a server machine receives its shard from every worker machine */
+        *msgs_in = m;
+        *load_in = m * v;
+        *msgs_out = shards;
+        *load_out = bytes;
+        return true;
     }
+    if (m < 2)
+        return false;
+    const double most = ceil(shards / m), least = floor(shards / m);
+    *msgs_in = (m - 1) * most;
+    *load_in = (m - 1) * (v + (most - 1) * other);      /* the machine with the largest shard */
+    *msgs_out = shards - least;
+    *load_out = bytes - least * other;                  /* a machine with the fewest, small ones */
+    return true;
+}
+
+double costmodel_ps_phase_time(const costmodel_params *p, const job_config *c) {
+    double msgs_in, load_in, msgs_out, load_out;
+    if (!ps_phase_loads(p, c, &msgs_in, &load_in, &msgs_out, &load_out))
+        return 0.0;
     costmodel_link l = link_of(p, c, true);
-    return msgs * l.alpha_s + load * l.beta_s_per_byte;
+    return fmax(msgs_in * l.alpha_s + load_in * l.beta_s_per_byte, msgs_out * l.alpha_s + load_out * l.beta_s_per_byte);
+}
+
+double costmodel_line_floor_time(const costmodel_params *p, const job_config *c) {
+    double msgs_in, load_in, msgs_out, load_out;
+    if (!(p->net_line_beta_s_per_byte > 0) || c->topology != JOB_TOPO_PS || !(p->ps_shards >= 1) ||
+        job_sync_is_async(c->sync) || c->workers < 2 ||
+        !ps_phase_loads(p, c, &msgs_in, &load_in, &msgs_out, &load_out))
+        return 0.0;
+    /* Into the busiest machine over a round: its shards' pushes, then (colocated) its own
+     * pulls of the rest of the model; separate: a server's pushes, or a worker's pulls. */
+    const double m = contention_placement_of(p, c).machines_used;
+    const double in = p->ps_separate ? fmax(load_in, p->model_bytes) : load_in + p->model_bytes - load_in / (m - 1);
+    return in * p->net_line_beta_s_per_byte;
+}
+
+double costmodel_line_floor_excess(const costmodel_params *p, const job_config *c) {
+    const double floor_s = costmodel_line_floor_time(p, c);
+    if (!(floor_s > 0))
+        return 0.0;
+    const double steps = (double)job_schedule_of(c).steps_per_round;
+    return fmax(0.0, floor_s - steps * (costmodel_step_time(p, c) + costmodel_update_time(p, c)));
 }
 
 /* S(K) of the exchange, as on an idle host: ranks that outnumber the cores slow the rounds'
@@ -281,7 +326,7 @@ bool costmodel_overlaps(const job_config *c) {
 double costmodel_exposed_sync_time(const costmodel_params *p, const job_config *c) {
     double s = costmodel_sync_time(p, c);
     if (!costmodel_overlapped(p, c))
-        return s;
+        return fmax(s, costmodel_line_floor_excess(p, c));
     return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }
 

@@ -125,6 +125,13 @@ typedef struct {
                                 rank 0, that takes every worker's message one at a time */
     double ps_separate;      /* 1: the shards run on machines of their own (BytePS); 0: on the
                                 workers' machines (TensorFlow's parameter servers) */
+    double ps_largest_bytes; /* L: the largest tensor, whole on one shard (TensorFlow places
+                                whole variables): the busiest shard holds max(L, M/S) of the
+                                model; 0: the bytes split evenly over the shards */
+    double net_line_beta_s_per_byte; /* 1/rate of the fabric's line (its nominal rate): the
+                                busiest machine's link moves no more a second, however much of
+                                the exchange hides under the steps (costmodel_line_floor_time);
+                                0: no floor (the effective rate net.beta alone) */
 } costmodel_params;
 
 /* How an all-reduce that spans machines runs (params.allreduce_algorithm):
@@ -187,10 +194,24 @@ int costmodel_allreduce_stages(const costmodel_params *p, const job_config *c, c
  * shard and peer, so ⌈S/M⌉ shards on one machine pace it; separate, a worker machine
  * sends M in S messages and a server receives M·M/S in M messages. Each message costs
  * the crossing's latency, its bytes the crossing's per-byte cost (the busiest link takes
- * its messages one at a time). One phase's time; the intra-machine stages are in
- * costmodel_ps_local_time. */
+ * its messages one at a time). With a largest tensor L (ps_largest_bytes), whole on one
+ * shard, that shard holds V = max(L, M/S) and the others (M − V)/(S − 1) each, so the
+ * machine holding it receives (M − 1)·(its shards' bytes): the imbalance that paces a
+ * large cluster whose shards outnumber the model's big tensors. One phase's time; the
+ * intra-machine stages are in costmodel_ps_local_time. */
 double costmodel_ps_phase_time(const costmodel_params *p, const job_config *c);
 double costmodel_ps_local_time(const costmodel_params *p, const job_config *c);
+
+/* The floor the fabric's line puts under a sharded parameter server's round: the bytes the
+ * busiest machine's link takes in one direction over a round (its shards' pushes from the
+ * other machines and its own pulls of the rest; separate: a server's pushes, or a worker
+ * machine's pulls) at the line's nominal rate (net_line_beta). The pushes and pulls of
+ * different tensors pipeline under the steps, so only what the line cannot move during
+ * the round's steps is exposed: costmodel_line_floor_excess = max(0, floor − n·(step +
+ * update)), and the round's exposed exchange is at least that. 0 without a line rate, for
+ * all-reduce, async and on one machine. */
+double costmodel_line_floor_time(const costmodel_params *p, const job_config *c);
+double costmodel_line_floor_excess(const costmodel_params *p, const job_config *c);
 
 /* (c0 + c1·(σ + (1−σ)/T)·b)·ρ': one local step of the config's slice b (the update
  * excluded), and of a slice of `examples` (a replayed step's own). */

@@ -84,7 +84,11 @@
   P(WORKER_DEVICE, "worker_device", worker_device, worker_device, "1", 1.0, 0, -1, 0, "")                           \
   P(ALLREDUCE_ALGORITHM, "allreduce_algorithm", allreduce_algorithm, allreduce_algorithm, "1", 2.0, 0, -1, 0, "")   \
   PF(PS_SHARDS, "ps_shards", ps_shards, ps_shards, "shard", 1e6, 0, -1, 0, "", "ps-shards", PARAM_INTEGER)          \
-  P(PS_SEPARATE, "ps_separate", ps_separate, ps_separate, "1", 1.0, 0, -1, 0, "")
+  P(PS_SEPARATE, "ps_separate", ps_separate, ps_separate, "1", 1.0, 0, -1, 0, "")                                 \
+  PF(PS_LARGEST, "ps_largest_bytes", ps_largest_bytes, ps_largest_bytes, "byte", INFINITY, 0, -1, 0, "",          \
+     "largest-tensor", PARAM_BYTES)                                                                                \
+  P(NET_LINE_BETA, "net_line_beta", net_line_beta_s_per_byte, net_line_beta, "s/byte", INFINITY, 1, -1, 26,        \
+    "s/byte (across machines: the line's nominal 1/rate, the busiest link's floor)")
 /* clang-format on */
 
 /* How a what-if flag's value is read (cli/grid.c). */

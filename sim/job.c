@@ -600,7 +600,10 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->remote = c->topology == JOB_TOPO_PS ? (c->master == JOB_MASTER_DEDICATED ? j->k : j->k - 1) : 0;
     if (c->topology == JOB_TOPO_PS && spec->params.ps_shards >= 1) { /* one event a phase */
         j->remote = j->k > 1 ? 1 : 0;
-        j->shard_phase_s = costmodel_ps_local_time(&spec->params, c) + costmodel_ps_phase_time(&spec->params, c);
+        /* Two phases a round; where the line's floor binds, each takes half of its excess
+         * (costmodel_exposed_sync_time: the round's exchange is at least that excess). */
+        j->shard_phase_s = fmax(costmodel_ps_local_time(&spec->params, c) + costmodel_ps_phase_time(&spec->params, c),
+                                0.5 * costmodel_line_floor_excess(&spec->params, c));
     }
     j->workers_on_master = contention_placement_of(&spec->params, c).workers_on_master;
     j->msg_local_s = costmodel_message_time(&spec->params, c, false);

@@ -94,6 +94,48 @@ Test(table, a_sharded_parameter_server_is_worked_by_hand) {
     assert_rel(costmodel_sync_time(&p, &c), 2 * (6e-5 + 1.44e-3), 1e-12, "4 shards, separate");
 }
 
+/* 4 machines of one worker, 4 shards on them, across 110 µs and 1e-9 s/byte a message;
+ * 1 MB of gradients of which one tensor is 0.3 MB. */
+static costmodel_params four_shards_with_a_largest_tensor(void) {
+    costmodel_params p = two_by_four(COSTMODEL_ALLREDUCE_RING);
+    p.machines = 4, p.host_cores = 1, p.ps_shards = 4, p.ps_largest_bytes = 3e5;
+    return p;
+}
+
+Test(table, a_largest_tensor_paces_the_shard_that_holds_it_worked_by_hand) {
+    costmodel_params p = four_shards_with_a_largest_tensor();
+    const job_config c = weak(4, JOB_TOPO_PS);
+    /* Its shard holds 0.3 MB, the other three 0.7/3 MB each. A phase: that machine takes
+     * 0.3 MB from each of the 3 others, 3·110 µs + 9e5·1e-9 = 1.23 ms (a machine sends
+     * 1 MB − 0.7/3 MB in 3 messages: 1.0967 ms, less). S = 2·1.23 ms. */
+    assert_rel(costmodel_sync_time(&p, &c), 2 * 1.23e-3, 1e-12, "largest tensor 0.3 MB");
+    /* Even shards: 3 messages of 0.25 MB, 3·110 µs + 7.5e-4 = 1.08 ms a phase. */
+    p.ps_largest_bytes = 0;
+    assert_rel(costmodel_sync_time(&p, &c), 2 * 1.08e-3, 1e-12, "even shards");
+}
+
+Test(table, the_line_rate_floors_a_round_its_steps_cannot_hide) {
+    costmodel_params p = four_shards_with_a_largest_tensor();
+    p.net_line_beta_s_per_byte = 1e-7; /* a 10 MB/s line */
+    job_spec spec = { .params = p, .config = weak(4, JOB_TOPO_PS) };
+    /* Into the machine with the 0.3 MB shard a round: 3·0.3 MB of pushes and its own pulls
+     * of the other 0.7 MB, 1.6 MB at 1e-7 s/byte = 0.16 s. The step (0.001 s·100) hides
+     * 0.1 s of it: 0.06 s exposed, more than S = 2.46 ms. A round takes 0.16 s. */
+    assert_rel(costmodel_line_floor_time(&p, &spec.config), 0.16, 1e-12, "floor");
+    assert_rel(costmodel_round_time(&p, &spec.config), 0.16, 1e-12, "round at the floor");
+    spec.config.examples = 4 * 100 * 20; /* 20 steps, CV = 0: the simulator plays the same */
+    char err[256] = "";
+    job *j = job_new(&spec, err, sizeof err);
+    cr_assert_not_null(j, "%s", err);
+    job_result r;
+    cr_assert_eq(job_run(j, 1, &r, err, sizeof err), 0, "%s", err);
+    assert_rel(r.makespan_s, 20 * 0.16, 1e-9, "simulated time");
+    job_free(j);
+    /* A line ten times faster: 16 ms, under the step: S alone is exposed. */
+    p.net_line_beta_s_per_byte = 1e-8;
+    assert_rel(costmodel_round_time(&p, &spec.config), 0.1 + 2 * 1.23e-3, 1e-12, "floor under the step");
+}
+
 /* Three rows that the model of two_by_four (hierarchical) with α stated (5 µs inside,
  * 25 µs across) explains exactly: K = 1 at 0.2 s; K = 4 on one machine, 6 steps of
  * 5 µs + 1e-11·2.5e7 = 255 µs, 1.53 ms more; K = 8 on two, that inside and 2 steps of
