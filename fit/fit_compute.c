@@ -11,6 +11,7 @@
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 /* Run t's steps had their own exchange running beside them (DDP's buckets): 1, 0, or -1
  * out of memory. */
@@ -51,6 +52,38 @@ static int compute_rows(fit_subset *s, bool alone, fit_rows *r, double *bmin, do
     return 0;
 }
 
+/* c0 = 0 and c1 = step/b from steps alone that all have local batch b, where the only other
+ * batches ran beside their all-reduce (DDP at K = 2: a PyTorch job's two traces). Those
+ * cannot tell c0 from the exchange's share of the cores (χ), which would go into c0 and
+ * be paid by every rank at every K; so the fixed part is not separated, as a table's one
+ * local batch is not (fit/table.h): exact at b, χ fitted on the overlapped steps. The
+ * level is the mean step's, a step above 3 medians counted as 3 (fit_compute's rule). */
+static int compute_at_one_batch(const fit_rows *r, double b, fit_core *f, char *err, int errlen) {
+    enum { PREEMPTED = 3 };
+    double *y = malloc(sizeof *y * (size_t)r->n);
+    if (!y)
+        return errmsg_set(err, errlen, "out of memory");
+    memcpy(y, r->y, sizeof *y * (size_t)r->n);
+    gsl_sort(y, 1, (size_t)r->n);
+    const double median = gsl_stats_median_from_sorted_data(y, 1, (size_t)r->n);
+    double sum = 0;
+    for (long i = 0; i < r->n; i++)
+        sum += fmin(y[i], PREEMPTED * median);
+    const double mean = sum / (double)r->n;
+    const double sd = r->n > 1 ? gsl_stats_sd(y, 1, (size_t)r->n) : 0.0;
+    free(y);
+    f->p.c0_s = f->se.c0_s = f->cov_c0_c1 = 0;
+    f->p.c1_s = mean / b;
+    f->se.c1_s = sd / sqrt((double)r->n) / b;
+    f->compute_with_overlapped = false;
+    fit_add_reg(f, "compute", "mean step / b", r->n, (int)r->n - 1, sd * sd * (double)(r->n - 1));
+    fit_note(f, "c0", "not separated: the steps alone all have local batch b=%g, and the others ran beside their "
+             "all-reduce, which takes a share of the cores (overlap_slowdown) they cannot tell from c0; c0 = 0 "
+             "(stated) and c1 = the mean step / b, exact at b=%g; a run at another local batch without an "
+             "exchange beside it (K = 1) would separate them", b, b);
+    return 0;
+}
+
 /* c0, c1 and their covariance from T = 1, ρ = 1 steps. 0, 1 missing, -1 error. A step
  * with its own exchange beside it (DDP) shares the cores with that exchange's threads
  * (overlap_slowdown, fit_overlap): such steps enter only when the others cannot tell c0
@@ -64,7 +97,11 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
         errmsg_set(err, errlen, "out of memory");
         goto done;
     }
-    bool with_overlapped = left_out > 0 && (r.n == 0 || bmin == bmax);
+    if (left_out > 0 && r.n > 0 && bmin == bmax) {
+        rc = compute_at_one_batch(&r, bmin, f, err, errlen);
+        goto done;
+    }
+    bool with_overlapped = left_out > 0 && r.n == 0;
     if (with_overlapped) {
         fit_rows_free(&r);
         r = (fit_rows){ .cols = 2 };

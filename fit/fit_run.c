@@ -83,6 +83,33 @@ done:
     return rc;
 }
 
+/* Two runs at two worker counts: the line through them, without a standard error; but not
+ * through a run of one worker. That one is one process, with no rendezvous, no process
+ * group and no peer to wait for, so the line from it would charge every added worker the
+ * whole cost of going distributed (a PyTorch job's K = 1 and K = 2 traces: 0.07 and 0.42 s
+ * would say 1.1 s at K = 3, where it took 0.35 s). Its start-up may also be a draw of
+ * its own (a cold page cache: 1.3 s against 0.3 s). The start-up is then the other run's,
+ * fixed (w1 = 0), the difference its standard error. */
+static void fit_startup_two_runs(const fit_rows *r, fit_core *f) {
+    const double k0 = r->x[1], k1 = r->x[3];
+    if (k0 > 1 && k1 > 1) {
+        f->p.w1_s = fmax(0.0, (r->y[1] - r->y[0]) / (k1 - k0));
+        f->p.w0_s = fmax(0.0, r->y[0] - f->p.w1_s * k0);
+        f->se.w0_s = f->se.w1_s = 0;
+        fit_note(f, "w1", "start-up of two runs only (K=%g and K=%g): the line through them, without a standard "
+                 "error; a third run would give one", k0, k1);
+        return;
+    }
+    const double one = k0 == 1 ? r->y[0] : r->y[1], many = k0 == 1 ? r->y[1] : r->y[0];
+    f->p.w0_s = fmax(0.0, many);
+    f->se.w0_s = fabs(many - one);
+    f->p.w1_s = f->se.w1_s = 0;
+    fit_note(f, "w1", "start-up of two runs only, one of them of one worker (one process: no rendezvous, no peer, "
+             "%.3g s against %.3g s): the line through them would charge every added worker the cost of going "
+             "distributed, so the start-up is the K=%g run's, fixed (w1 = 0), the difference w0's standard "
+             "error; a run at a third worker count would give the slope", one, many, k0 == 1 ? k1 : k0);
+}
+
 /* w0, w1: NNLS of W − l·D − (d + l·D)·(ρ − 1) = w0 + w1·K, one point per run, W = the
  * latest end of any rank's start-up events. */
 int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
@@ -129,13 +156,8 @@ int fit_startup(fit_subset *s, fit_core *f, char *err, int errlen) {
         rc = 0;
         goto done;
     }
-    if (r.n < 3) { /* two runs at two worker counts: the line through them, no standard error */
-        const double k0 = r.x[1], k1 = r.x[3];
-        f->p.w1_s = fmax(0.0, (r.y[1] - r.y[0]) / (k1 - k0));
-        f->p.w0_s = fmax(0.0, r.y[0] - f->p.w1_s * k0);
-        f->se.w0_s = f->se.w1_s = 0;
-        fit_note(f, "w1", "start-up of two runs only (K=%g and K=%g): the line through them, without a standard "
-                 "error; a third run would give one", k0, k1);
+    if (r.n < 3) {
+        fit_startup_two_runs(&r, f);
         rc = 0;
         goto done;
     }

@@ -1203,6 +1203,72 @@ Test(fit, c0_and_c1_leave_out_steps_beside_their_all_reduce_and_what_it_costs_th
     release(&s);
 }
 
+Test(fit, c0_is_not_separated_when_the_only_other_batches_ran_beside_their_all_reduce) {
+    /* A PyTorch job's traces: 1x1 at b = 64 alone, 2x1 and 4x1 (b = 32, 16) with DDP's
+     * exchange beside every step, 1.3x as long. The slowed steps cannot tell c0 from the
+     * exchange's share of the cores, so c0 = 0 and c1 = the 1x1 step / 64 = (0.003 +
+     * 0.0005·64)/64 = 5.46875e-4, to the noise of 32 steps' mean (cv 0.05: 0.9%). χ is
+     * then fitted against c1·b: 1.3·Σ(0.003 + 0.0005·b) / Σ 5.46875e-4·b − 1 over the
+     * ranks' steps, 64 at b = 32 and 128 at b = 16: 1.3·2.624/2.24 − 1 = 0.5229, within
+     * 0.03 (c1's own 0.9 %, times 1.5). */
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 65);
+    trace_set s;
+    allreduce_set(&s, &truth, rng, true);
+    gsl_rng_free(rng);
+    for (int i = 1; i <= 2; i++) {
+        trace *o = overlapped(s.tr[i], 0.4, 0.3, 0.35);
+        trace_free(s.tr[i]);
+        s.tr[i] = o;
+    }
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.cal.params.c0_s, 0.0);
+    cr_assert(fabs(r.cal.params.c1_s / 5.46875e-4 - 1) < 0.03, "c1 %g", r.cal.params.c1_s);
+    const char *note = note_on(&r, "c0");
+    cr_assert(note && strstr(note, "not separated: the steps alone all have local batch b=64"), "note: %s", note);
+    cr_assert(fabs(r.cal.params.overlap_slowdown - 0.5229) < 0.03, "slowdown %g", r.cal.params.overlap_slowdown);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* The start-up of a K = 1 run that read a cold cache (1.5 s) and of a K = 2 run (0.3 s). */
+static synth_times falling_startup_times(const costmodel_params *p, const job_config *c) {
+    synth_times t = fit_times(p, c);
+    t.startup_s = c->workers == 1 ? 1.5 : 0.3;
+    return t;
+}
+
+Test(fit, two_runs_one_of_one_worker_take_the_start_up_of_the_other) {
+    /* A run of one worker has no rendezvous: a line from it would put the cost of going
+     * distributed into w1. Here its start-up is even a draw of its own (1.5 s, a cold
+     * cache) against K = 2's 0.3 s. w0 = 0.3 s, w1 = 0, and the 1.2 s between them is w0's
+     * standard error (noise-free here). */
+    synth_truth truth = truth_example();
+    truth.times = falling_startup_times;
+    truth.startup_noise_s = 0;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 66);
+    trace_set s;
+    new_set(&s);
+    const job_config one = cfg(1, 1, "batch", JOB_TOPO_ALLREDUCE), two = cfg(2, 1, "batch", JOB_TOPO_ALLREDUCE);
+    keep(&s, synth_run(&truth, &one, "testhost", "cnn", rng));
+    keep(&s, synth_run(&truth, &two, "testhost", "cnn", rng));
+    gsl_rng_free(rng);
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(r.cal.params.w0_s, 0.3, 1e-9);
+    cr_assert_eq(r.cal.params.w1_s, 0.0);
+    cr_assert_float_eq(r.cal.stderr_.w0_s, 1.2, 1e-9);
+    const char *note = note_on(&r, "w1");
+    cr_assert(note && strstr(note, "one of them of one worker"), "note: %s", note);
+    fit_result_release(&r);
+    release(&s);
+}
+
 Test(fit, overlap_is_the_median_share_of_a_step_its_exchange_ran_beside) {
     synth_truth truth = truth_example();
     trace_set s;
