@@ -176,8 +176,8 @@ done:
  * configurations whose ranks outnumber the cores (run_cv_oversub: the scheduler's
  * placement of them differs from run to run, so their repeats spread more: figures in
  * docs/calibration.md) and the others (run_cv; all of them when none has ρ = 1).
- * Without repeats it cannot be told from the configurations' own differences: 0, with a
- * note. */
+ * Without repeats it cannot be told from the configurations' own differences: the stated
+ * FIT_DEFAULT_RUN_CV, with a note. */
 typedef struct {
     double ss;                /* Σ_g Σ_i (ln t_i − mean_g)² */
     long dof, points;
@@ -227,8 +227,10 @@ int fit_run_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
     free(g);
     f->p.run_cv = f->se.run_cv = f->p.run_cv_oversub = f->se.run_cv_oversub = 0;
     if (idle.dof + oversub.dof == 0) {
-        fit_note(f, "run_cv", "no configuration was run more than once: the run-to-run spread is unknown (run_cv = 0), "
-                 "and a prediction interval holds only the within-run noise");
+        f->p.run_cv = FIT_DEFAULT_RUN_CV;
+        fit_note(f, "run_cv", "no configuration was run more than once: the run-to-run spread is unknown, taken as %g "
+                 "(stated: what repeats spread by on the shared machines measured here); run one configuration "
+                 "twice to measure it", FIT_DEFAULT_RUN_CV);
         return 0;
     }
     spread_sum all = { idle.ss + oversub.ss, idle.dof + oversub.dof, idle.points + oversub.points };
