@@ -40,6 +40,10 @@ void verdict_judge(const calibration *cal, calibration_fit *fit) {
     if (fit->loo_model_n >= 2 && fit->loo_ernest_n >= 2 && fit->loo_ernest_median < fit->loo_model_median)
         add(fit, "Ernest's regression predicts the left-out configurations better (%.1f%% against %.1f%%): a term "
             "of the model does not fit this host", 100 * fit->loo_ernest_median, 100 * fit->loo_model_median);
+    if (cal->params.c1_s > 0 && cal->stderr_.c1_s > VERDICT_DRIFT_LIMIT * cal->params.c1_s)
+        add(fit, "c1 is uncertain by %.1f%% (its standard error), more than a steady host's runs leave (%.0f%%): the "
+            "host changed speed during the plan, and every prediction carries that phase; calibrate again when it "
+            "is quiet", 100 * cal->stderr_.c1_s / cal->params.c1_s, 100 * VERDICT_DRIFT_LIMIT);
     if (at_bound(cal, PARAM_C1, 0))
         add(fit, "c1 is at its bound 0: add runs at other local batches (--batch)");
     if (!cal->sigma_unmeasured && (at_bound(cal, PARAM_SIGMA, 0) || at_bound(cal, PARAM_SIGMA, 1)))

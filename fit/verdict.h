@@ -11,6 +11,13 @@
  *   - a parameter that every prediction uses sits at a bound of its fit with a zero-width
  *     interval (c1 = 0; sigma clamped to 0 or 1 where it was measured; a calibrated
  *     topology's beta = 0): the data pushed it past where the model allows.
+ *   - c1's standard error is above VERDICT_DRIFT_LIMIT of c1: its runs disagree about the
+ *     host's speed far beyond their own noise (the plan's rounds fitted alone: a round's c1
+ *     rests on a dozen runs, so rounds of a steady host agree to ~1%; 1.6-3.7% in the
+ *     calibrations of experiments/fidelity, 9.5% in one that caught a slow, noisy phase
+ *     and predicted every network of experiments/networks 18-100% slow). Every prediction
+ *     carries that phase, and a larger run_cv, which the first test's threshold grows
+ *     with, does not say so.
  * Each reason names what to run. Not enough to judge (fewer than two configurations
  * predicted) is said, and is not poor.
  */
@@ -20,6 +27,9 @@
 #include "model/calibration.h"
 
 #include <stdbool.h>
+
+/* c1's relative standard error above which the host drifted during the calibration. */
+#define VERDICT_DRIFT_LIMIT 0.05
 
 /* The threshold on the leave-one-out median error below which run noise explains it. */
 double verdict_threshold(const calibration *cal);

@@ -41,6 +41,15 @@ Test(verdict, each_reason_makes_it_poor_and_says_what_to_run) {
     fit.loo_model_median = 0.04, fit.loo_ernest_median = 0.03;
     verdict_judge(&cal, &fit);
     cr_assert(fit.verdict_poor && strstr(fit.verdict, "Ernest's regression predicts"), "%s", fit.verdict);
+    /* c1 uncertain by 9.5% (the plan's rounds disagreed): poor; by 4%: not. */
+    good(&cal, &fit);
+    cal.stderr_.c1_s = 9.5e-5;
+    verdict_judge(&cal, &fit);
+    cr_assert(fit.verdict_poor && strstr(fit.verdict, "c1 is uncertain by 9.5%") &&
+              strstr(fit.verdict, "the host changed speed during the plan"), "%s", fit.verdict);
+    cal.stderr_.c1_s = 4e-5;
+    verdict_judge(&cal, &fit);
+    cr_assert(!fit.verdict_poor, "%s", fit.verdict);
     /* sigma clamped to 1 with no interval. */
     good(&cal, &fit);
     cal.params.sigma = 1, cal.stderr_.sigma = 0;
