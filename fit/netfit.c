@@ -30,6 +30,33 @@ static void row_of(const trace_layers *l, int i, double x[COLS]) {
     x[COL_LAYER_STEP] = (double)l->steps;
 }
 
+/* Seconds per FLOP of kind k's engine: in each usable run the fastest layer of the kind,
+ * the median over the runs; 0 when no layer of the kind does FLOPs. */
+static double engine_s_per_flop(trace *const *tr, int n, network_kind k) {
+    double best[4096];
+    int m = 0;
+    for (int r = 0; r < n && m < 4096; r++) {
+        if (!usable(tr[r]))
+            continue;
+        const trace_layers *l = &tr[r]->run.layers;
+        double run_best = 0;
+        for (int i = 0; i < l->cost.n; i++) {
+            const double flops = l->cost.layer[i].flops * l->examples;
+            if (l->cost.layer[i].kind != k || network_layer_idle(&l->cost.layer[i]) || !(l->time_s[i] > 0) ||
+                !(flops > 0))
+                continue;
+            const double s = l->time_s[i] / flops;
+            run_best = run_best > 0 && run_best < s ? run_best : s;
+        }
+        if (run_best > 0)
+            best[m++] = run_best;
+    }
+    if (m == 0)
+        return 0.0;
+    gsl_sort(best, 1, (size_t)m);
+    return gsl_stats_median_from_sorted_data(best, 1, (size_t)m);
+}
+
 /* Seconds per FLOP of the probe's sgemm, the median over the usable runs of the faster of
  * their two probes; 0 where no run has one. */
 static double probe_s_per_flop(trace *const *tr, int n) {
@@ -44,26 +71,6 @@ static double probe_s_per_flop(trace *const *tr, int n) {
         return 0.0;
     gsl_sort(t, 1, (size_t)m);
     return gsl_stats_median_from_sorted_data(t, 1, (size_t)m) / TRACE_PROBE_FLOPS;
-}
-
-/* The fastest that a layer of kind k ran, seconds per FLOP, over the usable runs; 0 when
- * no layer of the kind does FLOPs. */
-static double fastest_s_per_flop(trace *const *tr, int n, network_kind k) {
-    double best = 0;
-    for (int r = 0; r < n; r++) {
-        if (!usable(tr[r]))
-            continue;
-        const trace_layers *l = &tr[r]->run.layers;
-        for (int i = 0; i < l->cost.n; i++) {
-            const double flops = l->cost.layer[i].flops * l->examples;
-            if (l->cost.layer[i].kind != k || network_layer_idle(&l->cost.layer[i]) || !(l->time_s[i] > 0) ||
-                !(flops > 0))
-                continue;
-            const double s = l->time_s[i] / flops;
-            best = best > 0 && best < s ? best : s;
-        }
-    }
-    return best;
 }
 
 /* The rows of kind k: x (rows × COLS) and y, y less what the FLOPs cost at s_per_flop
@@ -153,10 +160,10 @@ int netfit_traces(trace *const *traces, int n, calibration_network *out, char *n
     int rc = 0;
     const double probe = probe_s_per_flop(traces, n);
     for (int k = 0; k < NETWORK_KINDS && rc == 0; k++) {
-        /* An engine faster than the probe's sgemm (oneDNN's direct convolutions) sets its own
-         * anchor: a FLOP costs no more than in the fastest layer of its kind. */
-        const double fastest = fastest_s_per_flop(traces, n, (network_kind)k);
-        const double s_per_flop = probe > 0 && fastest > 0 && fastest < probe ? fastest : probe;
+        /* fc runs on the probe's own kernel (OpenBLAS's sgemm), conv on oneDNN's: each FLOP
+         * at its engine's speed. */
+        const double engine = engine_s_per_flop(traces, n, (network_kind)k);
+        const double s_per_flop = k == NETWORK_FC && probe > 0 ? probe : engine;
         const int m = rows_of_kind(traces, n, (network_kind)k, s_per_flop, x, y);
         bool use[COLS];
         for (int c = 0; c < COLS; c++) { /* a column no row has is not a rate of this kind */

@@ -35,9 +35,14 @@ int netcost_transfer(const calibration_network *n, const network_cost *target, c
     }
     const double rest = fmax(0.0, p->c1_s - measured);
     const double scale = (netcost_example_s(n, target) + rest) / (measured + rest);
+    const double step_m = netcost_step_s(n, &n->cost), step_x = netcost_step_s(n, target);
+    /* c1 below the layers' own cost: the whole-step fit moved part of the layers' per-example
+     * cost into c0 (its c0–c1 trade-off), so c0's excess over the layers' per-step cost goes
+     * with the layers too. */
+    const double step_rest = p->c0_s - step_m;
+    p->c0_s = p->c1_s < measured && step_rest > 0 ? step_x + step_rest * scale : fmax(0.0, p->c0_s + step_x - step_m);
     p->c1_s *= scale;
     *c1_se *= scale;
-    p->c0_s = fmax(0.0, p->c0_s + netcost_step_s(n, target) - netcost_step_s(n, &n->cost));
     if (n->cost.params > 0)
         p->update_s *= (double)target->params / (double)n->cost.params;
     p->model_bytes = 4.0 * (double)target->params;

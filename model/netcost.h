@@ -13,7 +13,9 @@
  * Predicting x from a calibration of network m keeps what no layer holds (the loss, the
  * update, the step's framework) as measured:
  *   c1' = c1 · (E(x) + r)/(E(m) + r), r = max(0, c1 − E(m))   (= E(x) + c1 − E(m) when c1 ≥ E(m))
- *   c0' = max(0, c0 + S(x) − S(m)),   update' = update · params(x)/params(m),
+ *   c0' = max(0, c0 + S(x) − S(m)),   or where c1 < E(m) and c0 > S(m) (the whole-step
+ *         fit moved part of the layers' per-example cost into c0) S(x) + (c0 − S(m))·E(x)/E(m),
+ *   update' = update · params(x)/params(m),
  *   model bytes' = 4 · params(x),
  * and the prediction carries the transfer's own error: model_cv' = √(model_cv² + τ²), τ =
  * transfer_cv (what experiments/networks measured such transfers to miss by).

@@ -470,8 +470,9 @@ static double valid_taps(int n, int k) {
     return taps;
 }
 
-/* A layer's work (core/network.h): conv and fc by their FLOPs, im2col and activations by
- * the bytes they move, weights once a step; a relu fused into its conv is part of the conv.
+/* A layer's work (core/network.h): conv and fc by their FLOPs, activations by the bytes
+ * they move (oneDNN's direct convolution builds no im2col buffer), weights once a step; a
+ * relu fused into its conv is part of the conv.
  * The FLOPs are those done: a conv's multiply-adds over the image, not its zero padding
  * (oneDNN skips it), and no input gradient where no earlier layer has parameters. */
 static network_layer layer_cost(const net *n, int i) {
@@ -481,10 +482,9 @@ static network_layer layer_cost(const net *n, int i) {
     network_layer c = { .kind = kind_of(n, i) };
     switch (L->spec.kind) {
     case LAYER_CONV: {
-        const double col = (double)L->oh * L->ow * L->spec.k * L->spec.k * L->c; /* im2col floats */
         const double macs = valid_taps(L->h, L->spec.k) * valid_taps(L->w, L->spec.k) * L->c * L->oc;
         c.flops = 2.0 * passes * macs;
-        c.bytes = f * (4 * col + 3 * (in + out));
+        c.bytes = f * 3 * (in + out);
         c.step_bytes = f * passes * (double)L->n_w;
         break;
     }
