@@ -425,7 +425,7 @@ static int transfer_network(grid *g) {
     network_cost target;
     char err[512];
     if (net_cost_of_spec(g->net_spec, in[0], in[1], in[2], in[3], &target, err, sizeof err) ||
-        netcost_transfer(&g->network, &target, &g->params, &g->unc.se.c1_s, err, sizeof err)) {
+        netcost_transfer(&g->network, &target, &g->params, &g->unc.se.c0_s, &g->unc.se.c1_s, err, sizeof err)) {
         args_error("--net: %s", err);
         return 2;
     }

@@ -26,7 +26,7 @@ double netcost_step_s(const calibration_network *n, const network_cost *x) {
 }
 
 int netcost_transfer(const calibration_network *n, const network_cost *target, costmodel_params *p,
-                     double *c1_se, char *err, int errlen) {
+                     double *c0_se, double *c1_se, char *err, int errlen) {
     const double measured = n->known ? netcost_example_s(n, &n->cost) : 0.0;
     if (!(measured > 0)) {
         snprintf(err, (size_t)errlen, "the calibration has no per-layer rates of this host (calibrate again: its "
@@ -40,7 +40,12 @@ int netcost_transfer(const calibration_network *n, const network_cost *target, c
      * cost into c0 (its c0–c1 trade-off), so c0's excess over the layers' per-step cost goes
      * with the layers too. */
     const double step_rest = p->c0_s - step_m;
-    p->c0_s = p->c1_s < measured && step_rest > 0 ? step_x + step_rest * scale : fmax(0.0, p->c0_s + step_x - step_m);
+    if (p->c1_s < measured && step_rest > 0) {
+        p->c0_s = step_x + step_rest * scale;
+        *c0_se *= scale; /* kept whole, c0's uncertainty would outgrow a small network's c0 */
+    } else {
+        p->c0_s = fmax(0.0, p->c0_s + step_x - step_m);
+    }
     p->c1_s *= scale;
     *c1_se *= scale;
     if (n->cost.params > 0)

@@ -49,9 +49,10 @@ typedef struct {
 double netcost_example_s(const calibration_network *n, const network_cost *x);
 double netcost_step_s(const calibration_network *n, const network_cost *x);
 
-/* Makes p predict target instead of n's network (see above); *c1_se scales with c1.
+/* Makes p predict target instead of n's network (see above); *c1_se scales with c1, and
+ * *c0_se with the part of c0 that scales with the layers (where c0's excess does).
  * 0, or -1 with the reason in err (no rates: n not known, or E(measured) = 0). */
 int netcost_transfer(const calibration_network *n, const network_cost *target, costmodel_params *p,
-                     double *c1_se, char *err, int errlen);
+                     double *c0_se, double *c1_se, char *err, int errlen);
 
 #endif

@@ -162,17 +162,18 @@ Test(network, another_network_keeps_what_no_layer_holds_and_prices_its_layers) {
     cr_assert_eq(net_cost_of_spec("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
     cr_assert_eq(x.params, 76);
     costmodel_params p = { .c0_s = 1e-3, .c1_s = 2e-3, .update_s = 1e-4, .model_bytes = 80, .model_cv = 0.05 };
-    double se = 2e-4;
-    cr_assert_eq(netcost_transfer(&n, &x, &p, &se, err, sizeof err), 0, "%s", err);
+    double se = 2e-4, se0 = 1e-4;
+    cr_assert_eq(netcost_transfer(&n, &x, &p, &se0, &se, err, sizeof err), 0, "%s", err);
     assert_rel(p.c1_s, 2e-3 - 64e-6 + 320e-6, 1e-12, "c1");
     assert_rel(se, 2e-4 * (2e-3 - 64e-6 + 320e-6) / 2e-3, 1e-12, "c1's standard error");
     assert_rel(p.c0_s, 1e-3 + 20e-6 - 10e-6, 1e-12, "c0");
+    assert_rel(se0, 1e-4, 1e-12, "c0's standard error: c0 moves by what the layers' step moves");
     assert_rel(p.update_s, 1e-4 * 76 / 20, 1e-12, "update");
     assert_rel(p.model_bytes, 304, 1e-12, "model bytes");
     assert_rel(p.model_cv, sqrt(0.05 * 0.05 + 0.1 * 0.1), 1e-12, "model_cv");
     /* With no rates there is nothing to price it with. */
     n.known = false;
-    cr_assert_eq(netcost_transfer(&n, &x, &p, &se, err, sizeof err), -1);
+    cr_assert_eq(netcost_transfer(&n, &x, &p, &se0, &se, err, sizeof err), -1);
     cr_assert(strstr(err, "calibrate again"), "%s", err);
 }
 
@@ -188,11 +189,12 @@ Test(network, a_step_cost_traded_for_the_layers_per_example_cost_moves_with_the_
     char err[256];
     cr_assert_eq(net_cost_of_spec("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
     costmodel_params p = { .c0_s = 1e-3, .c1_s = 32e-6, .model_bytes = 80 };
-    double se = 3.2e-6;
-    cr_assert_eq(netcost_transfer(&n, &x, &p, &se, err, sizeof err), 0, "%s", err);
+    double se = 3.2e-6, se0 = 0.5e-3;
+    cr_assert_eq(netcost_transfer(&n, &x, &p, &se0, &se, err, sizeof err), 0, "%s", err);
     assert_rel(p.c1_s, 160e-6, 1e-12, "c1");
     assert_rel(se, 16e-6, 1e-12, "c1's standard error");
     assert_rel(p.c0_s, 4970e-6, 1e-12, "c0");
+    assert_rel(se0, 2.5e-3, 1e-12, "c0's standard error scales as its excess does");
 }
 
 Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_is_named) {
