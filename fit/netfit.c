@@ -30,6 +30,14 @@ static void row_of(const trace_layers *l, int i, double x[COLS]) {
     x[COL_LAYER_STEP] = (double)l->steps;
 }
 
+/* The median of v[0..m-1] (sorted in place); 0 when m = 0. */
+static double median_or_zero(double *v, int m) {
+    if (m == 0)
+        return 0.0;
+    gsl_sort(v, 1, (size_t)m);
+    return gsl_stats_median_from_sorted_data(v, 1, (size_t)m);
+}
+
 /* Seconds per FLOP of kind k's engine: in each usable run the fastest layer of the kind,
  * the median over the runs; 0 when no layer of the kind does FLOPs. */
 static double engine_s_per_flop(trace *const *tr, int n, network_kind k) {
@@ -51,10 +59,7 @@ static double engine_s_per_flop(trace *const *tr, int n, network_kind k) {
         if (run_best > 0)
             best[m++] = run_best;
     }
-    if (m == 0)
-        return 0.0;
-    gsl_sort(best, 1, (size_t)m);
-    return gsl_stats_median_from_sorted_data(best, 1, (size_t)m);
+    return median_or_zero(best, m);
 }
 
 /* Seconds per FLOP of the probe's sgemm, the median over the usable runs of the faster of
@@ -67,10 +72,7 @@ static double probe_s_per_flop(trace *const *tr, int n) {
         if (usable(tr[r]) && h->has && h->probe_before_s > 0 && h->probe_after_s > 0)
             t[m++] = fmin(h->probe_before_s, h->probe_after_s);
     }
-    if (m == 0)
-        return 0.0;
-    gsl_sort(t, 1, (size_t)m);
-    return gsl_stats_median_from_sorted_data(t, 1, (size_t)m) / TRACE_PROBE_FLOPS;
+    return median_or_zero(t, m) / TRACE_PROBE_FLOPS;
 }
 
 /* The rows of kind k: x (rows × COLS) and y, y less what the FLOPs cost at s_per_flop
@@ -162,8 +164,8 @@ int netfit_traces(trace *const *traces, int n, calibration_network *out, char *n
     for (int k = 0; k < NETWORK_KINDS && rc == 0; k++) {
         /* fc runs on the probe's own kernel (OpenBLAS's sgemm), conv on oneDNN's: each FLOP
          * at its engine's speed. */
-        const double engine = engine_s_per_flop(traces, n, (network_kind)k);
-        const double s_per_flop = k == NETWORK_FC && probe > 0 ? probe : engine;
+        const double s_per_flop =
+            k == NETWORK_FC && probe > 0 ? probe : engine_s_per_flop(traces, n, (network_kind)k);
         const int m = rows_of_kind(traces, n, (network_kind)k, s_per_flop, x, y);
         bool use[COLS];
         for (int c = 0; c < COLS; c++) { /* a column no row has is not a rate of this kind */

@@ -20,8 +20,8 @@
  * Without a probe, fc too is anchored at its fastest layer. A column no layer of the kind
  * has (a pool's FLOPs) is left out and its rate is 0; where the rows cannot tell the
  * columns apart (one layer, one batch size) the per-step columns go first, then the
- * bytes, and a note says which. The network, its input and its layers are the runs' (one network: fit/fit.h
- * refuses others).
+ * bytes, and a note says which. The network, its input and its layers are the runs' (one
+ * network: fit/fit.h refuses others).
  */
 #ifndef SPEEDUP_NETFIT_H
 #define SPEEDUP_NETFIT_H

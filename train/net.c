@@ -479,23 +479,22 @@ static network_layer layer_cost(const net *n, int i) {
     const net_layer *L = &n->layers[i];
     const double in = (double)L->h * L->w * L->c, out = (double)L->oh * L->ow * L->oc, f = sizeof(float);
     const double passes = needs_input_gradient(n, i) ? 3.0 : 2.0; /* forward, the weights' gradient, the input's */
-    network_layer c = { .kind = kind_of(n, i) };
+    /* conv, fc and pool read their input and write their output in each of three passes */
+    network_layer c = { .kind = kind_of(n, i), .bytes = f * 3 * (in + out) };
     switch (L->spec.kind) {
     case LAYER_CONV: {
         const double macs = valid_taps(L->h, L->spec.k) * valid_taps(L->w, L->spec.k) * L->c * L->oc;
         c.flops = 2.0 * passes * macs;
-        c.bytes = f * 3 * (in + out);
         c.step_bytes = f * passes * (double)L->n_w;
         break;
     }
     case LAYER_FC:
         c.flops = 2.0 * passes * (double)L->n_w;
-        c.bytes = f * 3 * (in + out);
         c.step_bytes = f * passes * (double)L->n_w;
         break;
     case LAYER_RELU: c.bytes = c.kind == NETWORK_CONV ? 0.0 : f * 5 * out; break;
     case LAYER_DROPOUT: c.bytes = L->spec.p > 0 ? f * 6 * out : 0.0; break;
-    case LAYER_POOL: c.bytes = f * 3 * (in + out); break;
+    case LAYER_POOL: break;
     }
     return c;
 }
