@@ -60,7 +60,9 @@ static void usage(FILE *out) {
             "  --topology LIST  [ps,allreduce]   --master MODE\n"
             "  --calib FILE, --c0, --c1, --sigma, --latency, --bandwidth, --model-bytes,\n"
             "  --startup, --cv, --update, --run-cv, --examples, --batch, --epochs,\n"
-            "  --scaling strong|weak (--batch-per-worker)\n");
+            "  --scaling strong|weak (--batch-per-worker)\n"
+            "  --net SPEC  another network than the one --calib measured (train's --net\n"
+            "              syntax): its compute, bytes and buffers priced from its layers\n");
     fputs(MEMOPT_USAGE, out);
 }
 
@@ -407,7 +409,7 @@ int cmd_advise(int argc, char **argv) {
     int rc = grid_finish(&g);
     memcpy(g.cores, allowed, sizeof allowed);
     g.n_cores = n_allowed;
-    if (rc || (rc = place_cores(&g, total)) || (rc = memopt_finish(&mo, g.calib_path)))
+    if (rc || (rc = place_cores(&g, total)) || (rc = memopt_finish(&mo, g.calib_path, g.net_spec)))
         return rc;
 
     int n_div = 0;

@@ -74,7 +74,7 @@ int cmd_model(int argc, char **argv) {
     if (optind < argc)
         return args_unexpected("model", argv[optind]);
     int rc = grid_finish(&g);
-    if (rc || (rc = memopt_finish(&mo, g.calib_path)))
+    if (rc || (rc = memopt_finish(&mo, g.calib_path, g.net_spec)))
         return rc;
 
     int n = grid_size(&g);

@@ -217,7 +217,7 @@ static int parse_options(int argc, char **argv, grid *g, simulate_options *o) {
     if (optind < argc)
         return args_unexpected("simulate", argv[optind]);
     int rc = grid_finish(g);
-    return rc ? rc : memopt_finish(&o->memory, g->calib_path);
+    return rc ? rc : memopt_finish(&o->memory, g->calib_path, g->net_spec);
 }
 
 /* Every configuration of the grid into rows[0..grid_size), with each rank's peak memory

@@ -123,8 +123,9 @@ enum {
     "                                                  [the calibration's, else even]\n"  \
     "  --net SPEC           another network than the one --calib measured (train's\n"    \
     "                       --net syntax): its compute priced by layer kind with the\n"   \
-    "                       calibration's rates, its bytes from its parameters, and\n"   \
-    "                       the interval widened by the transfer's error\n"              \
+    "                       calibration's rates, its bytes from its parameters, its\n"  \
+    "                       memory from its layers' buffers, and the interval\n"         \
+    "                       widened by the transfer's error\n"                           \
     "  --wide               the table's every column in seconds (default: 80 columns,\n"  \
     "                       times as h:mm:ss); --csv is the same either way\n"          \
     "  --step-time S        a worker that is a device (a GPU): one step of it at the\n"  \

@@ -3,6 +3,7 @@
 
 #include "cli/args.h"
 #include "model/calibration.h"
+#include "train/net.h"
 
 #include <string.h>
 
@@ -23,7 +24,30 @@ int memopt_handle_option(memopt *o, int code, const char *arg) {
     return 0;
 }
 
-int memopt_finish(memopt *o, const char *calib_path) {
+/* --net: the network's own buffers (activations, gradients, masks, workspaces) in the known
+ * terms, counted from its layers as the trainer would write them (train/net.h); the
+ * fitted terms stay the host's and the runtime's. 0, or 2 printed. */
+static int use_network(memopt *o, const calibration *cal, const char *calib_path, const char *net_spec) {
+    if (!cal->network.known) {
+        args_error("--net %s: %s has no network to price another one's memory from: calibrate again", net_spec,
+                   calib_path);
+        return 2;
+    }
+    const int *in = cal->network.input;
+    net_memory nm;
+    char err[512];
+    if (net_memory_of_spec(net_spec, in[0], in[1], in[2], in[3], &nm, err, sizeof err)) {
+        args_error("--net: %s", err);
+        return 2;
+    }
+    o->m.fwd_bytes_per_example = (double)nm.fwd_bytes_per_example;
+    o->m.train_bytes_per_example = (double)nm.train_bytes_per_example;
+    o->m.workspace_bytes = (double)nm.workspace_bytes;
+    o->m.workspace_bytes_per_thread = (double)nm.workspace_bytes_per_thread;
+    return 0;
+}
+
+int memopt_finish(memopt *o, const char *calib_path, const char *net_spec) {
     if (!calib_path) {
         o->m = memory_params_seed_example();
         snprintf(o->source, sizeof o->source, "the seed-like example's stated assumptions (Keras on Elephas on Spark)");
@@ -41,9 +65,10 @@ int memopt_finish(memopt *o, const char *calib_path) {
                    "speedup calibrate again", calib_path);
         return 2;
     }
-    snprintf(o->source, sizeof o->source, "%s (fitted to %ld rank peaks, worst error %.1f%%)", calib_path,
-             o->m.points, 100.0 * o->m.worst_rel_error);
-    return 0;
+    snprintf(o->source, sizeof o->source, "%s (fitted to %ld rank peaks, worst error %.1f%%%s)", calib_path,
+             o->m.points, 100.0 * o->m.worst_rel_error,
+             net_spec && o->m.known ? "; --net's buffers counted from its layers" : "");
+    return net_spec && o->m.known ? use_network(o, &cal, calib_path, net_spec) : 0;
 }
 
 void memopt_fill(const memopt *o, double model_bytes, const job_config *c, prediction_row *r) {

@@ -11,7 +11,7 @@
  *     memopt_init(&mo);
  *     ... in the getopt loop: memopt_handle_option(&mo, code, optarg) (0 taken, 1 not
  *         ours, -1 bad value, printed) ...
- *     if (memopt_finish(&mo, g.calib_path)) return the status;
+ *     if (memopt_finish(&mo, g.calib_path, g.net_spec)) return the status;
  *     memopt_fill(&mo, g.params.model_bytes, &config, &row);   for every row
  *     memopt_print_note(&mo, rows, n, stdout);                  under the table
  */
@@ -41,16 +41,17 @@ enum { MEMOPT_OPT_LIMIT = 900 };
 typedef struct {
     double limit_bytes;           /* 0: no limit */
     memory_params m;              /* m.known false: memory unknown */
-    char source[160];             /* where m came from, for the note */
+    char source[320];             /* where m came from, for the note */
 } memopt;
 
 void memopt_init(memopt *o);
 /* 0 taken, 1 not --memory-limit, -1 a bad size (printed: the caller exits 2). */
 int memopt_handle_option(memopt *o, int code, const char *arg);
-/* After parsing: the parameters from calib_path (NULL: the seed-like example). 0, 1 for a
- * file that cannot be read, 2 for --memory-limit with a calibration that has no memory
- * (printed). */
-int memopt_finish(memopt *o, const char *calib_path);
+/* After parsing: the parameters from calib_path (NULL: the seed-like example); with
+ * net_spec (--net, NULL: none), its buffers replace the calibrated network's known terms.
+ * 0, 1 for a file that cannot be read, 2 for --memory-limit with a calibration that has no
+ * memory or a network that cannot be priced (printed). */
+int memopt_finish(memopt *o, const char *calib_path, const char *net_spec);
 /* The row's memory columns for config c at model_bytes (nothing when memory is unknown). */
 void memopt_fill(const memopt *o, double model_bytes, const job_config *c, prediction_row *r);
 /* One line under a table: where the memory figures come from, and which rows are over the

@@ -261,6 +261,41 @@ Test(network, model_net_prices_another_network_through_the_binary) {
     free(cal), free(dir);
 }
 
+/* --net prices the other network's buffers too (model/memory.h's known terms). fc4 on 2x2x1
+ * inputs (4 classes), as calibrated: its forward writes the input, fc4's output and the
+ * probabilities, 4 + 4 + 4 floats = 48 bytes an example; backward only softmax's gradient
+ * (fc4 needs no input gradient), 4 floats = 16 bytes; 20 parameters, 80 model bytes.
+ * fc1024,relu,fc4: forward 4 + 1024 + 4 + 4 = 1036 floats = 4144 bytes; backward the
+ * softmax's 4 and fc4's input gradient of 1024 (fc1024 before it has parameters) = 4112
+ * bytes; 4·1024 + 1024 + 1024·4 + 4 = 9220 parameters, 36880 bytes. One worker at batch 32
+ * holds three model copies: it grows by 3·(36880 − 80) + 32·(4144 + 4112 − 48 − 16) =
+ * 110400 + 262144 = 372544 bytes (the model bytes alone would say 110400). */
+Test(network, model_net_prices_another_networks_buffers_in_memory) {
+    char *dir = clirun_tmpdir(), *cal = write_fc_calibration(dir), err[512], args[1024];
+    calibration c;
+    cr_assert_eq(calibration_read(cal, &c, err, sizeof err), 0, "%s", err);
+    c.memory = (memory_params){ .known = true, .base_bytes = 1 << 20, .fwd_bytes_per_example = 48,
+                                .train_bytes_per_example = 16, .example_bytes = 5, .test_examples = 100,
+                                .points = 10, .master_example_bytes = 5 };
+    cr_assert_eq(calibration_write(cal, &c, NULL, err, sizeof err), 0, "%s", err);
+    int n1 = 0, n2 = 0;
+    snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --topology allreduce --sync batch --batch 32", cal);
+    prediction_row *own = clirun_predictions(args, &n1);
+    snprintf(args, sizeof args, "model --calib %s --workers 1 --cores 1 --topology allreduce --sync batch --batch 32 "
+             "--net fc1024,relu,fc4", cal);
+    prediction_row *other = clirun_predictions(args, &n2);
+    cr_assert_eq(n1, 1);
+    cr_assert_eq(n2, 1);
+    cr_assert(own[0].has_memory && other[0].has_memory);
+    const double grown = (other[0].rss_worker_mib - own[0].rss_worker_mib) * 1048576.0;
+    cr_assert(fabs(grown - 372544) < 8, "the worker grows by %.1f bytes, want 372544", grown);
+    free(own), free(other);
+    clirun_result r = clirun(args);
+    cr_assert(strstr(r.out, "--net's buffers counted from its layers"), "the note says so: %s", r.out);
+    clirun_free(&r);
+    free(cal), free(dir);
+}
+
 /* The report of a calibration made elsewhere prices the network asked for and names both;
  * without --calib there is nothing to price it from. */
 Test(network, report_calib_net_names_both_networks_and_needs_a_calibration) {

@@ -148,6 +148,16 @@ int net_cost_of_spec(const char *spec_text, int h, int w, int c, int classes, ne
     return 0;
 }
 
+int net_memory_of_spec(const char *spec_text, int h, int w, int c, int classes, net_memory *out, char *err,
+                       int errlen) {
+    net *n = net_planned(spec_text, h, w, c, classes, 1, err, errlen);
+    if (!n)
+        return -1;
+    *out = net_memory_of(n);
+    free(n);
+    return 0;
+}
+
 int net_param_count(const char *spec_text, int h, int w, int c, int classes, long *n_params, char *err, int errlen) {
     net *n = net_planned(spec_text, h, w, c, classes, 1, err, errlen);
     if (!n)

@@ -125,5 +125,9 @@ network_cost net_cost_of(const net *n);
  * or -1 with the reason in err. */
 int net_cost_of_spec(const char *spec_text, int h, int w, int c, int classes, network_cost *out, char *err,
                      int errlen);
+/* net_memory_of for a spec on (h, w, c) inputs and `classes` outputs, without building it
+ * (`--net` prices another network's buffers with it): 0, or -1 with the reason in err. */
+int net_memory_of_spec(const char *spec_text, int h, int w, int c, int classes, net_memory *out, char *err,
+                       int errlen);
 
 #endif
