@@ -41,7 +41,7 @@ subnet=""
 for k in $(seq 0 199); do
   c=$(( ($$ + k) % 200 + 20 ))
   if [ -z "$(ip -4 route show to exact "10.214.$c.0/24")" ] \
-     && ! ip -4 -o addr show | grep -q " 10\.214\.$c\."; then
+     && ! grep -q " 10\.214\.$c\." <<<"$(ip -4 -o addr show)"; then
     subnet="10.214.$c"
     break
   fi
@@ -60,12 +60,12 @@ trap 'exit 130' INT TERM
 [ "$(ip netns list | awk '{print $1}' | grep -cE "^$prefix-h[0-9]+\$")" -eq 2 ] \
   || fail "expected exactly 2 namespaces $prefix-h1, $prefix-h2 after up twice"
 for i in 1 2; do
-  tc qdisc show dev "$prefix-h${i}r" | grep -q "tbf.*rate 1Gbit" \
+  grep -q "tbf.*rate 1Gbit" <<<"$(tc qdisc show dev "$prefix-h${i}r")" \
     || fail "root end of host $i is not shaped at 1gbit: $(tc qdisc show dev "$prefix-h${i}r")"
-  ip netns exec "$prefix-h$i" tc qdisc show dev eth0 | grep -q "tbf.*rate 1Gbit" \
+  grep -q "tbf.*rate 1Gbit" <<<"$(ip netns exec "$prefix-h$i" tc qdisc show dev eth0)" \
     || fail "host $i's eth0 is not shaped at 1gbit"
 done
-ip netns exec "$prefix-h1" getent hosts "$prefix-h2" | grep -q "^$subnet\.2 " \
+grep -q "^$subnet\.2 " <<<"$(ip netns exec "$prefix-h1" getent hosts "$prefix-h2")" \
   || fail "$prefix-h2 does not resolve to $subnet.2 inside $prefix-h1"
 
 # ---- mpirun -np 2 across the two hosts
@@ -84,8 +84,8 @@ addr1=$(echo "$where" | awk -F, '$2 == 1 {print $4}')
   || fail "ranks saw addresses '$addr0' and '$addr1', expected $subnet.1 and $subnet.2"
 [ "$host0" = "$prefix-h1" ] && [ "$host1" = "$prefix-h2" ] \
   || fail "ranks ran on '$host0' and '$host1', expected $prefix-h1 and $prefix-h2"
-echo "$out" | grep -q '^pingpong,4096,2,20,' || fail "no 4 KB ping-pong result between the hosts"
-echo "$out" | grep -q '^allreduce,4096,2,20,' || fail "no 4 KB all-reduce result between the hosts"
+grep -q '^pingpong,4096,2,20,' <<<"$out" || fail "no 4 KB ping-pong result between the hosts"
+grep -q '^allreduce,4096,2,20,' <<<"$out" || fail "no 4 KB all-reduce result between the hosts"
 
 # ---- async across the hosts: one worker pulling every step is plain SGD, bit for bit
 train=(train --limit 256 --epochs 2 --batch 16 --net conv3x3x4,relu,pool2,fc16,relu,fc10 --threads 1 --quiet --seed 3)

@@ -81,7 +81,7 @@ done
 
 # Top-level flags.
 for flag in --help --version; do
-    man_section '^\.SH OPTIONS' | man_flags | grep -qx -- "$flag" || bad "man page OPTIONS: no $flag"
+    grep -qx -- "$flag" <<<"$(man_section '^\.SH OPTIONS' | man_flags)" || bad "man page OPTIONS: no $flag"
 done
 
 # The page renders without a warning where groff is installed.

@@ -34,7 +34,7 @@ for dir in "$src" "$build"; do
 done
 
 speedup=$p/bin/speedup
-"$speedup" --help | grep -q '^Commands:' || fail "speedup --help: no command list"
+grep -q '^Commands:' <<<"$("$speedup" --help)" || fail "speedup --help: no command list"
 v=$("$speedup" --version)
 [ "$v" = "speedup $version (git $git_rev)" ] || fail "speedup --version: '$v', expected 'speedup $version (git $git_rev)'"
 if git -C "$src" rev-parse --git-dir >/dev/null 2>&1; then
@@ -89,7 +89,7 @@ close "$(./predict-pc "$src/tests/data/golden/calibration.json" | sed -n 's/^mod
       "$golden_s" "pkg-config (shared), calibration.json: model time_s"
 cc "${flags[@]}" "$src/examples/predict.c" $(pkg-config --cflags speedup) \
     -Wl,-Bstatic -lspeedup -Wl,-Bdynamic $(pkg-config --libs --static speedup | sed 's/-lspeedup//') -o predict-static
-if ldd ./predict-static | grep -q libspeedup; then fail "the static example needs libspeedup.so"; fi
+if grep -q libspeedup <<<"$(ldd ./predict-static)"; then fail "the static example needs libspeedup.so"; fi
 check_example ./predict-static "pkg-config --static"
 unset PKG_CONFIG_PATH
 cmake -S "$src/examples" -B cmake-build -DCMAKE_PREFIX_PATH="$p" -DCMAKE_BUILD_TYPE=Release \

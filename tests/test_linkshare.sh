@@ -27,7 +27,7 @@ set +e
 err=$(run -np 2 "$probe" 2>&1); rc=$?
 set -e
 [ "$rc" -eq 2 ] || fail "2 ranks: exit $rc, want 2: $err"
-echo "$err" | grep -q "exactly 3 ranks" || fail "2 ranks: no reason given: $err"
+grep -q "exactly 3 ranks" <<<"$err" || fail "2 ranks: no reason given: $err"
 set +e
 err=$(run -np 3 "$probe" --reps 0 2>&1); rc=$?
 set -e
