@@ -589,10 +589,12 @@ enum { OPT_FROM_TRACES = 1, OPT_OUT, OPT_ERNEST, OPT_PREDICT, OPT_FRACTION, OPT_
 /* --net for the plan: a network train can build on its default data (Fashion-MNIST,
  * 28x28x1, 10 classes), said now rather than after the plan's first run fails. */
 static int check_plan_net(const char *spec) {
-    long params;
     char err[512];
-    if (!spec || net_param_count(spec, 28, 28, 1, 10, &params, err, sizeof err) == 0)
+    net *planned = spec ? net_plan(spec, 28, 28, 1, 10, err, sizeof err) : NULL;
+    if (!spec || planned) {
+        net_free(planned);
         return 0;
+    }
     args_error("calibrate --net %s: %s", spec, err);
     return 2;
 }

@@ -422,10 +422,15 @@ static int transfer_network(grid *g) {
         return 2;
     }
     const int *in = g->network.input;
-    network_cost target;
     char err[512];
-    if (net_cost_of_spec(g->net_spec, in[0], in[1], in[2], in[3], &target, err, sizeof err) ||
-        netcost_transfer(&g->network, &target, &g->params, &g->unc.se.c0_s, &g->unc.se.c1_s, err, sizeof err)) {
+    net *planned = net_plan(g->net_spec, in[0], in[1], in[2], in[3], err, sizeof err);
+    if (!planned) {
+        args_error("--net: %s", err);
+        return 2;
+    }
+    const network_cost target = net_cost_of(planned);
+    net_free(planned);
+    if (netcost_transfer(&g->network, &target, &g->params, &g->unc.se.c0_s, &g->unc.se.c1_s, err, sizeof err)) {
         args_error("--net: %s", err);
         return 2;
     }

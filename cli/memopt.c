@@ -34,12 +34,14 @@ static int use_network(memopt *o, const calibration *cal, const char *calib_path
         return 2;
     }
     const int *in = cal->network.input;
-    net_memory nm;
     char err[512];
-    if (net_memory_of_spec(net_spec, in[0], in[1], in[2], in[3], &nm, err, sizeof err)) {
+    net *planned = net_plan(net_spec, in[0], in[1], in[2], in[3], err, sizeof err);
+    if (!planned) {
         args_error("--net: %s", err);
         return 2;
     }
+    const net_memory nm = net_memory_of(planned);
+    net_free(planned);
     o->m.fwd_bytes_per_example = (double)nm.fwd_bytes_per_example;
     o->m.train_bytes_per_example = (double)nm.train_bytes_per_example;
     o->m.workspace_bytes = (double)nm.workspace_bytes;

@@ -210,9 +210,11 @@ static int parse_header(checkpoint_file *f, reader *r, const char *name, char *e
     st->momentum_blocks = blocks;
     // The spec decides the count: check it before trusting the file's, allocating nothing.
     char why[512];
-    long want;
-    if (net_param_count(f->spec, f->h, f->w, f->c, f->classes, &want, why, sizeof why))
+    net *planned = net_plan(f->spec, f->h, f->w, f->c, f->classes, why, sizeof why);
+    if (!planned)
         FAIL("%s: byte 16: network spec '%s' on %dx%dx%d inputs: %s", name, f->spec, f->h, f->w, f->c, why);
+    const long want = planned->n_params;
+    net_free(planned);
     if (n_params != want)
         FAIL("%s: byte %zu: expected %ld parameters for '%s', got %lld", name, at, want, f->spec, (long long)n_params);
     f->n_params = want;

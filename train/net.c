@@ -138,33 +138,8 @@ static double buffer_floats(const net *n) {
     return total + 2.0 * B * largest;
 }
 
-int net_cost_of_spec(const char *spec_text, int h, int w, int c, int classes, network_cost *out, char *err,
-                     int errlen) {
-    net *n = net_planned(spec_text, h, w, c, classes, 1, err, errlen);
-    if (!n)
-        return -1;
-    *out = net_cost_of(n);
-    free(n);
-    return 0;
-}
-
-int net_memory_of_spec(const char *spec_text, int h, int w, int c, int classes, net_memory *out, char *err,
-                       int errlen) {
-    net *n = net_planned(spec_text, h, w, c, classes, 1, err, errlen);
-    if (!n)
-        return -1;
-    *out = net_memory_of(n);
-    free(n);
-    return 0;
-}
-
-int net_param_count(const char *spec_text, int h, int w, int c, int classes, long *n_params, char *err, int errlen) {
-    net *n = net_planned(spec_text, h, w, c, classes, 1, err, errlen);
-    if (!n)
-        return -1;
-    *n_params = n->n_params;
-    free(n);
-    return 0;
+net *net_plan(const char *spec_text, int h, int w, int c, int classes, char *err, int errlen) {
+    return net_planned(spec_text, h, w, c, classes, 1, err, errlen);
 }
 
 net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_batch, char *err, int errlen) {

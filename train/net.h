@@ -68,9 +68,12 @@ typedef struct {
  * net_init. NULL with the reason in err (bad spec, shapes that do not fit, buffers beyond
  * NET_MAX_BUFFER_FLOATS, memory). */
 net *net_new(const char *spec_text, int h, int w, int c, int classes, int max_batch, char *err, int errlen);
-/* The parameter count net_new would give, allocating nothing for the network's buffers:
- * 0, or -1 with the reason in err. */
-int net_param_count(const char *spec_text, int h, int w, int c, int classes, long *n_params, char *err, int errlen);
+/* The network's plan at batch 1 and nothing allocated for its buffers: every layer's shape
+ * and n_params, what net_cost_of and net_memory_of read (a checkpoint's parameter count,
+ * `--net`'s cost and memory for a network nobody trains here). Nothing that trains or
+ * evaluates accepts it. Free with net_free; NULL with the reason in err (bad spec, shapes
+ * that do not fit, memory). */
+net *net_plan(const char *spec_text, int h, int w, int c, int classes, char *err, int errlen);
 void net_free(net *n); /* NULL is a no-op */
 
 /* He initialisation: weights ~ N(0, 2/fan_in), biases 0, momentum 0; from seed. */
@@ -121,13 +124,5 @@ double net_forward_flops(const net *n);
 /* What the network costs layer by layer (core/network.h): both passes. A relu fused into
  * its conv is the conv's (its time is too). */
 network_cost net_cost_of(const net *n);
-/* The same for a spec on (h, w, c) inputs and `classes` outputs, without building it: 0,
- * or -1 with the reason in err. */
-int net_cost_of_spec(const char *spec_text, int h, int w, int c, int classes, network_cost *out, char *err,
-                     int errlen);
-/* net_memory_of for a spec on (h, w, c) inputs and `classes` outputs, without building it
- * (`--net` prices another network's buffers with it): 0, or -1 with the reason in err. */
-int net_memory_of_spec(const char *spec_text, int h, int w, int c, int classes, net_memory *out, char *err,
-                       int errlen);
 
 #endif
