@@ -157,25 +157,23 @@ static void scan_line(const char *line, failure *f) {
     }
 }
 
-/* --workers K: runs mpirun on this binary with the other flags, K ranks, or K + 1 with a
- * dedicated master (K counts training workers only, as in the cost model, the trace and
- * the JSON line); its exit status. */
-static int launch(int workers, int master, int threads, const char *hostfile, int oversubscribe, int argc,
-                  char **argv, const char *skip, const char *checkpoint_path) {
-    char self[4096];
-    ssize_t len = readlink("/proc/self/exe", self, sizeof self - 1);
+/* mpirun's argument vector for K training workers (+ a dedicated master): this binary's
+ * `train` with every flag but the skipped ones; NULL after an error message. np holds the
+ * rank count the vector points to; free the vector (not its strings). */
+static const char **mpirun_argv(int workers, int master, int threads, const char *hostfile, int oversubscribe,
+                                int argc, char **argv, const char *skip, char *self, size_t self_size,
+                                char np[16]) {
+    ssize_t len = readlink("/proc/self/exe", self, self_size - 1);
     if (len <= 0) {
         args_error("--workers: cannot find this program (/proc/self/exe)");
-        return 1;
+        return NULL;
     }
     self[len] = '\0';
-    long cores = host_online_cores();
-    char np[16];
-    snprintf(np, sizeof np, "%d", workers + master);
+    snprintf(np, 16, "%d", workers + master);
     const char **av = calloc((size_t)argc + 16, sizeof *av);
     if (!av) {
         args_error("out of memory");
-        return 1;
+        return NULL;
     }
     int k = 0;
     av[k++] = spawn_mpiexec();
@@ -184,7 +182,7 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
     av[k++] = "--bind-to"; // ranks pinned to the same core would share it
     av[k++] = "none";
     // A dedicated master is one rank more on the cores (contention_rho's m).
-    if (oversubscribe || (long)workers * threads + master > cores)
+    if (oversubscribe || (long)workers * threads + master > host_online_cores())
         av[k++] = "--oversubscribe";
     if (hostfile) {
         av[k++] = "--hostfile";
@@ -196,18 +194,24 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
         if (!skip[i])
             av[k++] = argv[i];
     av[k] = NULL;
+    return av;
+}
+
+/* Runs av, passing its stderr through to ours and noting in f which rank died and how:
+ * its exit status (128 + the signal that killed it), or -1 after an error message. */
+static int run_scanning_stderr(const char **av, failure *f) {
     int fds[2];
     if (pipe(fds)) {
-        free(av);
         args_error("--workers: pipe failed");
-        return 1;
+        return -1;
     }
     fflush(NULL);
     pid_t pid = fork();
     if (pid < 0) {
-        free(av);
+        close(fds[0]);
+        close(fds[1]);
         args_error("--workers: fork failed");
-        return 1;
+        return -1;
     }
     if (pid == 0) {
         close(fds[0]);
@@ -217,14 +221,12 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
         fprintf(stderr, "speedup: --workers: cannot run %s\n", av[0]);
         _exit(127);
     }
-    free(av);
     close(fds[1]);
-    failure f = { -1, 0, 0 };
     FILE *in = fdopen(fds[0], "r");
     char line[4096];
     while (in && fgets(line, sizeof line, in)) {
         fputs(line, stderr);
-        scan_line(line, &f);
+        scan_line(line, f);
     }
     if (in)
         fclose(in);
@@ -233,32 +235,53 @@ static int launch(int workers, int master, int threads, const char *hostfile, in
     int status = 0;
     while (waitpid(pid, &status, 0) < 0) {
     }
-    int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Says which rank stopped the job, how, and where training can go on from. */
+static void report_rank_failure(const failure *f, const char *checkpoint_path) {
+    char how[64], where[1400];
+    if (f->signal)
+        snprintf(how, sizeof how, "died (signal %d)", f->signal);
+    else
+        snprintf(how, sizeof how, "called MPI_Abort");
+    checkpoint_state st;
+    char err[1024];
+    net *n = checkpoint_path ? checkpoint_load(checkpoint_path, 1, &st, err, sizeof err) : NULL;
+    if (n)
+        snprintf(where, sizeof where, "last checkpoint: %s after epoch %d (continue: the same flags and --resume %s)",
+                 checkpoint_path, st.epochs_done, checkpoint_path);
+    else if (checkpoint_path)
+        snprintf(where, sizeof where, "no usable checkpoint (%.1000s)", err);
+    else
+        snprintf(where, sizeof where, "no checkpoint (--checkpoint FILE saves one every epoch)");
+    net_free(n);
+    args_error("rank %d %s; the job was stopped; %s", f->rank, how, where);
+}
+
+/* --workers K: runs mpirun on this binary with the other flags, K ranks, or K + 1 with a
+ * dedicated master (K counts training workers only, as in the cost model, the trace and
+ * the JSON line); its exit status. */
+static int launch(int workers, int master, int threads, const char *hostfile, int oversubscribe, int argc,
+                  char **argv, const char *skip, const char *checkpoint_path) {
+    char self[4096], np[16];
+    const char **av = mpirun_argv(workers, master, threads, hostfile, oversubscribe, argc, argv, skip, self,
+                                  sizeof self, np);
+    if (!av)
+        return 1;
+    failure f = { -1, 0, 0 };
+    const int code = run_scanning_stderr(av, &f);
+    free(av);
     if (code == 0)
         return 0;
+    if (code < 0)
+        return 1;
     if (code == 127) {
         args_error("--workers: could not run %s (set MPIEXEC to mpirun's path)", spawn_mpiexec());
         return 1;
     }
-    if (f.rank >= 0 && (f.signal || f.aborted)) {
-        char how[64], where[1400];
-        if (f.signal)
-            snprintf(how, sizeof how, "died (signal %d)", f.signal);
-        else
-            snprintf(how, sizeof how, "called MPI_Abort");
-        checkpoint_state st;
-        char err[1024];
-        net *n = checkpoint_path ? checkpoint_load(checkpoint_path, 1, &st, err, sizeof err) : NULL;
-        if (n)
-            snprintf(where, sizeof where, "last checkpoint: %s after epoch %d (continue: the same flags and --resume %s)",
-                     checkpoint_path, st.epochs_done, checkpoint_path);
-        else if (checkpoint_path)
-            snprintf(where, sizeof where, "no usable checkpoint (%.1000s)", err);
-        else
-            snprintf(where, sizeof where, "no checkpoint (--checkpoint FILE saves one every epoch)");
-        net_free(n);
-        args_error("rank %d %s; the job was stopped; %s", f.rank, how, where);
-    }
+    if (f.rank >= 0 && (f.signal || f.aborted))
+        report_rank_failure(&f, checkpoint_path);
     return code == 2 ? 2 : 1;
 }
 
