@@ -11,6 +11,8 @@ set -euo pipefail
 bin=${1:?usage: test_outputs.sh SPEEDUP_BIN}
 root=$(cd "$(dirname "$0")/.." && pwd)
 export OPENBLAS_NUM_THREADS=1 OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Shared memory and loopback only: test_cluster beside it adds and removes interfaces.
+export OMPI_MCA_btl=self,vader OMPI_MCA_oob_tcp_if_include=lo
 export ASAN_OPTIONS="${ASAN_OPTIONS:+$ASAN_OPTIONS:}detect_leaks=0" # Open MPI's leaks are not ours
 # A long grid (under ASan) says its progress on stderr; the error lines are what is checked here.
 export SPEEDUP_PROGRESS_S=1000000

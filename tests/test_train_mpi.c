@@ -626,6 +626,8 @@ Test(train_mpi, workers_k_with_a_dedicated_master_starts_k_plus_one_ranks) {
  * faster host (c1 0.36 ms against 0.96) gave 0.27–0.33 at 6 epochs, B = 64 or 128 alike: the
  * master's ~0.2 s is then mostly fixed (start-up, the test set), so 12 epochs double the
  * workers' CPU and not the master's; a polling master's share follows wall time. */
+/* Suite cpu_share: ctest runs it alone (test_train_mpi_cpu_share, RUN_SERIAL), so that no
+ * other test's processes stretch the wall time a polling wait follows. */
 static void master_gives_its_core_back(const char *sync, double most) {
 #if defined(__SANITIZE_ADDRESS__)
     // The sanitizer build is -O0 and instruments our loops but not OpenBLAS: the master's
@@ -655,11 +657,11 @@ static void master_gives_its_core_back(const char *sync, double most) {
 #endif
 }
 
-Test(train_mpi, a_dedicated_master_gives_its_core_back_while_the_workers_train) {
+Test(cpu_share, a_dedicated_master_gives_its_core_back_while_the_workers_train) {
     master_gives_its_core_back("epoch", 0.25);
 }
 
-Test(train_mpi, an_async_server_gives_its_core_back_between_requests) {
+Test(cpu_share, an_async_server_gives_its_core_back_between_requests) {
     master_gives_its_core_back("async", 1.0 / 3.0);
     master_gives_its_core_back("hogwild", 1.0 / 3.0);
 }
