@@ -59,7 +59,7 @@ static void usage(FILE *out) {
             "  --sync LIST  [batch,epoch; also every:N, async[:N], hogwild[:N]]\n"
             "  --topology LIST  [ps,allreduce]   --master MODE\n"
             "  --calib FILE, --c0, --c1, --sigma, --latency, --bandwidth, --model-bytes,\n"
-            "  --startup, --cv, --update, --run-cv, --examples, --batch, --epochs,\n"
+            "  --startup, --cv, --update, --run-cv, --rank-cv, --examples, --batch, --epochs,\n"
             "  --scaling strong|weak (--batch-per-worker)\n"
             "  --net SPEC  another network than the one --calib measured (train's --net\n"
             "              syntax): its compute, bytes and buffers priced from its layers\n");

@@ -150,6 +150,9 @@ enum {
     "  --host-cores P       physical cores in all (0 = unlimited)\n"                         \
     "  --update S           seconds of one optimizer update, one core\n"                     \
     "  --run-cv F           run-to-run spread of the host: log-sd of a run's speed factor\n" \
+    "  --rank-cv F          a rank's own speed against the others' in a run (log-sd),\n"   \
+    "                       kept for the run: the slowest rank sets every round's pace\n"   \
+    "                       where ranks each keep a core (0: ranks alike)\n"                 \
     "  --overlap F          share of a step its batch-sync all-reduce may run beside,\n"    \
     "                       0..1 (DDP's buckets during backward; 0: none)\n"                \
     "  --overlap-slowdown F how much longer a step is with its all-reduce beside it\n"      \

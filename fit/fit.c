@@ -171,9 +171,9 @@ static int fit_all_parts(fit_subset *s, fit_core *f, char *err, int errlen) {
         int (*fit)(fit_subset *, fit_core *, char *, int);
         bool after_compute;       /* needs c0, c1 */
     } parts[] = {
-        { fit_sigma, true }, { fit_update, false },      { fit_links, false },        { fit_overlap, false },
-        { fit_cv, false },   { fit_oversub, true },      { fit_master_yield, true },  { fit_startup, false },
-        { fit_run_cv, false },
+        { fit_sigma, true },   { fit_update, false },     { fit_links, false },        { fit_overlap, false },
+        { fit_cv, false },     { fit_rank_cv, true },     { fit_oversub, true },       { fit_master_yield, true },
+        { fit_startup, false }, { fit_run_cv, false },
     };
     const int rc = fit_compute(s, f, err, errlen);
     if (rc < 0)

@@ -5,6 +5,7 @@
  *                  leave-one-configuration-out validation, the Ernest comparison
  *   fit_rows.c     growing arrays of regression rows, NNLS and robust fits on them
  *   fit_compute.c  step level: c0, c1 (compute steps at T = 1), sigma (T > 1), cv, u
+ *   fit_rank.c     a rank's own speed within a run: rank_cv
  *   fit_comm.c     synchronisation level: alpha, beta per topology, the overlap, the
  *                  crowded master's wake
  *   fit_oversub.c  ranks that outnumber the cores: kappa, tau (whole runs' rounds)
@@ -100,6 +101,7 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen);      /* after fit_compute */
 int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_update(fit_subset *s, fit_core *f, char *err, int errlen);
+int fit_rank_cv(fit_subset *s, fit_core *f, char *err, int errlen);   /* fit_rank.c, after fit_cv */
 /* 2 when no trace synchronises through topo and no training run uses it (nothing to fit,
  * nothing asked: fit.c decides), and nothing noted then. */
 int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errlen);

@@ -330,11 +330,26 @@ double costmodel_exposed_sync_time(const costmodel_params *p, const job_config *
     return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }
 
+double costmodel_rank_cv(const costmodel_params *p, const job_config *c) {
+    return p->rank_cv > 0 && c->workers >= 2 && !contention_shares_cores(p, c) ? p->rank_cv : 0.0;
+}
+
+/* How long the slowest of workers whose expected maximum is g (G(K) in standard
+ * deviations) takes over the mean for n steps of `step`: the sum's spread is √n·CV·step
+ * from the steps' own spread, and n·ς·step from the rank's own speed, which n steps do
+ * not average out (costmodel_rank_cv): √(n·CV² + n²·ς²)·step·g. */
+static double straggler_time(const costmodel_params *p, const job_config *c, double step, double n, double g) {
+    const double rank = costmodel_rank_cv(p, c);
+    if (!(rank > 0))
+        return p->cv * step * sqrt(n) * g;
+    return sqrt(n * p->cv * p->cv + n * n * rank * rank) * step * g;
+}
+
 /* Straggler wait of one round of n steps: the barrier waits for the slowest of K
- * workers, each summing n steps of spread CV·step, so CV·step·√n·G(K); ranks that sleep
- * while they wait hand their cores to the rest, so CV·step·√n·G_ρ(K) (model/gmax.h). */
+ * workers, each summing n steps (straggler_time at G(K)); ranks that sleep while they
+ * wait hand their cores to the rest, so G_ρ(K) (model/gmax.h). */
 static double round_wait(const costmodel_params *p, const job_config *c, double step, long n) {
-    return p->cv * step * sqrt((double)n) * gmax_shared_expected(c->workers, contention_shared_rho(p, c));
+    return straggler_time(p, c, step, (double)n, gmax_shared_expected(c->workers, contention_shared_rho(p, c)));
 }
 
 /* ---------------------------------------------------------------------------------- */
@@ -384,7 +399,7 @@ costmodel_async costmodel_async_of(const costmodel_params *p, const job_config *
     const double busy = fmax(a.worker_cycle_s, a.master_s);
     a.steps_per_s = busy > 0 ? c->workers / busy : INFINITY;
     const double step = costmodel_step_time(p, c);
-    a.epoch_s = steps * busy + p->cv * step * sqrt(steps) * gmax_expected(c->workers);
+    a.epoch_s = steps * busy + straggler_time(p, c, step, steps, gmax_expected(c->workers));
     const double n = c->every_n > 0 ? c->every_n : 1;
     /* Async: a pull waits for the update of its worker's push before it; hogwild's does
      * not, so that push lands after the pull too, unless a crowded master's wake, which

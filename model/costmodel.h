@@ -55,6 +55,10 @@ typedef struct {
     double model_bytes;      /* M: bytes of the weights sent per synchronisation */
     double w0_s, w1_s;       /* start-up W(K) = w0 + w1·K */
     double cv;               /* coefficient of variation of one step's time */
+    double rank_cv;          /* ς: spread (log-sd) of a rank's own speed against the others' in
+                                one run, kept for the whole run (its core, its machine): a
+                                round waits for the slowest rank's n steps, whose persistent
+                                part does not average out as n grows; 0 = ranks alike */
     double host_cores;       /* P: physical cores available in all; 0 = unlimited */
     double update_s;         /* u: one optimizer update of the whole model, one core */
     double run_cv;           /* spread (log-normal σ) of a whole run's speed factor: run-to-run
@@ -220,6 +224,10 @@ double costmodel_step_time_at(const costmodel_params *p, const job_config *c, do
 
 /* u·(σ + (1−σ)/T)·ρ': one optimizer update, slowed as a step is (ρ', not ρ). */
 double costmodel_update_time(const costmodel_params *p, const job_config *c);
+
+/* ς where it applies to c: K ≥ 2 ranks that each keep a core (where they share cores the
+ * scheduler moves them, and evens their speeds out); else 0. */
+double costmodel_rank_cv(const costmodel_params *p, const job_config *c);
 
 /* S(K): one synchronisation of M bytes among K workers; S(1) = 0 unless the master is
  * dedicated (then even one worker pushes to and pulls from it). */

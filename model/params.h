@@ -49,6 +49,8 @@
   P(W0, "w0", w0_s, w0_s, "s", INFINITY, 1, 1, 8, "s")                                                             \
   P(W1, "w1", w1_s, w1_s, "s/worker", INFINITY, 1, 1, 9, "s/worker")                                               \
   PF(CV, "cv", cv, cv, "1", INFINITY, 1, 1, 12, "(within a run)", "cv", PARAM_RATIO)                               \
+  PF(RANK_CV, "rank_cv", rank_cv, rank_cv, "1", INFINITY, 1, 0, 27,                                               \
+     "(a rank's own speed against the others', kept for a run)", "rank-cv", PARAM_RATIO)                         \
   P(RUN_CV, "run_cv", run_cv, run_cv, "1", INFINITY, 0, 0, 13, "(between runs)")                                   \
   P(RUN_CV_OVERSUB, "run_cv_oversub", run_cv_oversub, run_cv_oversub, "1", INFINITY, 0, 0, 14,                      \
     "(between runs, more ranks than cores)")                                                                       \

@@ -91,7 +91,7 @@ static void draw_shared_round(job *j, long n) {
     for (int w = 0; w < j->k; w++) {
         double total = 0;
         for (long i = 0; i < n; i++)
-            total += j->round_steps_s[(size_t)w * (size_t)n + (size_t)i] = job_draw_step(j);
+            total += j->round_steps_s[(size_t)w * (size_t)n + (size_t)i] = job_draw_step(j, w);
         j->round_total_s[w] = total;
     }
     gsl_sort_index(j->round_order, j->round_total_s, 1, (size_t)j->k);
@@ -107,7 +107,7 @@ static void draw_shared_round(job *j, long n) {
 /* The worker's next step: drawn, or its share of the round drawn at its start. */
 static double next_step(job *j, int w) {
     if (!j->round_steps_s)
-        return job_draw_step(j);
+        return job_draw_step(j, w);
     const long i = j->round_n - j->steps_left[w];
     return j->round_steps_s[(size_t)w * (size_t)j->round_n + (size_t)i] * j->round_stretch[w];
 }
@@ -622,7 +622,10 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->acc = malloc(sizeof *j->acc * k);
     j->e = engine_new((long)k + 16);
     j->rng = job_rng_new();
+    j->rank_cv = costmodel_rank_cv(&spec->params, c);
+    j->rank_speed = j->rank_cv > 0 ? malloc(sizeof *j->rank_speed * k) : NULL;
     if (!j->arrive_s || !j->step_start_s || !j->compute_end_s || !j->steps_left || !j->acc || !j->e || !j->rng ||
+        (j->rank_cv > 0 && !j->rank_speed) ||
         cores_of_host(j) || scale_replay(j) || job_register(j) || (j->async && job_async_new(j)) ||
         shared_round_new(j)) {
         job_free(j);
@@ -644,6 +647,7 @@ void job_free(job *j) {
     free(j->steps_left);
     free(j->acc);
     free(j->pool_s);
+    free(j->rank_speed);
     free(j->round_steps_s);
     free(j->round_total_s);
     free(j->round_stretch);
@@ -707,6 +711,9 @@ int job_run(job *j, unsigned long seed, job_result *out, char *err, int errlen) 
     gsl_rng_set(j->rng, seed);
     for (int w = 0; w < j->k; w++)
         j->acc[w] = (job_worker){ 0 };
+    /* Each rank's speed for this run: log-normal of mean 1, exp(ς·Z − ς²/2). */
+    for (int w = 0; j->rank_speed && w < j->k; w++)
+        j->rank_speed[w] = exp(j->rank_cv * gsl_ran_gaussian_ziggurat(j->rng, 1.0) - 0.5 * j->rank_cv * j->rank_cv);
     j->ph = PHASE_STARTUP;
     j->epoch = 0;
     j->round = j->rounds_done = 0;

@@ -278,7 +278,7 @@ static void on_updated(void *ctx, int w) {
 // The workers
 
 static void start_astep(job *j, int w) {
-    const double d = job_draw_step(j), now = engine_now(j->e);
+    const double d = job_draw_step(j, w), now = engine_now(j->e);
     j->step_start_s[w] = now;
     j->acc[w].compute_s += d;
     engine_after(j->e, d, j->k_astep, w);

@@ -33,6 +33,9 @@ struct job {
     double update_s;              /* one update: costmodel_update_time */
     update_place update_at;
     double zeta, sigma_ln;        /* log-normal parameters of a step; sigma_ln = 0: constant */
+    double rank_cv;               /* ς of the config (costmodel_rank_cv); 0: ranks alike */
+    double *rank_speed;           /* (K) each rank's own factor on its steps, drawn per run
+                                     (log-normal, mean 1, log-sd ς); NULL where ς = 0 */
     double *pool_s;               /* (pool_n) replayed steps scaled to this config; NULL: none */
     long pool_n;
     int remote;                   /* ps: workers that message the master */
@@ -134,14 +137,20 @@ static inline void job_emit(job *j, int rank, trace_phase ph, double t0, double 
         j->span(j->span_ctx, rank, ph, t0, t1);
 }
 
-/* One step's compute span. */
-static inline double job_draw_step(job *j) {
+/* One step's compute span, drawn alike for every rank. */
+static inline double job_draw_any_step(job *j) {
     if (j->pool_s)
         return j->pool_s[gsl_rng_uniform_int(j->rng, (unsigned long)j->pool_n)];
     if (j->sigma_ln == 0)
         return j->step_s;
     /* exp(ζ + σ·Z) is gsl_ran_lognormal's variate; the ziggurat normal is the fast one. */
     return exp(j->zeta + j->sigma_ln * gsl_ran_gaussian_ziggurat(j->rng, 1.0));
+}
+
+/* One step's compute span of rank w, at its own speed for the run. */
+static inline double job_draw_step(job *j, int w) {
+    const double d = job_draw_any_step(j);
+    return j->rank_speed ? d * j->rank_speed[w] : d;
 }
 
 

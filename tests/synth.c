@@ -64,13 +64,18 @@ static void update(synth_state *st, int r, int epoch, long step) {
     st->clock[r] += d;
 }
 
+/* Rank r's own speed factor on its steps (synth_truth.rank_speed; 1 without). */
+static double rank_speed(const synth_truth *truth, int r) {
+    return r < SYNTH_MAX_RANK_SPEEDS && truth->rank_speed[r] > 0 ? truth->rank_speed[r] : 1.0;
+}
+
 /* Every rank's steps first..last−1; returns the slowest rank's clock. */
 static double local_steps(synth_state *st, int e, long first, long last) {
     double slowest = 0;
     for (int r = 0; r < st->ranks; r++) {
         bool turn = st->master && r == 0;
         for (long i = first; i < last; i++) {
-            double d = turn ? master_turn_s : noisy(st->step, st->truth->p.cv, st->rng);
+            double d = turn ? master_turn_s : noisy(st->step, st->truth->p.cv, st->rng) * rank_speed(st->truth, r);
             add(st->t, r, TRACE_COMPUTE, st->clock[r], st->clock[r] + d, e, i, 0, turn ? 0 : st->b, "");
             st->clock[r] += d;
             if (!turn && st->place == UPDATE_AFTER_STEP)

@@ -9,7 +9,8 @@
  *
  * A training run: every rank starts up until W + noise (one draw per run: the ranks leave
  * start-up together at a barrier; its last `data_load_s` is a "data_load" span when > 0),
- * then per round each rank does its local steps, each step_s·(1 + CV·z); ranks wait at the
+ * then per round each rank does its local steps, each step_s·(1 + CV·z) (times the rank's
+ * own speed where the truth gives one: rank_speed); ranks wait at the
  * barrier for the slowest; then one synchronisation sync_s·(1 + comm_noise·z) on every
  * rank, with bytes = M. A dedicated master is rank 0 and the workers 1..K, as the trainer
  * numbers them: at every step the master records a compute event of 0 examples (its turn,
@@ -29,6 +30,8 @@
 
 #include <gsl/gsl_rng.h>
 
+enum { SYNTH_MAX_RANK_SPEEDS = 8 };
+
 /* What one run of a configuration takes, before noise. */
 typedef struct {
     double step_s;               /* one local step of the slice b (a dedicated master's turn apart) */
@@ -45,6 +48,8 @@ typedef struct {
                                     a run of c under p */
     double startup_noise_s;      /* sd of W per run */
     double comm_noise;           /* relative sd of one synchronisation */
+    double rank_speed[SYNTH_MAX_RANK_SPEEDS]; /* rank r's steps times this in every run (its own
+                                    speed: rank_cv's truth); 0 = 1 */
 } synth_truth;
 
 /* A plain formula, for the tests of the command line rather than of the model's form: on

@@ -414,6 +414,34 @@ Test(costmodel, every_n_charges_a_short_last_round_its_own_steps) {
     assert_rel(g3, 3.0 / (2.0 * sqrt(M_PI)), 1e-9);
 }
 
+/* A rank's own speed (ς) does not average out over a round: by hand, 2 workers on 2 cores,
+ * 100 examples each in steps of 10 (local SGD does not split the batch: step = 0.01·10 =
+ * 0.1 s), every:4 (rounds of 4, 4, 2 steps), CV = 0.1, ς = 0.05, G(2) = 1/√π. A round of p
+ * steps waits √(p·CV² + p²·ς²)·step·G(2): p = 4: √(0.04 + 0.04) = 0.2828427; p = 2:
+ * √(0.02 + 0.01) = 0.1732051; the epoch 2·0.2828427 + 0.1732051 = 0.7388905 steps of 0.1 s
+ * over √π.
+ * Without ς: 0.1·(2·2 + √2) = 0.5414214. With 3 workers on the 2 cores, ς does not
+ * apply: the scheduler evens the ranks out. */
+Test(costmodel, a_ranks_own_speed_is_waited_for_in_every_round_where_it_keeps_a_core) {
+    costmodel_params p = seed_params(0.01, 0.0, 0.0, 0.0);
+    p.cv = 0.1;
+    p.rank_cv = 0.05;
+    p.host_cores = 2;
+    job_config c = { .workers = 2, .cores = 1, .sync = JOB_SYNC_EVERY, .every_n = 4,
+                           .topology = JOB_TOPO_ALLREDUCE, .examples = 200, .batch = 10, .epochs = 1 };
+    cr_assert_eq(job_schedule_of(&c).steps_per_epoch, 10);
+    assert_rel(costmodel_step_time(&p, &c), 0.1, 1e-12);
+    assert_rel(costmodel_rank_cv(&p, &c), 0.05, 0);
+    assert_rel(costmodel_breakdown_of(&p, &c).wait_s, 0.7388905 * 0.1 / sqrt(M_PI), 1e-6);
+    p.rank_cv = 0;
+    assert_rel(costmodel_breakdown_of(&p, &c).wait_s, 0.5414214 * 0.1 / sqrt(M_PI), 1e-6);
+    p.rank_cv = 0.05;
+    c.workers = 3;
+    cr_assert_eq(costmodel_rank_cv(&p, &c), 0.0);
+    c.workers = 1;
+    cr_assert_eq(costmodel_rank_cv(&p, &c), 0.0, "one rank waits for nobody");
+}
+
 Test(costmodel, cores_scale_by_amdahl_and_oversubscription_slows) {
     costmodel_params p = seed_params(1.0, 0.0, 0.0, 0.0);
     p.sigma = 0.25;

@@ -845,6 +845,33 @@ Test(fit, run_cv_is_the_pooled_log_spread_of_repeated_configurations) {
     release(&s);
 }
 
+/* rank_cv by hand: ranks 0 and 2 at e^-0.05, ranks 1 and 3 at e^0.05 in every run, no step
+ * spread (cv = 0). The runs whose K ≥ 2 ranks each keep one of the 4 cores are the four
+ * two-rank runs (2x1 batch ps, epoch ps, batch all-reduce, 2x2 every:4), each ranks' logs
+ * ±0.05 about their mean (Σ(l − l̄)² = 0.005, 1 degree of freedom), and the 4x1 batch
+ * all-reduce (0.01, 3); the 4x2 run shares the cores and tells nothing. ς² = 0.03/7:
+ * ς = 0.05·√(12/7) = 0.0654654, standard error ς/√14. Ranks alike: ς = 0. */
+Test(fit, a_ranks_own_speed_is_the_pooled_spread_of_its_ranks_within_a_run) {
+    synth_truth truth = truth_example();
+    truth.p.cv = 0;
+    for (int r = 0; r < 4; r++)
+        truth.rank_speed[r] = exp(r % 2 ? 0.05 : -0.05);
+    trace_set s;
+    fit_result r;
+    fit_example(&truth, 7, &s, &r);
+    cr_assert_float_eq(r.cal.params.rank_cv, 0.05 * sqrt(12.0 / 7.0), 1e-9, "rank_cv %.9g", r.cal.params.rank_cv);
+    cr_assert_float_eq(r.cal.stderr_.rank_cv, 0.05 * sqrt(12.0 / 7.0) / sqrt(14.0), 1e-9, "se %.9g",
+                       r.cal.stderr_.rank_cv);
+    fit_result_release(&r);
+    release(&s);
+    truth = truth_example();
+    truth.p.cv = 0;
+    fit_example(&truth, 7, &s, &r);
+    cr_assert_float_eq(r.cal.params.rank_cv, 0.0, 1e-9, "ranks alike: rank_cv %.9g", r.cal.params.rank_cv);
+    fit_result_release(&r);
+    release(&s);
+}
+
 Test(fit, leaving_each_configuration_out_predicts_every_synthetic_run_within_5_percent) {
     synth_truth truth = truth_example();
     trace_set s;

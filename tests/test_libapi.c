@@ -236,13 +236,13 @@ Test(libapi, a_calibration_file_predicts_as_speedup_model_does) {
     j.batch = 32;
     j.epochs = 5;
     const speedup_prediction p = predict(h, &j);
-    /* 2,1,batch,ps,18.3024441,1.71591555,1.44623085,2.03588949,...,16.052534,20.8676997 */
-    assert_rel(p.time_s, 18.3024441, 1e-8, "time");
-    assert_rel(p.speedup, 1.71591555, 1e-8, "speedup");
-    assert_rel(p.speedup_lo, 1.44623085, 1e-8, "speedup_lo");
-    assert_rel(p.speedup_hi, 2.03588949, 1e-8, "speedup_hi");
-    assert_rel(p.time_lo_s, 16.052534, 1e-8, "time_lo");
-    assert_rel(p.time_hi_s, 20.8676997, 1e-8, "time_hi");
+    /* 2,1,batch,ps,18.8871864,1.66279125,1.38461584,1.99685333,...,16.311808,21.8691768 */
+    assert_rel(p.time_s, 18.8871864, 1e-8, "time");
+    assert_rel(p.speedup, 1.66279125, 1e-8, "speedup");
+    assert_rel(p.speedup_lo, 1.38461584, 1e-8, "speedup_lo");
+    assert_rel(p.speedup_hi, 1.99685333, 1e-8, "speedup_hi");
+    assert_rel(p.time_lo_s, 16.311808, 1e-8, "time_lo");
+    assert_rel(p.time_hi_s, 21.8691768, 1e-8, "time_hi");
     speedup_params_free(h);
     cr_assert_null(speedup_params_read("/nonexistent/calibration.json", err, sizeof err));
     cr_assert(strstr(err, "/nonexistent/calibration.json"), "%s", err);
