@@ -1,4 +1,5 @@
 /* cli/cmd_model.c: `speedup model` end to end through the real binary. */
+#define _DEFAULT_SOURCE /* M_PI */
 #include "tests/clirun.h"
 
 #include <criterion/criterion.h>
@@ -239,6 +240,31 @@ Test(cli_model, the_overlap_s_slowdown_and_exposed_share_are_what_if_flags) {
     free(rows);
     clirun_assert_refused("model --overlap-exposed 1.5", 2, "--overlap-exposed");
     clirun_assert_refused("model --overlap-slowdown -1", 2, "--overlap-slowdown");
+}
+
+Test(cli_model, rank_cv_is_a_what_if_flag_the_slowest_rank_sets_a_rounds_pace) {
+    /* The seed's example at K = 2 on 2 cores, epoch sync, no step spread: each worker takes
+     * 3000 examples in ⌈3000/32⌉ = 94 steps of 32·0.956 = 30.592 s. --rank-cv 0.05 makes
+     * each epoch wait for the slower rank, 94·0.05·30.592·G(2) with G(2) = 1/√π: over 5
+     * epochs 405.60266 s. 3 workers on the 2 cores share them: ς does not apply. */
+    int n;
+    prediction_row *rows = clirun_predictions("model --workers 2 --cores 1 --sync epoch --topology allreduce --cv 0 "
+                                              "--run-cv 0 --host-cores 2 --rank-cv 0.05", &n);
+    cr_assert_eq(n, 1);
+    cr_assert_float_eq(rows[0].wait_s, 5 * 94 * 0.05 * 30.592 / sqrt(M_PI), 1e-4, "wait %.9g", rows[0].wait_s);
+    free(rows);
+    rows = clirun_predictions("model --workers 2 --cores 1 --sync epoch --topology allreduce --cv 0 --run-cv 0 "
+                              "--host-cores 2 --rank-cv 0", &n);
+    cr_assert_float_eq(rows[0].wait_s, 0.0, 1e-12);
+    free(rows);
+    prediction_row *a = clirun_predictions("model --workers 3 --cores 1 --sync epoch --topology allreduce --cv 0 "
+                                           "--run-cv 0 --host-cores 2 --rank-cv 0.05", &n);
+    prediction_row *b = clirun_predictions("model --workers 3 --cores 1 --sync epoch --topology allreduce --cv 0 "
+                                           "--run-cv 0 --host-cores 2 --rank-cv 0", &n);
+    cr_assert_eq(a[0].time_s, b[0].time_s, "ranks that share the cores: %g and %g", a[0].time_s, b[0].time_s);
+    free(a);
+    free(b);
+    clirun_assert_refused("model --rank-cv -0.1", 2, "--rank-cv");
 }
 
 Test(cli_model, a_topology_the_calibration_never_measured_is_refused_unless_its_link_is_given) {
