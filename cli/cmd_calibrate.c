@@ -250,8 +250,11 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
     printf("regressions:\n");
     for (int i = 0; i < r->fit.n_regressions; i++) {
         const calibration_regression *g = &r->fit.regressions[i];
+        /* rms_s is of the step or span times, but for the spreads, whose rms is the spread itself. */
+        const bool spread = strcmp(g->name, "cv") == 0 || strcmp(g->name, "run_cv") == 0 ||
+                            strcmp(g->name, "run_cv_oversub") == 0 || strcmp(g->name, "rank_cv") == 0;
         printf("  %-16s %6ld points  %6d dof  rms %-10.4g%s  %s", g->name, g->points, g->dof, g->rms_s,
-               strcmp(g->name, "cv") == 0 || strcmp(g->name, "run_cv") == 0 ? "  " : " s", g->method);
+               spread ? "  " : " s", g->method);
         if (g->outliers > 0)
             printf(" (%ld outliers at weight 0)", g->outliers);
         printf("\n");

@@ -310,26 +310,24 @@ static void write_figures(FILE *f, const report_html_input *in) {
     fputs("</table>\n", f);
 }
 
+/* The calibration's parameters, every one the registry has and the file gave. */
+static void write_params(FILE *f, const calibration *cal) {
+    fputs("<table>\n<tr><th>parameter</th><th>value</th><th>standard error</th><th>unit</th></tr>\n", f);
+    for (int i = 0; i < PARAM_COUNT; i++) {
+        const param_row *r = param_info((param_id)i);
+        const double v = param_get(&cal->params, (param_id)i), se = param_se_get(&cal->stderr_, (param_id)i);
+        if (r->required < 0 && v == 0)
+            continue;
+        fprintf(f, "<tr><td>%s</td><td>%.4g</td><td>%.2g</td><td>%s</td></tr>\n", r->name, v, isfinite(se) ? se : 0,
+                r->unit);
+    }
+    fputs("</table>\n", f);
+}
+
 /* Figure 5 and the fitted parameters. */
 static void write_calibration(FILE *f, const report_html_input *in) {
     figure(f, "calibration", "5. Calibration: measured step and sync times against the fit, with residuals");
-    const costmodel_params *p = &in->cal->params;
-    const calibration_stderr *e = &in->cal->stderr_;
-    fprintf(f, "<table>\n<tr><th>parameter</th><th>value</th><th>standard error</th><th>unit</th></tr>\n"
-               "<tr><td>c0</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
-               "<tr><td>c1</td><td>%.4g</td><td>%.2g</td><td>s/example</td></tr>\n"
-               "<tr><td>sigma</td><td>%.4g</td><td>%.2g</td><td></td></tr>\n"
-               "<tr><td>alpha ps</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
-               "<tr><td>beta ps</td><td>%.4g</td><td>%.2g</td><td>s/byte</td></tr>\n"
-               "<tr><td>alpha allreduce</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
-               "<tr><td>beta allreduce</td><td>%.4g</td><td>%.2g</td><td>s/byte</td></tr>\n"
-               "<tr><td>w0</td><td>%.4g</td><td>%.2g</td><td>s</td></tr>\n"
-               "<tr><td>w1</td><td>%.4g</td><td>%.2g</td><td>s/worker</td></tr>\n"
-               "<tr><td>cv</td><td>%.4g</td><td>%.2g</td><td></td></tr>\n</table>\n",
-            p->c0_s, e->c0_s, p->c1_s, e->c1_s, p->sigma, e->sigma, p->link[JOB_TOPO_PS].alpha_s, e->alpha_ps,
-            p->link[JOB_TOPO_PS].beta_s_per_byte, e->beta_ps, p->link[JOB_TOPO_ALLREDUCE].alpha_s,
-            e->alpha_allreduce, p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, e->beta_allreduce, p->w0_s,
-            e->w0_s, p->w1_s, e->w1_s, p->cv, e->cv);
+    write_params(f, in->cal);
 }
 
 /* Figure 6 and the accuracy fit (model/efficiency.h), when the traces held accuracy curves. */
@@ -352,7 +350,6 @@ static void write_accuracy(FILE *f, const report_html_input *in) {
     fprintf(f, "</table>\n<p>Residual sd %.2f%% (whole test set), %.2f%% (subset).</p>\n", 100 * m->sd_test,
             100 * m->sd_subset);
 }
-
 
 /* The fastest choice averages models (epoch, every:N) or trains on stale gradients: what
  * the calibration's accuracy fit says that does to accuracy, beside the fastest batch sync;
@@ -418,20 +415,6 @@ static void write_answer(FILE *f, const report_cluster *k, const calibration *ca
     if (strcmp(best->sync, "batch") != 0)
         write_averaging_note(f, best, predictions_fastest_batch_sync(k->rows, k->n_rows), cal, workload);
     fputs("</p>\n", f);
-}
-
-/* The calibration's parameters, every one the registry has and the file gave. */
-static void write_params(FILE *f, const calibration *cal) {
-    fputs("<table>\n<tr><th>parameter</th><th>value</th><th>standard error</th><th>unit</th></tr>\n", f);
-    for (int i = 0; i < PARAM_COUNT; i++) {
-        const param_row *r = param_info((param_id)i);
-        const double v = param_get(&cal->params, (param_id)i), se = param_se_get(&cal->stderr_, (param_id)i);
-        if (r->required < 0 && v == 0)
-            continue;
-        fprintf(f, "<tr><td>%s</td><td>%.4g</td><td>%.2g</td><td>%s</td></tr>\n", r->name, v, isfinite(se) ? se : 0,
-                r->unit);
-    }
-    fputs("</table>\n", f);
 }
 
 int report_html_write_whatif(const char *path, const report_whatif_input *in, char *err, int errlen) {

@@ -56,6 +56,11 @@ Test(cli_report, tiny_report_draws_every_figure_and_links_it, .timeout = 240) {
         cr_assert(strstr(html, ref) != NULL, "index.html does not link %s.svg", figs[i]);
     }
     cr_assert(strstr(html, "held out") != NULL, "no held-out configuration in index.html");
+    /* The fitted parameters are the registry's (model/params.h), not a list of the first ten. */
+    for (const char *const *name = (const char *const[]){ "<td>c1</td>", "<td>rank_cv</td>", "<td>oversub_compute</td>",
+                                                          "<td>master_yield</td>", NULL };
+         *name; name++)
+        cr_assert(strstr(html, *name) != NULL, "index.html's calibration table has no %s", *name);
     /* Every rank of the measured runs against the memory model (cli/report_memory.h). */
     cr_assert(strstr(html, "<h2 id=\"memory\">") && strstr(html, "<td>master+worker</td>"),
               "no memory section with the ps master in index.html");
