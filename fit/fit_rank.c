@@ -49,6 +49,8 @@ static int add_run(const fit_core *f, const trace *t, double *ss, double *noise,
         if (!traceinfo_is_step(e) || e->rank < 0 || e->rank >= ranks)
             continue;
         const double y_hat = costmodel_step_time_at(&p, &t->run.config, (double)e->examples);
+        if (!(y_hat > 0)) /* c0 and c1 at 0: nothing to weigh a step against */
+            continue;
         const double y = fmin(e->t1_s - e->t0_s, PREEMPTED * y_hat);
         rank_sum *q = &r[e->rank];
         q->measured += y;
