@@ -44,11 +44,14 @@ static int add_run(const fit_core *f, const trace *t, double *ss, double *noise,
     costmodel_params p = f->p;
     p.host_cores = t->run.host_cores;
     p.model_bytes = (double)t->run.model_bytes;
+    /* The model's step is affine in its examples: its value at 0 and its slope, once. */
+    const double at_zero = costmodel_step_time_at(&p, &t->run.config, 0.0);
+    const double per_example = costmodel_step_time_at(&p, &t->run.config, 1.0) - at_zero;
     for (long k = 0; k < t->n_events; k++) {
         const trace_event *e = &t->events[k];
         if (!traceinfo_is_step(e) || e->rank < 0 || e->rank >= ranks)
             continue;
-        const double y_hat = costmodel_step_time_at(&p, &t->run.config, (double)e->examples);
+        const double y_hat = at_zero + per_example * (double)e->examples;
         if (!(y_hat > 0)) /* c0 and c1 at 0: nothing to weigh a step against */
             continue;
         const double y = fmin(e->t1_s - e->t0_s, PREEMPTED * y_hat);
@@ -86,8 +89,7 @@ int fit_rank_cv(fit_subset *s, fit_core *f, char *err, int errlen) {
         const trace *t = s->tr[i];
         costmodel_params at = f->p;
         at.host_cores = t->run.host_cores;
-        at.rank_cv = 1; /* does ς apply to this run's configuration? */
-        if (!fit_used(s, i, true) || !(costmodel_rank_cv(&at, &t->run.config) > 0))
+        if (!fit_used(s, i, true) || !costmodel_rank_cv_applies(&at, &t->run.config))
             continue;
         const double before = dof;
         if (add_run(f, t, &ss, &noise, &dof))

@@ -330,8 +330,12 @@ double costmodel_exposed_sync_time(const costmodel_params *p, const job_config *
     return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }
 
+bool costmodel_rank_cv_applies(const costmodel_params *p, const job_config *c) {
+    return c->workers >= 2 && !contention_shares_cores(p, c);
+}
+
 double costmodel_rank_cv(const costmodel_params *p, const job_config *c) {
-    return p->rank_cv > 0 && c->workers >= 2 && !contention_shares_cores(p, c) ? p->rank_cv : 0.0;
+    return p->rank_cv > 0 && costmodel_rank_cv_applies(p, c) ? p->rank_cv : 0.0;
 }
 
 /* How long the slowest of workers whose expected maximum is g (G(K) in standard

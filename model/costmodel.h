@@ -225,8 +225,10 @@ double costmodel_step_time_at(const costmodel_params *p, const job_config *c, do
 /* u·(σ + (1−σ)/T)·ρ': one optimizer update, slowed as a step is (ρ', not ρ). */
 double costmodel_update_time(const costmodel_params *p, const job_config *c);
 
-/* ς where it applies to c: K ≥ 2 ranks that each keep a core (where they share cores the
- * scheduler moves them, and evens their speeds out); else 0. */
+/* Does a rank's own speed (ς) apply to c: K ≥ 2 ranks that each keep a core? Where they
+ * share cores the scheduler moves them, and evens their speeds out. */
+bool costmodel_rank_cv_applies(const costmodel_params *p, const job_config *c);
+/* ς where it applies to c, else 0. */
 double costmodel_rank_cv(const costmodel_params *p, const job_config *c);
 
 /* S(K): one synchronisation of M bytes among K workers; S(1) = 0 unless the master is
