@@ -234,6 +234,9 @@ static void print_fit(const fit_result *r, int n_traces, const char *dir) {
                             param_info((param_id)i)->says);
     printf("  %-16s %.0f bytes, host cores %.0f (from the run headers)\n", "model_bytes", p->model_bytes,
            p->host_cores);
+    if (p->test_examples > 0)
+        printf("  %-16s %.0f (the test file's: a rank loads min(D, it) beside its D; from the run headers)\n",
+               "test_examples", p->test_examples);
     printf("  %-16s %s (from the run headers)\n", "waits", p->waits_block ? "block: a waiting rank sleeps, the cores are "
            "shared evenly" : "poll: a waiting rank keeps its core (ranks pack on the cores)");
     const memory_params *m = &r->cal.memory;

@@ -21,10 +21,12 @@
  *   update u          robust location of the SGD update events at T = 1, ρ = 1
  *   w0, w1            NNLS (fit/nnls.h) of the start-up's end against K
  *   cv, run_cv        pooled step spread within runs; ln-time spread of repeated configs
- *   startup_cpu, startup_per_example   NNLS of the data_load start-up spans on (1, D)
+ *   startup_cpu, startup_per_example   NNLS of the data_load start-up spans on (1, n), n the
+ *                     examples a rank loaded (training and test); at one n, proportional
+ *   model_bytes, host_cores, waits_block, test_examples   the run headers
  *   oversub_compute, balance, master_yield(_loss)   runs whose ranks outnumber the cores
  *   model_cv          the validation's errors less what an interval already carries
- *   model_bytes, host_cores, waits_block   the run headers; memory: fit/memory_fit.h
+ *   memory            fit/memory_fit.h
  * Validation: each configuration of the training runs is left out (all its repeats
  * together; commbench traces kept), refitted and predicted by the model and by Ernest
  * (fit/ernest.h, five or more runs); median and worst relative error of the training time.

@@ -29,16 +29,16 @@ static int nnls_intercept_slope(const fit_rows *r, fit_core *f, const char *reg,
 }
 
 /* The data_load start-up spans of the runs at ρ = 1 (every rank reads and decompresses
- * the first D examples; at ρ > 1 the ranks share the cores for it): one row (1, D) → span
- * each; -1 out of memory (the rows so far are the caller's to free). */
-static int data_load_rows(fit_subset *s, fit_rows *r, bool *distinct_d) {
+ * the first D training and test examples; at ρ > 1 the ranks share the cores for it): one
+ * row (1, n) → span each; -1 out of memory (the rows so far are the caller's to free). */
+static int data_load_rows(fit_subset *s, const costmodel_params *p, fit_rows *r, bool *distinct_d) {
     double first_d = -1;
     *distinct_d = false;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         if (!fit_used(s, i, true) || traceinfo_shares_cores(&t->run))
             continue;
-        const double d = (double)t->run.config.examples;
+        const double d = costmodel_loaded_examples(p, &t->run.config); /* the model's n(D): one owner */
         for (long k = 0; k < t->n_events; k++) {
             const trace_event *e = &t->events[k];
             if (e->ph != TRACE_STARTUP || strcmp(e->name, "data_load") != 0)
@@ -55,15 +55,30 @@ static int data_load_rows(fit_subset *s, fit_rows *r, bool *distinct_d) {
     return 0;
 }
 
-/* d and l, the data load d + l·D of one rank: NNLS of the data_load spans at ρ = 1 on
- * (1, D) when the runs loaded two or more D; at one D, d = their median (standard error
- * √(π/2)·sd/√n) and l = 0. None recorded: both 0. */
+/* The test file's size, the most test examples a rank can load: the largest a header
+ * gives (0 where none does: n(D) = D). */
+static double test_set_examples(const fit_subset *s) {
+    double most = 0;
+    for (int i = 0; i < s->n; i++)
+        if (fit_used(s, i, true) && s->tr[i]->run.memory.has)
+            most = fmax(most, (double)s->tr[i]->run.memory.test_set_examples);
+    return most;
+}
+
+/* d and l, the data load d + l·n of one rank (n: the examples it loaded, training and
+ * test): NNLS of the data_load spans at ρ = 1 on (1, n) when the runs loaded two or more
+ * n. At one n the two cannot be told apart, and the load is taken as proportional to the
+ * examples (d = 0, l = the spans' median / n, standard error from the median's): reading
+ * and decoding a file of examples is linear in them with little fixed (this host's
+ * trainer: 26 ms at n = 4736, 146 ms at 30000, 345 ms at 70000; docs/calibration.md), so
+ * a what-if at another D keeps its load. None recorded: both 0. */
 static int fit_startup_cpu(fit_subset *s, fit_core *f, char *err, int errlen) {
     fit_rows r = { .cols = 2 };
     bool distinct = false;
     int rc = -1;
     f->p.startup_cpu_s = f->se.startup_cpu_s = f->p.startup_per_example_s = f->se.startup_per_example_s = 0;
-    if (data_load_rows(s, &r, &distinct)) {
+    f->p.test_examples = test_set_examples(s);
+    if (data_load_rows(s, &f->p, &r, &distinct)) {
         errmsg_set(err, errlen, "out of memory");
         goto done;
     }
@@ -71,9 +86,16 @@ static int fit_startup_cpu(fit_subset *s, fit_core *f, char *err, int errlen) {
     if (r.n == 0) {
         fit_note(f, "startup_cpu", "no data_load start-up spans: start-up at rho > 1 is not scaled");
     } else if (!distinct || r.n < 3) {
-        fit_note(f, "startup_per_example", "%s: the data load is not scaled with D",
-                 distinct ? "fewer than 3 data_load spans" : "every run loaded the same examples");
-        fit_median_se(r.y, r.n, &f->p.startup_cpu_s, &f->se.startup_cpu_s); /* reorders r.y: freed next */
+        for (int i = 0; i < r.n; i++) /* each span per example it loaded: rows (1, n) */
+            r.y[i] /= r.x[2 * i + 1];
+        fit_median_se(r.y, r.n, &f->p.startup_per_example_s, &f->se.startup_per_example_s); /* reorders r.y */
+        if (distinct)
+            fit_note(f, "startup_per_example", "fewer than 3 data_load spans: the load is taken as proportional to "
+                     "the examples loaded, none of it fixed (startup_cpu 0)");
+        else
+            fit_note(f, "startup_per_example", "every run loaded the same examples (%.0f, training and test): the "
+                     "load is taken as proportional to them, none of it fixed (startup_cpu 0), so a run of "
+                     "another D loads in proportion", r.x[1]);
     } else {
         rc = nnls_intercept_slope(&r, f, "data_load", (double *[]){ &f->p.startup_cpu_s, &f->se.startup_cpu_s,
                                   &f->p.startup_per_example_s, &f->se.startup_per_example_s }, err, errlen);

@@ -126,14 +126,19 @@ bool costmodel_has_sync(const job_config *c) {
     return c->workers >= 2 || (c->topology == JOB_TOPO_PS && c->master == JOB_MASTER_DEDICATED);
 }
 
-double costmodel_data_load_time(const costmodel_params *p, const job_config *c) {
-    return p->startup_cpu_s + p->startup_per_example_s * (double)c->examples;
+double costmodel_loaded_examples(const costmodel_params *p, const job_config *c) {
+    const double d = (double)c->examples;
+    return p->test_examples > 0 ? d + fmin(d, p->test_examples) : d;
 }
 
-/* w0 holds the load's fixed part d at ρ = 1, so only l·D is added to it; at ρ > 1 the
- * whole load, d + l·D, shares the cores. */
+double costmodel_data_load_time(const costmodel_params *p, const job_config *c) {
+    return p->startup_cpu_s + p->startup_per_example_s * costmodel_loaded_examples(p, c);
+}
+
+/* w0 holds the load's fixed part d at ρ = 1, so only l·n(D) is added to it; at ρ > 1 the
+ * whole load, d + l·n(D), shares the cores. */
 double costmodel_startup_time(const costmodel_params *p, const job_config *c) {
-    return p->w0_s + p->w1_s * c->workers + p->startup_per_example_s * (double)c->examples +
+    return p->w0_s + p->w1_s * c->workers + p->startup_per_example_s * costmodel_loaded_examples(p, c) +
            contention_startup_time(p, c);
 }
 

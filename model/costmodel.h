@@ -77,9 +77,13 @@ typedef struct {
     /* When ranks outnumber cores (ρ > 1), what the compute-only ρ misses: */
     double startup_cpu_s;    /* d: CPU-bound part of one rank's start-up (loading the data),
                                 slowed like compute: W gains d·(ρ − 1) */
-    double startup_per_example_s; /* l: the data load's cost per training example (a rank
-                                reads the first D of the files): the load is d + l·D, and W
-                                gains l·D + (d + l·D)·(ρ − 1); 0 = a load that does not grow */
+    double startup_per_example_s; /* l: the data load's cost per example a rank loads (the
+                                first D of the training file and min(D, test_examples) of
+                                the test file: n(D)): the load is d + l·n(D), and W gains
+                                l·n(D) + (d + l·n(D))·(ρ − 1); 0 = a load that does not grow */
+    double test_examples;    /* the test file's size, from the run headers: a rank loads
+                                min(D, it) test examples beside its D training ones; 0 = none
+                                counted (n(D) = D) */
     double oversub_compute;  /* κ: what time-sharing a core costs beyond ρ in rounds of one
                                 step, per unit of ρ − 1 (switches, caches refilled after another
                                 rank's slice): steps and updates at ρ > 1 are slowed by
@@ -247,10 +251,14 @@ double costmodel_slowdown(const costmodel_params *p, const job_config *c);
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */
 double costmodel_idle_step_time(const costmodel_params *p, const job_config *c);
 
-/* One rank's data load at ρ = 1: d + l·D (D the config's training examples). */
+/* n(D), the examples one rank loads: the config's D training examples and min(D,
+ * test_examples) test examples (D alone where test_examples is 0). */
+double costmodel_loaded_examples(const costmodel_params *p, const job_config *c);
+
+/* One rank's data load at ρ = 1: d + l·n(D). */
 double costmodel_data_load_time(const costmodel_params *p, const job_config *c);
 
-/* W(K) = w0 + w1·K + l·D + (d + l·D)·(ρ − 1). */
+/* W(K) = w0 + w1·K + l·n(D) + (d + l·n(D))·(ρ − 1). */
 double costmodel_startup_time(const costmodel_params *p, const job_config *c);
 
 /* Does φ apply to c: batch sync through an all-reduce (see the header comment)? */

@@ -60,7 +60,8 @@
   P(STARTUP_CPU, "startup_cpu", startup_cpu_s, startup_cpu_s, "s", INFINITY, 1, 0, 10,                              \
     "s (the data load, at no examples)")                                                                           \
   P(STARTUP_PER_EXAMPLE, "startup_per_example", startup_per_example_s, startup_per_example_s, "s/example",          \
-    INFINITY, 1, 0, 11, "s/example (the data load's growth with D)")                                               \
+    INFINITY, 1, 0, 11, "s/example (the data load's growth with the examples loaded)")                            \
+  P(TEST_EXAMPLES, "test_examples", test_examples, test_examples, "example", INFINITY, 0, -1, 0, "")                \
   P(OVERSUB_COMPUTE, "oversub_compute", oversub_compute, oversub_compute, "1", INFINITY, 1, 0, 15,                  \
     "(sharing a core in one-step rounds, per unit of rho - 1)")                                                    \
   P(BALANCE, "balance", balance_s, balance_s, "s", INFINITY, 1, 0, 16, "s (the scheduler evens out the cores)")    \

@@ -143,6 +143,27 @@ Test(costmodel, the_data_load_grows_with_the_examples_and_shares_the_cores) {
     cr_assert(strstr(err, "startup_per_example must be a finite number >= 0") != NULL, "%s", err);
 }
 
+Test(costmodel, a_rank_loads_its_training_examples_and_the_test_set_up_to_as_many) {
+    /* The trainer loads D training examples and min(D, 10000) test ones. l = 26.5 ms over
+     * 4736 examples (D = 2368: 2368 + 2368), d = 0: at D = 60000 a rank loads 70000, so the
+     * load is 26.5 ms x 70000 / 4736 = 391.68... ms; at D = 2368 it is 26.5 ms itself. With
+     * no test set known (0) n(D) = D: 60000 x 26.5 / 4736 ms. */
+    costmodel_params p = seed_params(0.1, 0, 0, 0);
+    p.host_cores = 2;
+    p.startup_per_example_s = 0.0265 / 4736;
+    p.test_examples = 10000;
+    job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
+    c.examples = 2368;
+    cr_assert_eq(costmodel_loaded_examples(&p, &c), 4736.0);
+    assert_rel(costmodel_data_load_time(&p, &c), 0.0265, 1e-12);
+    c.examples = 60000;
+    cr_assert_eq(costmodel_loaded_examples(&p, &c), 70000.0);
+    assert_rel(costmodel_data_load_time(&p, &c), 0.0265 * 70000 / 4736, 1e-12);
+    p.test_examples = 0;
+    cr_assert_eq(costmodel_loaded_examples(&p, &c), 60000.0);
+    assert_rel(costmodel_data_load_time(&p, &c), 0.0265 * 60000 / 4736, 1e-12);
+}
+
 Test(costmodel, the_fixed_cost_of_a_step_is_slowed_like_the_rest) {
     /* c0 = 0.05 s, c1 = 0.1 s/example, B = 32. K = 4 on 2 cores: b = 8, ρ = 2 with two ranks
      * on each core, nothing to pack: the step's CPU work (0.05 + 0.8 s) takes twice as long,

@@ -500,8 +500,9 @@ Test(fit, how_the_ranks_wait_comes_from_the_synchronised_runs_headers) {
  * batch ps: rho = 2) with 6x1 batch all-reduce (rho = 1.5, 2 threads on the busiest core)
  * and 6x1 every:4 all-reduce added (3 steps an epoch: rounds of 3 steps of 35 ms idle),
  * truth d = 0.2 s of data load per rank, kappa = 0.3 and tau = 0.14 s (the 6x1 every:4
- * rounds half packed: w = 1 - 2 x 0.035 / 0.14 = 0.5). d is the median data_load span at
- * rho = 1 (synth draws none: exact); kappa comes from the one-step rounds' bodies (three
+ * rounds half packed: w = 1 - 2 x 0.035 / 0.14 = 0.5). At one D the load is taken as
+ * proportional to the examples: l = the median data_load span at rho = 1 over D (synth
+ * draws none: exact), d = 0; kappa comes from the one-step rounds' bodies (three
  * runs of each configuration: one body's mean of 32 steps of 5 % spread moves kappa by
  * ~0.2), tau from the longer ones' given kappa; both within 3 standard errors; w0, w1 come
  * back once d·(rho - 1) is taken off the oversubscribed runs' start-up. */
@@ -525,12 +526,15 @@ Test(fit, oversubscription_costs_come_from_the_runs_with_more_ranks_than_cores) 
     char err[1024] = "";
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     const costmodel_params *p = &r.cal.params;
-    cr_assert_float_eq(p->startup_cpu_s, 0.2, 1e-9, "d = %g", p->startup_cpu_s);
-    cr_assert_eq(p->startup_per_example_s, 0.0, "every run loaded 1024 examples: no growth to see");
-    cr_assert(note_on(&r, "startup_per_example") != NULL);
+    /* every run loaded the same 1024 examples (synth writes no test file in its headers):
+     * the load is taken as proportional to them, d = 0 and l = 0.2 s / 1024 */
+    cr_assert_eq(p->startup_cpu_s, 0.0, "d = %g", p->startup_cpu_s);
+    cr_assert_float_eq(p->startup_per_example_s, 0.2 / 1024, 1e-12, "l = %g", p->startup_per_example_s);
+    cr_assert(note_on(&r, "startup_per_example") && strstr(note_on(&r, "startup_per_example"), "proportional"));
     within_3se("kappa", p->oversub_compute, r.cal.stderr_.oversub_compute, 0.3);
     within_3se("tau", p->balance_s, r.cal.stderr_.balance_s, 0.14);
-    cr_assert(fabs(p->w0_s - 0.4) < 3 * r.cal.stderr_.w0_s + 1e-3, "w0 = %g ± %g", p->w0_s, r.cal.stderr_.w0_s);
+    /* w0 held d at rho = 1 in the truth; the fit's l·D carries it now: w0 = 0.4 - 0.2 */
+    cr_assert(fabs(p->w0_s - 0.2) < 3 * r.cal.stderr_.w0_s + 1e-3, "w0 = %g ± %g", p->w0_s, r.cal.stderr_.w0_s);
     cr_assert(fabs(p->w1_s - 0.12) < 3 * r.cal.stderr_.w1_s + 1e-3, "w1 = %g ± %g", p->w1_s, r.cal.stderr_.w1_s);
     fit_result_release(&r);
     release(&s);
@@ -564,6 +568,36 @@ Test(fit, the_data_load_grows_with_the_examples_each_run_loaded) {
     cr_assert_float_eq(p->startup_per_example_s, 5e-5, 1e-12, "l = %g", p->startup_per_example_s);
     within_3se("w0", p->w0_s, r.cal.stderr_.w0_s, 0.4);
     within_3se("w1", p->w1_s, r.cal.stderr_.w1_s, 0.12);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* At one D the load is taken as proportional to the examples a rank loaded, its D training
+ * examples and min(D, test set) test ones: the example set (D = 1024) with a header that
+ * gives a test file of 300 examples, truth l = 50 µs an example over D alone (synth draws
+ * spans of 0.0512 s). A rank loaded 1024 + 300 = 1324 examples, so l = 0.0512 / 1324 s and
+ * d = 0, exactly (synth draws the spans without noise); test_examples = 300. */
+Test(fit, at_one_d_the_load_is_proportional_to_the_training_and_test_examples_loaded) {
+    synth_truth truth = truth_example();
+    truth.p.startup_per_example_s = 5e-5;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 14);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    gsl_rng_free(rng);
+    for (int i = 0; i < s.n; i++) {
+        s.tr[i]->run.memory.has = true;
+        s.tr[i]->run.memory.test_set_examples = 300;
+    }
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    const costmodel_params *p = &r.cal.params;
+    cr_assert_eq(p->test_examples, 300.0);
+    cr_assert_eq(p->startup_cpu_s, 0.0, "d = %g", p->startup_cpu_s);
+    cr_assert_float_eq(p->startup_per_example_s, 0.0512 / 1324, 1e-12, "l = %g", p->startup_per_example_s);
+    const char *note = note_on(&r, "startup_per_example");
+    cr_assert(note && strstr(note, "1324"), "%s", note ? note : "(no note)");
     fit_result_release(&r);
     release(&s);
 }

@@ -229,20 +229,20 @@ Test(libapi, a_calibration_file_predicts_as_speedup_model_does) {
     cr_assert_not_null(h, "%s", err);
     double c1 = 0;
     cr_assert_eq(speedup_params_get(h, "c1", &c1, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(c1, 0.00098912541064709574);
+    cr_assert_eq(c1, 0.00098912541064709466);
     speedup_job j = SPEEDUP_JOB_INIT;
     j.workers = 2;
     j.examples = 6000;
     j.batch = 32;
     j.epochs = 5;
     const speedup_prediction p = predict(h, &j);
-    /* 2,1,batch,ps,18.8871864,1.66279125,1.38461584,1.99685333,...,16.311808,21.8691768 */
-    assert_rel(p.time_s, 18.8871864, 1e-8, "time");
-    assert_rel(p.speedup, 1.66279125, 1e-8, "speedup");
-    assert_rel(p.speedup_lo, 1.38461584, 1e-8, "speedup_lo");
-    assert_rel(p.speedup_hi, 1.99685333, 1e-8, "speedup_hi");
-    assert_rel(p.time_lo_s, 16.311808, 1e-8, "time_lo");
-    assert_rel(p.time_hi_s, 21.8691768, 1e-8, "time_hi");
+    /* 2,1,batch,ps,18.9741447,1.65975369,1.38233849,1.99284208,...,16.3911025,21.9642435 */
+    assert_rel(p.time_s, 18.9741447, 1e-8, "time");
+    assert_rel(p.speedup, 1.65975369, 1e-8, "speedup");
+    assert_rel(p.speedup_lo, 1.38233849, 1e-8, "speedup_lo");
+    assert_rel(p.speedup_hi, 1.99284208, 1e-8, "speedup_hi");
+    assert_rel(p.time_lo_s, 16.3911025, 1e-8, "time_lo");
+    assert_rel(p.time_hi_s, 21.9642435, 1e-8, "time_hi");
     speedup_params_free(h);
     cr_assert_null(speedup_params_read("/nonexistent/calibration.json", err, sizeof err));
     cr_assert(strstr(err, "/nonexistent/calibration.json"), "%s", err);
