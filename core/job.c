@@ -19,6 +19,11 @@ bool job_dedicated_master(const job_config *c) {
     return c->topology == JOB_TOPO_PS && c->master == JOB_MASTER_DEDICATED;
 }
 
+double job_loaded_examples(const job_config *c, double test_examples) {
+    const double d = (double)c->examples;
+    return d + fmin(d, test_examples);
+}
+
 int job_ranks(const job_config *c) { return c->workers + (job_dedicated_master(c) ? 1 : 0); }
 
 job_role job_role_of(const job_config *c, int rank) {

@@ -51,6 +51,11 @@ typedef struct {
 /* DESIGN.md's b, s, p of a config: the schedule the trainer runs and the model times. */
 job_schedule job_schedule_of(const job_config *c);
 
+/* n(D), the examples one rank of the trainer loads: the config's D training examples and
+ * min(D, test_examples) of the test file (test_examples >= 0; 0: D alone). The one place
+ * that says it: the data load (model/costmodel.h) and the data held (model/memory.h). */
+double job_loaded_examples(const job_config *c, double test_examples);
+
 /* Returns 0 when c is a job that can run, else -1 with a one-line reason in err naming
  * the bad value (batch sync over more workers than examples in a batch, async without a
  * dedicated master, ...). */

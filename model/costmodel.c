@@ -127,8 +127,7 @@ bool costmodel_has_sync(const job_config *c) {
 }
 
 double costmodel_loaded_examples(const costmodel_params *p, const job_config *c) {
-    const double d = (double)c->examples;
-    return p->test_examples > 0 ? d + fmin(d, p->test_examples) : d;
+    return job_loaded_examples(c, p->test_examples);
 }
 
 double costmodel_data_load_time(const costmodel_params *p, const job_config *c) {

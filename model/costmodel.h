@@ -251,8 +251,8 @@ double costmodel_slowdown(const costmodel_params *p, const job_config *c);
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */
 double costmodel_idle_step_time(const costmodel_params *p, const job_config *c);
 
-/* n(D), the examples one rank loads: the config's D training examples and min(D,
- * test_examples) test examples (D alone where test_examples is 0). */
+/* n(D), the examples one rank loads, by the calibration's test_examples:
+ * job_loaded_examples (core/job.h). */
 double costmodel_loaded_examples(const costmodel_params *p, const job_config *c);
 
 /* One rank's data load at ρ = 1: d + l·n(D). */

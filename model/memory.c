@@ -92,7 +92,7 @@ memory_breakdown memory_peak(const memory_params *m, double model_bytes, const j
     /* Every rank of this trainer holds both sets; a sharded (Spark-like) worker its 1/K. */
     const double d = (double)c->examples, share = m->sharded_data && !master ? 1.0 / k : 1.0;
     const double e = master && m->sharded_data ? m->master_example_bytes : m->example_bytes;
-    b.data = share * ((d + fmin(d, m->test_examples)) * e + d * (double)sizeof(long));
+    b.data = share * (job_loaded_examples(c, m->test_examples) * e + d * (double)sizeof(long));
     b.trace = trace_bytes;
     b.master_extra = master ? m->master_extra_bytes : 0.0;
     b.total = b.fitted + b.model + b.activations + b.data + b.trace + b.master_extra;
