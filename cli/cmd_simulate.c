@@ -32,7 +32,8 @@ static void usage(FILE *out) {
             "one possible pair of runs (the config and its 1-worker, 1-core baseline): the\n"
             "parameters drawn from --calib's standard errors, each run's time scaled by a\n"
             "run-to-run factor (log-normal, median 1, log-sd run_cv), steps drawn with spread cv.\n"
-            "Prints the mean time and speedup, the 95%% prediction interval of ONE run (where\n"
+            "Prints the time and speedup at the calibrated values (the mean over the step draws,\n"
+            "the host at its median speed), the 95%% prediction interval of ONE run (where\n"
             "your next run should land) and where the time goes (means over workers).\n"
             "\n");
     grid_print_usage(out);
@@ -56,7 +57,8 @@ static void usage(FILE *out) {
             "                       rho')                                      [scheduled]\n"
             "Output:\n"
             "  --csv                the predictions CSV on stdout instead of a table:\n"
-            "                       time_s, speedup: means over the replications;\n"
+            "                       time_s, speedup: means over the replications' step\n"
+            "                       draws at the calibrated values (no parameter draws);\n"
             "                       time_lo,time_hi / ci_lo,ci_hi: 95%% prediction interval of\n"
             "                       ONE run's time / speedup; mean_lo,mean_hi: 95%% interval of\n"
             "                       the mean speedup (Monte-Carlo error, far narrower);\n"

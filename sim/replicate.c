@@ -63,68 +63,93 @@ static int make_pair(const job_spec *spec, const costmodel_params *theta, bool f
     return *b ? 0 : -1;
 }
 
-/* The summary's means over the replications (breakdown already summed in s). */
-static int summarise(replicate_summary *s, const double *times, const double *speedups, int reps) {
+/* The summary: the points (and the interval of their mean) from the central runs, the
+ * prediction interval of one run from the drawn ones. */
+static int summarise(replicate_summary *s, const double *central_times, const double *central_speedups,
+                     const double *times, const double *speedups, int reps) {
     double half;
-    replicate_interval(times, reps, &s->time_s, &half);
+    replicate_interval(central_times, reps, &s->time_s, &half);
     s->time_mean_lo_s = s->time_s - half;
     s->time_mean_hi_s = s->time_s + half;
-    replicate_interval(speedups, reps, &s->speedup, &half);
+    replicate_interval(central_speedups, reps, &s->speedup, &half);
     s->speedup_mean_lo = s->speedup - half;
     s->speedup_mean_hi = s->speedup + half;
     return replicate_prediction_interval(times, reps, &s->time_lo_s, &s->time_hi_s) ||
            replicate_prediction_interval(speedups, reps, &s->speedup_lo, &s->speedup_hi);
 }
 
+/* Where the time goes in one central run, a reps-th of the summary's means. */
+static void add_breakdown(replicate_summary *s, const job_result *jr, int reps) {
+    const double w = 1.0 / reps;
+    s->startup_s += w * jr->startup_s;
+    s->compute_s += w * jr->compute_s;
+    s->update_s += w * jr->update_s;
+    s->comm_s += w * jr->comm_s;
+    s->wait_s += w * jr->wait_s;
+    s->barrier_wait_s += w * jr->barrier_wait_s;
+    s->master_peak_bytes = jr->master_peak_bytes;
+    s->staleness_median += w * jr->staleness_median;
+    s->staleness_p90 += w * jr->staleness_p90;
+    s->staleness_mean += w * jr->staleness_mean;
+}
+
+static bool is_own_baseline(const job_config *c) {
+    const job_config base = costmodel_baseline(c);
+    return base.workers == c->workers && base.cores == c->cores && base.master == c->master &&
+           base.sync == c->sync && base.every_n == c->every_n;
+}
+
 int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsigned long seed,
                   replicate_summary *out, char *err, int errlen) {
     if (reps < 1)
         return errmsg_set(err, errlen, "replications must be >= 1 (got %d)", reps);
-    bool draw_params = uncertainty_has_params(unc);
-    job *j = NULL, *b = NULL;
+    /* θ_r differs from run to run: drawn parameters, or one of two all-reduce algorithms. */
+    const bool draws_theta = uncertainty_has_params(unc) ||
+                             spec->params.allreduce_algorithm == COSTMODEL_ALLREDUCE_EITHER;
+    job *j = NULL, *b = NULL, *jc = NULL, *bc = NULL;
     double *times = malloc(sizeof *times * (size_t)reps);
     double *speedups = malloc(sizeof *speedups * (size_t)reps);
+    double *central_times = malloc(sizeof *central_times * (size_t)reps);
+    double *central_speedups = malloc(sizeof *central_speedups * (size_t)reps);
     gsl_rng *draw = job_rng_new();
     int rc = -1;
-    if (!times || !speedups || !draw) {
+    if (!times || !speedups || !central_times || !central_speedups || !draw) {
         errmsg_set(err, errlen, "out of memory");
         goto done;
     }
     replicate_summary s = { .reps = reps };
-    const job_config base = costmodel_baseline(&spec->config);
-    const bool is_own_baseline = base.workers == spec->config.workers && base.cores == spec->config.cores &&
-                                 base.master == spec->config.master && base.sync == spec->config.sync &&
-                                 base.every_n == spec->config.every_n;
+    const bool own = is_own_baseline(&spec->config);
+    const job_config one = costmodel_baseline(&spec->config);
+    if (draws_theta && make_pair(spec, &spec->params, true, &jc, &bc, err, errlen))
+        goto done;
     for (int r = 0; r < reps; r++) {
         unsigned long rs = job_seed(seed, r);
         gsl_rng_set(draw, job_seed(rs, 0));
         costmodel_params theta;
         uncertainty_draw(unc, &spec->params, draw, &theta);
-        const job_config one = costmodel_baseline(&spec->config);
         double f_job = uncertainty_run_factor(&theta, &spec->config, draw);
         double f_base = uncertainty_run_factor(&theta, &one, draw);
-        job_result jr, br;
-        if (make_pair(spec, &theta, draw_params, &j, &b, err, errlen) || job_run(j, rs, &jr, err, errlen) ||
+        job_result jr, br, cr, cb;
+        if (make_pair(spec, &theta, draws_theta, &j, &b, err, errlen) || job_run(j, rs, &jr, err, errlen) ||
             job_run(b, rs, &br, err, errlen))
             goto done;
+        /* The central run: the same step noise on the estimate itself (the drawn run when
+         * nothing is drawn), the host at its median speed. */
+        if (!draws_theta) {
+            cr = jr;
+            cb = br;
+        } else if (job_run(jc, rs, &cr, err, errlen) || job_run(bc, rs, &cb, err, errlen)) {
+            goto done;
+        }
         times[r] = f_job * jr.makespan_s;
         /* A job that is its own baseline is one run, not two: its speedup is 1. */
-        speedups[r] = is_own_baseline ? 1.0 : f_base * br.makespan_s / times[r];
-        /* The factor is the host's speed over the whole run: every phase scales with it. */
-        double w = f_job / reps;
-        s.startup_s += w * jr.startup_s;
-        s.compute_s += w * jr.compute_s;
-        s.update_s += w * jr.update_s;
-        s.comm_s += w * jr.comm_s;
-        s.wait_s += w * jr.wait_s;
-        s.barrier_wait_s += w * jr.barrier_wait_s;
-        s.master_peak_bytes = jr.master_peak_bytes;
-        s.staleness_median += jr.staleness_median / reps;
-        s.staleness_p90 += jr.staleness_p90 / reps;
-        s.staleness_mean += jr.staleness_mean / reps;
-        s.events += jr.events + br.events;
+        speedups[r] = own ? 1.0 : f_base * br.makespan_s / times[r];
+        central_times[r] = cr.makespan_s;
+        central_speedups[r] = own ? 1.0 : cb.makespan_s / cr.makespan_s;
+        add_breakdown(&s, &cr, reps);
+        s.events += jr.events + br.events + (draws_theta ? cr.events + cb.events : 0);
     }
-    if (summarise(&s, times, speedups, reps)) {
+    if (summarise(&s, central_times, central_speedups, times, speedups, reps)) {
         errmsg_set(err, errlen, "out of memory");
         goto done;
     }
@@ -134,7 +159,11 @@ done:
     gsl_rng_free(draw);
     free(times);
     free(speedups);
+    free(central_times);
+    free(central_speedups);
     job_free(b);
     job_free(j);
+    job_free(bc);
+    job_free(jc);
     return rc;
 }

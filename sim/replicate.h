@@ -29,7 +29,14 @@
  *     Monte-Carlo error only, √(R+1) times narrower: never "the" interval.
  * With no spread (or R = 1: none can be estimated) every interval is the mean.
  *
- * The points (time_s, speedup, the breakdown) are means over the replications.
+ * The points (time_s, speedup, the breakdown, and the interval of their mean) come from
+ * central runs: replication r's job and baseline simulated once more with the same step
+ * noise on the estimate itself (θ = the calibration's values, no run factor: the host at
+ * its median speed), the mean over r. Not the drawn runs' mean: a parameter at its bound
+ * (c0 = 0 after a non-negative fit) draws only upward, so their mean adds half a normal
+ * of its standard error to every step, and a log-normal factor of median 1 has a mean
+ * above 1; both belong in the interval, not in the point. With nothing drawn the central
+ * run is the drawn one without its factor.
  */
 #ifndef SPEEDUP_REPLICATE_H
 #define SPEEDUP_REPLICATE_H
@@ -39,11 +46,11 @@
 
 typedef struct {
     int reps;
-    double time_s, time_lo_s, time_hi_s;         /* makespan: mean, 95% PI of one run */
+    double time_s, time_lo_s, time_hi_s;         /* makespan: central mean, 95% PI of one run */
     double time_mean_lo_s, time_mean_hi_s;       /* 95% interval of the mean makespan */
-    double speedup, speedup_lo, speedup_hi;      /* baseline / makespan: mean, 95% PI of one run */
+    double speedup, speedup_lo, speedup_hi;      /* baseline / makespan: central mean, 95% PI of one run */
     double speedup_mean_lo, speedup_mean_hi;     /* 95% interval of the mean speedup */
-    double startup_s, compute_s, update_s, comm_s, wait_s; /* per-worker means, averaged over runs */
+    double startup_s, compute_s, update_s, comm_s, wait_s; /* per-worker means, over the central runs */
     double barrier_wait_s;                       /* mean wait at one training barrier */
     double master_peak_bytes;
     double staleness_median, staleness_p90, staleness_mean; /* async, hogwild: means over the runs

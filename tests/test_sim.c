@@ -554,6 +554,30 @@ Test(sim, without_any_spread_the_prediction_interval_is_the_point) {
     cr_assert_eq(s.speedup_hi, s.speedup);
 }
 
+Test(sim, a_parameter_at_its_bound_widens_the_interval_but_does_not_move_the_point) {
+    /* One worker, no step spread, c0 = 0 (a non-negative fit at its bound) with a standard
+     * error of 10 ms, run_cv 0.1: D = 1000, B = 48, E = 2 is 2 · ⌈1000/48⌉ = 42 steps, each
+     * priced as a whole batch (the short last one too), and with nothing else to pay the
+     * run takes 42 · 48 · 2 ms = 4.032 s. The drawn c0 is never below 0, so the drawn runs
+     * average 42 · 0.8 · 10 ms more (a half-normal's mean, σ·√(2/π)) and more again for the
+     * run factor: the point must stay 4.032 s, the interval must reach above what the
+     * factor alone gives (4.032 s · e^(1.96 · 0.1)). */
+    job_spec spec = { .params = test_params(), .config = test_config(1, JOB_SYNC_BATCH, 1, JOB_TOPO_PS) };
+    spec.params.c0_s = 0;
+    spec.params.w0_s = spec.params.w1_s = spec.params.startup_cpu_s = spec.params.update_s = 0;
+    spec.params.run_cv = 0.1;
+    uncertainty u = { .se = { .c0_s = 0.01 } };
+    replicate_summary s;
+    char err[256] = "";
+    cr_assert_eq(replicate_run(&spec, &u, 200, 1, &s, err, sizeof err), 0, "%s", err);
+    const double t = 42 * 48 * 0.002;
+    cr_assert(close_rel(s.time_s, t, 1e-9), "point %.12g, not %g s", s.time_s, t);
+    cr_assert(close_rel(s.time_mean_lo_s, t, 1e-9) && close_rel(s.time_mean_hi_s, t, 1e-9),
+              "the mean's interval [%g, %g]: the central runs have no spread", s.time_mean_lo_s, s.time_mean_hi_s);
+    cr_assert_gt(s.time_hi_s, t * exp(1.959963984540054 * 0.1), "interval [%g, %g]", s.time_lo_s, s.time_hi_s);
+    cr_assert_lt(s.time_lo_s, t);
+}
+
 Test(sim, interval_of_the_mean_is_much_narrower_than_one_runs) {
     /* Over R = 30 replications the mean's half-width is t·sd/√30, one run's about
      * t·sd·√(31/30): √31 ≈ 5.6 times wider. Require at least 4 times. */
