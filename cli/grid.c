@@ -430,7 +430,11 @@ static int transfer_network(grid *g) {
     }
     const network_cost target = net_cost_of(planned);
     net_free(planned);
-    if (netcost_transfer(&g->network, &target, &g->params, &g->unc.se.c0_s, &g->unc.se.c1_s, err, sizeof err)) {
+    /* At the batch asked (the workload's B, given or the calibration's): where both fits of
+     * the measured step are read against each other. */
+    const double batch = (double)(g->batch > 0 ? g->batch : g->base.batch);
+    if (netcost_transfer(&g->network, &target, batch, &g->params, &g->unc.se.c0_s, &g->unc.se.c1_s, err,
+                         sizeof err)) {
         args_error("--net: %s", err);
         return 2;
     }

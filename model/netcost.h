@@ -10,11 +10,19 @@
  * A network x's layers cost, per example and per step,
  *   E(x) = Σ_layers s_per_flop·flops + s_per_byte·bytes,
  *   S(x) = Σ_layers s_per_step_byte·step_bytes + s_per_layer_step.
- * Predicting x from a calibration of network m keeps what no layer holds (the loss, the
- * update, the step's framework) as measured:
- *   c1' = c1 · (E(x) + r)/(E(m) + r), r = max(0, c1 − E(m))   (= E(x) + c1 − E(m) when c1 ≥ E(m))
- *   c0' = max(0, c0 + S(x) − S(m)),   or where c1 < E(m) and c0 > S(m) (the whole-step
- *         fit moved part of the layers' per-example cost into c0) S(x) + (c0 − S(m))·E(x)/E(m),
+ * Predicting x from a calibration of network m at a batch of B examples: the whole-step
+ * fit (c0 + c1·B) and the layers' (S(m) + E(m)·B) are two fits of the same steps. The
+ * layers say how a step splits into its fixed and per-example cost (the bytes an fc layer
+ * moves once a step are its weights); the whole step says how much it costs, and a fit of
+ * it on a plan whose batches vary little trades c0 against c1 freely (it can put c0 at 0
+ * where the layers move their weights every step). So
+ *   k = min(1, (c0 + c1·B)/(S(m) + E(m)·B)),   R = max(0, c0 + c1·B − S(m) − E(m)·B),
+ *   R0 = min(R, max(0, c0 − S(m))),   R1 = (R − R0)/B,
+ *   c0' = k·S(x) + R0,   c1' = k·E(x) + R1:
+ * layers that cost more than the measured step are scaled down to it, a step that costs
+ * more than its layers keeps that rest (the loss, the step's framework) whole, per step as
+ * far as c0 exceeds S(m), the remainder per example. At B, x = m gives back c0 + c1·B;
+ * both standard errors scale as the step at B does;
  *   update' = update · params(x)/params(m),
  *   model bytes' = 4 · params(x),
  * and the prediction carries the transfer's own error: model_cv' = √(model_cv² + τ²), τ =
@@ -49,10 +57,9 @@ typedef struct {
 double netcost_example_s(const calibration_network *n, const network_cost *x);
 double netcost_step_s(const calibration_network *n, const network_cost *x);
 
-/* Makes p predict target instead of n's network (see above); *c1_se scales with c1, and
- * *c0_se with the part of c0 that scales with the layers (where c0's excess does).
- * 0, or -1 with the reason in err (no rates: n not known, or E(measured) = 0). */
-int netcost_transfer(const calibration_network *n, const network_cost *target, costmodel_params *p,
+/* Makes p predict target instead of n's network at a batch of `batch` examples (see above).
+ * 0, or -1 with the reason in err (no rates: n not known, or E(measured) = 0; batch < 1). */
+int netcost_transfer(const calibration_network *n, const network_cost *target, double batch, costmodel_params *p,
                      double *c0_se, double *c1_se, char *err, int errlen);
 
 #endif

@@ -155,8 +155,8 @@ Test(network, a_flop_costs_its_engines_speed_conv_its_fastest_layer_fc_the_probe
  * FLOPs; 20 parameters); the target fc8,relu,fc4 (fc8: 32 weights, first, 2·2·32 = 128
  * FLOPs; fc4 on 8 inputs: 32 weights with its input's gradient, 2·3·32 = 192; 40 + 36 =
  * 76 parameters). Only FLOPs cost, 1 µs each, and 10 µs a layer-step: E(m) = 64 µs,
- * E(x) = 320 µs; S(m) = 10 µs, S(x) = 20 µs (the relu is elementwise, at 0 here). c1 =
- * 2 ms keeps its 1.936 ms that no layer holds. */
+ * E(x) = 320 µs; S(m) = 10 µs, S(x) = 20 µs (the relu is elementwise, at 0 here). Every
+ * transfer below is read at B = 32. */
 static calibration_network fc_network(void) {
     calibration_network n = { .known = true, .spec = "fc4", .input = { 2, 2, 1, 4 }, .transfer_cv = 0.1 };
     n.rate[NETWORK_FC] = (netcost_rates){ .s_per_flop = 1e-6, .s_per_layer_step = 10e-6 };
@@ -165,6 +165,11 @@ static calibration_network fc_network(void) {
     return n;
 }
 
+/* c0 = 1 ms, c1 = 2 ms: at B = 32 the step costs 65 000 µs, its layers 10 + 32·64 = 2058:
+ * the rest, 62 942 µs, is what no layer holds, kept whole: 990 µs a step (c0 over S(m)) and
+ * (62 942 − 990)/32 = 1936 µs an example. c0' = 20 + 990 = 1010 µs, c1' = 320 + 1936 =
+ * 2256 µs; the step at B becomes 1010 + 32·2256 = 73 202 µs, and both standard errors
+ * scale by 73 202/65 000. */
 Test(network, another_network_keeps_what_no_layer_holds_and_prices_its_layers) {
     calibration_network n = fc_network();
     network_cost x;
@@ -173,38 +178,62 @@ Test(network, another_network_keeps_what_no_layer_holds_and_prices_its_layers) {
     cr_assert_eq(x.params, 76);
     costmodel_params p = { .c0_s = 1e-3, .c1_s = 2e-3, .update_s = 1e-4, .model_bytes = 80, .model_cv = 0.05 };
     double se = 2e-4, se0 = 1e-4;
-    cr_assert_eq(netcost_transfer(&n, &x, &p, &se0, &se, err, sizeof err), 0, "%s", err);
-    assert_rel(p.c1_s, 2e-3 - 64e-6 + 320e-6, 1e-12, "c1");
-    assert_rel(se, 2e-4 * (2e-3 - 64e-6 + 320e-6) / 2e-3, 1e-12, "c1's standard error");
-    assert_rel(p.c0_s, 1e-3 + 20e-6 - 10e-6, 1e-12, "c0");
-    assert_rel(se0, 1e-4, 1e-12, "c0's standard error: c0 moves by what the layers' step moves");
+    cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), 0, "%s", err);
+    assert_rel(p.c1_s, 2256e-6, 1e-12, "c1");
+    assert_rel(p.c0_s, 1010e-6, 1e-12, "c0");
+    assert_rel(se, 2e-4 * 73202.0 / 65000.0, 1e-12, "c1's standard error");
+    assert_rel(se0, 1e-4 * 73202.0 / 65000.0, 1e-12, "c0's standard error");
     assert_rel(p.update_s, 1e-4 * 76 / 20, 1e-12, "update");
     assert_rel(p.model_bytes, 304, 1e-12, "model bytes");
     assert_rel(p.model_cv, sqrt(0.05 * 0.05 + 0.1 * 0.1), 1e-12, "model_cv");
-    /* With no rates there is nothing to price it with. */
+    /* With no rates there is nothing to price it with, and no step below one example. */
+    cr_assert_eq(netcost_transfer(&n, &x, 0.5, &p, &se0, &se, err, sizeof err), -1);
+    cr_assert(strstr(err, "at least 1 example"), "%s", err);
     n.known = false;
-    cr_assert_eq(netcost_transfer(&n, &x, &p, &se0, &se, err, sizeof err), -1);
+    cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), -1);
     cr_assert(strstr(err, "calibrate again"), "%s", err);
 }
 
 /* A noisy plan's whole-step fit can trade c1 against c0: here c1 = 32 µs an example, half
  * what fc4's layers cost (E(m) = 64 µs), and c0 = 1 ms a step against the layers' S(m) =
- * 10 µs. Nothing is left outside the layers per example (r = 0), so c1 scales with them,
- * by E(x)/E(m) = 320/64 = 5: 160 µs; and c0's 990 µs above S(m) is the layers' cost the
- * fit moved there, scaled alike: c0' = S(x) + 990 · 5 = 20 + 4950 = 4970 µs. (Kept whole,
- * as where c1 ≥ E(m), it would be 1010 µs: the same for every network.) */
-Test(network, a_step_cost_traded_for_the_layers_per_example_cost_moves_with_the_layers) {
+ * 10 µs. At B = 32 the step costs 1000 + 1024 = 2024 µs, its layers 2058: the layers are
+ * scaled down to the step, k = 2024/2058, and keep their own split: c0' = 20·k = 19.67 µs,
+ * c1' = 320·k = 314.7 µs (the step at B: 10 260·k, 10 260/2058 times the measured one,
+ * and so both standard errors). */
+Test(network, layers_that_cost_more_than_the_measured_step_are_scaled_down_to_it_and_keep_their_split) {
     calibration_network n = fc_network();
     network_cost x;
     char err[256];
     cr_assert_eq(planned_cost("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
     costmodel_params p = { .c0_s = 1e-3, .c1_s = 32e-6, .model_bytes = 80 };
     double se = 3.2e-6, se0 = 0.5e-3;
-    cr_assert_eq(netcost_transfer(&n, &x, &p, &se0, &se, err, sizeof err), 0, "%s", err);
-    assert_rel(p.c1_s, 160e-6, 1e-12, "c1");
-    assert_rel(se, 16e-6, 1e-12, "c1's standard error");
-    assert_rel(p.c0_s, 4970e-6, 1e-12, "c0");
-    assert_rel(se0, 2.5e-3, 1e-12, "c0's standard error scales as its excess does");
+    cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), 0, "%s", err);
+    const double k = 2024.0 / 2058.0;
+    assert_rel(p.c1_s, 320e-6 * k, 1e-12, "c1");
+    assert_rel(p.c0_s, 20e-6 * k, 1e-12, "c0");
+    assert_rel(se, 3.2e-6 * 10260.0 / 2058.0, 1e-12, "c1's standard error");
+    assert_rel(se0, 0.5e-3 * 10260.0 / 2058.0, 1e-12, "c0's standard error");
+}
+
+/* The fit of the whole step put c0 at its bound, 0, and c1 = 60 µs, while fc4's layers
+ * move their weights every step (S(m) = 10 µs): at B = 32 the step is 1920 µs, the layers
+ * 2058, k = 1920/2058. Another network keeps the layers' fixed cost a step, c0' = 20·k =
+ * 18.66 µs, where subtracting S(m) from the fit's c0 would leave it max(0, 0 + 20 − 10) =
+ * 10 µs and hand the rest to every example; c1' = 320·k = 298.5 µs. The measured network
+ * itself comes back as measured at B: 10·k + 32·64·k = 1920 µs. */
+Test(network, a_fit_with_c0_at_zero_leaves_another_network_its_layers_cost_a_step) {
+    calibration_network n = fc_network();
+    network_cost x;
+    char err[256];
+    cr_assert_eq(planned_cost("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
+    costmodel_params p = { .c0_s = 0, .c1_s = 60e-6, .model_bytes = 80 }, same = p;
+    double se = 1e-6, se0 = 1e-5;
+    cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), 0, "%s", err);
+    const double k = 1920.0 / 2058.0;
+    assert_rel(p.c0_s, 20e-6 * k, 1e-12, "c0");
+    assert_rel(p.c1_s, 320e-6 * k, 1e-12, "c1");
+    cr_assert_eq(netcost_transfer(&n, &n.cost, 32, &same, &se0, &se, err, sizeof err), 0, "%s", err);
+    assert_rel(same.c0_s + 32 * same.c1_s, 1920e-6, 1e-12, "the measured network at B");
 }
 
 Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_is_named) {
