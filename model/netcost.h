@@ -49,9 +49,9 @@ typedef struct {
     double transfer_cv;           /* log-sd of a transfer's error */
 } calibration_network;
 
-/* The transfer error a calibration states when it has not its own: experiments/networks
- * measured a median |error| of a few percent and a worst near 10% (docs/networks.md). */
-#define NETCOST_DEFAULT_TRANSFER_CV 0.10
+/* The transfer error a calibration states when it has not its own: the log-rms of the
+ * transfers experiments/networks measured (docs/networks.md). */
+#define NETCOST_DEFAULT_TRANSFER_CV 0.06
 
 /* E(x) and S(x) of the header. */
 double netcost_example_s(const calibration_network *n, const network_cost *x);
