@@ -72,7 +72,7 @@ static void row(FILE *f, const prediction_row *r, int breakdown) {
 /* The grid's rows and the measured rows at the grid's batch. */
 static void tables(FILE *f, const report_html_input *in, int breakdown) {
     /* Closed: the grid is long and the figures should come one after the other. */
-    fprintf(f, "<details><summary>predicted (simulated, mean of the replications): %d rows</summary><table>\n",
+    fprintf(f, "<details><summary>predicted (simulated: the central runs at the calibrated values, the interval from the drawn ones): %d rows</summary><table>\n",
             in->n_pred);
     row_head(f, breakdown);
     for (int i = 0; i < in->n_pred; i++)
