@@ -93,10 +93,10 @@ static void add_breakdown(replicate_summary *s, const job_result *jr, int reps) 
     s->staleness_mean += w * jr->staleness_mean;
 }
 
-static bool is_own_baseline(const job_config *c) {
-    const job_config base = costmodel_baseline(c);
-    return base.workers == c->workers && base.cores == c->cores && base.master == c->master &&
-           base.sync == c->sync && base.every_n == c->every_n;
+/* Is c the run its baseline is (one worker, one core, the same sync and master)? */
+static bool is_own_baseline(const job_config *c, const job_config *base) {
+    return base->workers == c->workers && base->cores == c->cores && base->master == c->master &&
+           base->sync == c->sync && base->every_n == c->every_n;
 }
 
 int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsigned long seed,
@@ -118,8 +118,8 @@ int replicate_run(const job_spec *spec, const uncertainty *unc, int reps, unsign
         goto done;
     }
     replicate_summary s = { .reps = reps };
-    const bool own = is_own_baseline(&spec->config);
     const job_config one = costmodel_baseline(&spec->config);
+    const bool own = is_own_baseline(&spec->config, &one);
     if (draws_theta && make_pair(spec, &spec->params, true, &jc, &bc, err, errlen))
         goto done;
     for (int r = 0; r < reps; r++) {
