@@ -34,11 +34,15 @@ static int plan_configs(int p, calib_plan_entry *out) {
     /* One worker more than cores: what oversubscription does beyond ρ (the start-up's data
      * load shared; rounds of one step, which wait for the core that holds two workers, give
      * κ; rounds of four steps, over which the scheduler starts to even the cores out, τ:
-     * fit_oversub). Two workers on every core, 16 examples each, in rounds of one step:
-     * κ again, with nothing to pack (a second source, so that one noisy configuration does
-     * not set it, and each can be left out). */
+     * fit_oversub). A round of the epoch, where the packing has gone, gives the round over
+     * which κ's extra cost is spread (τ_κ): no run of shorter rounds can tell it, and left
+     * out it misses such rounds by 8-14 % (experiments/oversubscription's rounds). Two
+     * workers on every core, 16 examples each, in rounds of one step: κ again, with
+     * nothing to pack (a second source, so that one noisy configuration does not set it,
+     * and each can be left out). */
     out[n++] = (calib_plan_entry){ p + 1, 1, "batch", "allreduce", b * 3 / 2, 1, NULL };
     out[n++] = (calib_plan_entry){ p + 1, 1, "every:4", "allreduce", b, 1, NULL };
+    out[n++] = (calib_plan_entry){ p + 1, 1, "epoch", "allreduce", b * 2, 1, NULL };
     out[n++] = (calib_plan_entry){ 2 * p, 1, "batch", "allreduce", 16L * 2 * p, 1, NULL };
     /* The workers fill the cores and a dedicated master polls beside them, between
      * exchanges one step apart (master_yield, and master_wake from the exchanges) and an

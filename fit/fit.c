@@ -637,5 +637,6 @@ bool fit_without_allowed(int id) {
     if (id < 0 || id >= PARAM_COUNT || id == PARAM_C1)
         return false;
     const param_row *r = param_info((param_id)id);
-    return r->drawn && r->required >= 0; /* a term of the model, not of a cluster or the interval */
+    /* a term of the model fitted from a host's runs, not of a cluster's table or the interval */
+    return r->drawn && (r->required >= 0 || id == PARAM_KAPPA_FADE);
 }

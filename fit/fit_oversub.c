@@ -6,11 +6,15 @@
  * the first round can begin), is what its rounds took. The model's body is affine in κ,
  * and for a run of one-step rounds (batch sync: the round weight v is 1 whatever τ) it
  * depends on nothing else unfitted, so each such run gives κ = (body − B(0)) / (B(1) −
- * B(0)); κ is their median, at least 0. With κ, each run of longer rounds (every:N,
- * epoch) gives the τ at which the model's body is its own: B grows with τ from cores
- * shared evenly at ρ (τ = 0) towards the packing and κ, which both fade over τ;
- * bisection. τ is their median. Standard errors √(π/2)·sd/√n, the median's. No such
- * run: 0, with a note. */
+ * B(0)); κ is their median, at least 0. With κ, the runs of the shortest rounds longer
+ * than a step (the plan's every:4) give τ, the packing's fade, each the τ at which the
+ * model's body is its own (bisection: B grows with τ from cores shared evenly at ρ towards
+ * the packing), κ whole over such short rounds; the runs of longer rounds (the plan's
+ * epoch), where the packing has gone, give τ_κ the same way (B grows with τ_κ as κ is
+ * spread over more of the round); τ again with that τ_κ. Each is its runs' median.
+ * Where every such run has rounds of one length, τ_κ is 0 and κ fades with the packing
+ * over τ (the model before τ_κ), with a note. Standard errors √(π/2)·sd/√n, the
+ * median's. No such run: 0, with a note. */
 #include "fit/fit_parts.h"
 #include "model/contention.h"
 
@@ -19,6 +23,7 @@
 #include "trace/traceinfo.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 
 /* Where training begins: the end of the run's last start-up span (0 without one). */
@@ -46,36 +51,86 @@ static costmodel_params params_of_run(const fit_core *f, const trace *t) {
     return p;
 }
 
-/* The τ ≥ 0 at which run t's model body (with p's κ) is body: 0 when even cores shared
- * evenly take longer, else bisection up to where the packing is 99 % of itself. */
-static double balance_of_run(costmodel_params p, const trace *t, double body) {
-    const long round = job_schedule_of(&t->run.config).steps_per_round;
-    double lo = 0, hi = 100.0 * (double)(round - 1) * costmodel_idle_step_time(&p, &t->run.config);
-    p.balance_s = lo;
+/* Which fade a bisection solves for. */
+typedef enum { FADE_PACKING, FADE_KAPPA } fade;
+
+static void set_fade(costmodel_params *p, fade which, double s) {
+    if (which == FADE_PACKING)
+        p->balance_s = s;
+    else
+        p->kappa_fade_s = s;
+}
+
+/* The fade in [lo, hi] at which run t's model body, which grows with it, is body: lo or hi
+ * where the body is past them; bisection. */
+static double fade_of_run(costmodel_params p, fade which, double lo, double hi, const trace *t, double body) {
+    set_fade(&p, which, lo);
     if (model_body(&p, t) >= body)
-        return 0;
-    p.balance_s = hi;
+        return lo;
+    set_fade(&p, which, hi);
     if (model_body(&p, t) <= body)
         return hi;
     for (int it = 0; it < 60; it++) {
-        p.balance_s = 0.5 * (lo + hi);
+        const double mid = 0.5 * (lo + hi);
+        set_fade(&p, which, mid);
         if (model_body(&p, t) < body)
-            lo = p.balance_s;
+            lo = mid;
         else
-            hi = p.balance_s;
+            hi = mid;
     }
     return 0.5 * (lo + hi);
 }
 
-int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
-    double *kappa = malloc(sizeof *kappa * (size_t)(s->n + 1)), *tau = malloc(sizeof *tau * (size_t)(s->n + 1));
-    if (!kappa || !tau) {
-        free(kappa);
-        free(tau);
-        return errmsg_set(err, errlen, "out of memory");
+/* A run's round of idle steps but one, in seconds: the L of contention_round_weight. */
+static double round_idle_s(const costmodel_params *p, const trace *t) {
+    const long round = job_schedule_of(&t->run.config).steps_per_round;
+    return (double)(round - 1) * costmodel_idle_step_time(p, &t->run.config);
+}
+
+/* τ: 0 where even cores shared evenly take longer, up to where the packing is 99 % of itself. */
+static double balance_of_run(const costmodel_params *p, const trace *t, double body) {
+    return fade_of_run(*p, FADE_PACKING, 0.0, 100.0 * round_idle_s(p, t), t, body);
+}
+
+/* τ_κ: from κ spread over a thousandth of the round (nearly gone) to κ whole (τ_κ = L). */
+static double kappa_fade_of_run(const costmodel_params *p, const trace *t, double body) {
+    const double idle_s = round_idle_s(p, t);
+    return fade_of_run(*p, FADE_KAPPA, 1e-3 * idle_s, idle_s, t, body);
+}
+
+/* Run i's body, its training time less its start-up, where it tells the fades: a run of
+ * rounds longer than a step whose training ranks outnumber the cores; NAN otherwise. */
+static double fade_body(const fit_subset *s, const fit_core *f, int i) {
+    const trace *t = s->tr[i];
+    costmodel_params p = params_of_run(f, t);
+    if (!oversubscribed_by_workers(s, i, &p) || job_schedule_of(&t->run.config).steps_per_round <= 1)
+        return NAN;
+    return traceinfo_training_time(t) - startup_end(t);
+}
+
+/* The median over the fade runs whose rounds are (long) or are not longer than `shortest`
+ * steps of the fade solved for with f's other parameters; its count, 0 for none. */
+static long fit_fade(const fit_subset *s, fit_core *f, const double *body, long shortest, bool long_rounds,
+                     fade which, double *v, double *median, double *se) {
+    long n = 0;
+    for (int i = 0; i < s->n; i++) {
+        if (isnan(body[i]) || (job_schedule_of(&s->tr[i]->run.config).steps_per_round > shortest) != long_rounds)
+            continue;
+        costmodel_params p = params_of_run(f, s->tr[i]);
+        v[n++] = which == FADE_PACKING ? balance_of_run(&p, s->tr[i], body[i])
+                                       : kappa_fade_of_run(&p, s->tr[i], body[i]);
     }
-    long nk = 0, nt = 0;
-    f->p.oversub_compute = f->se.oversub_compute = f->p.balance_s = f->se.balance_s = 0;
+    *median = *se = 0;
+    if (n > 0)
+        fit_median_se(v, n, median, se);
+    return n;
+}
+
+/* κ from the runs of one-step rounds: each gives the κ at which the model's body is its own
+ * (affine in κ). */
+static void fit_kappa(const fit_subset *s, fit_core *f, double *kappa) {
+    long nk = 0;
+    f->p.oversub_compute = f->se.oversub_compute = 0;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         costmodel_params p = params_of_run(f, t);
@@ -97,20 +152,58 @@ int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
     else
         fit_note(f, "oversub_compute", "no batch-sync run with more ranks than cores: time-sharing a core is "
                  "taken to cost its share alone (kappa = 0)");
+}
+
+/* Is the term held at 0 in this fit (fit_options.without)? Its fade then stays 0 while
+ * the other is fitted, as the prediction will use them. */
+static bool held(const fit_subset *s, param_id id) {
+    return s->opts && (s->opts->without & (UINT64_C(1) << id));
+}
+
+/* The fades τ and τ_κ (see the header); `body` and `v` hold s->n values. */
+static void fit_fades(const fit_subset *s, fit_core *f, double *body, double *v) {
+    long shortest = 0, longest = 0;
     for (int i = 0; i < s->n; i++) {
-        const trace *t = s->tr[i];
-        costmodel_params p = params_of_run(f, t);
-        if (oversubscribed_by_workers(s, i, &p) && job_schedule_of(&t->run.config).steps_per_round > 1)
-            tau[nt++] = balance_of_run(p, t, traceinfo_training_time(t) - startup_end(t));
+        body[i] = fade_body(s, f, i);
+        const long round = job_schedule_of(&s->tr[i]->run.config).steps_per_round;
+        if (!isnan(body[i])) {
+            shortest = shortest == 0 || round < shortest ? round : shortest;
+            longest = round > longest ? round : longest;
+        }
     }
-    if (nt > 0) {
-        fit_median_se(tau, nt, &f->p.balance_s, &f->se.balance_s);
-        fit_add_reg(f, "balance", "median", nt, (int)nt - 1, 0.0);
-    } else {
+    f->p.balance_s = f->se.balance_s = f->p.kappa_fade_s = f->se.kappa_fade_s = 0;
+    if (shortest == 0) {
         fit_note(f, "balance", "no run of rounds longer than a step with more ranks than cores: the scheduler "
                  "is taken to share the cores evenly over such rounds (tau = 0)");
+        return;
     }
-    free(kappa);
-    free(tau);
+    const bool hold_tau = held(s, PARAM_BALANCE), hold_tau_kappa = held(s, PARAM_KAPPA_FADE);
+    long nk = 0;
+    if (longest > shortest && !hold_tau_kappa) {
+        /* κ whole over the shortest rounds (τ_κ far past them), τ from them; τ_κ from the
+         * longer ones at that τ; τ again at that τ_κ. */
+        f->p.kappa_fade_s = INFINITY;
+        if (!hold_tau)
+            fit_fade(s, f, body, shortest, false, FADE_PACKING, v, &f->p.balance_s, &f->se.balance_s);
+        nk = fit_fade(s, f, body, shortest, true, FADE_KAPPA, v, &f->p.kappa_fade_s, &f->se.kappa_fade_s);
+    }
+    if (!hold_tau) {
+        const long nt = fit_fade(s, f, body, shortest, false, FADE_PACKING, v, &f->p.balance_s, &f->se.balance_s);
+        fit_add_reg(f, "balance", "median", nt, (int)nt - 1, 0.0);
+    }
+    if (nk > 0)
+        fit_add_reg(f, "kappa_fade", "median", nk, (int)nk - 1, 0.0);
+    else if (!hold_tau_kappa)
+        fit_note(f, "kappa_fade", "no run with more ranks than cores in rounds longer than the shortest (%ld "
+                 "steps): kappa is taken to fade with the packing, over balance", shortest);
+}
+
+int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
+    double *buf = malloc(sizeof *buf * (size_t)(2 * s->n + 1));
+    if (!buf)
+        return errmsg_set(err, errlen, "out of memory");
+    fit_kappa(s, f, buf);
+    fit_fades(s, f, buf, buf + s->n);
+    free(buf);
     return 0;
 }

@@ -14,9 +14,17 @@ static double round_fade(const costmodel_params *p, const job_config *c, long ro
 
 /* κ's round: the steps a rank computes between two waits. An async worker waits on the
  * server after every step (its push, its pull), so it switches as often as in a round
- * of one step. */
+ * of one step. Sharing's extra cost is paid where a round starts (the ranks' caches and
+ * places on the cores set anew), so over a round of L idle seconds it is spread as
+ * min(1, τ_κ/L); a file without τ_κ fades κ with the packing, over τ. */
 double contention_round_weight(const costmodel_params *p, const job_config *c) {
-    return job_sync_is_async(c->sync) ? 1.0 : round_fade(p, c, job_schedule_of(c).steps_per_round);
+    const long round = job_schedule_of(c).steps_per_round;
+    if (job_sync_is_async(c->sync) || round <= 1)
+        return 1.0;
+    if (!(p->kappa_fade_s > 0))
+        return round_fade(p, c, round);
+    const double idle_s = (double)(round - 1) * costmodel_idle_step_time(p, c);
+    return idle_s > p->kappa_fade_s ? p->kappa_fade_s / idle_s : 1.0;
 }
 
 /* The packing's round ends where every rank waits for the slowest. Async and hogwild

@@ -12,10 +12,11 @@
  *             of a core a dedicated master keeps: m = 1 − y (+ (1 − w)·L over long rounds)
  *   ρ'        ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1): the ranks packed ⌈n/P⌉ to a core while a
  *             round is shorter than τ (w), and κ per unit of ρ − 1 for switching cores (v);
- *             v and w fade from 1 (one-step rounds) to 0 as a round's idle steps pass τ,
- *             w = 0 where waits block; async: ρ' at least the master's core's load
+ *             w fades from 1 (one-step rounds) to 0 as a round's idle steps pass τ, 0 where
+ *             waits block; v = min(1, τ_κ/L) for a round of L idle seconds, κ paid once a
+ *             round; async: ρ' at least the master's core's load
  *
- * Parameters it owns (model/params.h): oversub_compute κ, balance τ, master_yield y,
+ * Parameters it owns (model/params.h): oversub_compute κ, balance τ, kappa_fade τ_κ, master_yield y,
  * master_yield_loss L, master_wake, startup_cpu d (with startup_per_example l: the data
  * load slowed at ρ > 1), waits_block, run_cv_oversub and model_cv_oversub. Their fit:
  * fit/fit_oversub.c and fit/fit_run.c; why each term: docs/model.md ("Host contention").
@@ -66,9 +67,10 @@ double contention_slowdown_at(const costmodel_params *p, const job_config *c, do
  * G_ρ(K) of model/gmax.h at it, and the simulator plays the same sharing. */
 double contention_shared_rho(const costmodel_params *p, const job_config *c);
 
-/* v: how short c's rounds are against τ, 1 for rounds of one step, falling to 0 as a
- * round's idle steps pass τ; 1 for async and hogwild, whose workers wait on the server
- * after every step. */
+/* v: the share of κ a step of c's rounds pays: 1 for rounds of one step, and for async
+ * and hogwild, whose workers wait on the server after every step; over a round of L idle
+ * seconds (its idle steps but one) min(1, τ_κ/L), κ paid once a round; where τ_κ is 0
+ * (calibrations before it), 1 − L/τ down to 0, as the packing. */
 double contention_round_weight(const costmodel_params *p, const job_config *c);
 
 /* w: how far c's rounds stay packed, 1 for rounds of one step, falling to 0 as a round's

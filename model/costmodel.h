@@ -87,9 +87,12 @@ typedef struct {
     double oversub_compute;  /* κ: what time-sharing a core costs beyond ρ in rounds of one
                                 step, per unit of ρ − 1 (switches, caches refilled after another
                                 rank's slice): steps and updates at ρ > 1 are slowed by
-                                ρ_eff + v·κ·(ρ − 1), v fading over τ as the packing does */
+                                ρ_eff + v·κ·(ρ − 1), v fading over τ_κ (kappa_fade_s) */
     double balance_s;        /* τ: how long the scheduler takes to even the ranks out over the
                                 cores within a round (costmodel_slowdown); 0 = at once */
+    double kappa_fade_s;     /* τ_κ: the round over which κ fades, v = min(1, τ_κ/L) for a round
+                                of L idle seconds (sharing's extra cost is paid per round, not per
+                                step); 0 = κ fades with the packing, over τ (files before it) */
     double master_yield;     /* y in [0, 1]: the share of its core a dedicated master's polling
                                 gives back to the workers (Open MPI yields when oversubscribed):
                                 m = 1 − y in ρ; 0 = a whole core busy */

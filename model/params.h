@@ -49,14 +49,14 @@
   P(W0, "w0", w0_s, w0_s, "s", INFINITY, 1, 1, 8, "s")                                                             \
   P(W1, "w1", w1_s, w1_s, "s/worker", INFINITY, 1, 1, 9, "s/worker")                                               \
   PF(CV, "cv", cv, cv, "1", INFINITY, 1, 1, 12, "(within a run)", "cv", PARAM_RATIO)                               \
-  PF(RANK_CV, "rank_cv", rank_cv, rank_cv, "1", INFINITY, 1, 0, 27,                                               \
+  PF(RANK_CV, "rank_cv", rank_cv, rank_cv, "1", INFINITY, 1, 0, 28,                                               \
      "(a rank's own speed against the others', kept for a run)", "rank-cv", PARAM_RATIO)                         \
   P(RUN_CV, "run_cv", run_cv, run_cv, "1", INFINITY, 0, 0, 13, "(between runs)")                                   \
   P(RUN_CV_OVERSUB, "run_cv_oversub", run_cv_oversub, run_cv_oversub, "1", INFINITY, 0, 0, 14,                      \
     "(between runs, more ranks than cores)")                                                                       \
   PF(HOST_CORES, "host_cores", host_cores, host_cores, "core", JOB_MAX_HOST_CORES, 0, 1, 0, "",                   \
      "host-cores", PARAM_CORES)                                                                                    \
-  PF(UPDATE, "update", update_s, update_s, "s", INFINITY, 1, 0, 20, "s", "update", PARAM_SECONDS)                  \
+  PF(UPDATE, "update", update_s, update_s, "s", INFINITY, 1, 0, 21, "s", "update", PARAM_SECONDS)                  \
   P(STARTUP_CPU, "startup_cpu", startup_cpu_s, startup_cpu_s, "s", INFINITY, 1, 0, 10,                              \
     "s (the data load, at no examples)")                                                                           \
   P(STARTUP_PER_EXAMPLE, "startup_per_example", startup_per_example_s, startup_per_example_s, "s/example",          \
@@ -65,24 +65,26 @@
   P(OVERSUB_COMPUTE, "oversub_compute", oversub_compute, oversub_compute, "1", INFINITY, 1, 0, 15,                  \
     "(sharing a core in one-step rounds, per unit of rho - 1)")                                                    \
   P(BALANCE, "balance", balance_s, balance_s, "s", INFINITY, 1, 0, 16, "s (the scheduler evens out the cores)")    \
+  P(KAPPA_FADE, "kappa_fade", kappa_fade_s, kappa_fade_s, "s", INFINITY, 1, -1, 17,                                \
+    "s (sharing a core's extra cost, kappa, spread over a round this long)")                                       \
   P(MODEL_CV, "model_cv", model_cv, model_cv, "1", INFINITY, 0, 0, 0, "")                                          \
   P(MODEL_CV_OVERSUB, "model_cv_oversub", model_cv_oversub, model_cv_oversub, "1", INFINITY, 0, -1, 0, "")          \
-  P(MASTER_YIELD, "master_yield", master_yield, master_yield, "1", 1.0, 1, 0, 17,                                   \
+  P(MASTER_YIELD, "master_yield", master_yield, master_yield, "1", 1.0, 1, 0, 18,                                   \
     "(of its core a dedicated master gives back)")                                                                 \
-  P(MASTER_YIELD_LOSS, "master_yield_loss", master_yield_loss, master_yield_loss, "1", 1.0, 1, 0, 18,               \
+  P(MASTER_YIELD_LOSS, "master_yield_loss", master_yield_loss, master_yield_loss, "1", 1.0, 1, 0, 19,               \
     "(of that yield given up over rounds longer than balance)")                                                    \
-  P(MASTER_WAKE, "master_wake", master_wake_s, master_wake_s, "s", INFINITY, 1, 0, 19,                              \
+  P(MASTER_WAKE, "master_wake", master_wake_s, master_wake_s, "s", INFINITY, 1, 0, 20,                              \
     "s (a message to a dedicated master on a full host waits this much more)")                                     \
-  PF(OVERLAP, "overlap", overlap, overlap, "1", 1.0, 1, 0, 21, "(share of a step beside its all-reduce)",          \
+  PF(OVERLAP, "overlap", overlap, overlap, "1", 1.0, 1, 0, 22, "(share of a step beside its all-reduce)",          \
      "overlap", PARAM_FRACTION)                                                                                    \
-  PF(OVERLAP_SLOWDOWN, "overlap_slowdown", overlap_slowdown, overlap_slowdown, "1", INFINITY, 1, 0, 22,             \
+  PF(OVERLAP_SLOWDOWN, "overlap_slowdown", overlap_slowdown, overlap_slowdown, "1", INFINITY, 1, 0, 23,             \
      "(a step with its all-reduce beside it is 1 + this times as long)", "overlap-slowdown", PARAM_RATIO)         \
-  PF(OVERLAP_EXPOSED, "overlap_exposed", overlap_exposed, overlap_exposed, "1", 1.0, 1, 0, 23,                      \
+  PF(OVERLAP_EXPOSED, "overlap_exposed", overlap_exposed, overlap_exposed, "1", 1.0, 1, 0, 24,                      \
      "(of the all-reduce exposed however long the step)", "overlap-exposed", PARAM_FRACTION)                      \
   P(WAITS_BLOCK, "waits_block", waits_block, waits_block, "1", 1.0, 0, 0, 0, "")                                   \
-  P(NET_ALPHA, "net_alpha", net.alpha_s, net_alpha, "s", INFINITY, 1, -1, 24,                                       \
+  P(NET_ALPHA, "net_alpha", net.alpha_s, net_alpha, "s", INFINITY, 1, -1, 25,                                       \
     "s (a message across machines, beyond alpha)")                                                                 \
-  P(NET_BETA, "net_beta", net.beta_s_per_byte, net_beta, "s/byte", INFINITY, 1, -1, 25,                             \
+  P(NET_BETA, "net_beta", net.beta_s_per_byte, net_beta, "s/byte", INFINITY, 1, -1, 26,                             \
     "s/byte (across machines: the fabric's effective 1/rate)")                                                     \
   P(WORKER_DEVICE, "worker_device", worker_device, worker_device, "1", 1.0, 0, -1, 0, "")                           \
   P(ALLREDUCE_ALGORITHM, "allreduce_algorithm", allreduce_algorithm, allreduce_algorithm, "1", 2.0, 0, -1, 0, "")   \
@@ -90,7 +92,7 @@
   P(PS_SEPARATE, "ps_separate", ps_separate, ps_separate, "1", 1.0, 0, -1, 0, "")                                 \
   PF(PS_LARGEST, "ps_largest_bytes", ps_largest_bytes, ps_largest_bytes, "byte", INFINITY, 0, -1, 0, "",          \
      "largest-tensor", PARAM_BYTES)                                                                                \
-  P(NET_LINE_BETA, "net_line_beta", net_line_beta_s_per_byte, net_line_beta, "s/byte", INFINITY, 1, -1, 26,        \
+  P(NET_LINE_BETA, "net_line_beta", net_line_beta_s_per_byte, net_line_beta, "s/byte", INFINITY, 1, -1, 27,        \
     "s/byte (across machines: the line's nominal 1/rate, the busiest link's floor)")
 /* clang-format on */
 

@@ -548,8 +548,8 @@ static int cores_of_host(job *j) {
     j->started = calloc((size_t)j->k, sizeof *j->started);
     if (!j->cores || !j->step_part_s || !j->cores_done || !j->started)
         return -1;
-    /* κ as the fit measured it: in rounds of one step, fading as a round's steps pass τ
-     * (contention_round_weight); a long round's sharing costs no more than its share. */
+    /* κ as the fit measured it: whole in rounds of one step, spread over a longer round's
+     * idle seconds past τ_κ (contention_round_weight). */
     cores_set(j->cores, &(cores_policy){ .kappa = p->oversub_compute * contention_round_weight(p, c),
                                          .tau_s = p->balance_s,
                                          .napping = p->waits_block > 0,

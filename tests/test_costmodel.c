@@ -260,6 +260,29 @@ Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
     assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
 }
 
+Test(costmodel, kappa_fades_over_its_own_round_once_the_packing_has_gone) {
+    /* As above (idle step 3.2 s, τ = 19.2 s, κ = 0.2, 3 workers on 2 cores) with τ_κ =
+     * 96 s: κ is paid once a round, spread as min(1, 96/L) over a round of L idle seconds.
+     * every:4: L = 3·3.2 = 9.6 s, v = 1 while the packing is still w = 0.5: ρ' = 1.5 +
+     * 0.5·0.5 + 1·0.2·0.5 = 1.85. epoch (63 steps): L = 62·3.2 = 198.4 s, past τ (w = 0),
+     * v = 96/198.4: ρ' = 1.5 + 0.2·0.5·96/198.4 = 1.548387…; every:16 (L = 48 s): v = 1,
+     * ρ' = 1.6. A round of one step is unchanged: 2 + 0.1. */
+    costmodel_params p = kappa_tau_params();
+    p.kappa_fade_s = 96;
+    job_config c = config(3, JOB_SYNC_EVERY, JOB_TOPO_ALLREDUCE);
+    c.every_n = 4;
+    cr_assert_eq(contention_round_weight(&p, &c), 1.0);
+    assert_rel(contention_packing_weight(&p, &c), 0.5, 1e-12);
+    assert_rel(costmodel_slowdown(&p, &c), 1.85, 1e-12);
+    c.every_n = 16;
+    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    c.sync = JOB_SYNC_EPOCH;
+    assert_rel(contention_round_weight(&p, &c), 96.0 / 198.4, 1e-12);
+    assert_rel(costmodel_slowdown(&p, &c), 1.5 + 0.1 * 96.0 / 198.4, 1e-12);
+    c.sync = JOB_SYNC_BATCH;
+    assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
+}
+
 Test(costmodel, ranks_that_block_still_pay_kappa_in_short_rounds_only) {
     /* 3 blocking workers on 2 cores (gloo): never packed (w = 0), but a one-step round
      * still pays κ = 0.2 in full, ρ' = 1.5 + 0.2·0.5 = 1.6, and every:4 half of it at

@@ -30,7 +30,8 @@
  *           min(1, 1 − y + (1 − w)·L)
  *   ρ     = max(1, (K·T + m)/P)
  *   ρ'    = 1 at ρ = 1, else ρ + w·(⌈K·T/P⌉ − ρ)⁺ + v·κ·(ρ − 1): the busiest core's ⌈K·T/P⌉
- *           threads while the round stays packed, κ the time-sharing's own cost
+ *           threads while the round stays packed, κ the time-sharing's own cost; v = w,
+ *           or min(1, τ_κ/L) for a round of L = (p − 1)·step₁ where τ_κ > 0
  *   step  = (c0 + c1·a·b)·ρ',  update = u·a·ρ'
  *   S     = 2(K − 1)·(α + β·M/K) through a ring all-reduce; through a parameter server
  *           2n·(α + β·M + wake): n = K messages each way to a dedicated master, K − 1 when
@@ -49,13 +50,17 @@ static synth_times fit_times(const costmodel_params *p, const job_config *c) {
     const job_schedule s = job_schedule_of(c);
     const double K = c->workers, T = c->cores, P = p->host_cores, b = s.local_batch, D = (double)c->examples;
     const double a = p->sigma + (1 - p->sigma) / T, step1 = p->c0_s + (p->c1_s * b + p->update_s) * a;
-    double v = 1;
-    if (s.steps_per_round > 1)
-        v = p->balance_s > 0 ? fmax(0.0, 1 - (double)(s.steps_per_round - 1) * step1 / p->balance_s) : 0.0;
+    double v = 1, v_kappa = 1;
+    if (s.steps_per_round > 1) {
+        const double idle_s = (double)(s.steps_per_round - 1) * step1;
+        v = v_kappa = p->balance_s > 0 ? fmax(0.0, 1 - idle_s / p->balance_s) : 0.0;
+        if (p->kappa_fade_s > 0)
+            v_kappa = fmin(1.0, p->kappa_fade_s / idle_s);
+    }
     const bool dedicated = c->master == JOB_MASTER_DEDICATED;
     const double m = dedicated ? fmin(1.0, 1 - p->master_yield + (1 - v) * p->master_yield_loss) : 0.0;
     const double rho = P > 0 && K * T + m > P ? (K * T + m) / P : 1.0;
-    const double slow = rho > 1 ? rho + v * fmax(0.0, ceil(K * T / P) - rho) + v * p->oversub_compute * (rho - 1)
+    const double slow = rho > 1 ? rho + v * fmax(0.0, ceil(K * T / P) - rho) + v_kappa * p->oversub_compute * (rho - 1)
                                 : 1.0;
     const costmodel_link *l = &p->link[c->topology];
     const double wake = dedicated && P > 0 && K * T >= P ? p->master_wake_s : 0.0;
@@ -533,6 +538,9 @@ Test(fit, oversubscription_costs_come_from_the_runs_with_more_ranks_than_cores) 
     cr_assert(note_on(&r, "startup_per_example") && strstr(note_on(&r, "startup_per_example"), "proportional"));
     within_3se("kappa", p->oversub_compute, r.cal.stderr_.oversub_compute, 0.3);
     within_3se("tau", p->balance_s, r.cal.stderr_.balance_s, 0.14);
+    /* every:4 is the only round longer than a step: κ fades with the packing, as drawn */
+    cr_assert_eq(p->kappa_fade_s, 0.0);
+    cr_assert(note_on(&r, "kappa_fade") && strstr(note_on(&r, "kappa_fade"), "packing"), "%s", note_on(&r, "kappa_fade"));
     /* w0 held d at rho = 1 in the truth; the fit's l·D carries it now: w0 = 0.4 - 0.2 */
     cr_assert(fabs(p->w0_s - 0.2) < 3 * r.cal.stderr_.w0_s + 1e-3, "w0 = %g ± %g", p->w0_s, r.cal.stderr_.w0_s);
     cr_assert(fabs(p->w1_s - 0.12) < 3 * r.cal.stderr_.w1_s + 1e-3, "w1 = %g ± %g", p->w1_s, r.cal.stderr_.w1_s);
@@ -605,6 +613,42 @@ Test(fit, at_one_d_the_load_is_proportional_to_the_training_and_test_examples_lo
 /* Without runs of rounds longer than a step at rho > 1 the balancing is unknown: tau = 0
  * (cores shared evenly over such rounds), with a note, while kappa still comes from the
  * one-step rounds (the example set's 4x2 batch ps). */
+/* The set above with τ_κ = 0.3 s and 6x1 epoch all-reduce runs of 16384 examples added:
+ * ⌈16384/(6·64)⌉ = 43 steps a round, L = 42 × 0.035 = 1.47 s idle, far past τ (w = 0):
+ * their bodies hold κ·v at v = 0.3/1.47 = 0.204, so τ_κ comes back from them within 3
+ * standard errors, and τ from the every:4 runs, κ whole over their 0.07 s (v = 1 < 0.3/0.07). */
+Test(fit, kappa_fade_comes_from_the_oversubscribed_runs_of_longer_rounds) {
+    synth_truth truth = truth_example();
+    truth.p.oversub_compute = 0.3;
+    truth.p.balance_s = 0.14;
+    truth.p.kappa_fade_s = 0.3;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 7);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    const job_config six = cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE), six_every = cfg(6, 1, "every:4", JOB_TOPO_ALLREDUCE);
+    job_config six_epoch = cfg(6, 1, "epoch", JOB_TOPO_ALLREDUCE);
+    six_epoch.examples = 16384;
+    six_epoch.epochs = 1;
+    cr_assert_eq(job_schedule_of(&six_epoch).steps_per_round, 43);
+    for (int i = 0; i < 3; i++) {
+        keep(&s, synth_run(&truth, &six, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+        keep(&s, synth_run(&truth, &six_every, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+        keep(&s, synth_run(&truth, &six_epoch, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    }
+    gsl_rng_free(rng);
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    const costmodel_params *p = &r.cal.params;
+    within_3se("kappa", p->oversub_compute, r.cal.stderr_.oversub_compute, 0.3);
+    within_3se("tau", p->balance_s, r.cal.stderr_.balance_s, 0.14);
+    within_3se("tau_kappa", p->kappa_fade_s, r.cal.stderr_.kappa_fade_s, 0.3);
+    cr_assert_null(note_on(&r, "kappa_fade"), "%s", note_on(&r, "kappa_fade"));
+    fit_result_release(&r);
+    release(&s);
+}
+
 Test(fit, balance_without_long_oversubscribed_rounds_is_zero_with_a_note) {
     synth_truth truth = truth_example();
     truth.p.oversub_compute = 0.3;
