@@ -501,6 +501,23 @@ Test(fit, how_the_ranks_wait_comes_from_the_synchronised_runs_headers) {
     release(&s);
 }
 
+/* The example set drawn with seed, and three runs each of 6x1 batch and every:4
+ * all-reduce on its 4 cores (and of *more, when not NULL): the runs that tell what
+ * oversubscription costs. Free the set with release. */
+static void oversubscribed_set(trace_set *s, const synth_truth *truth, unsigned long seed, const job_config *more) {
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, seed);
+    example_set(s, truth, rng);
+    const job_config six = cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE), six_every = cfg(6, 1, "every:4", JOB_TOPO_ALLREDUCE);
+    for (int i = 0; i < 3; i++) {
+        keep(s, synth_run(truth, &six, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+        keep(s, synth_run(truth, &six_every, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+        if (more)
+            keep(s, synth_run(truth, more, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
+    }
+    gsl_rng_free(rng);
+}
+
 /* What oversubscription costs beyond ρ, recovered: the example set on 4 cores (its 4x2
  * batch ps: rho = 2) with 6x1 batch all-reduce (rho = 1.5, 2 threads on the busiest core)
  * and 6x1 every:4 all-reduce added (3 steps an epoch: rounds of 3 steps of 35 ms idle),
@@ -516,17 +533,8 @@ Test(fit, oversubscription_costs_come_from_the_runs_with_more_ranks_than_cores) 
     truth.p.startup_cpu_s = 0.2;
     truth.p.oversub_compute = 0.3;
     truth.p.balance_s = 0.14;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, 5);
     trace_set s;
-    example_set(&s, &truth, rng);
-    const job_config six = cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE), six_every =
-        cfg(6, 1, "every:4", JOB_TOPO_ALLREDUCE);
-    for (int i = 0; i < 3; i++) {
-        keep(&s, synth_run(&truth, &six, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
-        keep(&s, synth_run(&truth, &six_every, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
-    }
-    gsl_rng_free(rng);
+    oversubscribed_set(&s, &truth, 5, NULL);
     fit_result r;
     char err[1024] = "";
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
@@ -610,10 +618,8 @@ Test(fit, at_one_d_the_load_is_proportional_to_the_training_and_test_examples_lo
     release(&s);
 }
 
-/* Without runs of rounds longer than a step at rho > 1 the balancing is unknown: tau = 0
- * (cores shared evenly over such rounds), with a note, while kappa still comes from the
- * one-step rounds (the example set's 4x2 batch ps). */
-/* The set above with τ_κ = 0.3 s and 6x1 epoch all-reduce runs of 16384 examples added:
+/* oversubscribed_set (κ = 0.3, τ = 0.14 s) with τ_κ = 0.3 s and 6x1 epoch all-reduce runs of
+ * 16384 examples added:
  * ⌈16384/(6·64)⌉ = 43 steps a round, L = 42 × 0.035 = 1.47 s idle, far past τ (w = 0):
  * their bodies hold κ·v at v = 0.3/1.47 = 0.204, so τ_κ comes back from them within 3
  * standard errors, and τ from the every:4 runs, κ whole over their 0.07 s (v = 1 < 0.3/0.07). */
@@ -622,21 +628,12 @@ Test(fit, kappa_fade_comes_from_the_oversubscribed_runs_of_longer_rounds) {
     truth.p.oversub_compute = 0.3;
     truth.p.balance_s = 0.14;
     truth.p.kappa_fade_s = 0.3;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, 7);
-    trace_set s;
-    example_set(&s, &truth, rng);
-    const job_config six = cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE), six_every = cfg(6, 1, "every:4", JOB_TOPO_ALLREDUCE);
     job_config six_epoch = cfg(6, 1, "epoch", JOB_TOPO_ALLREDUCE);
     six_epoch.examples = 16384;
     six_epoch.epochs = 1;
     cr_assert_eq(job_schedule_of(&six_epoch).steps_per_round, 43);
-    for (int i = 0; i < 3; i++) {
-        keep(&s, synth_run(&truth, &six, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
-        keep(&s, synth_run(&truth, &six_every, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
-        keep(&s, synth_run(&truth, &six_epoch, "testhost", "conv5x5x32,relu,pool2,fc10", rng));
-    }
-    gsl_rng_free(rng);
+    trace_set s;
+    oversubscribed_set(&s, &truth, 7, &six_epoch);
     fit_result r;
     char err[1024] = "";
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
@@ -649,6 +646,9 @@ Test(fit, kappa_fade_comes_from_the_oversubscribed_runs_of_longer_rounds) {
     release(&s);
 }
 
+/* Without runs of rounds longer than a step at rho > 1 the balancing is unknown: tau = 0
+ * (cores shared evenly over such rounds), with a note, while kappa still comes from the
+ * one-step rounds (the example set's 4x2 batch ps). */
 Test(fit, balance_without_long_oversubscribed_rounds_is_zero_with_a_note) {
     synth_truth truth = truth_example();
     truth.p.oversub_compute = 0.3;
