@@ -637,6 +637,8 @@ bool fit_without_allowed(int id) {
     if (id < 0 || id >= PARAM_COUNT || id == PARAM_C1)
         return false;
     const param_row *r = param_info((param_id)id);
-    /* a term of the model fitted from a host's runs, not of a cluster's table or the interval */
-    return r->drawn && (r->required >= 0 || id == PARAM_KAPPA_FADE);
+    /* a term of the model fitted from a host's runs: not one of the interval, nor of the
+     * links across machines, which only a cluster's table gives (cli/calib_table.c) */
+    const bool across_machines = id == PARAM_NET_ALPHA || id == PARAM_NET_BETA || id == PARAM_NET_LINE_BETA;
+    return r->drawn && !across_machines;
 }

@@ -81,20 +81,14 @@ static double fade_of_run(costmodel_params p, fade which, double lo, double hi, 
     return 0.5 * (lo + hi);
 }
 
-/* A run's round of idle steps but one, in seconds: the L of contention_round_weight. */
-static double round_idle_s(const costmodel_params *p, const trace *t) {
-    const long round = job_schedule_of(&t->run.config).steps_per_round;
-    return (double)(round - 1) * costmodel_idle_step_time(p, &t->run.config);
-}
-
 /* τ: 0 where even cores shared evenly take longer, up to where the packing is 99 % of itself. */
 static double balance_of_run(const costmodel_params *p, const trace *t, double body) {
-    return fade_of_run(*p, FADE_PACKING, 0.0, 100.0 * round_idle_s(p, t), t, body);
+    return fade_of_run(*p, FADE_PACKING, 0.0, 100.0 * contention_round_idle_s(p, &t->run.config), t, body);
 }
 
 /* τ_κ: from κ spread over a thousandth of the round (nearly gone) to κ whole (τ_κ = L). */
 static double kappa_fade_of_run(const costmodel_params *p, const trace *t, double body) {
-    const double idle_s = round_idle_s(p, t);
+    const double idle_s = contention_round_idle_s(p, &t->run.config);
     return fade_of_run(*p, FADE_KAPPA, 1e-3 * idle_s, idle_s, t, body);
 }
 

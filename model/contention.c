@@ -2,14 +2,18 @@
 
 #include <math.h>
 
-/* How far a round of `round` steps is from one step against τ: 1 for one step, falling
- * to 0 as its idle steps pass τ. */
-static double round_fade(const costmodel_params *p, const job_config *c, long round) {
-    if (round <= 1)
+double contention_round_idle_s(const costmodel_params *p, const job_config *c) {
+    return (double)(job_schedule_of(c).steps_per_round - 1) * costmodel_idle_step_time(p, c);
+}
+
+/* How far c's round is from one step against τ: 1 for one step, falling to 0 as its idle
+ * steps pass τ. */
+static double round_fade(const costmodel_params *p, const job_config *c) {
+    if (job_schedule_of(c).steps_per_round <= 1)
         return 1.0;
     if (!(p->balance_s > 0))
         return 0.0;
-    return fmax(0.0, 1.0 - (double)(round - 1) * costmodel_idle_step_time(p, c) / p->balance_s);
+    return fmax(0.0, 1.0 - contention_round_idle_s(p, c) / p->balance_s);
 }
 
 /* κ's round: the steps a rank computes between two waits. An async worker waits on the
@@ -18,12 +22,11 @@ static double round_fade(const costmodel_params *p, const job_config *c, long ro
  * places on the cores set anew), so over a round of L idle seconds it is spread as
  * min(1, τ_κ/L); a file without τ_κ fades κ with the packing, over τ. */
 double contention_round_weight(const costmodel_params *p, const job_config *c) {
-    const long round = job_schedule_of(c).steps_per_round;
-    if (job_sync_is_async(c->sync) || round <= 1)
+    if (job_sync_is_async(c->sync) || job_schedule_of(c).steps_per_round <= 1)
         return 1.0;
     if (!(p->kappa_fade_s > 0))
-        return round_fade(p, c, round);
-    const double idle_s = (double)(round - 1) * costmodel_idle_step_time(p, c);
+        return round_fade(p, c);
+    const double idle_s = contention_round_idle_s(p, c);
     return idle_s > p->kappa_fade_s ? p->kappa_fade_s / idle_s : 1.0;
 }
 
@@ -33,7 +36,7 @@ double contention_round_weight(const costmodel_params *p, const job_config *c) {
 double contention_packing_weight(const costmodel_params *p, const job_config *c) {
     if (p->waits_block > 0 || job_sync_is_async(c->sync))
         return 0.0;
-    return round_fade(p, c, job_schedule_of(c).steps_per_round);
+    return round_fade(p, c);
 }
 
 /* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more

@@ -67,6 +67,10 @@ double contention_slowdown_at(const costmodel_params *p, const job_config *c, do
  * G_ρ(K) of model/gmax.h at it, and the simulator plays the same sharing. */
 double contention_shared_rho(const costmodel_params *p, const job_config *c);
 
+/* L: the idle seconds of c's round but its last step, (p − 1)·step₁ (step₁ a step and its
+ * update on an idle core): what τ and τ_κ are set against. */
+double contention_round_idle_s(const costmodel_params *p, const job_config *c);
+
 /* v: the share of κ a step of c's rounds pays: 1 for rounds of one step, and for async
  * and hogwild, whose workers wait on the server after every step; over a round of L idle
  * seconds (its idle steps but one) min(1, τ_κ/L), κ paid once a round; where τ_κ is 0
