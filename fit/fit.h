@@ -13,7 +13,9 @@
  * (run.net = FIT_COMMBENCH_NET) feed only α, β.
  *
  * What is fitted from what (robust = fit/robustfit.h's bisquare with relative noise):
- *   c0, c1            robust step = c0 + c1·b, steps at T = 1, ρ = 1, scaled to the mean step
+ *   c0, c1            robust step = c0 + c1·b, steps at T = 1, ρ = 1, scaled to the mean step;
+ *                     where the runs time their layers, split at the steps' mean b as the
+ *                     layers split a step (model/netcost.h's netcost_split)
  *   sigma             robust line through 0, steps at T > 1, ρ = 1 (c0, c1 fixed)
  *   alpha_X, beta_X   robust, per topology, on each synchronisation's span as S(K)
  *   master_wake       a crowded dedicated master's excess per message over α + β·M

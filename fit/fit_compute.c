@@ -1,5 +1,6 @@
 /* fit_compute — the step-level parts of the fit: c0, c1, sigma, cv, u (see fit_parts.h). */
 #include "fit/fit_parts.h"
+#include "fit/netfit.h"
 #include "model/contention.h"
 
 #include "util/errmsg.h"
@@ -84,6 +85,38 @@ static int compute_at_one_batch(const fit_rows *r, double b, fit_core *f, char *
     return 0;
 }
 
+/* The whole-step fit's c0, c1 split as the layers split the step (model/netcost.h's
+ * netcost_split of the network onto itself), at b̄, the rows' mean local batch, where the
+ * fitted line is best determined and which it keeps. On a host that drifts between a
+ * plan's runs by more than a step's fixed part, the whole-step fit trades c0 against c1
+ * (c0 at its bound 0, where the layers move an fc layer's weights every step); the layers'
+ * per-step rows see that cost in every run. Standard errors and covariance stay the
+ * fit's: the line is as uncertain at b̄ as before. Nothing where no kept run times its
+ * layers. 0, or -1 out of memory. */
+static int compute_layers_split(fit_subset *s, fit_core *f, double b_mean, char *err, int errlen) {
+    trace **kept = malloc(sizeof *kept * (size_t)(s->n > 0 ? s->n : 1));
+    if (!kept)
+        return errmsg_set(err, errlen, "out of memory");
+    int n = 0;
+    for (int i = 0; i < s->n; i++)
+        if (fit_used(s, i, true))
+            kept[n++] = s->tr[i];
+    calibration_network net;
+    char note[256];
+    const int rc = netfit_traces(kept, n, &net, note, sizeof note);
+    free(kept);
+    if (rc < 0)
+        return errmsg_set(err, errlen, "the layers' split of c0, c1: %s", note);
+    if (rc == 1 || !net.known || !(netcost_example_s(&net, &net.cost) > 0) || !(b_mean >= 1))
+        return 0;
+    const double c0_fit = f->p.c0_s, c1_fit = f->p.c1_s;
+    netcost_split(&net, &net.cost, b_mean, &f->p.c0_s, &f->p.c1_s);
+    fit_note(f, "c0", "split as the layers split a step (fit/netfit.h), at the steps' mean local batch %.3g: c0 "
+             "%.3g -> %.3g s, c1 %.4g -> %.4g s/example, the same step there", b_mean, c0_fit, f->p.c0_s, c1_fit,
+             f->p.c1_s);
+    return 0;
+}
+
 /* c0, c1 and their covariance from T = 1, ρ = 1 steps. 0, 1 missing, -1 error. A step
  * with its own exchange beside it (DDP) shares the cores with that exchange's threads
  * (overlap_slowdown, fit_overlap): such steps enter only when the others cannot tell c0
@@ -150,6 +183,13 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
     if (level != 1.0)
         fit_note(f, "c1", "robust (bisquare) shape, scaled by %.4f to the mean step: a run's time is the sum of "
                  "its steps, the slow ones included", level);
+    double b_sum = 0;
+    for (long i = 0; i < r.n; i++)
+        b_sum += r.x[2 * i + 1];
+    if (!with_overlapped && compute_layers_split(s, f, b_sum / (double)r.n, err, errlen)) {
+        rc = -1;
+        goto done;
+    }
     f->compute_with_overlapped = with_overlapped;
     if (with_overlapped)
         fit_note(f, "c0", "fitted with the steps of runs whose all-reduce ran beside them (the others have one "

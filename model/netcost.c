@@ -25,6 +25,23 @@ double netcost_step_s(const calibration_network *n, const network_cost *x) {
     return s;
 }
 
+double netcost_split(const calibration_network *n, const network_cost *target, double batch, double *c0_s,
+                     double *c1_s) {
+    const double e_m = netcost_example_s(n, &n->cost), s_m = netcost_step_s(n, &n->cost);
+    const double e_x = netcost_example_s(n, target), s_x = netcost_step_s(n, target);
+    /* The two fits of the measured step at the batch asked: the whole step's (c0 + c1·B)
+     * and its layers' (S + E·B). The layers set the split between a step's fixed and
+     * per-example cost (their features say which bytes move once a step), the whole step
+     * the level: layers that cost more than the step are scaled down to it (k), a step
+     * that costs more than its layers keeps the rest (the loss, the framework) whole. */
+    const double fit = *c0_s + *c1_s * batch, layers = s_m + e_m * batch;
+    const double k = fit < layers ? fit / layers : 1.0, rest = fmax(0.0, fit - layers);
+    const double rest_step = fmin(fmax(0.0, *c0_s - s_m), rest), rest_example = (rest - rest_step) / batch;
+    *c0_s = k * s_x + rest_step;
+    *c1_s = k * e_x + rest_example;
+    return fit > 0 ? (*c0_s + *c1_s * batch) / fit : 1.0;
+}
+
 int netcost_transfer(const calibration_network *n, const network_cost *target, double batch, costmodel_params *p,
                      double *c0_se, double *c1_se, char *err, int errlen) {
     const double e_m = n->known ? netcost_example_s(n, &n->cost) : 0.0;
@@ -37,22 +54,10 @@ int netcost_transfer(const calibration_network *n, const network_cost *target, d
         snprintf(err, (size_t)errlen, "a network's step is priced at a batch of at least 1 example (got %g)", batch);
         return -1;
     }
-    const double s_m = netcost_step_s(n, &n->cost), e_x = netcost_example_s(n, target), s_x = netcost_step_s(n, target);
-    /* The two fits of the measured step at the batch asked: the whole step's (c0 + c1·B)
-     * and its layers' (S + E·B). The layers set the split between a step's fixed and
-     * per-example cost (their features say which bytes move once a step), the whole step
-     * the level: layers that cost more than the step are scaled down to it (k), a step
-     * that costs more than its layers keeps the rest (the loss, the framework) whole. */
-    const double fit = p->c0_s + p->c1_s * batch, layers = s_m + e_m * batch;
-    const double k = fit < layers ? fit / layers : 1.0, rest = fmax(0.0, fit - layers);
-    const double rest_step = fmin(fmax(0.0, p->c0_s - s_m), rest), rest_example = (rest - rest_step) / batch;
-    const double c0_x = k * s_x + rest_step, c1_x = k * e_x + rest_example;
     /* The step's relative uncertainty at B carries over. */
-    const double scale = fit > 0 ? (c0_x + c1_x * batch) / fit : 1.0;
+    const double scale = netcost_split(n, target, batch, &p->c0_s, &p->c1_s);
     *c0_se *= scale;
     *c1_se *= scale;
-    p->c0_s = c0_x;
-    p->c1_s = c1_x;
     if (n->cost.params > 0)
         p->update_s *= (double)target->params / (double)n->cost.params;
     p->model_bytes = 4.0 * (double)target->params;

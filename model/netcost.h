@@ -57,6 +57,13 @@ typedef struct {
 double netcost_example_s(const calibration_network *n, const network_cost *x);
 double netcost_step_s(const calibration_network *n, const network_cost *x);
 
+/* c0', c1' of the header from the measured step's c0, c1 (in place) at a batch of `batch`
+ * examples (≥ 1; n known, E(measured) > 0). Returns (c0' + c1'·batch)/(c0 + c1·batch), 1
+ * where that step is 0. With target n's own network it moves the whole step's fit to its
+ * layers' split, the same at `batch`: what fit/ does with a calibration's c0, c1. */
+double netcost_split(const calibration_network *n, const network_cost *target, double batch, double *c0_s,
+                     double *c1_s);
+
 /* Makes p predict target instead of n's network at a batch of `batch` examples (see above).
  * 0, or -1 with the reason in err (no rates: n not known, or E(measured) = 0; batch < 1). */
 int netcost_transfer(const calibration_network *n, const network_cost *target, double batch, costmodel_params *p,

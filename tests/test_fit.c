@@ -1513,3 +1513,66 @@ Test(fit, a_term_held_out_is_zero_and_the_rest_is_fitted_without_it) {
               !fit_without_allowed(PARAM_RUN_CV) && fit_without_allowed(PARAM_OVERSUB_COMPUTE));
     release(&s);
 }
+
+/* The layers' time of a run whose rank 0 steps `steps` times over `examples`: one fc layer
+ * of F FLOPs an example (0.4 × the probe's, so 0.4 probes: 0.4 ms at a 1 ms probe) and W =
+ * 4e6 bytes of weights a step at 1e-10 s a byte (0.4 ms a step), the probe 1 ms. */
+static void add_fc_layers(trace *t) {
+    const job_schedule s = job_schedule_of(&t->run.config);
+    const double steps = (double)(s.steps_per_epoch * t->run.config.epochs), examples = steps * s.local_batch;
+    t->run.speed = (trace_host_speed){ .has = true, .probe_before_s = 1e-3, .probe_after_s = 1e-3 };
+    trace_layers *l = &t->run.layers;
+    *l = (trace_layers){ .has = true, .steps = (long)steps, .examples = examples, .input = { 28, 28, 1, 10 } };
+    l->cost.n = 1;
+    l->cost.params = 1000000;
+    l->cost.layer[0] = (network_layer){ .kind = NETWORK_FC, .flops = 0.4 * TRACE_PROBE_FLOPS, .step_bytes = 4e6 };
+    l->time_s[0] = 0.4e-3 * examples + 4e6 * 1e-10 * steps;
+}
+
+/* The whole steps say c0 = 0.2 ms, c1 = 0.5 ms; the layers that time them say a step moves
+ * 0.4 ms of weights (S) and an example costs 0.4 ms of its layers (E). The layers set the
+ * split, the whole step the level at b̄, the steps' mean local batch: the idle runs at one
+ * core (1x1 ps b64: 32 steps; 2x1 batch ps, 2x1 epoch ps, 2x1 batch allreduce b32: 64
+ * steps of two ranks each; 4x1 allreduce b16: 128 steps of four) give b̄ = (32·64 + 192·32
+ * + 128·16)/352 = 29.09. There the step, 0.2 + 0.5·29.09 = 14.75 ms, costs more than its
+ * layers, 0.4 + 0.4·29.09 = 12.04 ms (k = 1), and the rest is per example, since c0 is under
+ * S: c0 = S = 0.4 ms, c1 = 0.5 − (0.4 − 0.2)/29.09 = 0.4931 ms. Without the layers the
+ * fit keeps the whole step's split. */
+Test(fit, a_steps_fixed_cost_is_split_off_as_its_layers_split_it) {
+    synth_truth truth = truth_example();
+    truth.p.c0_s = 0.2e-3;
+    truth.p.c1_s = 0.5e-3;
+    for (int with_layers = 0; with_layers < 2; with_layers++) {
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(rng, 2026);
+        job_config runs[16];
+        const int n = example_configs(runs);
+        trace_set s;
+        new_set(&s);
+        for (int i = 0; i < n; i++) {
+            trace *t = synth_run(&truth, &runs[i], "testhost", "fc10", rng);
+            if (with_layers)
+                add_fc_layers(t);
+            keep(&s, t);
+        }
+        keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 6, "testhost", rng));
+        keep(&s, synth_commbench(&truth, 4, bench_sizes, 5, 6, "testhost", rng));
+        fit_result r;
+        char err[1024] = "";
+        cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+        const costmodel_params *p = &r.cal.params;
+        const calibration_stderr *e = &r.cal.stderr_;
+        const double b_mean = (32.0 * 64 + 192.0 * 32 + 128.0 * 16) / 352.0;
+        if (!with_layers) {
+            within_3se("c0 (whole step)", p->c0_s, e->c0_s, 0.2e-3);
+            within_3se("c1 (whole step)", p->c1_s, e->c1_s, 0.5e-3);
+        } else {
+            cr_assert(fabs(p->c0_s - 0.4e-3) <= 1e-9, "c0 %g: the layers' 0.4 ms a step", p->c0_s);
+            const double c1_want = 0.5e-3 - (0.4e-3 - 0.2e-3) / b_mean;
+            within_3se("c1 (the layers' split)", p->c1_s, e->c1_s + e->c0_s / b_mean, c1_want);
+        }
+        fit_result_release(&r);
+        release(&s);
+        gsl_rng_free(rng);
+    }
+}
