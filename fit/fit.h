@@ -75,6 +75,14 @@ typedef struct {
  * (c1, the model's bytes, the host's cores) nor what only describes the interval. */
 bool fit_without_allowed(int id);
 #define FIT_DEFAULT_LATENCY_S 50e-6 /* one message over TCP (loopback or a switched Ethernet) */
+/* Sharing a core where no run shares one (fit/fit_oversub.c: traces without the plan's
+ * oversubscribed runs, a family held out): κ taken as 0 (a core's share, no more) with a
+ * standard error spanning what plans measured (0.05-0.72 on the 2-core EPYC VMs,
+ * 2026-12-06/07), and, where waiting ranks poll, τ taken as what they measured (0.08-0.14
+ * s), ± itself: the ranks stay packed over rounds shorter than it, as the run headers'
+ * polling says they do, instead of being spread at once. */
+#define FIT_DEFAULT_KAPPA_SE 0.5
+#define FIT_DEFAULT_BALANCE_S 0.1
 /* The run-to-run spread where no configuration was run twice: what repeats of one
  * configuration spread by on the shared machines measured here (2.8-6.4%: experiments/drift,
  * experiments/fidelity, experiments/pytorch-ddp), so that an interval is not narrower for

@@ -14,7 +14,9 @@
  * spread over more of the round); τ again with that τ_κ. Each is its runs' median.
  * Where every such run has rounds of one length, τ_κ is 0 and κ fades with the packing
  * over τ (the model before τ_κ), with a note. Standard errors √(π/2)·sd/√n, the
- * median's. No such run: 0, with a note. */
+ * median's. No such run: κ 0 ± FIT_DEFAULT_KAPPA_SE and, where waits poll, τ
+ * FIT_DEFAULT_BALANCE_S ± itself (stated, fit/fit.h), each with a note; where waits
+ * block, τ 0 (nothing packs). */
 #include "fit/fit_parts.h"
 #include "model/contention.h"
 
@@ -141,11 +143,14 @@ static void fit_kappa(const fit_subset *s, fit_core *f, double *kappa) {
     if (nk > 0)
         fit_median_se(kappa, nk, &f->p.oversub_compute, &f->se.oversub_compute);
     f->p.oversub_compute = fmax(0.0, f->p.oversub_compute);
-    if (nk > 0)
+    if (nk > 0) {
         fit_add_reg(f, "oversub_compute", "median", nk, (int)nk - 1, 0.0);
-    else
+    } else {
+        f->se.oversub_compute = FIT_DEFAULT_KAPPA_SE;
         fit_note(f, "oversub_compute", "no batch-sync run with more ranks than cores: time-sharing a core is "
-                 "taken to cost its share alone (kappa = 0)");
+                 "taken to cost its share alone (kappa = 0, stated), +- %g: what plans with such runs measured "
+                 "widens the interval", FIT_DEFAULT_KAPPA_SE);
+    }
 }
 
 /* Is the term held at 0 in this fit (fit_options.without)? Its fade then stays 0 while
@@ -166,12 +171,21 @@ static void fit_fades(const fit_subset *s, fit_core *f, double *body, double *v)
         }
     }
     f->p.balance_s = f->se.balance_s = f->p.kappa_fade_s = f->se.kappa_fade_s = 0;
-    if (shortest == 0) {
+    const bool hold_tau = held(s, PARAM_BALANCE), hold_tau_kappa = held(s, PARAM_KAPPA_FADE);
+    if (shortest == 0 && (hold_tau || f->p.waits_block > 0)) {
         fit_note(f, "balance", "no run of rounds longer than a step with more ranks than cores: the scheduler "
                  "is taken to share the cores evenly over such rounds (tau = 0)");
         return;
     }
-    const bool hold_tau = held(s, PARAM_BALANCE), hold_tau_kappa = held(s, PARAM_KAPPA_FADE);
+    if (shortest == 0) {
+        /* Polling ranks stay packed while a round is short (the run headers say they poll);
+         * τ = 0 would spread them at once, in the simulator even inside a one-step round. */
+        f->p.balance_s = f->se.balance_s = FIT_DEFAULT_BALANCE_S;
+        fit_note(f, "balance", "no run of rounds longer than a step with more ranks than cores: the scheduler is "
+                 "taken to keep polling ranks packed for %g s +- %g (stated: what plans with such runs measured)",
+                 FIT_DEFAULT_BALANCE_S, FIT_DEFAULT_BALANCE_S);
+        return;
+    }
     long nk = 0;
     if (longest > shortest && !hold_tau_kappa) {
         /* κ whole over the shortest rounds (τ_κ far past them), τ from them; τ_κ from the

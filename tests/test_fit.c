@@ -646,24 +646,49 @@ Test(fit, kappa_fade_comes_from_the_oversubscribed_runs_of_longer_rounds) {
     release(&s);
 }
 
-/* Without runs of rounds longer than a step at rho > 1 the balancing is unknown: tau = 0
- * (cores shared evenly over such rounds), with a note, while kappa still comes from the
- * one-step rounds (the example set's 4x2 batch ps). */
-Test(fit, balance_without_long_oversubscribed_rounds_is_zero_with_a_note) {
+/* Without runs of rounds longer than a step at rho > 1 the balancing is unknown: polling
+ * ranks (the example set's headers) are taken to stay packed for the stated 0.1 s ± 0.1,
+ * with a note, while kappa still comes from the one-step rounds (the example set's 4x2
+ * batch ps). Waits that block pack nothing: tau = 0, cores shared evenly. With no run at
+ * rho > 1 at all, kappa is 0 ± 0.5, stated, with a note. */
+Test(fit, balance_without_long_oversubscribed_rounds_is_stated_with_a_note) {
     synth_truth truth = truth_example();
     truth.p.oversub_compute = 0.3;
     truth.p.balance_s = 0.14;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, 6);
     trace_set s;
-    example_set(&s, &truth, rng);
-    gsl_rng_free(rng);
     fit_result r;
     char err[1024] = "";
+    fit_example(&truth, 6, &s, &r);
+    cr_assert_eq(r.cal.params.balance_s, 0.1);
+    cr_assert_eq(r.cal.stderr_.balance_s, 0.1);
+    cr_assert(note_on(&r, "balance") && strstr(note_on(&r, "balance"), "packed for 0.1 s"), "%s",
+              note_on(&r, "balance"));
+    cr_assert_null(note_on(&r, "oversub_compute"), "%s", note_on(&r, "oversub_compute"));
+    fit_result_release(&r);
+    /* Waits that block: nothing packs, whatever tau. */
+    for (int i = 0; i < s.n; i++)
+        s.tr[i]->run.waits_block = true;
     cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
     cr_assert_eq(r.cal.params.balance_s, 0.0);
     cr_assert(note_on(&r, "balance") && strstr(note_on(&r, "balance"), "evenly"), "%s", note_on(&r, "balance"));
-    cr_assert_null(note_on(&r, "oversub_compute"), "%s", note_on(&r, "oversub_compute"));
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* No run whose ranks outnumber the cores (the example set without its 4x2 run, on 8 cores):
+ * kappa 0 ± 0.5 and tau 0.1 ± 0.1, both stated with a note. */
+Test(fit, sharing_a_core_without_any_shared_run_is_stated_with_a_wide_error) {
+    synth_truth truth = truth_example();
+    truth.p.host_cores = 8;
+    trace_set s;
+    fit_result r;
+    fit_example(&truth, 7, &s, &r);
+    cr_assert_eq(r.cal.params.oversub_compute, 0.0);
+    cr_assert_eq(r.cal.stderr_.oversub_compute, 0.5);
+    cr_assert(note_on(&r, "oversub_compute") && strstr(note_on(&r, "oversub_compute"), "+- 0.5"), "%s",
+              note_on(&r, "oversub_compute"));
+    cr_assert_eq(r.cal.params.balance_s, 0.1);
+    cr_assert_eq(r.cal.stderr_.balance_s, 0.1);
     fit_result_release(&r);
     release(&s);
 }
