@@ -92,7 +92,7 @@ static int compute_at_one_batch(const fit_rows *r, double b, fit_core *f, char *
  * (c0 at its bound 0, where the layers move an fc layer's weights every step); the layers'
  * per-step rows see that cost in every run. Standard errors and covariance stay the
  * fit's: the line is as uncertain at b̄ as before. Nothing where no kept run times its
- * layers. 0, or -1 out of memory. */
+ * layers, or where their rates cannot be fitted (a note says why). 0, or -1 out of memory. */
 static int compute_layers_split(fit_subset *s, fit_core *f, double b_mean, char *err, int errlen) {
     trace **kept = malloc(sizeof *kept * (size_t)(s->n > 0 ? s->n : 1));
     if (!kept)
@@ -105,8 +105,10 @@ static int compute_layers_split(fit_subset *s, fit_core *f, double b_mean, char 
     char note[256];
     const int rc = netfit_traces(kept, n, &net, note, sizeof note);
     free(kept);
-    if (rc < 0)
-        return errmsg_set(err, errlen, "the layers' split of c0, c1: %s", note);
+    if (rc < 0) { /* the whole step's split stands; calibrate reports the rates' failure */
+        fit_note(f, "c0", "not split as the layers split a step: %s", note);
+        return 0;
+    }
     if (rc == 1 || !net.known || !(netcost_example_s(&net, &net.cost) > 0) || !(b_mean >= 1))
         return 0;
     const double c0_fit = f->p.c0_s, c1_fit = f->p.c1_s;
