@@ -1,6 +1,7 @@
 /* fit_compute — the step-level parts of the fit: c0, c1, sigma, cv, u (see fit_parts.h). */
 #include "fit/fit_parts.h"
 #include "fit/netfit.h"
+#include "model/params.h"
 #include "model/contention.h"
 
 #include "util/errmsg.h"
@@ -11,6 +12,7 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,8 +116,8 @@ static int compute_layers_split(fit_subset *s, fit_core *f, double b_mean, char 
     const double c0_fit = f->p.c0_s, c1_fit = f->p.c1_s;
     netcost_split(&net, &net.cost, b_mean, &f->p.c0_s, &f->p.c1_s);
     fit_note(f, "c0", "split as the layers split a step (fit/netfit.h), at the steps' mean local batch %.3g: c0 "
-             "%.3g -> %.3g s, c1 %.4g -> %.4g s/example, the same step there", b_mean, c0_fit, f->p.c0_s, c1_fit,
-             f->p.c1_s);
+             "%.3g -> %.3g s, c1 %.4g -> %.4g s/example, the same step there%s%s", b_mean, c0_fit, f->p.c0_s,
+             c1_fit, f->p.c1_s, note[0] ? "; the layers' rates: " : "", note);
     return 0;
 }
 
@@ -188,7 +190,10 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
     double b_sum = 0;
     for (long i = 0; i < r.n; i++)
         b_sum += r.x[2 * i + 1];
-    if (!with_overlapped && compute_layers_split(s, f, b_sum / (double)r.n, err, errlen)) {
+    /* c0 held out (fit_options.without): the line's own split, so that the ablation takes
+     * away the c0 this fit found, not the layers'. */
+    const bool c0_held = s->opts && (s->opts->without & (UINT64_C(1) << PARAM_C0));
+    if (!with_overlapped && !c0_held && compute_layers_split(s, f, b_sum / (double)r.n, err, errlen)) {
         rc = -1;
         goto done;
     }

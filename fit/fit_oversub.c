@@ -122,11 +122,19 @@ static long fit_fade(const fit_subset *s, fit_core *f, const double *body, long 
     return n;
 }
 
+/* Is the term held at 0 in this fit (fit_options.without)? Its fade then stays 0 while
+ * the other is fitted, as the prediction will use them. */
+static bool held(const fit_subset *s, param_id id) {
+    return s->opts && (s->opts->without & (UINT64_C(1) << id));
+}
+
 /* κ from the runs of one-step rounds: each gives the κ at which the model's body is its own
- * (affine in κ). */
+ * (affine in κ). Held out: 0, and the fades are fitted at 0, as predictions use it. */
 static void fit_kappa(const fit_subset *s, fit_core *f, double *kappa) {
     long nk = 0;
     f->p.oversub_compute = f->se.oversub_compute = 0;
+    if (held(s, PARAM_OVERSUB_COMPUTE))
+        return;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         costmodel_params p = params_of_run(f, t);
@@ -151,12 +159,6 @@ static void fit_kappa(const fit_subset *s, fit_core *f, double *kappa) {
                  "taken to cost its share alone (kappa = 0, stated), +- %g: what plans with such runs measured "
                  "widens the interval", FIT_DEFAULT_KAPPA_SE);
     }
-}
-
-/* Is the term held at 0 in this fit (fit_options.without)? Its fade then stays 0 while
- * the other is fitted, as the prediction will use them. */
-static bool held(const fit_subset *s, param_id id) {
-    return s->opts && (s->opts->without & (UINT64_C(1) << id));
 }
 
 /* The fades τ and τ_κ (see the header); `body` and `v` hold s->n values. */

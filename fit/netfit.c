@@ -150,7 +150,7 @@ int netfit_traces(trace *const *traces, int n, calibration_network *out, char *n
             first = first ? first : traces[r];
             rows += traces[r]->run.layers.cost.n;
         }
-    if (!first)
+    if (!first || rows == 0) /* a "layers" object with an empty list times nothing */
         return 1;
     gsl_matrix *x = gsl_matrix_alloc((size_t)rows, COLS);
     gsl_vector *y = gsl_vector_alloc((size_t)rows);

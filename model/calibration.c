@@ -270,11 +270,19 @@ static int set_new(json_t *obj, const char *key, json_t *value) {
 }
 
 /* The fit's note on name, else NULL. */
-static const char *fit_note(const calibration_fit *fit, const char *name) {
+/* Every note on parameter `name`, joined by "; " into buf (the fit may say more than one
+ * thing of a value: how it was split, where its standard error came from); NULL if none. */
+static const char *fit_note(const calibration_fit *fit, const char *name, char *buf, size_t size) {
+    size_t used = 0;
+    buf[0] = '\0';
     for (int i = 0; fit && i < fit->n_notes; i++)
-        if (strcmp(fit->notes[i].param, name) == 0)
-            return fit->notes[i].text;
-    return NULL;
+        if (strcmp(fit->notes[i].param, name) == 0) {
+            int n = snprintf(buf + used, size - used, "%s%s", used ? "; " : "", fit->notes[i].text);
+            if (n < 0 || (size_t)n >= size - used)
+                break;
+            used += (size_t)n;
+        }
+    return used ? buf : NULL;
 }
 
 static json_t *params_to_json(const calibration *cal, const calibration_fit *fit) {
@@ -291,7 +299,8 @@ static json_t *params_to_json(const calibration *cal, const calibration_fit *fit
             json_decref(params);
             return NULL;
         }
-        const char *note = fit_note(fit, r->name);
+        char joined[CALIBRATION_MAX_NOTES * sizeof fit->notes[0].text];
+        const char *note = fit_note(fit, r->name, joined, sizeof joined);
         if (!note && se == 0.0)
             note = zero_width_note(r->name, value);
         if ((note && set_new(entry, "note", json_string(note))) || set_new(params, r->name, entry)) {

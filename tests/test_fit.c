@@ -693,6 +693,30 @@ Test(fit, sharing_a_core_without_any_shared_run_is_stated_with_a_wide_error) {
     release(&s);
 }
 
+/* Held out (--without oversub_compute), kappa is 0 with no standard error and no stated
+ * "+- 0.5": it is not unknown, it is taken away; the example set has no shared run on 8
+ * cores, so only the hold speaks. */
+Test(fit, a_held_kappa_is_zero_without_a_stated_error) {
+    synth_truth truth = truth_example();
+    truth.p.host_cores = 8;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 7);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    gsl_rng_free(rng);
+    fit_options o = { .latency_s = NAN, .bandwidth_bytes_per_s = NAN,
+                      .without = UINT64_C(1) << PARAM_OVERSUB_COMPUTE };
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_traces_with(s.tr, (const char *const *)s.paths, s.n, &o, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.cal.params.oversub_compute, 0.0);
+    cr_assert_eq(r.cal.stderr_.oversub_compute, 0.0);
+    const char *note = note_on(&r, "oversub_compute");
+    cr_assert(!note || !strstr(note, "+- 0.5"), "%s", note);
+    fit_result_release(&r);
+    release(&s);
+}
+
 /* kappa comes from the runs oversubscribed by their workers alone: a dedicated master's
  * run makes rho - 1 = (1 - y)/P small (0.125 here) and carries y's own error (on the 2-core
  * VM such runs pulled the old per-synchronisation delay from ~10 ms to 14-19 ms). Here
@@ -1595,6 +1619,15 @@ Test(fit, a_steps_fixed_cost_is_split_off_as_its_layers_split_it) {
             cr_assert(fabs(p->c0_s - 0.4e-3) <= 1e-9, "c0 %g: the layers' 0.4 ms a step", p->c0_s);
             const double c1_want = 0.5e-3 - (0.4e-3 - 0.2e-3) / b_mean;
             within_3se("c1 (the layers' split)", p->c1_s, e->c1_s + e->c0_s / b_mean, c1_want);
+        }
+        if (with_layers) { /* held out, c0 is the line's own, taken away: c1 stays the line's */
+            fit_options o = { .latency_s = NAN, .bandwidth_bytes_per_s = NAN, .without = UINT64_C(1) << PARAM_C0 };
+            fit_result held;
+            cr_assert_eq(fit_traces_with(s.tr, (const char *const *)s.paths, s.n, &o, &held, err, sizeof err), 0,
+                         "%s", err);
+            cr_assert_eq(held.cal.params.c0_s, 0.0);
+            within_3se("c1 (c0 held out)", held.cal.params.c1_s, held.cal.stderr_.c1_s, 0.5e-3);
+            fit_result_release(&held);
         }
         fit_result_release(&r);
         release(&s);
