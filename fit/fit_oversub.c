@@ -4,7 +4,8 @@
  *
  * A run's body, its training time less its start-up (the last rank's start-up end, where
  * the first round can begin), is what its rounds took. The model's body is affine in κ,
- * and for a run of one-step rounds (batch sync: the round weight v is 1 whatever τ) it
+ * and for a run of one-step all-reduce rounds (batch sync: the round weight v is 1 whatever
+ * τ; a parameter server's one-step rounds pay no κ and tell nothing of it) it
  * depends on nothing else unfitted, so each such run gives κ = (body − B(0)) / (B(1) −
  * B(0)); κ is their median, at least 0. With κ, the runs of the shortest rounds longer
  * than a step (the plan's every:4) give τ, the packing's fade, each the τ at which the
@@ -155,9 +156,10 @@ static void fit_kappa(const fit_subset *s, fit_core *f, double *kappa) {
         fit_add_reg(f, "oversub_compute", "median", nk, (int)nk - 1, 0.0);
     } else {
         f->se.oversub_compute = FIT_DEFAULT_KAPPA_SE;
-        fit_note(f, "oversub_compute", "no batch-sync run with more ranks than cores: time-sharing a core is "
-                 "taken to cost its share alone (kappa = 0, stated), +- %g: what plans with such runs measured "
-                 "widens the interval", FIT_DEFAULT_KAPPA_SE);
+        fit_note(f, "oversub_compute", "no batch-sync all-reduce run with more ranks than cores (a parameter "
+                 "server's one-step rounds do not pay kappa): time-sharing a core is taken to cost its share alone "
+                 "(kappa = 0, stated), +- %g: what plans with such runs measured widens the interval",
+                 FIT_DEFAULT_KAPPA_SE);
     }
 }
 

@@ -14,7 +14,9 @@
  *             round is shorter than τ (w), and κ per unit of ρ − 1 for switching cores (v);
  *             w fades from 1 (one-step rounds) to 0 as a round's idle steps pass τ, 0 where
  *             waits block; v = min(1, τ_κ/L) for a round of L idle seconds, κ paid once a
- *             round; async: ρ' at least the master's core's load
+ *             round; v = 1 for an all-reduce's one-step rounds and 0 for a parameter
+ *             server's (the ring's early finisher takes a core its partner still needs; a
+ *             server's pulls go one by one); async: ρ' at least the master's core's load
  *
  * Parameters it owns (model/params.h): oversub_compute κ, balance τ, kappa_fade τ_κ, master_yield y,
  * master_yield_loss L, master_wake, startup_cpu d (with startup_per_example l: the data
@@ -71,8 +73,9 @@ double contention_shared_rho(const costmodel_params *p, const job_config *c);
  * update on an idle core): what τ and τ_κ are set against. */
 double contention_round_idle_s(const costmodel_params *p, const job_config *c);
 
-/* v: the share of κ a step of c's rounds pays: 1 for rounds of one step, and for async
- * and hogwild, whose workers wait on the server after every step; over a round of L idle
+/* v: the share of κ a step of c's rounds pays: 1 for an all-reduce's rounds of one step
+ * (0 for a parameter server's: see the header), and for async and hogwild, whose workers
+ * wait on the server after every step; over a round of L idle
  * seconds (its idle steps but one) min(1, τ_κ/L), κ paid once a round; where τ_κ is 0
  * (calibrations before it), 1 − L/τ down to 0, as the packing. */
 double contention_round_weight(const costmodel_params *p, const job_config *c);

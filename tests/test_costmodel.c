@@ -239,7 +239,8 @@ Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
      * a round) is past τ, shared evenly at no extra cost: 1.5. τ = 0 shares every round
      * longer than a step: every:4 at 1.5 too; a round of one step is packed, κ and all,
      * whatever τ: 2 + 0.1. A dedicated master's 2 workers on 2 cores leave no core with two
-     * of them: ρ = 1.5 (y = 0), ρ' = 1.6 in one-step rounds, 1.5 in an epoch's. */
+     * of them: ρ = 1.5 (y = 0), and a parameter server's one-step rounds pay no κ: ρ' = 1.5
+     * in one-step rounds as in an epoch's. */
     costmodel_params p = kappa_tau_params();
     job_config c = config(3, JOB_SYNC_EVERY, JOB_TOPO_ALLREDUCE);
     c.every_n = 4;
@@ -255,9 +256,27 @@ Test(costmodel, longer_rounds_share_the_cores_as_the_scheduler_balances) {
     assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
     c = config(2, JOB_SYNC_BATCH, JOB_TOPO_PS);
     c.master = JOB_MASTER_DEDICATED;
-    assert_rel(costmodel_slowdown(&p, &c), 1.6, 1e-12);
+    assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
     c.sync = JOB_SYNC_EPOCH;
     assert_rel(costmodel_slowdown(&p, &c), 1.5, 1e-12);
+}
+
+Test(costmodel, a_parameter_servers_one_step_rounds_pay_the_packing_but_not_kappa) {
+    /* 3 workers on 2 cores, κ = 0.2, τ = 19.2 s, idle step 3.2 s (as above). One-step
+     * rounds stay packed either way (w = 1: two ranks on one core, ρ' ≥ 2); the ring's rank
+     * that ends its part first starts its next step on a core its partner still needs, so
+     * an all-reduce pays κ too: 2 + 0.2·0.5 = 2.1; a parameter server's pulls go one by
+     * one and its packed ranks compute at 2×: 2.0. Rounds of four steps pay κ in both
+     * (v = 0.5, w = 0.5: 1.5 + 0.25 + 0.05 = 1.8). */
+    costmodel_params p = kappa_tau_params();
+    job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
+    assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
+    c.topology = JOB_TOPO_PS;
+    cr_assert_eq(contention_round_weight(&p, &c), 0.0);
+    assert_rel(costmodel_slowdown(&p, &c), 2.0, 1e-12);
+    c.sync = JOB_SYNC_EVERY;
+    c.every_n = 4;
+    assert_rel(costmodel_slowdown(&p, &c), 1.8, 1e-12);
 }
 
 Test(costmodel, kappa_fades_over_its_own_round_once_the_packing_has_gone) {

@@ -119,20 +119,21 @@ Test(sim, zero_variance_matches_closed_form) {
 
 Test(sim, dedicated_master_on_two_cores_by_hand) {
     /* K = 2 workers, T = 1, a dedicated master, P = 2: ρ = (2·1 + 1)/2 = 1.5, no core with
-     * two workers (nothing to pack), κ = 0.3: ρ' = 1.5 + 0.3·0.5 = 1.65. Batch sync,
-     * b = ⌈48/2⌉ = 24, s = ⌈1000/48⌉ = 21 steps, E = 2: 42 rounds of
-     *   step (0.01 + 0.002·(0.2 + 0.8)·24)·1.65 = 0.0957 (c0 is CPU work too), update
-     *   0.004·1.65 = 0.0066, S = 2·K·(α + βM) = 4·(0.001 + 0.01) = 0.044;
-     * start-up 3 + 0.05·2 + d·(ρ − 1) = 3.1 + 0.3·0.5 = 3.25: total 3.25 + 42·0.1463 = 9.3946. */
+     * two workers (nothing to pack), and a parameter server's one-step rounds pay no κ (the
+     * 0.3 here): ρ' = 1.5. Batch sync, b = ⌈48/2⌉ = 24, s = ⌈1000/48⌉ = 21 steps, E = 2: 42
+     * rounds of
+     *   step (0.01 + 0.002·(0.2 + 0.8)·24)·1.5 = 0.087 (c0 is CPU work too), update
+     *   0.004·1.5 = 0.006, S = 2·K·(α + βM) = 4·(0.001 + 0.01) = 0.044;
+     * start-up 3 + 0.05·2 + d·(ρ − 1) = 3.1 + 0.3·0.5 = 3.25: total 3.25 + 42·0.137 = 9.004. */
     job_spec spec = { .params = test_params(), .config = test_config(2, JOB_SYNC_BATCH, 1, JOB_TOPO_PS),
                       .contention = JOB_CONTENTION_CLOSED_FORM };
     spec.config.master = JOB_MASTER_DEDICATED;
     spec.params.host_cores = 2;
     job *j;
     job_result r = run_once(&spec, 1, &j);
-    cr_assert(close_rel(r.makespan_s, 9.3946, 1e-12), "%.15g", r.makespan_s);
-    cr_assert(close_rel(r.compute_s, 42 * 0.0957, 1e-12), "%.15g", r.compute_s);
-    cr_assert(close_rel(r.update_s, 42 * 0.0066, 1e-12), "%.15g", r.update_s);
+    cr_assert(close_rel(r.makespan_s, 9.004, 1e-12), "%.15g", r.makespan_s);
+    cr_assert(close_rel(r.compute_s, 42 * 0.087, 1e-12), "%.15g", r.compute_s);
+    cr_assert(close_rel(r.update_s, 42 * 0.006, 1e-12), "%.15g", r.update_s);
     cr_assert(close_rel(r.comm_s, 42 * 0.044, 1e-12), "%.15g", r.comm_s);
     job_free(j);
 }
