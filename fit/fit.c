@@ -60,6 +60,10 @@ bool fit_used(const fit_subset *s, int i, bool training) {
     return fit_kept(s, i) && fit_is_bench(s->tr[i]) != training;
 }
 
+bool fit_held(const fit_subset *s, param_id id) {
+    return s->opts && (s->opts->without & (UINT64_C(1) << id));
+}
+
 calibration_regression *fit_add_reg(fit_core *f, const char *name, const char *method, long points, int dof,
                                     double rss) {
     if (f->n_regs == CALIBRATION_MAX_REGRESSIONS)
@@ -141,7 +145,7 @@ static void hold_terms(const fit_subset *s, fit_core *f) {
     if (!s->opts || !s->opts->without)
         return;
     for (int id = 0; id < PARAM_COUNT; id++)
-        if (s->opts->without & (UINT64_C(1) << id)) {
+        if (fit_held(s, (param_id)id)) {
             *param_value(&f->p, (param_id)id) = 0;
             *param_se(&f->se, (param_id)id) = 0;
         }

@@ -1,7 +1,6 @@
 /* fit_compute — the step-level parts of the fit: c0, c1, sigma, cv, u (see fit_parts.h). */
 #include "fit/fit_parts.h"
 #include "fit/netfit.h"
-#include "model/params.h"
 #include "model/contention.h"
 
 #include "util/errmsg.h"
@@ -12,7 +11,6 @@
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -192,8 +190,8 @@ int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen) {
         b_sum += r.x[2 * i + 1];
     /* c0 held out (fit_options.without): the line's own split, so that the ablation takes
      * away the c0 this fit found, not the layers'. */
-    const bool c0_held = s->opts && (s->opts->without & (UINT64_C(1) << PARAM_C0));
-    if (!with_overlapped && !c0_held && compute_layers_split(s, f, b_sum / (double)r.n, err, errlen)) {
+    if (!with_overlapped && !fit_held(s, PARAM_C0) &&
+        compute_layers_split(s, f, b_sum / (double)r.n, err, errlen)) {
         rc = -1;
         goto done;
     }

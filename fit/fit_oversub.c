@@ -123,18 +123,12 @@ static long fit_fade(const fit_subset *s, fit_core *f, const double *body, long 
     return n;
 }
 
-/* Is the term held at 0 in this fit (fit_options.without)? Its fade then stays 0 while
- * the other is fitted, as the prediction will use them. */
-static bool held(const fit_subset *s, param_id id) {
-    return s->opts && (s->opts->without & (UINT64_C(1) << id));
-}
-
 /* κ from the runs of one-step rounds: each gives the κ at which the model's body is its own
  * (affine in κ). Held out: 0, and the fades are fitted at 0, as predictions use it. */
 static void fit_kappa(const fit_subset *s, fit_core *f, double *kappa) {
     long nk = 0;
     f->p.oversub_compute = f->se.oversub_compute = 0;
-    if (held(s, PARAM_OVERSUB_COMPUTE))
+    if (fit_held(s, PARAM_OVERSUB_COMPUTE))
         return;
     for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
@@ -175,19 +169,19 @@ static void fit_fades(const fit_subset *s, fit_core *f, double *body, double *v)
         }
     }
     f->p.balance_s = f->se.balance_s = f->p.kappa_fade_s = f->se.kappa_fade_s = 0;
-    const bool hold_tau = held(s, PARAM_BALANCE), hold_tau_kappa = held(s, PARAM_KAPPA_FADE);
-    if (shortest == 0 && (hold_tau || f->p.waits_block > 0)) {
-        fit_note(f, "balance", "no run of rounds longer than a step with more ranks than cores: the scheduler "
-                 "is taken to share the cores evenly over such rounds (tau = 0)");
-        return;
-    }
+    const bool hold_tau = fit_held(s, PARAM_BALANCE), hold_tau_kappa = fit_held(s, PARAM_KAPPA_FADE);
     if (shortest == 0) {
         /* Polling ranks stay packed while a round is short (the run headers say they poll);
          * τ = 0 would spread them at once, in the simulator even inside a one-step round. */
-        f->p.balance_s = f->se.balance_s = FIT_DEFAULT_BALANCE_S;
-        fit_note(f, "balance", "no run of rounds longer than a step with more ranks than cores: the scheduler is "
-                 "taken to keep polling ranks packed for %g s +- %g (stated: what plans with such runs measured)",
-                 FIT_DEFAULT_BALANCE_S, FIT_DEFAULT_BALANCE_S);
+        if (hold_tau || f->p.waits_block > 0) {
+            fit_note(f, "balance", "no run of rounds longer than a step with more ranks than cores: the "
+                     "scheduler is taken to share the cores evenly over such rounds (tau = 0)");
+        } else {
+            f->p.balance_s = f->se.balance_s = FIT_DEFAULT_BALANCE_S;
+            fit_note(f, "balance", "no run of rounds longer than a step with more ranks than cores: the scheduler "
+                     "is taken to keep polling ranks packed for %g s +- %g (stated: what plans with such runs "
+                     "measured)", FIT_DEFAULT_BALANCE_S, FIT_DEFAULT_BALANCE_S);
+        }
         return;
     }
     long nk = 0;

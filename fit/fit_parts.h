@@ -85,6 +85,8 @@ void fit_missing(fit_subset *s, const char *fmt, ...) __attribute__((format(prin
 bool fit_kept(const fit_subset *s, int i);
 /* Trace i is in the subset and is a training run (training) or a benchmark (!training). */
 bool fit_used(const fit_subset *s, int i, bool training);
+/* Is the term held at 0 in this fit (fit_options.without)? */
+bool fit_held(const fit_subset *s, param_id id);
 /* Records a regression's quality (rss in seconds², over every point); NULL when full. */
 calibration_regression *fit_add_reg(fit_core *f, const char *name, const char *method, long points, int dof,
                                     double rss);

@@ -269,7 +269,6 @@ static int set_new(json_t *obj, const char *key, json_t *value) {
     return value ? json_object_set_new(obj, key, value) : -1;
 }
 
-/* The fit's note on name, else NULL. */
 /* Every note on parameter `name`, joined by "; " into buf (the fit may say more than one
  * thing of a value: how it was split, where its standard error came from); NULL if none. */
 static const char *fit_note(const calibration_fit *fit, const char *name, char *buf, size_t size) {

@@ -21,9 +21,10 @@ static double round_fade(const costmodel_params *p, const job_config *c) {
  * of one step. A synchronous round of one step pays κ through the ring: the rank whose
  * part of the all-reduce ends first starts its next step on a core a rank still in the
  * ring needs; a parameter server's packed ranks compute at the packing's 2× and no more
- * (experiments/fidelity/README.md, 2026-12-06 and 2026-12-07). Sharing's extra cost is paid where a round starts (the ranks' caches and
- * places on the cores set anew), so over a round of L idle seconds it is spread as
- * min(1, τ_κ/L); a file without τ_κ fades κ with the packing, over τ. */
+ * (experiments/fidelity/README.md, 2026-12-06 and 2026-12-07). Sharing's extra cost is
+ * paid where a round starts (the ranks' caches and places on the cores set anew), so over
+ * a round of L idle seconds it is spread as min(1, τ_κ/L); a file without τ_κ fades κ with
+ * the packing, over τ. */
 double contention_round_weight(const costmodel_params *p, const job_config *c) {
     if (job_sync_is_async(c->sync))
         return 1.0;

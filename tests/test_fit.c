@@ -680,8 +680,10 @@ Test(fit, balance_without_long_oversubscribed_rounds_is_stated_with_a_note) {
 }
 
 /* No run whose ranks outnumber the cores (the example set without its 4x2 run, on 8 cores):
- * kappa 0 ± 0.5 and tau 0.1 ± 0.1, both stated with a note. */
-Test(fit, sharing_a_core_without_any_shared_run_is_stated_with_a_wide_error) {
+ * kappa 0 ± 0.5 and tau 0.1 ± 0.1, both stated with a note. Held out (--without
+ * oversub_compute), kappa is 0 with no standard error and no stated "+- 0.5": it is not
+ * unknown, it is taken away. */
+Test(fit, sharing_a_core_without_any_shared_run_is_stated_with_a_wide_error_unless_held) {
     synth_truth truth = truth_example();
     truth.p.host_cores = 8;
     trace_set s;
@@ -694,23 +696,8 @@ Test(fit, sharing_a_core_without_any_shared_run_is_stated_with_a_wide_error) {
     cr_assert_eq(r.cal.params.balance_s, 0.1);
     cr_assert_eq(r.cal.stderr_.balance_s, 0.1);
     fit_result_release(&r);
-    release(&s);
-}
-
-/* Held out (--without oversub_compute), kappa is 0 with no standard error and no stated
- * "+- 0.5": it is not unknown, it is taken away; the example set has no shared run on 8
- * cores, so only the hold speaks. */
-Test(fit, a_held_kappa_is_zero_without_a_stated_error) {
-    synth_truth truth = truth_example();
-    truth.p.host_cores = 8;
-    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng_set(rng, 7);
-    trace_set s;
-    example_set(&s, &truth, rng);
-    gsl_rng_free(rng);
     fit_options o = { .latency_s = NAN, .bandwidth_bytes_per_s = NAN,
                       .without = UINT64_C(1) << PARAM_OVERSUB_COMPUTE };
-    fit_result r;
     char err[1024] = "";
     cr_assert_eq(fit_traces_with(s.tr, (const char *const *)s.paths, s.n, &o, &r, err, sizeof err), 0, "%s", err);
     cr_assert_eq(r.cal.params.oversub_compute, 0.0);
