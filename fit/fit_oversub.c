@@ -3,19 +3,21 @@
  * ranks alone outnumber the cores (a dedicated master's polling is master_yield's).
  *
  * A run's body, its training time less its start-up (the last rank's start-up end, where
- * the first round can begin), is what its rounds took. The model's body is affine in κ,
- * and for a run of one-step all-reduce rounds (batch sync: the round weight v is 1 whatever
- * τ; a parameter server's one-step rounds pay no κ and tell nothing of it) it
- * depends on nothing else unfitted, so each such run gives κ = (body − B(0)) / (B(1) −
- * B(0)); κ is their median, at least 0. With κ, the runs of the shortest rounds longer
- * than a step (the plan's every:4) give τ, the packing's fade, each the τ at which the
+ * the first round can begin), is what its rounds took. For a run of one-step all-reduce
+ * rounds (batch sync; a parameter server's one-step rounds pay neither term and tell
+ * nothing of them) the model's body depends on nothing else unfitted and is affine in κ
+ * (at Λ = 0, where those rounds pay κ whatever τ) and in Λ, so each such run gives
+ * κ = (body − B(0)) / (B(κ=1) − B(0)), its sharing cost as a share of its steps, and Λ the
+ * same as a cost per exchange; each is their median, at least 0. Predictions charge
+ * one-step all-reduce rounds Λ and longer rounds κ (model/contention.h). With κ, the runs
+ * of the shortest rounds longer than a step (the plan's every:4) give τ, the packing's fade, each the τ at which the
  * model's body is its own (bisection: B grows with τ from cores shared evenly at ρ towards
  * the packing), κ whole over such short rounds; the runs of longer rounds (the plan's
  * epoch), where the packing has gone, give τ_κ the same way (B grows with τ_κ as κ is
  * spread over more of the round); τ again with that τ_κ. Each is its runs' median.
  * Where every such run has rounds of one length, τ_κ is 0 and κ fades with the packing
  * over τ (the model before τ_κ), with a note. Standard errors √(π/2)·sd/√n, the
- * median's. No such run: κ 0 ± FIT_DEFAULT_KAPPA_SE and, where waits poll, τ
+ * median's. No such run: Λ 0, κ 0 ± FIT_DEFAULT_KAPPA_SE and, where waits poll, τ
  * FIT_DEFAULT_BALANCE_S ± itself (stated, fit/fit.h), each with a note; where waits
  * block, τ 0 (nothing packs). */
 #include "fit/fit_parts.h"
@@ -123,38 +125,69 @@ static long fit_fade(const fit_subset *s, fit_core *f, const double *body, long 
     return n;
 }
 
-/* κ from the runs of one-step rounds: each gives the κ at which the model's body is its own
- * (affine in κ). Held out: 0, and the fades are fitted at 0, as predictions use it. */
-static void fit_kappa(const fit_subset *s, fit_core *f, double *kappa) {
-    long nk = 0;
-    f->p.oversub_compute = f->se.oversub_compute = 0;
+/* A run of one-step rounds that tells κ and Λ: its sharing cost, the body less the model's
+ * at κ = Λ = 0, and what κ = 1 (at Λ = 0, where one-step rounds pay κ) and Λ = 1 s each add
+ * to the model's body (affine in each). */
+typedef struct {
+    double cost_s, per_kappa_s, per_lambda_s;
+} oversub_run;
+
+/* Run i as an oversub_run; false where it tells neither (another kind of run, or a
+ * parameter server's, whose one-step rounds pay neither). */
+static bool one_step_run(const fit_subset *s, const fit_core *f, int i, oversub_run *r) {
+    const trace *t = s->tr[i];
+    costmodel_params p = params_of_run(f, t);
+    if (!oversubscribed_by_workers(s, i, &p) || job_schedule_of(&t->run.config).steps_per_round != 1)
+        return false;
+    p.oversub_compute = p.oversub_exchange_s = 0;
+    const double b0 = model_body(&p, t);
+    p.oversub_compute = 1;
+    r->per_kappa_s = model_body(&p, t) - b0;
+    p.oversub_compute = 0;
+    p.oversub_exchange_s = 1;
+    r->per_lambda_s = model_body(&p, t) - b0;
+    r->cost_s = traceinfo_training_time(t) - startup_end(t) - b0;
+    return r->per_kappa_s > 0;
+}
+
+/* The median over the runs of the term (Λ where `lambda`, else κ) at which it alone is each
+ * run's sharing cost, with its standard error, at least 0; false where no run pays it. */
+static bool median_of_runs(const oversub_run *runs, long n, bool lambda, double *buf, double *v, double *se) {
+    long m = 0;
+    for (long i = 0; i < n; i++) {
+        const double per = lambda ? runs[i].per_lambda_s : runs[i].per_kappa_s;
+        if (per > 0)
+            buf[m++] = runs[i].cost_s / per;
+    }
+    *v = *se = 0;
+    if (m > 0)
+        fit_median_se(buf, m, v, se);
+    *v = fmax(0.0, *v);
+    return m > 0;
+}
+
+/* κ and Λ from the runs of one-step all-reduce rounds (see the header): each the median
+ * over the runs of the value at which the run's whole sharing cost is that term alone.
+ * Held out: 0, and the fades are fitted at what predictions use. */
+static void fit_kappa(const fit_subset *s, fit_core *f, oversub_run *runs, double *buf) {
+    f->p.oversub_compute = f->se.oversub_compute = f->p.oversub_exchange_s = f->se.oversub_exchange_s = 0;
+    long n = 0;
+    for (int i = 0; i < s->n; i++)
+        n += one_step_run(s, f, i, &runs[n]);
+    if (!fit_held(s, PARAM_OVERSUB_EXCHANGE) &&
+        median_of_runs(runs, n, true, buf, &f->p.oversub_exchange_s, &f->se.oversub_exchange_s))
+        fit_add_reg(f, "oversub_exchange", "median", n, (int)n - 1, 0.0);
     if (fit_held(s, PARAM_OVERSUB_COMPUTE))
         return;
-    for (int i = 0; i < s->n; i++) {
-        const trace *t = s->tr[i];
-        costmodel_params p = params_of_run(f, t);
-        if (!oversubscribed_by_workers(s, i, &p) || job_schedule_of(&t->run.config).steps_per_round != 1)
-            continue;
-        const double body = traceinfo_training_time(t) - startup_end(t);
-        p.oversub_compute = 0;
-        const double b0 = model_body(&p, t);
-        p.oversub_compute = 1;
-        const double b1 = model_body(&p, t);
-        if (b1 > b0)
-            kappa[nk++] = (body - b0) / (b1 - b0);
+    if (median_of_runs(runs, n, false, buf, &f->p.oversub_compute, &f->se.oversub_compute)) {
+        fit_add_reg(f, "oversub_compute", "median", n, (int)n - 1, 0.0);
+        return;
     }
-    if (nk > 0)
-        fit_median_se(kappa, nk, &f->p.oversub_compute, &f->se.oversub_compute);
-    f->p.oversub_compute = fmax(0.0, f->p.oversub_compute);
-    if (nk > 0) {
-        fit_add_reg(f, "oversub_compute", "median", nk, (int)nk - 1, 0.0);
-    } else {
-        f->se.oversub_compute = FIT_DEFAULT_KAPPA_SE;
-        fit_note(f, "oversub_compute", "no batch-sync all-reduce run with more ranks than cores (a parameter "
-                 "server's one-step rounds do not pay kappa): time-sharing a core is taken to cost its share alone "
-                 "(kappa = 0, stated), +- %g: what plans with such runs measured widens the interval",
-                 FIT_DEFAULT_KAPPA_SE);
-    }
+    f->se.oversub_compute = FIT_DEFAULT_KAPPA_SE;
+    fit_note(f, "oversub_compute", "no batch-sync all-reduce run with more ranks than cores (a parameter "
+             "server's one-step rounds do not pay kappa): time-sharing a core is taken to cost its share alone "
+             "(kappa = 0, stated), +- %g: what plans with such runs measured widens the interval",
+             FIT_DEFAULT_KAPPA_SE);
 }
 
 /* The fades τ and τ_κ (see the header); `body` and `v` hold s->n values. */
@@ -206,10 +239,15 @@ static void fit_fades(const fit_subset *s, fit_core *f, double *body, double *v)
 
 int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
     double *buf = malloc(sizeof *buf * (size_t)(2 * s->n + 1));
-    if (!buf)
+    oversub_run *runs = malloc(sizeof *runs * (size_t)(s->n + 1));
+    if (!buf || !runs) {
+        free(runs);
+        free(buf);
         return errmsg_set(err, errlen, "out of memory");
-    fit_kappa(s, f, buf);
+    }
+    fit_kappa(s, f, runs, buf);
     fit_fades(s, f, buf, buf + s->n);
+    free(runs);
     free(buf);
     return 0;
 }

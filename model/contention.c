@@ -18,22 +18,29 @@ static double round_fade(const costmodel_params *p, const job_config *c) {
 
 /* κ's round: the steps a rank computes between two waits. An async worker waits on the
  * server after every step (its push, its pull), so it switches as often as in a round
- * of one step. A synchronous round of one step pays κ through the ring: the rank whose
- * part of the all-reduce ends first starts its next step on a core a rank still in the
- * ring needs; a parameter server's packed ranks compute at the packing's 2× and no more
- * (experiments/fidelity/README.md, 2026-12-06 and 2026-12-07). Sharing's extra cost is
- * paid where a round starts (the ranks' caches and places on the cores set anew), so over
- * a round of L idle seconds it is spread as min(1, τ_κ/L); a file without τ_κ fades κ with
- * the packing, over τ. */
+ * of one step. A synchronous round of one step computes at the packing's ρ' and no more:
+ * an all-reduce's ring pays its cost per exchange (Λ, contention_exchange_time), a
+ * parameter server's pulls go one by one (experiments/fidelity/README.md, 2026-12-06 and
+ * 2026-12-07); a file without Λ has the all-reduce's rounds pay κ instead, as before it.
+ * Sharing's extra cost is paid where a round starts (the ranks' caches and places on the
+ * cores set anew), so over a round of L idle seconds it is spread as min(1, τ_κ/L); a
+ * file without τ_κ fades κ with the packing, over τ. */
 double contention_round_weight(const costmodel_params *p, const job_config *c) {
     if (job_sync_is_async(c->sync))
         return 1.0;
     if (job_schedule_of(c).steps_per_round <= 1)
-        return c->topology == JOB_TOPO_PS ? 0.0 : 1.0;
+        return c->topology == JOB_TOPO_PS || p->oversub_exchange_s > 0 ? 0.0 : 1.0;
     if (!(p->kappa_fade_s > 0))
         return round_fade(p, c);
     const double idle_s = contention_round_idle_s(p, c);
     return idle_s > p->kappa_fade_s ? p->kappa_fade_s / idle_s : 1.0;
+}
+
+double contention_exchange_time(const costmodel_params *p, const job_config *c) {
+    if (!(p->oversub_exchange_s > 0) || c->topology != JOB_TOPO_ALLREDUCE || c->workers < 2 ||
+        job_sync_is_async(c->sync) || job_schedule_of(c).steps_per_round > 1 || !contention_shares_cores(p, c))
+        return 0.0;
+    return p->oversub_exchange_s * (contention_rho(p, c) - 1.0);
 }
 
 /* The packing's round ends where every rank waits for the slowest. Async and hogwild

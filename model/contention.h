@@ -14,13 +14,20 @@
  *             round is shorter than τ (w), and κ per unit of ρ − 1 for switching cores (v);
  *             w fades from 1 (one-step rounds) to 0 as a round's idle steps pass τ, 0 where
  *             waits block; v = min(1, τ_κ/L) for a round of L idle seconds, κ paid once a
- *             round; v = 1 for an all-reduce's one-step rounds and 0 for a parameter
- *             server's (the ring's early finisher takes a core its partner still needs; a
- *             server's pulls go one by one); async: ρ' at least the master's core's load
+ *             round; v = 0 for synchronous rounds of one step (they compute at the
+ *             packing's ρ'; a file without Λ: 1 for an all-reduce's); async: ρ' at least
+ *             the master's core's load
+ *   Λ·(ρ − 1) what a synchronous all-reduce of one-step rounds takes beyond its idle-host
+ *             time, a round: the ring's ranks wait for partners that have no core, about
+ *             the same at any step's length (experiments/fidelity/README.md, 2026-12-07).
+ *             κ is the same cost as a share of the plan's one-step runs' steps, which
+ *             rounds of several steps pay (the fit takes both from those runs); a
+ *             parameter server's one-step rounds pay neither (its pulls go one by one)
  *
- * Parameters it owns (model/params.h): oversub_compute κ, balance τ, kappa_fade τ_κ, master_yield y,
- * master_yield_loss L, master_wake, startup_cpu d (with startup_per_example l: the data
- * load slowed at ρ > 1), waits_block, run_cv_oversub and model_cv_oversub. Their fit:
+ * Parameters it owns (model/params.h): oversub_compute κ, oversub_exchange Λ, balance τ,
+ * kappa_fade τ_κ, master_yield y, master_yield_loss L, master_wake, startup_cpu d (with
+ * startup_per_example l: the data load slowed at ρ > 1), waits_block, run_cv_oversub and
+ * model_cv_oversub. Their fit:
  * fit/fit_oversub.c and fit/fit_run.c; why each term: docs/model.md ("Host contention").
  *
  * Switched off (params.contention_off, the what-if flag --no-contention): nothing shares,
@@ -63,6 +70,12 @@ double contention_rho(const costmodel_params *p, const job_config *c);
  * an async worker's share of its cycle: costmodel_slowdown passes it). */
 double contention_slowdown_at(const costmodel_params *p, const job_config *c, double duty);
 
+/* Λ·(ρ − 1): what c's exchange takes a round beyond costmodel_sync_time's idle-host time
+ * (see the header); 0 where nothing shares or the rounds are not a synchronous
+ * all-reduce's of one step. The closed form adds it to the round's exchange, the simulator
+ * plays it as the exchange's last stage. */
+double contention_exchange_time(const costmodel_params *p, const job_config *c);
+
 /* The ρ at which the ranks share the cores evenly, a finished rank's core going to the
  * others: ρ where waits block on one host, else 1 (polling ranks keep their cores; on a
  * cluster the barrier spans machines, and G(K) is kept). The round's straggler wait uses
@@ -73,9 +86,9 @@ double contention_shared_rho(const costmodel_params *p, const job_config *c);
  * update on an idle core): what τ and τ_κ are set against. */
 double contention_round_idle_s(const costmodel_params *p, const job_config *c);
 
-/* v: the share of κ a step of c's rounds pays: 1 for an all-reduce's rounds of one step
- * (0 for a parameter server's: see the header), and for async and hogwild, whose workers
- * wait on the server after every step; over a round of L idle
+/* v: the share of κ a step of c's rounds pays: 0 for synchronous rounds of one step (an
+ * all-reduce's pay Λ instead; 1 where Λ is 0: see the header), 1 for async and hogwild,
+ * whose workers wait on the server after every step; over a round of L idle
  * seconds (its idle steps but one) min(1, τ_κ/L), κ paid once a round; where τ_κ is 0
  * (calibrations before it), 1 − L/τ down to 0, as the packing. */
 double contention_round_weight(const costmodel_params *p, const job_config *c);

@@ -329,8 +329,8 @@ bool costmodel_overlaps(const job_config *c) {
 
 double costmodel_exposed_sync_time(const costmodel_params *p, const job_config *c) {
     double s = costmodel_sync_time(p, c);
-    if (!costmodel_overlapped(p, c))
-        return fmax(s, costmodel_line_floor_excess(p, c));
+    if (!costmodel_overlapped(p, c)) /* an overlapped job shares no core: no Λ */
+        return fmax(s, costmodel_line_floor_excess(p, c)) + contention_exchange_time(p, c);
     return fmax(p->overlap_exposed * s, s - p->overlap * costmodel_step_time(p, c));
 }
 

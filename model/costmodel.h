@@ -11,7 +11,8 @@
  *   speedup   = T(1,1) / T(K,T)                            (costmodel_baseline)
  *   ρ, ρ'  host contention, 1 where every rank has a core (model/contention.h owns them)
  *   X(K) = S(K), or max(ε·S, S − φ·step) for a batch-sync all-reduce that overlaps backward
- *        at ρ = 1, its step then (1 + χ) as long (costmodel_exposed_sync_time)
+ *        at ρ = 1, its step then (1 + χ) as long (costmodel_exposed_sync_time); at ρ > 1 a
+ *        batch-sync all-reduce's X(K) is S(K) + Λ·(ρ − 1)
  * The last round of an epoch has s mod p steps and is charged as such. With c0 = u = W =
  * CV = 0, ρ = 1 and batch sync this is the seed's N·(C/K + S) per epoch.
  *
@@ -88,6 +89,9 @@ typedef struct {
                                 step, per unit of ρ − 1 (switches, caches refilled after another
                                 rank's slice): steps and updates at ρ > 1 are slowed by
                                 ρ_eff + v·κ·(ρ − 1), v fading over τ_κ (kappa_fade_s) */
+    double oversub_exchange_s; /* Λ: what an all-reduce of one-step rounds costs beyond its
+                                idle-host time where the ranks share the cores, per unit of
+                                ρ − 1, a round (model/contention.h); 0 = none (files before it) */
     double balance_s;        /* τ: how long the scheduler takes to even the ranks out over the
                                 cores within a round (costmodel_slowdown); 0 = at once */
     double kappa_fade_s;     /* τ_κ: the round over which κ fades, v = min(1, τ_κ/L) for a round
@@ -272,7 +276,8 @@ bool costmodel_overlaps(const job_config *c);
 bool costmodel_overlapped(const costmodel_params *p, const job_config *c);
 
 /* X(K): what a round waits for of its synchronisation, max(ε·S(K), S(K) − φ·step) when
- * costmodel_overlapped, else S(K) (costmodel_sync_time). */
+ * costmodel_overlapped, else S(K) (costmodel_sync_time, at least the line's floor) and
+ * contention_exchange_time's Λ·(ρ − 1). */
 double costmodel_exposed_sync_time(const costmodel_params *p, const job_config *c);
 
 /* Async and hogwild: the terms of the header's closed form for c (sync async or hogwild). */

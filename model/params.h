@@ -63,7 +63,9 @@
     INFINITY, 1, 0, 11, "s/example (the data load's growth with the examples loaded)")                            \
   P(TEST_EXAMPLES, "test_examples", test_examples, test_examples, "example", INFINITY, 0, -1, 0, "")                \
   P(OVERSUB_COMPUTE, "oversub_compute", oversub_compute, oversub_compute, "1", INFINITY, 1, 0, 15,                  \
-    "(sharing a core in one-step rounds, per unit of rho - 1)")                                                    \
+    "(sharing a core, a share of the step over rounds of several steps, per unit of rho - 1)")                    \
+  P(OVERSUB_EXCHANGE, "oversub_exchange", oversub_exchange_s, oversub_exchange_s, "s", INFINITY, 1, -1, 15,         \
+    "s (an all-reduce of one-step rounds on shared cores, per unit of rho - 1)")                                   \
   P(BALANCE, "balance", balance_s, balance_s, "s", INFINITY, 1, 0, 16, "s (the scheduler evens out the cores)")    \
   P(KAPPA_FADE, "kappa_fade", kappa_fade_s, kappa_fade_s, "s", INFINITY, 1, -1, 17,                                \
     "s (sharing a core's extra cost, kappa, spread over a round this long)")                                       \

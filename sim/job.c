@@ -609,6 +609,9 @@ job *job_new(const job_spec *spec, char *err, int errlen) {
     j->msg_local_s = costmodel_message_time(&spec->params, c, false);
     j->msg_remote_s = costmodel_message_time(&spec->params, c, true);
     j->n_stages = c->topology == JOB_TOPO_ALLREDUCE ? costmodel_allreduce_stages(&spec->params, c, j->stages) : 0;
+    const double shared_exchange_s = contention_exchange_time(&spec->params, c);
+    if (shared_exchange_s > 0) /* the ring's wait for partners without a core, after its steps */
+        j->stages[j->n_stages++] = (costmodel_stage){ .steps = 1, .step_s = shared_exchange_s };
     j->async = c->sync == JOB_SYNC_ASYNC ? JOB_ASYNC : c->sync == JOB_SYNC_HOGWILD ? JOB_HOGWILD : JOB_SYNC;
     j->shared_rho = contention_shared_rho(&spec->params, c);
     j->step_update_s = j->update_s;

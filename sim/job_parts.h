@@ -41,7 +41,8 @@ struct job {
     int remote;                   /* ps: workers that message the master */
     int workers_on_master;        /* workers 0..this−1 share the master's machine */
     double msg_local_s, msg_remote_s; /* ps: one message over shared memory / the network */
-    costmodel_stage stages[COSTMODEL_MAX_STAGES]; /* all-reduce: costmodel_allreduce_stages */
+    costmodel_stage stages[COSTMODEL_MAX_STAGES + 1]; /* all-reduce: costmodel_allreduce_stages,
+                                                         then Λ·(ρ − 1) on shared cores */
     int n_stages;
     double shard_phase_s;         /* sharded ps (remote 1): the local stage and one phase,
                                      costmodel_ps_local_time + costmodel_ps_phase_time */

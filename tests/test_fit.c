@@ -50,9 +50,10 @@ static synth_times fit_times(const costmodel_params *p, const job_config *c) {
     const job_schedule s = job_schedule_of(c);
     const double K = c->workers, T = c->cores, P = p->host_cores, b = s.local_batch, D = (double)c->examples;
     const double a = p->sigma + (1 - p->sigma) / T, step1 = p->c0_s + (p->c1_s * b + p->update_s) * a;
-    /* κ: a one-step round pays it whole through an all-reduce (the ring's early finisher
-     * takes a core its partner still needs), not through a parameter server */
-    double v = 1, v_kappa = c->topology == JOB_TOPO_PS && s.steps_per_round == 1 ? 0 : 1;
+    /* κ: a one-step round pays it whole through an all-reduce where Λ is 0, else Λ·(ρ − 1)
+     * an exchange instead; not through a parameter server */
+    const bool one_step_ring = c->topology == JOB_TOPO_ALLREDUCE && s.steps_per_round == 1;
+    double v = 1, v_kappa = s.steps_per_round == 1 && (!one_step_ring || p->oversub_exchange_s > 0) ? 0 : 1;
     if (s.steps_per_round > 1) {
         const double idle_s = (double)(s.steps_per_round - 1) * step1;
         v = v_kappa = p->balance_s > 0 ? fmax(0.0, 1 - idle_s / p->balance_s) : 0.0;
@@ -67,7 +68,8 @@ static synth_times fit_times(const costmodel_params *p, const job_config *c) {
     const costmodel_link *l = &p->link[c->topology];
     const double wake = dedicated && P > 0 && K * T >= P ? p->master_wake_s : 0.0;
     const double sync = c->topology == JOB_TOPO_ALLREDUCE
-                            ? 2 * (K - 1) * (l->alpha_s + l->beta_s_per_byte * p->model_bytes / K)
+                            ? 2 * (K - 1) * (l->alpha_s + l->beta_s_per_byte * p->model_bytes / K) +
+                                  (one_step_ring ? p->oversub_exchange_s * (rho - 1) : 0.0)
                             : 2 * (dedicated ? K : K - 1) * (l->alpha_s + l->beta_s_per_byte * p->model_bytes + wake);
     const double load = p->startup_cpu_s + p->startup_per_example_s * D;
     return (synth_times){ .step_s = (p->c0_s + p->c1_s * a * b) * slow, .update_s = p->update_s * (a * slow),
@@ -520,6 +522,22 @@ static void oversubscribed_set(trace_set *s, const synth_truth *truth, unsigned 
     gsl_rng_free(rng);
 }
 
+/* The example's truth with what sharing a core costs: κ = 0.3, τ = 0.14 s. */
+static synth_truth sharing_truth(void) {
+    synth_truth t = truth_example();
+    t.p.oversub_compute = 0.3;
+    t.p.balance_s = 0.14;
+    return t;
+}
+
+/* oversubscribed_set's traces, fitted into r. */
+static void fit_oversubscribed(trace_set *s, const synth_truth *truth, unsigned long seed, const job_config *more,
+                               fit_result *r) {
+    oversubscribed_set(s, truth, seed, more);
+    char err[1024] = "";
+    cr_assert_eq(fit_set(s, r, err, sizeof err), 0, "%s", err);
+}
+
 /* What oversubscription costs beyond ρ, recovered: the example set on 4 cores (its 4x2
  * batch ps: rho = 2) with 6x1 batch all-reduce (rho = 1.5, 2 threads on the busiest core)
  * and 6x1 every:4 all-reduce added (3 steps an epoch: rounds of 3 steps of 35 ms idle),
@@ -531,15 +549,11 @@ static void oversubscribed_set(trace_set *s, const synth_truth *truth, unsigned 
  * ~0.2), tau from the longer ones' given kappa; both within 3 standard errors; w0, w1 come
  * back once d·(rho - 1) is taken off the oversubscribed runs' start-up. */
 Test(fit, oversubscription_costs_come_from_the_runs_with_more_ranks_than_cores) {
-    synth_truth truth = truth_example();
+    synth_truth truth = sharing_truth();
     truth.p.startup_cpu_s = 0.2;
-    truth.p.oversub_compute = 0.3;
-    truth.p.balance_s = 0.14;
     trace_set s;
-    oversubscribed_set(&s, &truth, 5, NULL);
     fit_result r;
-    char err[1024] = "";
-    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    fit_oversubscribed(&s, &truth, 5, NULL, &r);
     const costmodel_params *p = &r.cal.params;
     /* every run loaded the same 1024 examples (synth writes no test file in its headers):
      * the load is taken as proportional to them, d = 0 and l = 0.2 s / 1024 */
@@ -620,25 +634,37 @@ Test(fit, at_one_d_the_load_is_proportional_to_the_training_and_test_examples_lo
     release(&s);
 }
 
+/* oversubscribed_set (κ = 0.3, τ = 0.14 s) where the 6x1 batch all-reduce's rounds pay
+ * Λ = 4 ms an exchange (ρ − 1 = 0.5: 2 ms a round, beyond their packed steps) instead of κ:
+ * Λ comes back from their bodies within 3 standard errors; κ, the same cost as a share of
+ * their steps, for the rounds of several steps, more than 0. */
+Test(fit, an_exchanges_cost_on_shared_cores_comes_from_the_one_step_all_reduce_runs) {
+    synth_truth truth = sharing_truth();
+    truth.p.oversub_exchange_s = 0.004;
+    trace_set s;
+    fit_result r;
+    fit_oversubscribed(&s, &truth, 9, NULL, &r);
+    within_3se("Lambda", r.cal.params.oversub_exchange_s, r.cal.stderr_.oversub_exchange_s, 0.004);
+    cr_assert_gt(r.cal.params.oversub_compute, 0.0);
+    fit_result_release(&r);
+    release(&s);
+}
+
 /* oversubscribed_set (κ = 0.3, τ = 0.14 s) with τ_κ = 0.3 s and 6x1 epoch all-reduce runs of
  * 16384 examples added:
  * ⌈16384/(6·64)⌉ = 43 steps a round, L = 42 × 0.035 = 1.47 s idle, far past τ (w = 0):
  * their bodies hold κ·v at v = 0.3/1.47 = 0.204, so τ_κ comes back from them within 3
  * standard errors, and τ from the every:4 runs, κ whole over their 0.07 s (v = 1 < 0.3/0.07). */
 Test(fit, kappa_fade_comes_from_the_oversubscribed_runs_of_longer_rounds) {
-    synth_truth truth = truth_example();
-    truth.p.oversub_compute = 0.3;
-    truth.p.balance_s = 0.14;
+    synth_truth truth = sharing_truth();
     truth.p.kappa_fade_s = 0.3;
     job_config six_epoch = cfg(6, 1, "epoch", JOB_TOPO_ALLREDUCE);
     six_epoch.examples = 16384;
     six_epoch.epochs = 1;
     cr_assert_eq(job_schedule_of(&six_epoch).steps_per_round, 43);
     trace_set s;
-    oversubscribed_set(&s, &truth, 7, &six_epoch);
     fit_result r;
-    char err[1024] = "";
-    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    fit_oversubscribed(&s, &truth, 7, &six_epoch, &r);
     const costmodel_params *p = &r.cal.params;
     within_3se("kappa", p->oversub_compute, r.cal.stderr_.oversub_compute, 0.3);
     within_3se("tau", p->balance_s, r.cal.stderr_.balance_s, 0.14);

@@ -1140,6 +1140,31 @@ Test(sim, scheduled_cores_play_polling_and_napping_ranks_by_hand) {
     job_free(j);
 }
 
+Test(sim, an_all_reduce_on_shared_cores_pays_lambda_an_exchange_by_hand) {
+    /* As above, with Λ = 2 ms: each one-step round's all-reduce waits Λ·(ρ − 1) = 2 × 0.5
+     * = 1 ms beyond its idle-host time (0 here), after the ring: polling, 30 × (20 + 1) ms
+     * = 0.63 s; napping, 30 × (15 + 1) ms = 0.48 s. Epoch sync pays none: 0.45 s as above.
+     * A parameter server's one-step rounds pay none either: the same 3 workers through
+     * one (rank 0 trains, messages free) take 0.6 s. */
+    job_spec spec = three_on_two(JOB_SYNC_BATCH, 10.0, false);
+    spec.params.oversub_exchange_s = 0.002;
+    double t = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(t, 0.630, 1e-12, "polling: %.12g", t);
+    spec = three_on_two(JOB_SYNC_BATCH, 10.0, true);
+    spec.params.oversub_exchange_s = 0.002;
+    t = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(t, 0.480, 1e-12, "napping: %.12g", t);
+    spec = three_on_two(JOB_SYNC_EPOCH, 0.005, false);
+    spec.params.oversub_exchange_s = 0.002;
+    t = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(t, 0.450, 1e-12, "epoch: %.12g", t);
+    spec = three_on_two(JOB_SYNC_BATCH, 10.0, false);
+    spec.params.oversub_exchange_s = 0.002;
+    spec.config.topology = JOB_TOPO_PS;
+    t = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(t, 0.600, 1e-12, "parameter server: %.12g", t);
+}
+
 /* A parameter server's workers on scheduled cores start after their own pulls: 3 workers
  * and a dedicated master that gives its core back (y = 1) on 2 cores, 10 ms steps, 1 ms a
  * message, 30 one-step rounds. The first round: ranks 0 and 2 share a core, 20 ms. Each
