@@ -248,19 +248,28 @@ long traceinfo_syncs(const trace *t, traceinfo_sync **out) {
         traceinfo_sync g = v[a].s;
         g.span_s = 0;
         g.ranks = 0;
-        double master_part = 0;
+        double master_part = 0, least_beside = INFINITY;
+        bool beside = true;
         for (b = a; b < n && by_sync(&v[a].s, &v[b].s) == 0;) {
             long c = b;
             while (c < n && by_sync_rank(&v[b], &v[c]) == 0)
                 c++;
             double part = rank_part_of(v, b, c);
-            if (dedicated && v[b].rank == 0)
+            if (dedicated && v[b].rank == 0) {
                 master_part = part;
-            else if (part > g.span_s)
-                g.span_s = part;
+            } else {
+                g.span_s = part > g.span_s ? part : g.span_s;
+                least_beside = part < least_beside ? part : least_beside;
+                beside = beside && v[b].background;
+            }
             g.ranks++;
             b = c;
         }
+        /* An exchange beside the steps starts on each rank when its own gradients are ready,
+         * with no barrier before it: the first rank's part waits for the last rank's
+         * gradients, the last rank's is the exchange alone. */
+        if (beside && g.ranks >= 2 && isfinite(least_beside))
+            g.span_s = least_beside;
         if (g.span_s == 0)
             g.span_s = master_part;
         res[groups++] = g;

@@ -13,8 +13,10 @@
  *                   time that rank spent before it
  *   synchronisation every rank's comm events of one (name, bytes, epoch, step); a rank's
  *                   part is its comm spans less another rank's update inside them (or the
- *                   union of its background spans); the span is the largest part,
- *                   a dedicated master's left out while a worker has one
+ *                   union of its background spans); the span is the largest part (the
+ *                   smallest where every part is background: no barrier precedes such an
+ *                   exchange, and the first rank's part waits for the last one's
+ *                   gradients), a dedicated master's left out while a worker has one
  *   overlap         the share of a step during which its own gradients' background
  *                   exchange already ran; its exposed part, the foreground comm after it
  *   shares, crowded master  contention_shares_cores, contention_master_crowded of the
@@ -54,7 +56,7 @@ typedef struct {
     char name[32];           /* the comm event's name ("ps", "allreduce", "pingpong", ...) */
     int epoch;
     long step, bytes;
-    double span_s;           /* the largest rank part (see above) */
+    double span_s;           /* the largest rank part, or the smallest (see above) */
     int ranks;               /* how many ranks recorded it */
 } traceinfo_sync;
 
