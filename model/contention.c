@@ -25,11 +25,18 @@ static double round_fade(const costmodel_params *p, const job_config *c) {
  * Sharing's extra cost is paid where a round starts (the ranks' caches and places on the
  * cores set anew), so over a round of L idle seconds it is spread as min(1, τ_κ/L); a
  * file without τ_κ fades κ with the packing, over τ. */
+/* Does c's round pay Λ per exchange (and so no κ): a synchronous all-reduce's round of one
+ * step, where the calibration has Λ? */
+static bool pays_lambda(const costmodel_params *p, const job_config *c) {
+    return p->oversub_exchange_s > 0 && c->topology == JOB_TOPO_ALLREDUCE && !job_sync_is_async(c->sync) &&
+           job_schedule_of(c).steps_per_round <= 1;
+}
+
 double contention_round_weight(const costmodel_params *p, const job_config *c) {
     if (job_sync_is_async(c->sync))
         return 1.0;
     if (job_schedule_of(c).steps_per_round <= 1)
-        return c->topology == JOB_TOPO_PS || p->oversub_exchange_s > 0 ? 0.0 : 1.0;
+        return c->topology == JOB_TOPO_PS || pays_lambda(p, c) ? 0.0 : 1.0;
     if (!(p->kappa_fade_s > 0))
         return round_fade(p, c);
     const double idle_s = contention_round_idle_s(p, c);
@@ -37,8 +44,7 @@ double contention_round_weight(const costmodel_params *p, const job_config *c) {
 }
 
 double contention_exchange_time(const costmodel_params *p, const job_config *c) {
-    if (!(p->oversub_exchange_s > 0) || c->topology != JOB_TOPO_ALLREDUCE || c->workers < 2 ||
-        job_sync_is_async(c->sync) || job_schedule_of(c).steps_per_round > 1 || !contention_shares_cores(p, c))
+    if (!pays_lambda(p, c) || c->workers < 2 || !contention_shares_cores(p, c))
         return 0.0;
     return p->oversub_exchange_s * (contention_rho(p, c) - 1.0);
 }
