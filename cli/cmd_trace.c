@@ -102,10 +102,15 @@ static int summary(const trace *t) {
         printf("\n");
     }
     const trace_host_speed *hs = &t->run.speed;
-    if (hs->has)
-        printf("host speed: probe %.3f ms before the run, %.3f ms after; steal %.2f s of %.1f s of CPU (%.1f%%)\n",
-               1e3 * hs->probe_before_s, 1e3 * hs->probe_after_s, hs->steal_s, hs->cpu_s,
+    if (hs->has) {
+        printf("host speed: probe %.3f ms before the run, %.3f ms after; ", 1e3 * hs->probe_before_s,
+               1e3 * hs->probe_after_s);
+        if (hs->transfer_before_s > 0 || hs->transfer_after_s > 0)
+            printf("%.0f KiB between two cores in %.0f us before, %.0f us after; ", TRACE_TRANSFER_BYTES / 1024.0,
+                   1e6 * hs->transfer_before_s, 1e6 * hs->transfer_after_s);
+        printf("steal %.2f s of %.1f s of CPU (%.1f%%)\n", hs->steal_s, hs->cpu_s,
                hs->cpu_s > 0 ? 100 * hs->steal_s / hs->cpu_s : 0.0);
+    }
     printf("%4s %10s %10s %10s %10s %10s %10s %10s %10s %9s%s\n", "rank", "startup_s", "compute_s", "update_s",
            "comm_s", "wait_s", "eval_s", "sum_s", "wall_s", "covered", beside ? "   beside_s" : "");
     traceinfo_rank_totals *totals;

@@ -667,19 +667,19 @@ static int train_and_report(const trainer_config *c) {
     return line ? 0 : 1;
 }
 
-/* The host's speed at one moment: the probe (train/probe.h) and the CPU times so far. */
+/* The host's speed at one moment: the probes (train/probe.h) and the CPU times so far. */
 typedef struct {
-    double probe_s, steal_s, cpu_s;
+    double probe_s, transfer_s, steal_s, cpu_s;
 } host_reading;
 
 static host_reading read_host(void) {
-    host_reading h = { .probe_s = probe_sgemm_s() };
+    host_reading h = { .probe_s = probe_sgemm_s(), .transfer_s = probe_transfer_s() };
     host_cpu_times(&h.steal_s, &h.cpu_s);
     return h;
 }
 
 /* Writes the host's speed over the run into the trace's header (trace/trace.h's
- * host_speed): the probe before and now, the steal time between. A trace that cannot be
+ * host_speed): the probes before and now, the steal time between. A trace that cannot be
  * rewritten keeps its header, with a warning: the run itself is good. */
 static void mark_host_speed(const char *path, const host_reading *before) {
     const host_reading after = read_host();
@@ -687,6 +687,8 @@ static void mark_host_speed(const char *path, const host_reading *before) {
     trace *t = trace_read(path, err, sizeof err);
     if (t) {
         t->run.speed = (trace_host_speed){ .has = true, .probe_before_s = before->probe_s, .probe_after_s = after.probe_s,
+                                           .transfer_before_s = before->transfer_s,
+                                           .transfer_after_s = after.transfer_s,
                                            .steal_s = fmax(0.0, after.steal_s - before->steal_s),
                                            .cpu_s = fmax(0.0, after.cpu_s - before->cpu_s) };
         if (trace_write(t, path, err, sizeof err) == 0) {

@@ -444,9 +444,9 @@ Test(trace, staleness_round_trips_on_updates_and_is_refused_elsewhere) {
     assert_bad(RUN_LINE "{\"rank\":0,\"ph\":\"update\",\"t0\":0,\"t1\":1,\"staleness\":1.5}\n", "\"staleness\"");
 }
 
-/* The host's speed beside a run (issue 40): the probe before and after, the steal time and
- * the CPU time over the run, read back as written; absent, the header says so; a bad value
- * is refused by name. */
+/* The host's speed beside a run (issue 40): the probe before and after, the transfer probe
+ * where measured, the steal time and the CPU time over the run, read back as written;
+ * absent, the header says so; a bad value is refused by name. */
 Test(trace, host_speed_round_trips_and_a_bad_value_is_refused) {
     trace_run run = sample_run();
     trace *t = trace_new(&run);
@@ -461,12 +461,25 @@ Test(trace, host_speed_round_trips_and_a_bad_value_is_refused) {
     cr_assert_float_eq(back->run.speed.probe_after_s, 0.0013, 1e-15);
     cr_assert_float_eq(back->run.speed.steal_s, 0.42, 1e-12);
     cr_assert_float_eq(back->run.speed.cpu_s, 61.5, 1e-12);
+    cr_assert(back->run.speed.transfer_before_s == 0 && back->run.speed.transfer_after_s == 0,
+              "no transfer probe written: none read");
+    trace_free(back);
+    t->run.speed.transfer_before_s = 140e-6;
+    t->run.speed.transfer_after_s = 1.05e-3;
+    back = written_and_read(t);
+    cr_assert_float_eq(back->run.speed.transfer_before_s, 140e-6, 1e-18);
+    cr_assert_float_eq(back->run.speed.transfer_after_s, 1.05e-3, 1e-18);
+    cr_assert_float_eq(back->run.speed.probe_before_s, 0.00125, 1e-15);
     trace_free(back);
     trace_free(t);
     assert_bad("{\"run\":{\"format\":\"speedup-trace\",\"version\":1,\"workers\":2,\"cores\":1,\"sync\":\"batch\","
                "\"topology\":\"ps\",\"examples\":100,\"batch\":10,\"epochs\":1,\"host_speed\":{\"probe_before_s\":-1,"
                "\"probe_after_s\":1,\"steal_s\":0,\"cpu_s\":1}}}\n",
                "run.host_speed.probe_before_s: expected a finite number >= 0");
+    assert_bad("{\"run\":{\"format\":\"speedup-trace\",\"version\":1,\"workers\":2,\"cores\":1,\"sync\":\"batch\","
+               "\"topology\":\"ps\",\"examples\":100,\"batch\":10,\"epochs\":1,\"host_speed\":{\"probe_before_s\":1,"
+               "\"probe_after_s\":1,\"steal_s\":0,\"cpu_s\":1,\"transfer_after_s\":\"fast\"}}}\n",
+               "run.host_speed.transfer_after_s: expected a finite number >= 0");
 }
 
 /* A step's processors (the scheduler's placement): [begin, end] round-trips on a compute

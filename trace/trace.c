@@ -63,6 +63,20 @@ int trace_add(trace *t, const trace_event *e) {
 /* Writing */
 
 /* The header's "memory" object (trace.h); NULL out of memory. */
+/* The header's "host_speed": the transfer probe's pair only where it was measured. NULL out
+ * of memory. */
+static json_t *host_speed_to_json(const trace_host_speed *h) {
+    json_t *o = json_pack("{s:f, s:f, s:f, s:f}", "probe_before_s", h->probe_before_s, "probe_after_s",
+                          h->probe_after_s, "steal_s", h->steal_s, "cpu_s", h->cpu_s);
+    if (o && (h->transfer_before_s > 0 || h->transfer_after_s > 0) &&
+        (json_object_set_new(o, "transfer_before_s", json_real(h->transfer_before_s)) ||
+         json_object_set_new(o, "transfer_after_s", json_real(h->transfer_after_s)))) {
+        json_decref(o);
+        return NULL;
+    }
+    return o;
+}
+
 static json_t *memory_to_json(const trace_run *r) {
     const trace_memory *m = &r->memory;
     json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "fwd_bytes_per_example",
@@ -127,11 +141,7 @@ static json_t *run_to_json(const trace_run *r) {
         json_decref(o);
         return NULL;
     }
-    const trace_host_speed *h = &r->speed;
-    if (o && h->has &&
-        json_object_set_new(o, "host_speed", json_pack("{s:f, s:f, s:f, s:f}", "probe_before_s", h->probe_before_s,
-                                                       "probe_after_s", h->probe_after_s, "steal_s", h->steal_s,
-                                                       "cpu_s", h->cpu_s))) {
+    if (o && r->speed.has && json_object_set_new(o, "host_speed", host_speed_to_json(&r->speed))) {
         json_decref(o);
         return NULL;
     }
@@ -249,7 +259,8 @@ static int parse_layers(json_t *o, trace_run *r, const char *path, long line, ch
     return 0;
 }
 
-/* The header's optional "host_speed" object: four finite numbers >= 0. */
+/* The header's optional "host_speed" object: four finite numbers >= 0, and the transfer
+ * probe's two where present. */
 static int parse_host_speed(json_t *o, trace_run *r, const char *path, long line, char *err, int errlen) {
     trace_host_speed *h = &r->speed;
     struct { const char *key; double *out; } f[] = { { "probe_before_s", &h->probe_before_s },
@@ -259,6 +270,12 @@ static int parse_host_speed(json_t *o, trace_run *r, const char *path, long line
         if (get_nonneg(o, f[i].key, f[i].out))
             return errmsg_set(err, errlen, "%s: line %ld: run.host_speed.%s: expected a finite number >= 0", path,
                               line, f[i].key);
+    struct { const char *key; double *out; } g[] = { { "transfer_before_s", &h->transfer_before_s },
+                                                     { "transfer_after_s", &h->transfer_after_s } };
+    for (size_t i = 0; i < sizeof g / sizeof g[0]; i++)
+        if (json_object_get(o, g[i].key) && get_nonneg(o, g[i].key, g[i].out))
+            return errmsg_set(err, errlen, "%s: line %ld: run.host_speed.%s: expected a finite number >= 0", path,
+                              line, g[i].key);
     h->has = true;
     return 0;
 }

@@ -79,13 +79,18 @@ typedef struct {
 #define TRACE_PROBE_N 384
 #define TRACE_PROBE_FLOPS (2.0 * TRACE_PROBE_N * TRACE_PROBE_N * TRACE_PROBE_N)
 
+/* The transfer probe's work: a buffer of this many bytes handed from one core to another. */
+#define TRACE_TRANSFER_BYTES (2L << 20)
+
 /* The host's speed beside the run ("host_speed", rank 0's view): a fixed compute probe
- * (train/probe.h) just before the run and just after it, and the hypervisor's steal time
- * over it (util/host.h), so that a run slowed by the host's phase can be told from one
- * slowed by its configuration. */
+ * and a fixed transfer between two cores (train/probe.h) just before the run and just
+ * after it, and the hypervisor's steal time over it (util/host.h), so that a run slowed by
+ * the host's phase can be told from one slowed by its configuration. The transfer's keys
+ * are optional (traces before it, a host of one processor): 0 when not measured. */
 typedef struct {
     bool has;                        /* the header has a "host_speed" object */
     double probe_before_s, probe_after_s; /* the probe's median time, before and after */
+    double transfer_before_s, transfer_after_s; /* the transfer probe's median round; 0: none */
     double steal_s;                  /* steal time over the run, all CPUs together */
     double cpu_s;                    /* all CPU time over the run (the steal's share's base) */
 } trace_host_speed;
