@@ -62,7 +62,6 @@ int trace_add(trace *t, const trace_event *e) {
 /* ---------------------------------------------------------------------------------- */
 /* Writing */
 
-/* The header's "memory" object (trace.h); NULL out of memory. */
 /* The header's "host_speed": the transfer probe's pair only where it was measured. NULL out
  * of memory. */
 static json_t *host_speed_to_json(const trace_host_speed *h) {
@@ -77,6 +76,7 @@ static json_t *host_speed_to_json(const trace_host_speed *h) {
     return o;
 }
 
+/* The header's "memory" object (trace.h); NULL out of memory. */
 static json_t *memory_to_json(const trace_run *r) {
     const trace_memory *m = &r->memory;
     json_t *o = json_pack("{s:I, s:I, s:I, s:I, s:I, s:I, s:I}", "fwd_bytes_per_example",
