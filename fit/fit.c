@@ -644,5 +644,7 @@ bool fit_without_allowed(int id) {
     /* a term of the model fitted from a host's runs: not one of the interval, nor of the
      * links across machines, which only a cluster's table gives (cli/calib_table.c) */
     const bool across_machines = id == PARAM_NET_ALPHA || id == PARAM_NET_BETA || id == PARAM_NET_LINE_BETA;
-    return r->drawn && !across_machines;
+    /* β_hot is not drawn (a median of the commbench's calls, and 0 where the term is off,
+     * which no draw should switch on) but is a term all the same */
+    return (r->drawn || id == PARAM_BETA_HOT_ALLREDUCE) && !across_machines;
 }

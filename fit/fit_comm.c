@@ -120,6 +120,102 @@ static int fit_comm_stated(fit_subset *s, fit_core *f, job_topology topo, const 
     return 0;
 }
 
+/* What a step of run t moves on a rank (costmodel_allreduce_beta): from its header's
+ * layers; 0 where it has none (an imported trace, a benchmark). *per_example and
+ * *per_step: the network's two terms. */
+static double traffic_of(const trace *t, double *per_example, double *per_step) {
+    *per_example = *per_step = 0;
+    const trace_layers *l = &t->run.layers;
+    if (!l->has)
+        return 0;
+    for (int i = 0; i < l->cost.n; i++) {
+        *per_example += l->cost.layer[i].bytes;
+        *per_step += l->cost.layer[i].step_bytes;
+    }
+    return *per_example * job_schedule_of(&t->run.config).local_batch + *per_step;
+}
+
+/* The all-reduce's price by what its step moved (costmodel_allreduce_beta). β_hot: the
+ * commbench's price per byte at the size nearest the model's (its calls back to back,
+ * after steps that moved nothing), the median over its calls of (span − α·x0)/x1 with the
+ * fit's α; M_ref: the median over the training runs' all-reduces that beta_allreduce was
+ * fitted on of what their step moved; and the network's traffic. Every term 0 (one price)
+ * where the traces cannot give one: no commbench, no layers in the training runs'
+ * headers, networks that differ, or β_hot not below β by two standard errors (a commbench
+ * caught in a slow phase of the host), with a note. 0, or -1 with err. */
+static int fit_allreduce_traffic(fit_subset *s, fit_core *f, char *err, int errlen) {
+    costmodel_params *p = &f->p;
+    p->beta_hot_allreduce_s_per_byte = p->traffic_ref_bytes = p->traffic_bytes_per_example = 0;
+    p->traffic_bytes_per_step = 0;
+    if (fit_held(s, PARAM_BETA_HOT_ALLREDUCE))
+        return 0;
+    fit_rows hot = { .cols = 2 }, moved = { .cols = 2 };
+    double ex = -1, st = -1;
+    bool same_net = true;
+    int rc = 0;
+    for (int i = 0; rc == 0 && i < s->n; i++) {
+        const trace *t = s->tr[i];
+        if (fit_used(s, i, false) && fit_is_bench(t)) {
+            rc = push_sync_spans(t, JOB_TOPO_ALLREDUCE, &hot);
+            continue;
+        }
+        if (!fit_kept(s, i) || fit_is_bench(t) || traceinfo_shares_cores(&t->run) || t->run.config.workers < 2 ||
+            t->run.config.topology != JOB_TOPO_ALLREDUCE)
+            continue;
+        double e, q;
+        const double m = traffic_of(t, &e, &q);
+        same_net &= m > 0 && (ex < 0 || (e == ex && q == st));
+        ex = e, st = q;
+        const long before = moved.n;
+        rc = push_sync_spans(t, JOB_TOPO_ALLREDUCE, &moved);
+        for (long k = before; rc == 0 && k < moved.n; k++)
+            moved.y[k] = m; /* one row an exchange: the step before it moved m */
+    }
+    if (rc) {
+        fit_rows_free(&hot);
+        fit_rows_free(&moved);
+        return errmsg_set(err, errlen, "out of memory");
+    }
+    /* The commbench's size nearest the model's bytes, and its calls' price there. */
+    const double alpha = p->link[JOB_TOPO_ALLREDUCE].alpha_s, beta = p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte;
+    double near = -1;
+    for (long k = 0; k < hot.n; k++) {
+        const double bytes = hot.x[k * 2 + 1] / hot.x[k * 2] * (hot.x[k * 2] / 2 + 1); /* x1/x0 = bytes/K */
+        if (near < 0 || fabs(log(bytes / p->model_bytes)) < fabs(log(near / p->model_bytes)))
+            near = bytes;
+    }
+    long n_hot = 0;
+    for (long k = 0; k < hot.n; k++) {
+        const double bytes = hot.x[k * 2 + 1] / hot.x[k * 2] * (hot.x[k * 2] / 2 + 1);
+        if (bytes == near)
+            hot.y[n_hot++] = (hot.y[k] - alpha * hot.x[k * 2]) / hot.x[k * 2 + 1];
+    }
+    if (n_hot > 0 && moved.n > 0 && same_net && p->model_bytes > 0) {
+        double price, se, ref, ref_se;
+        fit_median_se(hot.y, n_hot, &price, &se);
+        fit_median_se(moved.y, moved.n, &ref, &ref_se);
+        const double margin = 2 * sqrt(se * se + f->se.beta_allreduce * f->se.beta_allreduce);
+        if (price > 0 && price + margin < beta) {
+            p->beta_hot_allreduce_s_per_byte = price;
+            f->se.beta_hot_allreduce = se;
+            p->traffic_ref_bytes = ref;
+            p->traffic_bytes_per_example = ex;
+            p->traffic_bytes_per_step = st;
+            fit_note(f, "beta_hot_allreduce", "the commbench's %ld all-reduces of %.0f bytes back to back; after a "
+                     "step that moved M bytes a rank, beta_hot + (beta - beta_hot) min(1, M/traffic_ref) a byte "
+                     "(traffic_ref: the median over %ld training all-reduces)", n_hot, near, moved.n);
+        } else {
+            fit_note(f, "beta_hot_allreduce", "not used: the commbench's all-reduce of %.0f bytes costs %.3g s/byte, "
+                     "not below the training runs' %.3g by two standard errors: one price whatever the step moved "
+                     "(a commbench in a slow phase of the host?)", near, price, beta);
+        }
+    }
+    (void)err, (void)errlen;
+    fit_rows_free(&hot);
+    fit_rows_free(&moved);
+    return 0;
+}
+
 int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errlen) {
     fit_rows r = { .cols = 2 };
     int rc = -1;
@@ -164,7 +260,7 @@ int fit_comm(fit_subset *s, fit_core *f, job_topology topo, char *err, int errle
     *sa = res.se[0];
     *sb = res.se[1];
     fit_add_robust_reg(f, topo == JOB_TOPO_PS ? "comm_ps" : "comm_allreduce", &res, true);
-    rc = 0;
+    rc = topo == JOB_TOPO_ALLREDUCE ? fit_allreduce_traffic(s, f, err, errlen) : 0;
 done:
     fit_rows_free(&r);
     return rc;

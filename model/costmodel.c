@@ -145,9 +145,20 @@ bool costmodel_spans_machines(const costmodel_params *p, const job_config *c) {
     return p->machines >= 2 && contention_placement_of(p, c).machines_used >= 2;
 }
 
+double costmodel_allreduce_beta(const costmodel_params *p, const job_config *c) {
+    const double beta = p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, hot = p->beta_hot_allreduce_s_per_byte;
+    const double per_example = p->traffic_bytes_per_example, per_step = p->traffic_bytes_per_step;
+    if (!(hot > 0 && hot < beta && p->traffic_ref_bytes > 0 && per_example + per_step > 0))
+        return beta;
+    const double moved = per_example * job_schedule_of(c).local_batch + per_step;
+    return hot + (beta - hot) * fmin(1.0, moved / p->traffic_ref_bytes);
+}
+
 /* The link a message takes: shared memory, or the network on top of the host's own cost. */
 static costmodel_link link_of(const costmodel_params *p, const job_config *c, bool remote) {
     costmodel_link l = p->link[c->topology];
+    if (c->topology == JOB_TOPO_ALLREDUCE)
+        l.beta_s_per_byte = costmodel_allreduce_beta(p, c);
     if (remote) {
         l.alpha_s += p->net.alpha_s;
         l.beta_s_per_byte = fmax(l.beta_s_per_byte, p->net.beta_s_per_byte);

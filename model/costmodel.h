@@ -147,6 +147,14 @@ typedef struct {
                                 busiest machine's link moves no more a second, however much of
                                 the exchange hides under the steps (costmodel_line_floor_time);
                                 0: no floor (the effective rate net.beta alone) */
+    /* The all-reduce's price by the memory the step before it moved (costmodel_allreduce_beta): */
+    double beta_hot_allreduce_s_per_byte; /* β_hot: its price per byte after a step that moved
+                                nothing (the commbench's calls back to back); 0 = one price,
+                                beta_allreduce, whatever the step */
+    double traffic_ref_bytes; /* M_ref: the bytes the steps moved on a rank where beta_allreduce
+                                was measured (the plan's runs) */
+    double traffic_bytes_per_example, traffic_bytes_per_step; /* the network's layers: a step
+                                of b examples moves b·these + that on a rank (core/network.h) */
 } costmodel_params;
 
 /* How an all-reduce that spans machines runs (params.allreduce_algorithm):
@@ -190,6 +198,15 @@ bool costmodel_spans_machines(const costmodel_params *p, const job_config *c);
 /* One message of the model's M bytes to or from the master: over shared memory, or across
  * the network when remote; contention_master_wake more. */
 double costmodel_message_time(const costmodel_params *p, const job_config *c, bool remote);
+
+/* The all-reduce's price per byte over the host's own link after a step of c's local batch
+ * b: a step moves M = b·traffic_bytes_per_example + traffic_bytes_per_step on a rank, and
+ * what it moved decides where the exchange finds the gradients and MPI's buffers (in cache
+ * or not: experiments/networks/cold), so
+ *   β(M) = β_hot + (β − β_hot)·min(1, M/M_ref),
+ * β = beta_allreduce, measured after the plan's steps of M_ref. β itself where β_hot is 0
+ * or not below β, M_ref is 0 or the network's traffic is not known. */
+double costmodel_allreduce_beta(const costmodel_params *p, const job_config *c);
 
 /* One of the 2(K−1) steps of a ring all-reduce (M/K bytes over the ring's slowest hop). */
 double costmodel_ring_step_time(const costmodel_params *p, const job_config *c);

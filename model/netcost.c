@@ -61,6 +61,13 @@ int netcost_transfer(const calibration_network *n, const network_cost *target, d
     if (n->cost.params > 0)
         p->update_s *= (double)target->params / (double)n->cost.params;
     p->model_bytes = 4.0 * (double)target->params;
+    if (p->traffic_bytes_per_example + p->traffic_bytes_per_step > 0) { /* its exchange's price by its steps */
+        p->traffic_bytes_per_example = p->traffic_bytes_per_step = 0;
+        for (int i = 0; i < target->n; i++) {
+            p->traffic_bytes_per_example += target->layer[i].bytes;
+            p->traffic_bytes_per_step += target->layer[i].step_bytes;
+        }
+    }
     p->model_cv = sqrt(p->model_cv * p->model_cv + n->transfer_cv * n->transfer_cv);
     if (p->model_cv_oversub > 0)
         p->model_cv_oversub = sqrt(p->model_cv_oversub * p->model_cv_oversub + n->transfer_cv * n->transfer_cv);

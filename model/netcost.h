@@ -25,6 +25,7 @@
  * both standard errors scale as the step at B does;
  *   update' = update · params(x)/params(m),
  *   model bytes' = 4 · params(x),
+ *   the traffic a step moves (costmodel_allreduce_beta): x's layers' bytes and step bytes,
  * and the prediction carries the transfer's own error: model_cv' = √(model_cv² + τ²), τ =
  * transfer_cv (what experiments/networks measured such transfers to miss by).
  */

@@ -95,7 +95,14 @@
   PF(PS_LARGEST, "ps_largest_bytes", ps_largest_bytes, ps_largest_bytes, "byte", INFINITY, 0, -1, 0, "",          \
      "largest-tensor", PARAM_BYTES)                                                                                \
   P(NET_LINE_BETA, "net_line_beta", net_line_beta_s_per_byte, net_line_beta, "s/byte", INFINITY, 1, -1, 27,        \
-    "s/byte (across machines: the line's nominal 1/rate, the busiest link's floor)")
+    "s/byte (across machines: the line's nominal 1/rate, the busiest link's floor)")                              \
+  P(BETA_HOT_ALLREDUCE, "beta_hot_allreduce", beta_hot_allreduce_s_per_byte, beta_hot_allreduce, "s/byte",          \
+    INFINITY, 0, -1, 7, "s/byte (after a step that moved nothing: the commbench's)")                              \
+  P(TRAFFIC_REF, "traffic_ref", traffic_ref_bytes, traffic_ref, "byte", INFINITY, 0, -1, 7,                         \
+    "byte (what a step moved on a rank where beta_allreduce was measured)")                                       \
+  P(TRAFFIC_PER_EXAMPLE, "traffic_per_example", traffic_bytes_per_example, traffic_per_example, "byte", INFINITY,   \
+    0, -1, 0, "")                                                                                                  \
+  P(TRAFFIC_PER_STEP, "traffic_per_step", traffic_bytes_per_step, traffic_per_step, "byte", INFINITY, 0, -1, 0, "")
 /* clang-format on */
 
 /* How a what-if flag's value is read (cli/grid.c). */

@@ -471,6 +471,37 @@ Test(costmodel, ring_allreduce_matches_its_formula) {
     assert_rel(costmodel_sync_time(&p, &c), 2 * 4 * 2e-3 + 2.0 * 4.0 / 5.0 * 4e-9 * 2e6, 1e-15);
 }
 
+/* The all-reduce's price by what its step moved (costmodel_allreduce_beta), by hand: β = 4
+ * ns/B measured after steps of M_ref = 20 MB, β_hot = 1 ns/B; a step of b examples moves
+ * b·1 MB + 4 MB. At B = 32 over 2 ranks (b = 16: 20 MB) the price is β; at B = 16 (b = 8:
+ * 12 MB) 1 + 3·12/20 = 2.8 ns/B, so S = 2·(2 ms + 2.8e-9·2e6/2); at B = 64 (36 MB) β
+ * again. A parameter server's messages keep their own price; a β_hot not below β, or no
+ * traffic known, is one price. */
+Test(costmodel, an_all_reduce_after_a_smaller_step_costs_less_a_byte_by_hand) {
+    costmodel_params p = seed_params(0.1, 2e-3, 4e-9, 2e6);
+    p.beta_hot_allreduce_s_per_byte = 1e-9;
+    p.traffic_ref_bytes = 20e6;
+    p.traffic_bytes_per_example = 1e6;
+    p.traffic_bytes_per_step = 4e6;
+    job_config c = config(2, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
+    assert_rel(costmodel_allreduce_beta(&p, &c), 4e-9, 1e-15);
+    assert_rel(costmodel_sync_time(&p, &c), 2 * (2e-3 + 4e-9 * 1e6), 1e-15);
+    c.batch = 16;
+    assert_rel(costmodel_allreduce_beta(&p, &c), 2.8e-9, 1e-15);
+    assert_rel(costmodel_sync_time(&p, &c), 2 * (2e-3 + 2.8e-9 * 1e6), 1e-15);
+    c.batch = 64;
+    assert_rel(costmodel_allreduce_beta(&p, &c), 4e-9, 1e-15);
+    job_config ps = config(2, JOB_SYNC_BATCH, JOB_TOPO_PS);
+    ps.batch = 16;
+    assert_rel(costmodel_sync_time(&p, &ps), 2 * (2e-3 + 4e-9 * 2e6), 1e-15);
+    c.batch = 16;
+    p.beta_hot_allreduce_s_per_byte = 5e-9;
+    assert_rel(costmodel_allreduce_beta(&p, &c), 4e-9, 1e-15);
+    p.beta_hot_allreduce_s_per_byte = 1e-9;
+    p.traffic_bytes_per_example = p.traffic_bytes_per_step = 0;
+    assert_rel(costmodel_allreduce_beta(&p, &c), 4e-9, 1e-15);
+}
+
 Test(costmodel, parameter_server_serialises_every_worker) {
     costmodel_params p = seed_params(0.1, 2e-3, 4e-9, 2e6);
     job_config c = config(5, JOB_SYNC_BATCH, JOB_TOPO_PS);

@@ -1580,6 +1580,66 @@ Test(fit, a_term_held_out_is_zero_and_the_rest_is_fitted_without_it) {
     release(&s);
 }
 
+/* The example set with a commbench whose all-reduce costs β_hot = 1.5 ns a byte (the
+ * training runs' 6 ns: their steps move memory, the benchmark's calls back to back do not),
+ * and layers in the training runs' headers: a step of b examples moves b·1 MB + 4 MB on a
+ * rank. The all-reduces the training runs exchange on cores of their own: 2x1 batch (32
+ * exchanges after steps of b = 32: 36 MB), 4x1 batch (32 after b = 16: 20 MB) and 2x2
+ * every:4 (8 after b = 32): 40 of the 72 after 36 MB, so traffic_ref = 36 MB exactly;
+ * β_hot the commbench's calls of 1,819,688 bytes, within their 3% noise. A commbench as
+ * dear as the training runs leaves one price, with a note. */
+Test(fit, an_all_reduces_price_after_a_step_that_moved_nothing_comes_from_the_commbench) {
+    synth_truth truth = truth_example(), hot = truth;
+    hot.p.link[JOB_TOPO_ALLREDUCE].beta_s_per_byte = 1.5e-9;
+    for (int dear = 0; dear <= 1; dear++) {
+        gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+        gsl_rng_set(rng, 11);
+        trace_set s;
+        job_config runs[16];
+        const int n = example_configs(runs);
+        new_set(&s);
+        for (int i = 0; i < n; i++) {
+            trace *t = synth_run(&truth, &runs[i], "testhost", "conv5x5x32,relu,pool2,fc10", rng);
+            const job_schedule sc = job_schedule_of(&t->run.config);
+            const double steps = (double)(sc.steps_per_epoch * t->run.config.epochs);
+            trace_layers *l = &t->run.layers;
+            *l = (trace_layers){ .has = true, .steps = (long)steps, .examples = steps * sc.local_batch,
+                                 .input = { 28, 28, 1, 10 } };
+            l->cost.n = 1;
+            l->cost.params = 454922;
+            l->cost.layer[0] = (network_layer){ .kind = NETWORK_FC, .flops = 1e6, .bytes = 1e6, .step_bytes = 4e6 };
+            l->time_s[0] = 1e-4 * l->examples;
+            keep(&s, t);
+        }
+        const synth_truth *bench = dear ? &truth : &hot;
+        keep(&s, synth_commbench(bench, 2, bench_sizes, 5, 6, "testhost", rng));
+        keep(&s, synth_commbench(bench, 4, bench_sizes, 5, 6, "testhost", rng));
+        fit_result r;
+        char err[1024] = "";
+        cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+        const costmodel_params *p = &r.cal.params;
+        if (!dear) {
+            cr_assert(fabs(p->beta_hot_allreduce_s_per_byte - 1.5e-9) < 0.05 * 1.5e-9, "beta_hot %g, truth 1.5e-9",
+                      p->beta_hot_allreduce_s_per_byte);
+            cr_assert_eq(p->traffic_ref_bytes, 36e6);
+            cr_assert_eq(p->traffic_bytes_per_example, 1e6);
+            cr_assert_eq(p->traffic_bytes_per_step, 4e6);
+        } else {
+            cr_assert_eq(p->beta_hot_allreduce_s_per_byte, 0.0, "beta_hot %g from a commbench as dear as training",
+                         p->beta_hot_allreduce_s_per_byte);
+            cr_assert_eq(p->traffic_ref_bytes, 0.0);
+            bool noted = false;
+            for (int i = 0; i < r.fit.n_notes; i++)
+                noted |= strcmp(r.fit.notes[i].param, "beta_hot_allreduce") == 0 &&
+                         strstr(r.fit.notes[i].text, "not used") != NULL;
+            cr_assert(noted, "a note says why one price");
+        }
+        fit_result_release(&r);
+        release(&s);
+        gsl_rng_free(rng);
+    }
+}
+
 /* The layers' time of a run whose rank 0 steps `steps` times over `examples`: one fc layer
  * of F FLOPs an example (0.4 × the probe's, so 0.4 probes: 0.4 ms at a 1 ms probe) and W =
  * 4e6 bytes of weights a step at 1e-10 s a byte (0.4 ms a step), the probe 1 ms. */

@@ -117,6 +117,34 @@ Test(sim, zero_variance_matches_closed_form) {
     cr_assert_geq(configs, 400);
 }
 
+/* An all-reduce priced by what its step moved (costmodel_allreduce_beta): the simulator
+ * plays the closed form's exchange, and a smaller step's costs less. B = 48 over K ranks:
+ * steps of 24, 16, 12, 10 examples move that many MB + 4 MB against M_ref = 28 MB: β at
+ * K = 2, β_hot + (β − β_hot)·20/28 at K = 3, less again at 4 and 5. */
+Test(sim, an_all_reduce_priced_by_its_steps_traffic_is_the_closed_forms) {
+    for (int k = 2; k <= 5; k++) {
+        job_spec spec = { .params = test_params(), .config = test_config(k, JOB_SYNC_BATCH, 1, JOB_TOPO_ALLREDUCE),
+                          .contention = JOB_CONTENTION_CLOSED_FORM };
+        job_spec one_price = spec;
+        spec.params.beta_hot_allreduce_s_per_byte = 0.25 * spec.params.link[JOB_TOPO_ALLREDUCE].beta_s_per_byte;
+        spec.params.traffic_ref_bytes = 28e6;
+        spec.params.traffic_bytes_per_example = 1e6;
+        spec.params.traffic_bytes_per_step = 4e6;
+        job *j;
+        const job_result r = run_once(&spec, 1, &j);
+        const costmodel_breakdown want = costmodel_breakdown_of(&spec.params, &spec.config);
+        cr_assert(close_rel(r.makespan_s, want.total_s, 1e-9), "K=%d: sim %.12g, model %.12g", k, r.makespan_s,
+                  want.total_s);
+        cr_assert(fabs(job_workers(j)[0].comm_s - want.comm_s) <= 1e-9 * want.total_s, "K=%d: comm", k);
+        job_free(j);
+        const costmodel_breakdown one = costmodel_breakdown_of(&one_price.params, &one_price.config);
+        if (k == 2)
+            cr_assert(close_rel(want.comm_s, one.comm_s, 1e-12), "at M_ref the price is beta");
+        else
+            cr_assert_lt(want.comm_s, one.comm_s, "K=%d: a smaller step's exchange costs less", k);
+    }
+}
+
 Test(sim, dedicated_master_on_two_cores_by_hand) {
     /* K = 2 workers, T = 1, a dedicated master, P = 2: ρ = (2·1 + 1)/2 = 1.5, no core with
      * two workers (nothing to pack), and a parameter server's one-step rounds pay no κ (the
