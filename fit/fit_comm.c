@@ -210,7 +210,6 @@ static int fit_allreduce_traffic(fit_subset *s, fit_core *f, char *err, int errl
                      "(a commbench in a slow phase of the host?)", near, price, beta);
         }
     }
-    (void)err, (void)errlen;
     fit_rows_free(&hot);
     fit_rows_free(&moved);
     return 0;
