@@ -135,6 +135,12 @@ static double traffic_of(const trace *t, double *per_example, double *per_step) 
     return *per_example * job_schedule_of(&t->run.config).local_batch + *per_step;
 }
 
+/* The bytes of all-reduce row k (comm_features: x0 = 2(K − 1), x1 = x0·bytes/K). */
+static double allreduce_row_bytes(const fit_rows *r, long k) {
+    const double x0 = r->x[k * 2], x1 = r->x[k * 2 + 1];
+    return x1 / x0 * (x0 / 2 + 1);
+}
+
 /* The all-reduce's price by what its step moved (costmodel_allreduce_beta). β_hot: the
  * commbench's price per byte at the size nearest the model's (its calls back to back,
  * after steps that moved nothing), the median over its calls of (span − α·x0)/x1 with the
@@ -180,14 +186,13 @@ static int fit_allreduce_traffic(fit_subset *s, fit_core *f, char *err, int errl
     const double alpha = p->link[JOB_TOPO_ALLREDUCE].alpha_s, beta = p->link[JOB_TOPO_ALLREDUCE].beta_s_per_byte;
     double near = -1;
     for (long k = 0; k < hot.n; k++) {
-        const double bytes = hot.x[k * 2 + 1] / hot.x[k * 2] * (hot.x[k * 2] / 2 + 1); /* x1/x0 = bytes/K */
+        const double bytes = allreduce_row_bytes(&hot, k);
         if (near < 0 || fabs(log(bytes / p->model_bytes)) < fabs(log(near / p->model_bytes)))
             near = bytes;
     }
     long n_hot = 0;
     for (long k = 0; k < hot.n; k++) {
-        const double bytes = hot.x[k * 2 + 1] / hot.x[k * 2] * (hot.x[k * 2] / 2 + 1);
-        if (bytes == near)
+        if (allreduce_row_bytes(&hot, k) == near)
             hot.y[n_hot++] = (hot.y[k] - alpha * hot.x[k * 2]) / hot.x[k * 2 + 1];
     }
     if (n_hot > 0 && moved.n > 0 && same_net && p->model_bytes > 0) {

@@ -10,11 +10,12 @@
  * κ = (body − B(0)) / (B(κ=1) − B(0)), its sharing cost as a share of its steps, and Λ the
  * same as a cost per exchange; each is their median, at least 0. Predictions charge
  * one-step all-reduce rounds Λ and longer rounds κ (model/contention.h). With κ, the runs
- * of the shortest rounds longer than a step (the plan's every:4) give τ, the packing's fade, each the τ at which the
- * model's body is its own (bisection: B grows with τ from cores shared evenly at ρ towards
- * the packing), κ whole over such short rounds; the runs of longer rounds (the plan's
- * epoch), where the packing has gone, give τ_κ the same way (B grows with τ_κ as κ is
- * spread over more of the round); τ again with that τ_κ. Each is its runs' median.
+ * of the shortest rounds longer than a step (the plan's every:4) give τ, the packing's
+ * fade, each the τ at which the model's body is its own (bisection: B grows with τ from
+ * cores shared evenly at ρ towards the packing), κ whole over such short rounds; the runs
+ * of longer rounds (the plan's epoch), where the packing has gone, give τ_κ the same way
+ * (B grows with τ_κ as κ is spread over more of the round); τ again with that τ_κ. Each
+ * is its runs' median.
  * Where every such run has rounds of one length, τ_κ is 0 and κ fades with the packing
  * over τ (the model before τ_κ), with a note. Standard errors √(π/2)·sd/√n, the
  * median's. No such run: Λ 0, κ 0 ± FIT_DEFAULT_KAPPA_SE and, where waits poll, τ

@@ -16,6 +16,13 @@ static double round_fade(const costmodel_params *p, const job_config *c) {
     return fmax(0.0, 1.0 - contention_round_idle_s(p, c) / p->balance_s);
 }
 
+/* Does c's round pay Λ per exchange (and so no κ): a synchronous all-reduce's round of one
+ * step, where the calibration has Λ? */
+static bool pays_lambda(const costmodel_params *p, const job_config *c) {
+    return p->oversub_exchange_s > 0 && c->topology == JOB_TOPO_ALLREDUCE && !job_sync_is_async(c->sync) &&
+           job_schedule_of(c).steps_per_round <= 1;
+}
+
 /* κ's round: the steps a rank computes between two waits. An async worker waits on the
  * server after every step (its push, its pull), so it switches as often as in a round
  * of one step. A synchronous round of one step computes at the packing's ρ' and no more:
@@ -25,13 +32,6 @@ static double round_fade(const costmodel_params *p, const job_config *c) {
  * Sharing's extra cost is paid where a round starts (the ranks' caches and places on the
  * cores set anew), so over a round of L idle seconds it is spread as min(1, τ_κ/L); a
  * file without τ_κ fades κ with the packing, over τ. */
-/* Does c's round pay Λ per exchange (and so no κ): a synchronous all-reduce's round of one
- * step, where the calibration has Λ? */
-static bool pays_lambda(const costmodel_params *p, const job_config *c) {
-    return p->oversub_exchange_s > 0 && c->topology == JOB_TOPO_ALLREDUCE && !job_sync_is_async(c->sync) &&
-           job_schedule_of(c).steps_per_round <= 1;
-}
-
 double contention_round_weight(const costmodel_params *p, const job_config *c) {
     if (job_sync_is_async(c->sync))
         return 1.0;

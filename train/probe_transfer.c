@@ -20,6 +20,7 @@ typedef struct {
     int cpu[2];             /* the writer's and the reader's processor */
     char *src, *shared, *dst;
     atomic_int full;        /* 1: shared holds a copy the reader has not taken yet */
+    atomic_int abandoned;   /* 1: no writer will come (it could not be started) */
     double t_s[TRANSFER_WARMUP + TRANSFER_REPS];
     int pinned[2];          /* each thread's pinning succeeded */
 } transfer;
@@ -52,7 +53,8 @@ static void *reader(void *arg) {
     x->pinned[1] = pin_to(x->cpu[1]);
     for (int r = 0; r < TRANSFER_WARMUP + TRANSFER_REPS; r++) {
         while (!atomic_load_explicit(&x->full, memory_order_acquire))
-            ;
+            if (atomic_load_explicit(&x->abandoned, memory_order_relaxed))
+                return NULL;
         memcpy(x->dst, x->shared, TRANSFER_BYTES);
         atomic_store_explicit(&x->full, 0, memory_order_release);
     }
@@ -88,16 +90,10 @@ double probe_transfer_s(void) {
         memset(x->dst, 0, TRANSFER_BYTES);
         pthread_t w, r;
         if (pthread_create(&r, NULL, reader, x) == 0) {
-            if (pthread_create(&w, NULL, writer, x) == 0) {
+            if (pthread_create(&w, NULL, writer, x) == 0)
                 pthread_join(w, NULL);
-            } else { /* the reader waits for a copy that will not come: hand it the rest */
-                for (int k = 0; k < TRANSFER_WARMUP + TRANSFER_REPS; k++) {
-                    atomic_store(&x->full, 1);
-                    while (atomic_load(&x->full))
-                        ;
-                }
-                x->pinned[0] = 0;
-            }
+            else
+                atomic_store(&x->abandoned, 1); /* x->pinned[0] stays 0: not measured */
             pthread_join(r, NULL);
             if (x->pinned[0] && x->pinned[1]) {
                 double *t = x->t_s + TRANSFER_WARMUP;
