@@ -18,7 +18,8 @@
  *                     layers split a step (model/netcost.h's netcost_split)
  *   sigma             robust line through 0, steps at T > 1, ρ = 1 (c0, c1 fixed)
  *   alpha_X, beta_X   robust, per topology, on each synchronisation's span as S(K)
- *   master_wake       a crowded dedicated master's excess per message over α + β·M
+ *   master_wake       a crowded dedicated master's excess per message over α + β·M; no such
+ *                     run: α + β·M once more, with a note
  *   overlap φ, χ, ε   steps of runs with K ≥ 2, ρ = 1 whose exchange ran beside them
  *   update u          robust location of the SGD update events at T = 1, ρ = 1
  *   w0, w1            NNLS (fit/nnls.h) of the start-up's end against K

@@ -419,11 +419,23 @@ static int push_master_wake_rows(const fit_core *f, const trace *t, fit_rows *r)
     return rc;
 }
 
+/* No run to fit master_wake from: a message to a crowded master is taken to take twice its
+ * time on the link, alpha_ps + beta_ps·model_bytes more, its standard error its own size —
+ * what the runs that measure it give within a factor of 1.6 either way
+ * (docs/calibration.md). */
+static void master_wake_stated(fit_core *f) {
+    const costmodel_link *l = &f->p.link[JOB_TOPO_PS];
+    f->p.master_wake_s = f->se.master_wake_s = l->alpha_s + l->beta_s_per_byte * f->p.model_bytes;
+    fit_note(f, "master_wake", "no run with a dedicated master on a full host in batch sync: a message to such a "
+             "master is taken to take twice its time on the link (sharing a core with a polling worker), "
+             "alpha_ps + beta_ps*model_bytes = %.3g s more, its standard error its own size", f->p.master_wake_s);
+}
+
 /* master_wake: what a message to a dedicated master whose workers fill its host's cores
  * takes beyond alpha_ps + beta_ps·bytes, from the batch-sync runs with such a master
  * (one exchange a step: enough of them to fit) — per synchronisation its span over its
  * 2K messages less that: a robust location, so a preempted exchange has no pull. Held
- * at 0 when it comes out below; no such run: 0 with a note. */
+ * at 0 when it comes out below; no such run: master_wake_stated. */
 int fit_master_wake(fit_subset *s, fit_core *f, char *err, int errlen) {
     fit_rows r = { .cols = 1 };
     int rc = -1;
@@ -439,8 +451,7 @@ int fit_master_wake(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     rc = 0;
     if (r.n < 2) {
-        fit_note(f, "master_wake", "no run with a dedicated master on a full host in batch sync: a message to such "
-                 "a master is taken to cost alpha_ps + beta_ps*bytes, as to one with a core of its own");
+        master_wake_stated(f);
         goto done;
     }
     robustfit_result res;
