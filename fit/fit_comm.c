@@ -420,8 +420,8 @@ static int push_master_wake_rows(const fit_core *f, const trace *t, fit_rows *r)
 }
 
 /* No run to fit master_wake from: a message to a crowded master is taken to take twice its
- * time on the link, alpha_ps + beta_ps·model_bytes more, its standard error its own size —
- * what the runs that measure it give within a factor of 1.6 either way
+ * time on the link, alpha_ps + beta_ps·model_bytes more, its standard error its own size:
+ * the middle half of the calibrations that measured it lie within a factor of 1.6 of that
  * (docs/calibration.md). */
 static void master_wake_stated(fit_core *f) {
     const costmodel_link *l = &f->p.link[JOB_TOPO_PS];

@@ -1531,7 +1531,7 @@ static void draw_crowded_master_set(const synth_truth *truth, trace_set *s) {
  * large: the batch runs by hand (4x1 on 4 cores, 32 rounds of 8 messages) with the default
  * and with the truth, formula_time(wake 18.5 ms)/formula_time(wake 2 ms) − 1 ≈ +64%; the
  * epoch run's 2 rounds hardly move. */
-Test(fit, leaving_the_dedicated_family_out_predicts_it_without_its_terms_and_shows_the_miss) {
+Test(fit, leaving_the_dedicated_family_out_predicts_it_with_stated_terms_and_shows_the_miss) {
     synth_truth truth = truth_example();
     truth.p.master_wake_s = 2e-3;
     trace_set s;
