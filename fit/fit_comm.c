@@ -435,7 +435,7 @@ static void master_wake_stated(fit_core *f) {
  * takes beyond alpha_ps + beta_ps·bytes, from the batch-sync runs with such a master
  * (one exchange a step: enough of them to fit) — per synchronisation its span over its
  * 2K messages less that: a robust location, so a preempted exchange has no pull. Held
- * at 0 when it comes out below; no such run: master_wake_stated. */
+ * at 0 when it comes out below; no such run: master_wake_stated, unless the term is held. */
 int fit_master_wake(fit_subset *s, fit_core *f, char *err, int errlen) {
     fit_rows r = { .cols = 1 };
     int rc = -1;
@@ -451,7 +451,12 @@ int fit_master_wake(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     rc = 0;
     if (r.n < 2) {
-        master_wake_stated(f);
+        if (fit_held(s, PARAM_MASTER_WAKE))
+            fit_note(f, "master_wake", "no run with a dedicated master on a full host in batch sync, and the term "
+                     "held at 0: a message to such a master costs alpha_ps + beta_ps*bytes, as to one with a core "
+                     "of its own");
+        else
+            master_wake_stated(f);
         goto done;
     }
     robustfit_result res;

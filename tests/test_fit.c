@@ -1586,6 +1586,27 @@ Test(fit, a_term_held_out_is_zero_and_the_rest_is_fitted_without_it) {
     release(&s);
 }
 
+/* Held at 0 where no run measures it, master_wake stays 0 and its note says so: the stated
+ * default (α_ps + β_ps·M) is not taken, and no note claims it. */
+Test(fit, a_held_wake_without_its_runs_is_zero_and_its_note_says_so) {
+    synth_truth truth = truth_example();
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 16);
+    trace_set s;
+    example_set(&s, &truth, rng);
+    gsl_rng_free(rng);
+    fit_options o = fit_options_default();
+    o.without = UINT64_C(1) << PARAM_MASTER_WAKE;
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_traces_with(s.tr, (const char *const *)s.paths, s.n, &o, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(r.cal.params.master_wake_s, 0.0);
+    const char *note = note_on(&r, "master_wake");
+    cr_assert(note && strstr(note, "held at 0") && !strstr(note, "twice"), "%s", note);
+    fit_result_release(&r);
+    release(&s);
+}
+
 /* The example set with a commbench whose all-reduce costs β_hot = 1.5 ns a byte (the
  * training runs' 6 ns: their steps move memory, the benchmark's calls back to back do not),
  * and layers in the training runs' headers: a step of b examples moves b·1 MB + 4 MB on a
