@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/spawn.h"
+#include "model/contention.h"
 #include "train/probe.h"
 #include "train/trainer.h"
 #include "trace/trace.h"
@@ -95,7 +96,9 @@ static void usage(FILE *out) {
             "  --hostfile FILE      with --workers: passed to mpirun, for a cluster (default none)\n"
             "  --oversubscribe      with --workers: let mpirun run more ranks than slots (default:\n"
             "                       only when K x --threads, plus 1 for a dedicated master, exceeds\n"
-            "                       this machine's cores)\n"
+            "                       this machine's cores; then, with --threads > 1, the ranks'\n"
+            "                       threads wait passively, OMP_WAIT_POLICY=passive unless set: a\n"
+            "                       spinning thread holds the core its team's next thread needs)\n"
             "  --sync S             batch (synchronous SGD, the global batch split over the K\n"
             "                       workers: K <= B), epoch (average the weights after every epoch),\n"
             "                       every:N (average every N local steps and after every epoch),\n"
@@ -181,9 +184,19 @@ static const char **mpirun_argv(int workers, int master, int threads, const char
     av[k++] = np;
     av[k++] = "--bind-to"; // ranks pinned to the same core would share it
     av[k++] = "none";
-    // A dedicated master is one rank more on the cores (contention_rho's m).
-    if (oversubscribe || (long)workers * threads + master > host_online_cores())
+    // Whether the ranks' threads (a dedicated master one more) outnumber this host's cores
+    // is the cost model's question: one answer for the launch and the prediction.
+    const costmodel_params host = { .host_cores = host_online_cores() };
+    const job_config job = { .workers = workers, .cores = threads,
+                             .master = master ? JOB_MASTER_DEDICATED : JOB_MASTER_WORKER };
+    if (oversubscribe || contention_shares_cores(&host, &job))
         av[k++] = "--oversubscribe";
+    // A spinning thread would keep the core its team's descheduled thread needs: wait
+    // passively there (contention_team_shares_cores), unless the environment says otherwise.
+    if (contention_team_shares_cores(&host, &job) && !getenv("OMP_WAIT_POLICY")) {
+        av[k++] = "-x";
+        av[k++] = "OMP_WAIT_POLICY=passive";
+    }
     if (hostfile) {
         av[k++] = "--hostfile";
         av[k++] = hostfile;

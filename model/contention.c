@@ -43,17 +43,26 @@ double contention_round_weight(const costmodel_params *p, const job_config *c) {
     return idle_s > p->kappa_fade_s ? p->kappa_fade_s / idle_s : 1.0;
 }
 
+/* ρ in ranks, one core each: while an exchange waits, a team's other threads sleep and
+ * only its rank polls. For ranks of one thread, ρ. */
+static double ranks_rho(const costmodel_params *p, const job_config *c) {
+    if (c->cores <= 1)
+        return contention_rho(p, c);
+    const double used = contention_placement_of(p, c).workers_on_master + contention_master_cores(p, c);
+    return used > p->host_cores ? used / p->host_cores : 1.0;
+}
+
 double contention_exchange_time(const costmodel_params *p, const job_config *c) {
     if (!pays_lambda(p, c) || c->workers < 2 || !contention_shares_cores(p, c))
         return 0.0;
-    return p->oversub_exchange_s * (contention_rho(p, c) - 1.0);
+    return p->oversub_exchange_s * (ranks_rho(p, c) - 1.0);
 }
 
 /* The packing's round ends where every rank waits for the slowest. Async and hogwild
  * workers nap at the epoch's barrier (psx_barrier_napping): the first one done leaves its
  * core idle and the scheduler pulls a packed one over, so nothing stays packed. */
 double contention_packing_weight(const costmodel_params *p, const job_config *c) {
-    if (p->waits_block > 0 || job_sync_is_async(c->sync))
+    if (p->waits_block > 0 || job_sync_is_async(c->sync) || contention_team_shares_cores(p, c))
         return 0.0;
     return round_fade(p, c);
 }
@@ -69,11 +78,29 @@ double contention_master_cores(const costmodel_params *p, const job_config *c) {
     return fmin(1.0, m);
 }
 
+/* The cores a worker keeps busy over its step where the host's threads outnumber its
+ * cores: a rank of one thread its core; a team of T threads, which waits passively there
+ * (contention_team_shares_cores), one core in its serial part σ and T in the rest, so
+ * 1/(σ + (1 − σ)/T) on average: the scheduler gives what one team leaves idle to another. */
+static double worker_cores(const costmodel_params *p, const job_config *c) {
+    return c->cores > 1 ? 1.0 / (p->sigma + (1.0 - p->sigma) / c->cores) : (double)c->cores;
+}
+
+/* A team of more threads than a machine has cores computes no faster than on those cores
+ * (Amdahl at P against Amdahl at T), whatever else shares them. */
+static double team_floor(const costmodel_params *p, const job_config *c) {
+    if (!(p->host_cores > 0) || c->cores <= p->host_cores)
+        return 1.0;
+    const double at_p = p->sigma + (1.0 - p->sigma) / p->host_cores, at_t = p->sigma + (1.0 - p->sigma) / c->cores;
+    return at_p / at_t;
+}
+
 /* ρ of a machine with `workers` workers, each computing `duty` of the time (1, or an
  * async worker's share: costmodel_slowdown's). */
 static double rho_of(const costmodel_params *p, const job_config *c, int workers, double master, double duty) {
-    double cores_used = (double)workers * c->cores * duty + master;
-    return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
+    double cores_used = (double)workers * worker_cores(p, c) * duty + master;
+    const double rho = (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
+    return fmax(rho, team_floor(p, c));
 }
 
 /* A cluster's slots as mpirun fills them: a worker takes T cores, a dedicated master one
@@ -128,6 +155,10 @@ bool contention_shares_cores(const costmodel_params *p, const job_config *c) {
         return outnumber(p, c, k);
     int slots0, slots;
     return k > cluster_slots(p, c, &slots0, &slots) && outnumber(p, c, (k + m - 1) / m);
+}
+
+bool contention_team_shares_cores(const costmodel_params *p, const job_config *c) {
+    return c->cores > 1 && contention_shares_cores(p, c);
 }
 
 double contention_rho(const costmodel_params *p, const job_config *c) {

@@ -8,17 +8,20 @@
  *             property of the configuration and the host, never of a fitted value, so the
  *             fit and the prediction agree on every run. Where it is false, ρ = ρ' = 1 and
  *             nothing below is paid, in time or in interval.
- *   ρ         max(1, (n + m)/P) of the busiest machine, n its training threads, m the part
- *             of a core a dedicated master keeps: m = 1 − y (+ (1 − w)·L over long rounds)
+ *   ρ         max(1, (n + m)/P) of the busiest machine, n the cores its workers keep busy (T
+ *             each; a team of T > 1 threads, waiting passively, 1/(σ + (1 − σ)/T) on average:
+ *             its serial part leaves the others' threads its cores), m the part of a core a
+ *             dedicated master keeps: m = 1 − y (+ (1 − w)·L over long rounds)
  *   ρ'        ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1): the ranks packed ⌈n/P⌉ to a core while a
  *             round is shorter than τ (w), and κ per unit of ρ − 1 for switching cores (v);
  *             w fades from 1 (one-step rounds) to 0 as a round's idle steps pass τ, 0 where
- *             waits block; v = min(1, τ_κ/L) for a round of L idle seconds, κ paid once a
+ *             waits block or teams of threads share the cores; v = min(1, τ_κ/L) for a round of L idle seconds, κ paid once a
  *             round; v = 0 for synchronous rounds of one step (they compute at the
  *             packing's ρ'; a file without Λ: 1 for an all-reduce's); async: ρ' at least
  *             the master's core's load
  *   Λ·(ρ − 1) what a synchronous all-reduce of one-step rounds takes beyond its idle-host
- *             time, a round: the ring's ranks wait for partners that have no core, about
+ *             time, a round (ρ in ranks, a team's polling rank one core: its other threads
+ *             sleep): the ring's ranks wait for partners that have no core, about
  *             the same at any step's length (experiments/fidelity/README.md, 2026-12-07).
  *             κ is the same cost as a share of the plan's one-step runs' steps, which
  *             rounds of several steps pay (the fit takes both from those runs); a
@@ -62,6 +65,15 @@ double contention_master_cores(const costmodel_params *p, const job_config *c);
 
 /* Do the busiest machine's processes outnumber its cores (see the header)? */
 bool contention_shares_cores(const costmodel_params *p, const job_config *c);
+
+/* Does a worker's team of threads (T > 1) share the cores with other threads (the
+ * processes outnumber them, as above)? Its parallel regions then wait for threads that have
+ * no core; where the team's threads wait passively (a thread done with its share sleeps),
+ * that costs what ρ' says. A thread that spins instead (OpenMP's default active wait, for a
+ * while) keeps the core its descheduled sibling needs, and every region lasts about a
+ * scheduler slice: the launcher (`speedup train --workers`) has such ranks wait passively,
+ * and no term of this module prices a spinning team (docs/model.md, "Host contention"). */
+bool contention_team_shares_cores(const costmodel_params *p, const job_config *c);
 
 /* ρ of the busiest machine; 1 where nothing shares (and where P is 0: unlimited). */
 double contention_rho(const costmodel_params *p, const job_config *c);

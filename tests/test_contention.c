@@ -75,3 +75,27 @@ Test(contention, on_a_cluster_ranks_share_only_past_the_machines_slots) {
     cr_assert(contention_shares_cores(&p, &c));
     cr_assert_float_eq(contention_rho(&p, &c), 1.25, 1e-12); /* (2 + 0.5)/2 */
 }
+
+/* A team of threads shares the cores only where there is a team (T > 1) and the host's
+ * threads outnumber its cores: on 2 cores, 2 workers x 2 threads (4 threads) and 1 x 2
+ * beside a dedicated master (3 processes) do; 1 x 2 alone (2 threads) does not, nor do 3 x 1
+ * (no team: a rank of one thread waits for no sibling). On two machines of 4 cores, 2 x 2
+ * and a master put 3 threads on machine 0: none shares. */
+Test(contention, a_team_of_threads_shares_the_cores_only_where_threads_outnumber_them) {
+    const struct { int workers, threads; job_master master; bool shares; } cases[] = {
+        { 2, 2, JOB_MASTER_WORKER, true },     { 1, 2, JOB_MASTER_DEDICATED, true },
+        { 1, 2, JOB_MASTER_WORKER, false },    { 3, 1, JOB_MASTER_WORKER, false },
+        { 3, 1, JOB_MASTER_DEDICATED, false },
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        job_config c = config(cases[i].workers, cases[i].master);
+        c.cores = cases[i].threads;
+        costmodel_params p = { .host_cores = 2, .master_yield = 0.9 };
+        cr_expect_eq(contention_team_shares_cores(&p, &c), cases[i].shares, "%d x %d, master %d", cases[i].workers,
+                     cases[i].threads, (int)cases[i].master);
+    }
+    costmodel_params cluster = { .host_cores = 4, .machines = 2 };
+    job_config c = config(2, JOB_MASTER_DEDICATED);
+    c.cores = 2;
+    cr_expect_not(contention_team_shares_cores(&cluster, &c));
+}

@@ -576,8 +576,21 @@ Test(costmodel, cores_scale_by_amdahl_and_oversubscription_slows) {
     job_config c = config(1, JOB_SYNC_EPOCH, JOB_TOPO_PS);
     c.cores = 4;
     assert_rel(costmodel_step_time(&p, &c), 32.0 * (0.25 + 0.75 / 4), 1e-15);
-    p.host_cores = 2; /* 4 cores asked of 2: every core runs at half speed */
-    assert_rel(costmodel_step_time(&p, &c), 2.0 * 32.0 * (0.25 + 0.75 / 4), 1e-15);
+    p.host_cores = 2; /* 4 threads asked of 2 cores: Amdahl's on the 2 it has (8 s serial, 24 core-s on 2) */
+    assert_rel(costmodel_step_time(&p, &c), 8.0 + 24.0 / 2, 1e-15);
+}
+
+/* Two workers of 2 threads on 2 cores, their threads waiting passively (the launcher's
+ * OMP_WAIT_POLICY): while one team runs its serial part on one core, the other team's
+ * threads take the other, so the host does the two steps' 2 x 32 core-seconds in 32 s, not
+ * the 2 x 20 s that two teams each slowed by rho = 4 threads / 2 cores would take. */
+Test(costmodel, two_teams_on_shared_cores_share_the_work_not_the_threads) {
+    costmodel_params p = seed_params(1.0, 0.0, 0.0, 0.0);
+    p.sigma = 0.25;
+    p.host_cores = 2;
+    job_config c = config(2, JOB_SYNC_EPOCH, JOB_TOPO_PS);
+    c.cores = 2; /* epoch sync: each worker's step is its own 32 examples, 32 core-seconds */
+    assert_rel(costmodel_step_time(&p, &c), 2.0 * 32.0 / 2.0, 1e-12);
 }
 
 Test(costmodel, check_rejects_out_of_range_values) {
