@@ -31,10 +31,15 @@ static bool pays_lambda(const costmodel_params *p, const job_config *c) {
  * 2026-12-07); a file without Λ has the all-reduce's rounds pay κ instead, as before it.
  * Sharing's extra cost is paid where a round starts (the ranks' caches and places on the
  * cores set anew), so over a round of L idle seconds it is spread as min(1, τ_κ/L); a
- * file without τ_κ fades κ with the packing, over τ. */
+ * file without τ_κ fades κ with the packing, over τ. A synchronous team of threads
+ * (contention_team_shares_cores) pays none: its threads wait, and are placed anew, at
+ * the end of every parallel region, in rounds of any length (experiments/contention,
+ * "Teams": its long rounds were 3–14% high with κ). */
 double contention_round_weight(const costmodel_params *p, const job_config *c) {
     if (job_sync_is_async(c->sync))
         return 1.0;
+    if (contention_team_shares_cores(p, c))
+        return 0.0;
     if (job_schedule_of(c).steps_per_round <= 1)
         return c->topology == JOB_TOPO_PS || pays_lambda(p, c) ? 0.0 : 1.0;
     if (!(p->kappa_fade_s > 0))

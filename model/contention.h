@@ -15,7 +15,7 @@
  *   ρ'        ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1): the ranks packed ⌈n/P⌉ to a core while a
  *             round is shorter than τ (w), and κ per unit of ρ − 1 for switching cores (v);
  *             w fades from 1 (one-step rounds) to 0 as a round's idle steps pass τ, 0 where
- *             waits block or teams of threads share the cores; v = min(1, τ_κ/L) for a round of L idle seconds, κ paid once a
+ *             waits block or teams of threads share the cores (v too, but async); v = min(1, τ_κ/L) for a round of L idle seconds, κ paid once a
  *             round; v = 0 for synchronous rounds of one step (they compute at the
  *             packing's ρ'; a file without Λ: 1 for an all-reduce's); async: ρ' at least
  *             the master's core's load

@@ -99,3 +99,22 @@ Test(contention, a_team_of_threads_shares_the_cores_only_where_threads_outnumber
     c.cores = 2;
     cr_expect_not(contention_team_shares_cores(&cluster, &c));
 }
+
+/* κ's share v of a round: a synchronous team of threads on shared cores pays none in a
+ * round of any length (its threads are placed anew at every region's end); ranks of one
+ * thread in the same epoch round pay min(1, τ_κ/L), here 1 (τ_κ = 1000 s); an async
+ * worker pays it whole either way. */
+Test(contention, a_synchronous_team_pays_no_kappa_in_long_rounds) {
+    costmodel_params p = { .host_cores = 2, .c1_s = 1e-3, .kappa_fade_s = 1000, .balance_s = 0.1 };
+    job_config c = config(4, JOB_MASTER_WORKER);
+    c.sync = JOB_SYNC_EPOCH;
+    c.topology = JOB_TOPO_ALLREDUCE;
+    cr_expect_float_eq(contention_round_weight(&p, &c), 1.0, 1e-12, "4 x 1: ranks of one thread");
+    c.workers = 2;
+    c.cores = 2;
+    cr_expect_float_eq(contention_round_weight(&p, &c), 0.0, 0, "2 x 2: a team");
+    c.sync = JOB_SYNC_ASYNC;
+    c.topology = JOB_TOPO_PS;
+    c.master = JOB_MASTER_DEDICATED;
+    cr_expect_float_eq(contention_round_weight(&p, &c), 1.0, 0, "2 x 2 async");
+}
