@@ -34,7 +34,7 @@ static bool pays_lambda(const costmodel_params *p, const job_config *c) {
  * file without τ_κ fades κ with the packing, over τ. A synchronous team of threads
  * (contention_team_shares_cores) pays none: its threads wait, and are placed anew, at
  * the end of every parallel region, in rounds of any length (experiments/contention,
- * "Teams": its long rounds were 3–14% high with κ). */
+ * "Teams"). */
 double contention_round_weight(const costmodel_params *p, const job_config *c) {
     if (job_sync_is_async(c->sync))
         return 1.0;

@@ -15,10 +15,11 @@
  *   ρ'        ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1): the ranks packed ⌈n/P⌉ to a core while a
  *             round is shorter than τ (w), and κ per unit of ρ − 1 for switching cores (v);
  *             w fades from 1 (one-step rounds) to 0 as a round's idle steps pass τ, 0 where
- *             waits block or teams of threads share the cores (v too, but async); v = min(1, τ_κ/L) for a round of L idle seconds, κ paid once a
- *             round; v = 0 for synchronous rounds of one step (they compute at the
- *             packing's ρ'; a file without Λ: 1 for an all-reduce's); async: ρ' at least
- *             the master's core's load
+ *             waits block or teams of threads share the cores; v = min(1, τ_κ/L) for a
+ *             round of L idle seconds, κ paid once a round; v = 0 for synchronous rounds of
+ *             one step (they compute at the packing's ρ'; a file without Λ: 1 for an
+ *             all-reduce's) and for synchronous teams; async: ρ' at least the master's
+ *             core's load
  *   Λ·(ρ − 1) what a synchronous all-reduce of one-step rounds takes beyond its idle-host
  *             time, a round (ρ in ranks, a team's polling rank one core: its other threads
  *             sleep): the ring's ranks wait for partners that have no core, about
@@ -72,7 +73,8 @@ bool contention_shares_cores(const costmodel_params *p, const job_config *c);
  * that costs what ρ' says. A thread that spins instead (OpenMP's default active wait, for a
  * while) keeps the core its descheduled sibling needs, and every region lasts about a
  * scheduler slice: the launcher (`speedup train --workers`) has such ranks wait passively,
- * and no term of this module prices a spinning team (docs/model.md, "Host contention"). */
+ * and no term of this module prices a spinning team (docs/model.md, "Workers of several
+ * threads on shared cores"). */
 bool contention_team_shares_cores(const costmodel_params *p, const job_config *c);
 
 /* ρ of the busiest machine; 1 where nothing shares (and where P is 0: unlimited). */

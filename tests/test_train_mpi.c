@@ -603,7 +603,8 @@ static char *launched_argv(const char *dir, const char *env, const char *args) {
 
 /* Where the ranks' threads outnumber the cores, a thread done with its share of a parallel
  * region must not spin on the core its team's descheduled thread needs (OpenMP's default
- * active wait made 2 workers x 2 threads on 2 cores 3-4 times slower than the model's ρ'):
+ * active wait made 2 workers x 2 threads on 2 cores several times slower than the model's
+ * ρ': experiments/contention, "Teams"):
  * the launcher sets OMP_WAIT_POLICY=passive for the ranks. Not where every thread has a
  * core, not for ranks of one thread, and never over the user's own setting. Threads = this
  * host's cores, so that 2 workers outnumber them on any host. */
