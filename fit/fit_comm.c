@@ -327,8 +327,7 @@ static void fit_overlap_slowdown(fit_core *f, const overlapped_step *v, long n, 
     long runs = 0;
     for (long i = 0; i < n; i++) {
         const job_config *c = v[i].config;
-        double amdahl = f->p.sigma + (1.0 - f->p.sigma) / c->cores;
-        double alone = f->p.c0_s + f->p.c1_s * amdahl * (double)v[i].o.examples;
+        double alone = f->p.c0_s + f->p.c1_s * costmodel_amdahl(&f->p, c->cores) * (double)v[i].o.examples;
         double step = fmin(v[i].o.step_s, PREEMPTED * alone);
         measured += step;
         alone_sum += alone;

@@ -48,13 +48,15 @@ double contention_round_weight(const costmodel_params *p, const job_config *c) {
     return idle_s > p->kappa_fade_s ? p->kappa_fade_s / idle_s : 1.0;
 }
 
+/* ρ of a machine whose processes keep `cores_used` cores busy: 1 where they fit. */
+static double rho_of_use(const costmodel_params *p, double cores_used) {
+    return (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
+}
+
 /* ρ in ranks, one core each: while an exchange waits, a team's other threads sleep and
- * only its rank polls. For ranks of one thread, ρ. */
+ * only its rank polls (for ranks of one thread, ρ itself). Asked where the ranks share. */
 static double ranks_rho(const costmodel_params *p, const job_config *c) {
-    if (c->cores <= 1)
-        return contention_rho(p, c);
-    const double used = contention_placement_of(p, c).workers_on_master + contention_master_cores(p, c);
-    return used > p->host_cores ? used / p->host_cores : 1.0;
+    return rho_of_use(p, contention_placement_of(p, c).workers_on_master + contention_master_cores(p, c));
 }
 
 double contention_exchange_time(const costmodel_params *p, const job_config *c) {
@@ -88,7 +90,7 @@ double contention_master_cores(const costmodel_params *p, const job_config *c) {
  * (contention_team_shares_cores), one core in its serial part σ and T in the rest, so
  * 1/(σ + (1 − σ)/T) on average: the scheduler gives what one team leaves idle to another. */
 static double worker_cores(const costmodel_params *p, const job_config *c) {
-    return c->cores > 1 ? 1.0 / (p->sigma + (1.0 - p->sigma) / c->cores) : (double)c->cores;
+    return c->cores > 1 ? 1.0 / costmodel_amdahl(p, c->cores) : (double)c->cores;
 }
 
 /* A team of more threads than a machine has cores computes no faster than on those cores
@@ -96,16 +98,13 @@ static double worker_cores(const costmodel_params *p, const job_config *c) {
 static double team_floor(const costmodel_params *p, const job_config *c) {
     if (!(p->host_cores > 0) || c->cores <= p->host_cores)
         return 1.0;
-    const double at_p = p->sigma + (1.0 - p->sigma) / p->host_cores, at_t = p->sigma + (1.0 - p->sigma) / c->cores;
-    return at_p / at_t;
+    return costmodel_amdahl(p, p->host_cores) / costmodel_amdahl(p, c->cores);
 }
 
 /* ρ of a machine with `workers` workers, each computing `duty` of the time (1, or an
  * async worker's share: costmodel_slowdown's). */
 static double rho_of(const costmodel_params *p, const job_config *c, int workers, double master, double duty) {
-    double cores_used = (double)workers * worker_cores(p, c) * duty + master;
-    const double rho = (p->host_cores > 0 && cores_used > p->host_cores) ? cores_used / p->host_cores : 1.0;
-    return fmax(rho, team_floor(p, c));
+    return fmax(rho_of_use(p, (double)workers * worker_cores(p, c) * duty + master), team_floor(p, c));
 }
 
 /* A cluster's slots as mpirun fills them: a worker takes T cores, a dedicated master one

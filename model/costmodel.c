@@ -72,9 +72,13 @@ int costmodel_check(const costmodel_params *p, const job_config *c, char *err, i
 /* ---------------------------------------------------------------------------------- */
 /* Step, synchronisation, round */
 
-/* What of a step T cores take against one (Amdahl: σ serial). */
+double costmodel_amdahl(const costmodel_params *p, double cores) {
+    return p->sigma + (1.0 - p->sigma) / cores;
+}
+
+/* What of a step c's T cores take against one. */
 static double amdahl_of(const costmodel_params *p, const job_config *c) {
-    return p->sigma + (1.0 - p->sigma) / c->cores;
+    return costmodel_amdahl(p, c->cores);
 }
 
 /* A step of `examples` on T idle cores. */

@@ -272,6 +272,9 @@ bool costmodel_has_sync(const job_config *c);
  * be 1 where contention_rho is not (docs/async.md). */
 double costmodel_slowdown(const costmodel_params *p, const job_config *c);
 
+/* What of a step `cores` threads take against one (Amdahl: σ + (1 − σ)/cores). */
+double costmodel_amdahl(const costmodel_params *p, double cores);
+
 /* step₁ of the header: one local step and its update on an idle core (ρ' = 1). */
 double costmodel_idle_step_time(const costmodel_params *p, const job_config *c);
 
