@@ -146,19 +146,28 @@ static const char *const consistent_table = "# three consistent rows\n"
                                             "4,1,100,1984.8161564035\n"
                                             "8,2,100,3780.8970178175\n";
 
-Test(table, three_consistent_rows_give_the_step_and_both_links_exactly) {
-    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", consistent_table);
-    table t;
+/* TEXT as a table file read into *t (table_free it), fitted as a hierarchical all-reduce
+ * of 1e8 bytes with the stated defaults. */
+static calibration fit_hierarchical(const char *text, table *t, calibration_note *notes, int *n_notes) {
+    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", text);
     char err[512];
-    cr_assert_eq(table_read(path, &t, err, sizeof err), 0, "%s", err);
-    cr_assert_eq(t.n, 3);
+    cr_assert_eq(table_read(path, t, err, sizeof err), 0, "%s", err);
     table_opts o = table_opts_default();
     o.model_bytes = 1e8;
     o.algorithm = COSTMODEL_ALLREDUCE_HIERARCHICAL;
     calibration cal;
+    cr_assert_eq(table_fit(t, &o, &cal, notes, n_notes, CALIBRATION_MAX_NOTES, err, sizeof err), 0, "%s", err);
+    free(path);
+    free(dir);
+    return cal;
+}
+
+Test(table, three_consistent_rows_give_the_step_and_both_links_exactly) {
+    table t;
     calibration_note notes[CALIBRATION_MAX_NOTES];
     int n_notes;
-    cr_assert_eq(table_fit(&t, &o, &cal, notes, &n_notes, CALIBRATION_MAX_NOTES, err, sizeof err), 0, "%s", err);
+    const calibration cal = fit_hierarchical(consistent_table, &t, notes, &n_notes);
+    cr_assert_eq(t.n, 3);
     assert_rel(cal.params.c1_s, 0.002, 1e-9, "c1");
     cr_assert_eq(cal.params.c0_s, 0);
     assert_rel(cal.params.link[JOB_TOPO_ALLREDUCE].beta_s_per_byte, 1e-11, 1e-6, "beta inside");
@@ -171,8 +180,50 @@ Test(table, three_consistent_rows_give_the_step_and_both_links_exactly) {
         assert_rel(table_predict_step_s(&cal.params, &t.rows[i], JOB_TOPO_ALLREDUCE), table_row_step_s(&t.rows[i]),
                    1e-9, "a row against the fit");
     table_free(&t);
-    free(path);
-    free(dir);
+}
+
+/* consistent_table's model with a fabric latency of 1 ms, at two machine counts: K = 8 on
+ * 2 machines, 1.53 ms inside and 2 steps of 5 µs + 1 ms + 1e-10·5e7 = 12.01 ms across
+ * (step 0.21354 s); K = 16 on 4, 6 steps of 5 µs + 1 ms + 1e-10·2.5e7 = 21.03 ms (0.22256
+ * s). Two rows fit any (α, β) exactly: whether α is known is how well they are measured. */
+static const char *const two_counts_rows[] = { "1,1,100,500", "4,1,100,1984.8161564035", "8,2,100,3746.3707033811",
+                                               "16,4,100,7189.0726096334" };
+
+/* Those rows, each with std = rel × its throughput (rel 0: none given), fitted;
+ * *alpha_stated: a note says net_alpha is stated. */
+static calibration fit_two_counts(double rel, bool *alpha_stated) {
+    char text[512];
+    int len = snprintf(text, sizeof text, "workers,machines,local_batch,throughput,std\n");
+    for (int i = 0; i < 4; i++) {
+        const double throughput = atof(strrchr(two_counts_rows[i], ',') + 1);
+        len += snprintf(text + len, sizeof text - (size_t)len, "%s,%.6g\n", two_counts_rows[i], rel * throughput);
+    }
+    table t;
+    calibration_note notes[CALIBRATION_MAX_NOTES];
+    int n_notes;
+    const calibration cal = fit_hierarchical(text, &t, notes, &n_notes);
+    table_free(&t);
+    *alpha_stated = false;
+    for (int i = 0; i < n_notes; i++)
+        *alpha_stated |= strcmp(notes[i].param, "net_alpha") == 0 && strstr(notes[i].text, "stated") != NULL;
+    return cal;
+}
+
+Test(table, a_fabric_latency_the_rows_do_not_determine_is_stated_not_fitted) {
+    /* At the stated 3% a row (6.4 ms of a step) the 1 ms is well inside its standard
+     * error: α stays the stated 25 µs and β is the weighted least squares of the rest, by
+     * hand: y = 12.01 − 2·30 µs and 21.03 − 6·30 µs (ms) on x = 1e8 and 1.5e8 bytes,
+     * weights 1/(0.03·step)²: 1.3265093e-10 s/byte. */
+    bool stated;
+    calibration cal = fit_two_counts(0, &stated);
+    assert_rel(cal.params.net.alpha_s, 25e-6, 1e-12, "alpha across (stated)");
+    assert_rel(cal.params.net.beta_s_per_byte, 1.3265093412897e-10, 1e-6, "beta across");
+    cr_assert(stated, "a note says the latency is stated");
+    /* Measured to 0.01% a row, the same rows determine it: 1 ms and 1e-10 s/byte. */
+    cal = fit_two_counts(1e-4, &stated);
+    assert_rel(cal.params.net.alpha_s, 1e-3, 1e-5, "alpha across (fitted)");
+    assert_rel(cal.params.net.beta_s_per_byte, 1e-10, 1e-5, "beta across (fitted)");
+    cr_assert(!stated, "no note: the latency is fitted");
 }
 
 Test(table, bad_tables_are_refused_with_the_file_and_line) {
