@@ -465,9 +465,10 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
     calibration_stderr *e = &cal->stderr_;
     e->c0_s = se[TH_C0];
     e->c1_s = se[TH_C1];
-    *param_se(e, o->topology == JOB_TOPO_PS ? PARAM_ALPHA_PS : PARAM_ALPHA_ALLREDUCE) = se[TH_ALPHA];
+    *param_se(e, o->topology == JOB_TOPO_PS ? PARAM_ALPHA_PS : PARAM_ALPHA_ALLREDUCE) =
+        fit.intra_alpha ? se[TH_ALPHA] : TABLE_STATED_LATENCY_SE * p->link[o->topology].alpha_s;
     *param_se(e, o->topology == JOB_TOPO_PS ? PARAM_BETA_PS : PARAM_BETA_ALLREDUCE) = se[TH_BETA];
-    e->net_alpha = se[TH_NET_ALPHA];
+    e->net_alpha = fit.net_alpha ? se[TH_NET_ALPHA] : TABLE_STATED_LATENCY_SE * p->net.alpha_s;
     e->net_beta = se[TH_NET_BETA];
     e->net_line_beta = TABLE_LINE_RATE_SE * p->net_line_beta_s_per_byte;
     cal->uncalibrated[o->topology == JOB_TOPO_PS ? JOB_TOPO_ALLREDUCE : JOB_TOPO_PS] = true;
@@ -491,15 +492,16 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
         note(notes, n_notes, max_notes, beta_name, "no row of several workers inside one machine: the machine's own "
              "link is taken as free (0 s/byte)");
     if (!fit.intra_alpha)
-        note(notes, n_notes, max_notes, alpha_name, "stated, not fitted (%g us, --intra-latency): the rows inside one "
-             "machine do not tell a message's latency from its bytes", o->intra_latency_s * 1e6);
+        note(notes, n_notes, max_notes, alpha_name, "stated, not fitted (%g us, --intra-latency; drawn at +-%g%%): the "
+             "rows inside one machine do not tell a message's latency from its bytes", o->intra_latency_s * 1e6,
+             100 * TABLE_STATED_LATENCY_SE);
     if (!fit.net_rows)
         note(notes, n_notes, max_notes, "net_beta", "no row across machines: the fabric is as fast as a machine's own "
              "link; give --cluster MxG@RATE to predict across machines");
     if (!fit.net_alpha)
-        note(notes, n_notes, max_notes, "net_alpha", "stated, not fitted (%g us, --latency): the multi-machine rows "
-             "give the fabric's effective rate, not its latency (one row, rows of one shape, or a fitted latency "
-             "within 2 standard errors of 0)", o->net_latency_s * 1e6);
+        note(notes, n_notes, max_notes, "net_alpha", "stated, not fitted (%g us, --latency; drawn at +-%g%%): the "
+             "multi-machine rows give the fabric's effective rate, not its latency (one row, rows of one shape, or a "
+             "fitted latency within 2 standard errors of 0)", o->net_latency_s * 1e6, 100 * TABLE_STATED_LATENCY_SE);
     if (p->net_line_beta_s_per_byte > 0)
         note(notes, n_notes, max_notes, "net_line_beta", "stated (--line-rate %.4g Gbit/s), not fitted: the busiest "
              "machine's link moves no more a second however much of a parameter server's exchange hides under the "

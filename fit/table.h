@@ -77,6 +77,12 @@ typedef struct {
  * 90-95% of a line's rate, and a vendor's figure is rounded. */
 #define TABLE_LINE_RATE_SE 0.1
 
+/* The relative standard error of a latency the rows do not determine (stated by a flag or
+ * by default): a message's latency ranges over an order of magnitude between fabrics
+ * (RDMA a few µs, TCP tens, gRPC a hundred), so a stated one is known only to its own
+ * size. It widens an interval where the latency matters: many machines, small models. */
+#define TABLE_STATED_LATENCY_SE 1.0
+
 /* The stated defaults: NVLink/PCIe-class 5 µs inside a machine, 25 µs across (an RDMA or
  * TCP fabric's message), 3% run-to-run spread (what published re-runs of one benchmark
  * differ by). */

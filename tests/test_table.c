@@ -219,11 +219,15 @@ Test(table, a_fabric_latency_the_rows_do_not_determine_is_stated_not_fitted) {
     assert_rel(cal.params.net.alpha_s, 25e-6, 1e-12, "alpha across (stated)");
     assert_rel(cal.params.net.beta_s_per_byte, 1.3265093412897e-10, 1e-6, "beta across");
     cr_assert(stated, "a note says the latency is stated");
-    /* Measured to 0.01% a row, the same rows determine it: 1 ms and 1e-10 s/byte. */
+    /* Stated, it is known to its own size (fabrics differ tenfold): drawn at ±25 µs. */
+    assert_rel(cal.stderr_.net_alpha, 25e-6, 1e-12, "a stated latency's standard error");
+    /* Measured to 0.01% a row, the same rows determine it: 1 ms and 1e-10 s/byte, with
+     * the fit's own standard error, well under half of it. */
     cal = fit_two_counts(1e-4, &stated);
     assert_rel(cal.params.net.alpha_s, 1e-3, 1e-5, "alpha across (fitted)");
     assert_rel(cal.params.net.beta_s_per_byte, 1e-10, 1e-5, "beta across (fitted)");
     cr_assert(!stated, "no note: the latency is fitted");
+    cr_assert(cal.stderr_.net_alpha > 0 && cal.stderr_.net_alpha < 0.5e-3, "se %g", cal.stderr_.net_alpha);
 }
 
 Test(table, bad_tables_are_refused_with_the_file_and_line) {
