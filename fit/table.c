@@ -344,10 +344,10 @@ static int fit_all(const fit_input *in, costmodel_params *p, fit_out *out) {
     out->th[TH_BETA] = beta;
     /* The fabric: beyond the machine's link, never faster than it. Its latency is paid
      * 2(M − 1) times in a hierarchical all-reduce and 2(K − 1) in a ring, at M and K far
-     * beyond the rows': two multi-machine counts fit any latency exactly (1 ms ± 1 ms,
-     * where the algorithm is not the one that ran, said +25% at K = 128 on rows that the
-     * stated 25 µs predicts within 1%). So it is fitted only where it stands
-     * FABRIC_ALPHA_MIN_T standard errors clear of 0 (the 95% rule), else stated. */
+     * beyond the rows', and two multi-machine counts fit any latency exactly: one the
+     * rows' spread leaves indistinguishable from 0 would be extrapolated as if measured.
+     * So it is fitted only where it stands FABRIC_ALPHA_MIN_T standard errors clear of 0
+     * (the 95% rule), else stated (experiments/published/README.md, Piz Daint). */
     enum { FABRIC_ALPHA_MIN_T = 2 };
     double net_alpha = in->o->net_latency_s, dbeta = 0;
     n = link_rows(in, p, is_net, LINK_FABRIC, beta, a, b, y, w);
