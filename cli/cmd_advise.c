@@ -336,6 +336,7 @@ static void print_advice(FILE *out, const grid *g, const memopt *mo, int total, 
         print_averaging_caveat(out, g, &rows[0], rows, n);
     predictions_write_table(out, rows, shown, g->wide);
     grid_print_interval_note(g, out);
+    grid_print_range_note(g, rows, shown, out);
     if (tta) {
         fprintf(out, "\n");
         predictions_write_tta_table(out, rows, shown, g->base.epochs);

@@ -108,6 +108,7 @@ int cmd_model(int argc, char **argv) {
         grid_print_setting(&g, out);
         predictions_write_table(out, rows, n, g.wide);
         grid_print_interval_note(&g, out);
+        grid_print_range_note(&g, rows, n, out);
         memopt_print_note(&mo, rows, n, out);
         if (!isnan(g.target_accuracy)) {
             fprintf(out, "\n");

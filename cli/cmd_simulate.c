@@ -263,6 +263,7 @@ static void print_table(const grid *g, const simulate_options *o, const predicti
     grid_print_setting(g, out);
     predictions_write_table(out, rows, n, g->wide);
     grid_print_interval_note(g, out);
+    grid_print_range_note(g, rows, n, out);
     memopt_print_note(&o->memory, rows, n, out);
     if (!isnan(g->target_accuracy)) {
         fprintf(out, "\n");

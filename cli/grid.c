@@ -248,6 +248,8 @@ static int load_params(grid *g) {
     g->params = cal.params;
     memcpy(g->uncalibrated, cal.uncalibrated, sizeof g->uncalibrated);
     g->sigma_unmeasured = cal.sigma_unmeasured;
+    g->range_workers = cal.range_workers;
+    g->range_machines = cal.range_machines > 0 ? cal.range_machines : 1;
     g->network = cal.network;
     if (!g->topology_given) { /* the default leaves out what was never measured */
         int n = 0;
@@ -357,6 +359,35 @@ void grid_print_interval_note(const grid *g, FILE *out) {
             g->params.cv, g->params.run_cv, g->params.run_cv_oversub > 0 ? g->params.run_cv_oversub : g->params.run_cv,
             g->params.model_cv, g->params.model_cv_oversub > 0 ? g->params.model_cv_oversub : g->params.model_cv,
             uncertainty_has_params(&g->unc) ? "the calibration's standard errors" : "parameters taken as exact");
+}
+
+/* The machines a row's ranks fill (workers fill machine 0 first): 1 without --cluster. */
+static int machines_of(const grid *g, const prediction_row *r) {
+    if (!g->has_cluster)
+        return 1;
+    const int per = g->cluster.cores > 0 ? g->cluster.cores : 1;
+    return (r->workers * r->cores + per - 1) / per;
+}
+
+void grid_print_range_note(const grid *g, const prediction_row *rows, int n, FILE *out) {
+    if (g->range_workers <= 0)
+        return;
+    char list[256] = "";
+    int len = 0, beyond = 0, last = -1;
+    for (int i = 0; i < n; i++) {
+        const prediction_row *r = &rows[i];
+        if (r->workers <= g->range_workers && machines_of(g, r) <= g->range_machines)
+            continue;
+        beyond++;
+        if (r->workers != last && len < (int)sizeof list - 16)
+            len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", len ? ", " : "", r->workers);
+        last = r->workers;
+    }
+    if (beyond > 0)
+        fprintf(out, "extrapolated: %d row%s (K = %s) beyond the calibration, which measured at most %d workers on %d "
+                "machine%s; the interval carries the parameters' errors there, not the model's own at that scale\n",
+                beyond, beyond == 1 ? "" : "s", list, g->range_workers, g->range_machines,
+                g->range_machines == 1 ? "" : "s");
 }
 
 int grid_describe(const job_config *c, char *out, int outlen) {

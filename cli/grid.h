@@ -195,6 +195,7 @@ typedef struct {
     double step_time;                /* --step-time: one step of a device worker; NAN: not given */
     bool uncalibrated[JOB_TOPO_COUNT]; /* the calibration measured no such synchronisation */
     bool sigma_unmeasured;        /* the calibration measured no run at T > 1 */
+    int range_workers, range_machines; /* the most the calibration measured; 0: not stated */
     long examples, batch;
     int epochs;
     double target_accuracy;       /* --target-accuracy, NaN when not given */
@@ -211,6 +212,10 @@ int grid_finish(grid *g);
 int grid_size(const grid *g);
 /* One line under a table: what its "95% PI (one run)" is made of. */
 void grid_print_interval_note(const grid *g, FILE *out);
+/* One line under a table some of whose rows use more workers or machines than the
+ * calibration measured (its range, where it states one: a table's), naming their worker
+ * counts; nothing otherwise. */
+void grid_print_range_note(const grid *g, const prediction_row *rows, int n, FILE *out);
 /* What every prediction of g assumes, one line: the parameters' source, the workload,
  * the scaling mode and where the workers run. */
 void grid_print_setting(const grid *g, FILE *out);

@@ -303,18 +303,44 @@ Test(table, cluster_without_a_rate_uses_the_calibrated_fabric) {
     free(dir);
 }
 
-/* `report --calib FILE --cluster 8x4` draws the what-if of a table calibration and
- * measures nothing on this host: no traces, no runs, the answer first. */
-Test(table, report_of_a_table_calibration_measures_nothing) {
-    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", consistent_table);
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd, "calibrate --from-table %s --model-bytes 100MB --out %s/cal.json", path, dir);
+/* consistent_table calibrated by the binary into DIR/cal.json: DIR (free it, and *path). */
+static char *calibrated_consistent_table(char **path) {
+    char *dir = clirun_tmpdir(), cmd[1024];
+    *path = clirun_write_file(dir, "t.csv", consistent_table);
+    snprintf(cmd, sizeof cmd, "calibrate --from-table %s --model-bytes 100MB --out %s/cal.json", *path, dir);
     clirun_result r = clirun(cmd);
     cr_assert_eq(r.status, 0, "%s", r.err);
     clirun_free(&r);
+    return dir;
+}
+
+Test(table, rows_beyond_the_calibrated_range_are_named_under_the_table) {
+    /* consistent_table measured at most 8 workers on 2 machines: on 8x4, K = 16 and 32
+     * (4 and 8 machines) go beyond it, K = 4 and 8 do not. */
+    char *path, *dir = calibrated_consistent_table(&path), cmd[1024];
+    const char *grid = "--sync batch --topology allreduce --scaling weak --batch 100 --examples 32000 --epochs 1";
+    snprintf(cmd, sizeof cmd, "model --calib %s/cal.json --cluster 8x4 --workers 4,8,16,32 %s", dir, grid);
+    clirun_result beyond = clirun(cmd);
+    cr_assert_eq(beyond.status, 0, "%s", beyond.err);
+    cr_assert(clirun_says(beyond.out, "extrapolated: 2 rows (K = 16, 32) beyond the calibration, which measured at "
+                                      "most 8 workers on 2 machines"), "%s", beyond.out);
+    snprintf(cmd, sizeof cmd, "model --calib %s/cal.json --cluster 8x4 --workers 4,8 %s", dir, grid);
+    clirun_result inside = clirun(cmd);
+    cr_assert_eq(inside.status, 0, "%s", inside.err);
+    cr_assert(!strstr(inside.out, "extrapolated"), "%s", inside.out);
+    clirun_free(&beyond);
+    clirun_free(&inside);
+    free(path);
+    free(dir);
+}
+
+/* `report --calib FILE --cluster 8x4` draws the what-if of a table calibration and
+ * measures nothing on this host: no traces, no runs, the answer first. */
+Test(table, report_of_a_table_calibration_measures_nothing) {
+    char *path, *dir = calibrated_consistent_table(&path), cmd[1024];
     snprintf(cmd, sizeof cmd, "report --calib %s/cal.json --cluster 8x4 --what-if 32000,1 --reps 3 --out %s/out", dir,
              dir);
-    r = clirun(cmd);
+    clirun_result r = clirun(cmd);
     cr_assert_eq(r.status, 0, "%s", r.err);
     clirun_free(&r);
     char page[1024];
