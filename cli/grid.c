@@ -249,7 +249,7 @@ static int load_params(grid *g) {
     memcpy(g->uncalibrated, cal.uncalibrated, sizeof g->uncalibrated);
     g->sigma_unmeasured = cal.sigma_unmeasured;
     g->range_workers = cal.range_workers;
-    g->range_machines = cal.range_machines > 0 ? cal.range_machines : 1;
+    g->range_machines = cal.range_machines;
     g->network = cal.network;
     if (!g->topology_given) { /* the default leaves out what was never measured */
         int n = 0;
@@ -370,13 +370,11 @@ static int machines_of(const grid *g, const prediction_row *r) {
 }
 
 void grid_print_range_note(const grid *g, const prediction_row *rows, int n, FILE *out) {
-    if (g->range_workers <= 0)
-        return;
     char list[256] = "";
     int len = 0, beyond = 0, last = -1;
     for (int i = 0; i < n; i++) {
         const prediction_row *r = &rows[i];
-        if (r->workers <= g->range_workers && machines_of(g, r) <= g->range_machines)
+        if (!calibration_beyond_range(g->range_workers, g->range_machines, r->workers, machines_of(g, r)))
             continue;
         beyond++;
         if (r->workers != last && len < (int)sizeof list - 16)

@@ -409,9 +409,9 @@ static void write_answer(FILE *f, const report_cluster *k, const calibration *ca
         fprintf(f, "; one worker: %s", t1);
     }
     fputs(".", f);
-    if (cal->range_workers > 0 && best->workers > cal->range_workers)
-        fprintf(f, " <span class=\"bad\">Extrapolated: the calibration measured at most %d workers.</span>",
-                cal->range_workers);
+    if (calibration_beyond_range(cal->range_workers, cal->range_machines, best->workers, machines))
+        fprintf(f, " <span class=\"bad\">Extrapolated: the calibration measured at most %d workers on %d "
+                   "machine%s.</span>", cal->range_workers, cal->range_machines, cal->range_machines == 1 ? "" : "s");
     if (strcmp(best->sync, "batch") != 0)
         write_averaging_note(f, best, predictions_fastest_batch_sync(k->rows, k->n_rows), cal, workload);
     fputs("</p>\n", f);

@@ -492,3 +492,7 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
     }
     return atomicfile_commit(f, err, errlen);
 }
+
+bool calibration_beyond_range(int range_workers, int range_machines, int workers, int machines) {
+    return range_workers > 0 && (workers > range_workers || machines > range_machines);
+}

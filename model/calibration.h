@@ -130,4 +130,9 @@ int calibration_write(const char *path, const calibration *cal, const calibratio
  * "PATH: params.c1: missing" in err. */
 int calibration_read(const char *path, calibration *out, char *err, int errlen);
 
+/* Does a prediction for `workers` on `machines` go beyond the range a calibration measured
+ * (its range_workers and range_machines, the latter >= 1 wherever the former is recorded;
+ * range_workers 0: not recorded, never)? */
+bool calibration_beyond_range(int range_workers, int range_machines, int workers, int machines);
+
 #endif

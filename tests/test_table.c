@@ -354,7 +354,8 @@ Test(table, report_of_a_table_calibration_measures_nothing) {
     const char *answer = strstr(html, "<p class=\"answer\"><b>On 8 machines x 4 GPUs, the calibrated fabric");
     cr_assert_not_null(answer, "%s", html);
     cr_assert(answer < strstr(html, "<h3"), "the answer comes before the figures");
-    cr_assert(strstr(answer, "Extrapolated: the calibration measured at most 8 workers"), "%s", answer);
+    cr_assert(strstr(answer, "Extrapolated: the calibration measured at most 8 workers on 2 machines."), "%s",
+              answer);
     snprintf(page, sizeof page, "%s/out/traces", dir);
     FILE *none = fopen(page, "r");
     cr_assert_null(none, "report --calib made %s: it measured", page);
