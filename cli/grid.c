@@ -369,17 +369,22 @@ static int machines_of(const grid *g, const prediction_row *r) {
     return (r->workers * r->cores + per - 1) / per;
 }
 
+static bool row_beyond(const grid *g, const prediction_row *r) {
+    return calibration_beyond_range(g->range_workers, g->range_machines, r->workers, machines_of(g, r));
+}
+
 void grid_print_range_note(const grid *g, const prediction_row *rows, int n, FILE *out) {
     char list[256] = "";
-    int len = 0, beyond = 0, last = -1;
+    int len = 0, beyond = 0;
     for (int i = 0; i < n; i++) {
-        const prediction_row *r = &rows[i];
-        if (!calibration_beyond_range(g->range_workers, g->range_machines, r->workers, machines_of(g, r)))
+        if (!row_beyond(g, &rows[i]))
             continue;
         beyond++;
-        if (r->workers != last && len < (int)sizeof list - 16)
-            len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", len ? ", " : "", r->workers);
-        last = r->workers;
+        bool listed = false; /* each worker count once, whatever sync and topology it runs */
+        for (int j = 0; j < i && !listed; j++)
+            listed = rows[j].workers == rows[i].workers && row_beyond(g, &rows[j]);
+        if (!listed && len < (int)sizeof list - 16)
+            len += snprintf(list + len, sizeof list - (size_t)len, "%s%d", len ? ", " : "", rows[i].workers);
     }
     if (beyond > 0)
         fprintf(out, "extrapolated: %d row%s (K = %s) beyond the calibration, which measured at most %d workers on %d "
