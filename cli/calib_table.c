@@ -54,7 +54,7 @@ static void print_param(const calibration *cal, const calibration_note *notes, i
            r->unit, note);
 }
 
-int calib_table_run(const calib_table_flags *f, double model_bytes, const char *out_path) {
+int calib_table_run(const calib_table_flags *f, double model_bytes, const char *out_path, bool strict) {
     char err[1024];
     table t;
     if (table_read(f->path, &t, err, sizeof err)) {
@@ -64,9 +64,8 @@ int calib_table_run(const calib_table_flags *f, double model_bytes, const char *
     table_opts o = f->opts;
     o.model_bytes = model_bytes;
     calibration cal;
-    calibration_note notes[CALIBRATION_MAX_NOTES];
-    int n_notes = 0;
-    if (table_fit(&t, &o, &cal, notes, &n_notes, CALIBRATION_MAX_NOTES, err, sizeof err)) {
+    calibration_fit fit;
+    if (table_fit(&t, &o, &cal, &fit, err, sizeof err)) {
         args_error("calibrate: %s: %s", f->path, err);
         table_free(&t);
         return 1;
@@ -83,11 +82,11 @@ int calib_table_run(const calib_table_flags *f, double model_bytes, const char *
                                PARAM_NET_ALPHA, PARAM_NET_BETA, PARAM_NET_LINE_BETA, PARAM_MODEL_BYTES,
                                PARAM_PS_LARGEST, PARAM_HOST_CORES, PARAM_RUN_CV };
     for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
-        print_param(&cal, notes, n_notes, shown[i]);
+        print_param(&cal, fit.notes, fit.n_notes, shown[i]);
     if (cal.params.net.beta_s_per_byte > 0)
         printf("  the fabric's effective rate: %.4g Gbit/s\n", 8e-9 / cal.params.net.beta_s_per_byte);
-    for (int i = 0; i < n_notes; i++)
-        printf("  note on %s: %s\n", notes[i].param, notes[i].text);
+    for (int i = 0; i < fit.n_notes; i++)
+        printf("  note on %s: %s\n", fit.notes[i].param, fit.notes[i].text);
     printf("rows (step = workers x local_batch / throughput), and the calibration's step for each:\n");
     printf("  %7s %8s %11s %12s %12s %8s\n", "workers", "machines", "local_batch", "measured_s", "model_s", "error");
     for (int i = 0; i < t.n; i++) {
@@ -97,13 +96,15 @@ int calib_table_run(const calib_table_flags *f, double model_bytes, const char *
                100 * (p - m) / m);
     }
     table_free(&t);
-    calibration_fit fit = { 0 };
-    fit.n_notes = n_notes;
-    memcpy(fit.notes, notes, sizeof notes[0] * (size_t)n_notes);
+    printf("verdict: %s%s\n", fit.verdict_poor ? "poor: " : "", fit.verdict);
     if (calibration_write(out_path, &cal, &fit, err, sizeof err)) {
         args_error("calibrate: %s", err);
         return 1;
     }
     printf("wrote %s\n", out_path);
+    if (fit.verdict_poor && strict) {
+        args_error("calibrate --strict: the verdict is poor (%s written all the same)", out_path);
+        return 1;
+    }
     return 0;
 }

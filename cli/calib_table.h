@@ -6,7 +6,7 @@
  *   calib_table_flags f;
  *   calib_table_init(&f);
  *   ... getopt_long: calib_table_handle(&f, code, optarg) ...
- *   if (f.path) return calib_table_run(&f, model_bytes, out_path);
+ *   if (f.path) return calib_table_run(&f, model_bytes, out_path, strict);
  */
 #ifndef SPEEDUP_CALIB_TABLE_H
 #define SPEEDUP_CALIB_TABLE_H
@@ -70,7 +70,9 @@ typedef struct {
 void calib_table_init(calib_table_flags *f);
 /* 0 handled, 1 not one of these, -1 a bad value (printed). */
 int calib_table_handle(calib_table_flags *f, int code, const char *arg);
-/* Fits and writes out_path; prints the fit and each row against it. 0, or 1 (printed). */
-int calib_table_run(const calib_table_flags *f, double model_bytes, const char *out_path);
+/* Fits and writes out_path; prints the fit, each row against it and the rows' verdict.
+ * 0, or 1 (printed): an error, or with strict a poor verdict (the file written all the
+ * same, as --from-traces does). */
+int calib_table_run(const calib_table_flags *f, double model_bytes, const char *out_path, bool strict);
 
 #endif

@@ -630,7 +630,7 @@ static int check_flag_combinations(const char *dir, const char *ernest, int meas
 
 /* --from-table: its own flags and the import flags' --model-bytes, nothing else. */
 static int from_table(const calib_table_flags *tab, const import_flags *imp, bool other_source, int import_given,
-                      const char *out_path) {
+                      const char *out_path, bool strict) {
     if (!tab->path) {
         args_error("calibrate: --topology, --allreduce, --ps-placement, --latency, --intra-latency and --row-noise "
                    "describe a table: they go with --from-table FILE.csv");
@@ -650,7 +650,7 @@ static int from_table(const calib_table_flags *tab, const import_flags *imp, boo
                    "(4 x the parameters in fp32: 102MB for ResNet-50)");
         return 2;
     }
-    return calib_table_run(tab, (double)imp->opts.model_bytes, out_path);
+    return calib_table_run(tab, (double)imp->opts.model_bytes, out_path, strict);
 }
 
 /* One of calibrate's own flags: 0 taken, 2 a bad value (printed), -1 --help (printed), 1
@@ -758,7 +758,7 @@ int cmd_calibrate(int argc, char **argv) {
     if (optind < argc)
         return args_unexpected("calibrate", argv[optind]);
     if (tab.path || tab.given)
-        return from_table(&tab, &imp, c.dir || c.ernest || c.measuring_flags, import_given, c.out_path);
+        return from_table(&tab, &imp, c.dir || c.ernest || c.measuring_flags, import_given, c.out_path, c.strict);
     if ((tab.latency_given || isfinite(c.fo.bandwidth_bytes_per_s)) && !c.dir) {
         args_error("calibrate: --latency and --bandwidth state what a few traces cannot tell: they go with "
                    "--from-traces DIR (--latency also with --from-table)");

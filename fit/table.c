@@ -207,6 +207,11 @@ typedef struct {
     bool batch_split, intra_rows, intra_alpha, net_rows, net_alpha;
 } fit_out;
 
+/* A row's relative spread: its std over its throughput, or row_noise where it gives none. */
+static double row_spread(const table_row *r, const table_opts *o) {
+    return r->std > 0 ? r->std / r->throughput : o->row_noise;
+}
+
 static bool is_single(const table_row *r) { return r->workers == 1; }
 static bool is_intra(const table_row *r) { return r->workers >= 2 && r->machines == 1; }
 static bool is_net(const table_row *r) { return r->machines >= 2; }
@@ -317,7 +322,7 @@ static int link_rows(const fit_input *in, const costmodel_params *base, bool (*k
         a[n] = (exchange_s(&da, r, topo) - x0) / h_alpha;
         b[n] = (exchange_s(&db, r, topo) - x0) / h_beta;
         y[n] = in->step_s[i] - (base->c0_s + base->c1_s * r->local_batch) - x0;
-        const double sd = in->step_s[i] * (r->std > 0 ? r->std / r->throughput : in->o->row_noise);
+        const double sd = in->step_s[i] * row_spread(r, in->o);
         w[n] = 1.0 / (sd * sd);
         n++;
     }
@@ -400,7 +405,7 @@ static void standard_errors(const fit_input *in, const fit_out *at, double se[TH
     memcpy(t, in->step_s, sizeof *t * (size_t)n);
     for (int i = 0; i < n; i++) {
         const table_row *r = &in->t->rows[i];
-        const double sd = t[i] * (r->std > 0 ? r->std / r->throughput : in->o->row_noise), h = 1e-6 * t[i];
+        const double sd = t[i] * row_spread(r, in->o), h = 1e-6 * t[i];
         fit_input moved = *in;
         moved.step_s = t;
         t[i] += h;
@@ -426,13 +431,113 @@ static void standard_errors(const fit_input *in, const fit_out *at, double se[TH
 static double median_spread(const table *t, const table_opts *o) {
     double v[TABLE_MAX_ROWS];
     for (int i = 0; i < t->n; i++)
-        v[i] = t->rows[i].std > 0 ? t->rows[i].std / t->rows[i].throughput : o->row_noise;
+        v[i] = row_spread(&t->rows[i], o);
     gsl_sort(v, 1, (size_t)t->n);
     return gsl_stats_median_from_sorted_data(v, 1, (size_t)t->n);
 }
 
-int table_fit(const table *t, const table_opts *o, calibration *cal, calibration_note *notes, int *n_notes,
-              int max_notes, char *err, int errlen) {
+/* What the fit took from o rather than the rows, and why: fit->notes. */
+static void write_notes(const table *t, const table_opts *o, const calibration *cal, const fit_out *f,
+                        calibration_fit *fit) {
+    const costmodel_params *p = &cal->params;
+    calibration_note *notes = fit->notes;
+    int *n_notes = &fit->n_notes;
+    const int max_notes = CALIBRATION_MAX_NOTES;
+    const char *alpha_name = o->topology == JOB_TOPO_PS ? "alpha_ps" : "alpha_allreduce";
+    const char *beta_name = o->topology == JOB_TOPO_PS ? "beta_ps" : "beta_allreduce";
+    if (!f->batch_split)
+        note(notes, n_notes, max_notes, "c0", "one local batch in the one-worker rows: the step's fixed part is not "
+             "separated (c0 = 0, c1 = step/b), so predictions hold at that local batch");
+    if (!f->intra_rows)
+        note(notes, n_notes, max_notes, beta_name, "no row of several workers inside one machine: the machine's own "
+             "link is taken as free (0 s/byte)");
+    if (!f->intra_alpha)
+        note(notes, n_notes, max_notes, alpha_name, "stated, not fitted (%g us, --intra-latency; drawn at +-%g%%): the "
+             "rows inside one machine do not tell a message's latency from its bytes", o->intra_latency_s * 1e6,
+             100 * TABLE_STATED_LATENCY_SE);
+    if (!f->net_rows)
+        note(notes, n_notes, max_notes, "net_beta", "no row across machines: the fabric is as fast as a machine's own "
+             "link; give --cluster MxG@RATE to predict across machines");
+    if (!f->net_alpha)
+        note(notes, n_notes, max_notes, "net_alpha", "stated, not fitted (%g us, --latency; drawn at +-%g%%): the "
+             "multi-machine rows give the fabric's effective rate, not its latency (one row, rows of one shape, or a "
+             "fitted latency within 2 standard errors of 0)", o->net_latency_s * 1e6, 100 * TABLE_STATED_LATENCY_SE);
+    if (p->net_line_beta_s_per_byte > 0)
+        note(notes, n_notes, max_notes, "net_line_beta", "stated (--line-rate %.4g Gbit/s), not fitted: the busiest "
+             "machine's link moves no more a second however much of a parameter server's exchange hides under the "
+             "steps; drawn at +-%g%% (a nominal rate)", 8e-9 * o->line_rate_bytes_per_s, 100 * TABLE_LINE_RATE_SE);
+    else if (o->topology == JOB_TOPO_PS && cal->range_machines >= 2)
+        note(notes, n_notes, max_notes, "net_line_beta", "no line rate stated (--line-rate): a parameter server's "
+             "busiest link is paced by the effective rate the rows show, whose exchange mostly hides under the steps; "
+             "a large cluster whose busiest shard outgrows the step is predicted fast");
+    if (o->topology == JOB_TOPO_PS)
+        note(notes, n_notes, max_notes, "ps_largest_bytes", o->largest_bytes > 0 ? "stated (--largest-tensor): the "
+             "largest tensor sits whole on one shard, which receives it from every machine" : "not stated "
+             "(--largest-tensor): the shards are taken to hold even shares of the model");
+    if (!(t->rows[0].std > 0))
+        note(notes, n_notes, max_notes, "run_cv", "the rows give no std: every row is taken to spread by %g (the "
+             "interval's run-to-run part and the parameters' standard errors; --row-noise)", o->row_noise);
+}
+
+/* The rows' own verdict (fit/verdict.h's, for a table): poor where a row lies more than
+ * TABLE_VERDICT_SPREADS of its spread from the model's step for it. Exactly fitted rows
+ * cannot miss, but the model's bounds can make it miss: an exchange is never negative, a
+ * link never faster than the machine's, so a row that scales better than one worker does
+ * (superlinear) or a fabric faster than the machine's bus is out of its reach, and every
+ * prediction from such rows rests on terms the rows contradict. Good only with rows left
+ * over beyond the parameters fitted; otherwise not judged. */
+static void judge_rows(const table *t, const table_opts *o, const costmodel_params *p, const fit_out *f,
+                       calibration_fit *fit) {
+    fit->has_verdict = true;
+    char *v = fit->verdict;
+    const size_t cap = sizeof fit->verdict;
+    int missed = 0, worst = 0;
+    double worst_z = 0;
+    for (int i = 0; i < t->n; i++) {
+        const table_row *r = &t->rows[i];
+        const double m = table_row_step_s(r), model = table_predict_step_s(p, r, o->topology);
+        const double z = fabs(log(model / m)) / row_spread(r, o);
+        if (z > worst_z)
+            worst_z = z, worst = i;
+        if (z <= TABLE_VERDICT_SPREADS)
+            continue;
+        const size_t used = strlen(v);
+        snprintf(v + used, cap - used, "%sline %ld (K = %d on %d machine%s) measured %.4g s a step, the model's "
+                 "nearest %.4g s (%+.1f%%, %.1f of its spreads)", missed ? "; " : "", r->line, r->workers,
+                 r->machines, r->machines == 1 ? "" : "s", m, model, 100 * (model - m) / m, z);
+        const double alone_s = p->c0_s + p->c1_s * r->local_batch;
+        if (r->workers >= 2 && m < alone_s * (1 - TABLE_VERDICT_SPREADS * row_spread(r, o)))
+            snprintf(v + strlen(v), cap - strlen(v), ": shorter than one worker's step at its local batch (%.4g s), "
+                     "which no exchange makes (superlinear scaling: were the rows measured alike?)", alone_s);
+        else if (r->machines >= 2 && model > m && p->net.beta_s_per_byte <= p->link[o->topology].beta_s_per_byte)
+            snprintf(v + strlen(v), cap - strlen(v), ": its exchange across machines would have to cost less than "
+                     "the one machine's rows show, and the fabric is never faster than a machine's own link (did "
+                     "those rows pay for something that does not grow with machines, such as an input pipeline?)");
+        missed++;
+    }
+    fit->verdict_poor = missed > 0;
+    if (missed) {
+        char head[160];
+        snprintf(head, sizeof head, "%d row%s the model cannot reach within %g of their spreads: ", missed,
+                 missed == 1 ? "" : "s", (double)TABLE_VERDICT_SPREADS);
+        const size_t hl = strlen(head), vl = strlen(v);
+        memmove(v + hl, v, vl + 1 < cap - hl ? vl + 1 : cap - hl);
+        memcpy(v, head, hl);
+        v[cap - 1] = '\0';
+        return;
+    }
+    const int fitted = 1 + f->batch_split + (f->intra_rows ? 1 + f->intra_alpha : 0) +
+                       (f->net_rows ? 1 + f->net_alpha : 0);
+    if (t->n <= fitted)
+        snprintf(v, cap, "not judged: %d row%s fit %d parameter%s exactly, none is left over to test the model "
+                 "against", t->n, t->n == 1 ? "" : "s", fitted, fitted == 1 ? "" : "s");
+    else
+        snprintf(v, cap, "good: every row within %g of its spreads of the model (%d rows, %d parameters fitted; the "
+                 "farthest, line %ld, at %.1f)", (double)TABLE_VERDICT_SPREADS, t->n, fitted, t->rows[worst].line,
+                 worst_z);
+}
+
+int table_fit(const table *t, const table_opts *o, calibration *cal, calibration_fit *out, char *err, int errlen) {
     if (!(o->model_bytes > 0))
         return errmsg_set(err, errlen, "the bytes exchanged a step are needed (--model-bytes SIZE)");
     double *step = malloc(sizeof *step * (size_t)t->n);
@@ -451,6 +556,7 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
     *p = params_of_opts(o);
     fit_input in = { .t = t, .o = o, .step_s = step };
     fit_out fit;
+    *out = (calibration_fit){ 0 };
     if (fit_all(&in, p, &fit)) {
         free(step);
         return errmsg_set(err, errlen, "no row with one worker (workers = 1): the step time is not known");
@@ -482,40 +588,7 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
             cal->examples = 100L * k_max * cal->batch;
             cal->epochs = 1;
         }
-    const char *alpha_name = o->topology == JOB_TOPO_PS ? "alpha_ps" : "alpha_allreduce";
-    const char *beta_name = o->topology == JOB_TOPO_PS ? "beta_ps" : "beta_allreduce";
-    *n_notes = 0;
-    if (!fit.batch_split)
-        note(notes, n_notes, max_notes, "c0", "one local batch in the one-worker rows: the step's fixed part is not "
-             "separated (c0 = 0, c1 = step/b), so predictions hold at that local batch");
-    if (!fit.intra_rows)
-        note(notes, n_notes, max_notes, beta_name, "no row of several workers inside one machine: the machine's own "
-             "link is taken as free (0 s/byte)");
-    if (!fit.intra_alpha)
-        note(notes, n_notes, max_notes, alpha_name, "stated, not fitted (%g us, --intra-latency; drawn at +-%g%%): the "
-             "rows inside one machine do not tell a message's latency from its bytes", o->intra_latency_s * 1e6,
-             100 * TABLE_STATED_LATENCY_SE);
-    if (!fit.net_rows)
-        note(notes, n_notes, max_notes, "net_beta", "no row across machines: the fabric is as fast as a machine's own "
-             "link; give --cluster MxG@RATE to predict across machines");
-    if (!fit.net_alpha)
-        note(notes, n_notes, max_notes, "net_alpha", "stated, not fitted (%g us, --latency; drawn at +-%g%%): the "
-             "multi-machine rows give the fabric's effective rate, not its latency (one row, rows of one shape, or a "
-             "fitted latency within 2 standard errors of 0)", o->net_latency_s * 1e6, 100 * TABLE_STATED_LATENCY_SE);
-    if (p->net_line_beta_s_per_byte > 0)
-        note(notes, n_notes, max_notes, "net_line_beta", "stated (--line-rate %.4g Gbit/s), not fitted: the busiest "
-             "machine's link moves no more a second however much of a parameter server's exchange hides under the "
-             "steps; drawn at +-%g%% (a nominal rate)", 8e-9 * o->line_rate_bytes_per_s, 100 * TABLE_LINE_RATE_SE);
-    else if (o->topology == JOB_TOPO_PS && m_max >= 2)
-        note(notes, n_notes, max_notes, "net_line_beta", "no line rate stated (--line-rate): a parameter server's "
-             "busiest link is paced by the effective rate the rows show, whose exchange mostly hides under the steps; "
-             "a large cluster whose busiest shard outgrows the step is predicted fast");
-    if (o->topology == JOB_TOPO_PS)
-        note(notes, n_notes, max_notes, "ps_largest_bytes", o->largest_bytes > 0 ? "stated (--largest-tensor): the "
-             "largest tensor sits whole on one shard, which receives it from every machine" : "not stated "
-             "(--largest-tensor): the shards are taken to hold even shares of the model");
-    if (!(t->rows[0].std > 0))
-        note(notes, n_notes, max_notes, "run_cv", "the rows give no std: every row is taken to spread by %g (the "
-             "interval's run-to-run part and the parameters' standard errors; --row-noise)", o->row_noise);
+    write_notes(t, o, cal, &fit, out);
+    judge_rows(t, o, p, &fit, out);
     return 0;
 }

@@ -88,11 +88,17 @@ typedef struct {
  * differ by). */
 table_opts table_opts_default(void);
 
+/* A row further than this many of its spreads from the model's step for it makes the
+ * verdict poor (3: a row's chance of it, were the model right, is 0.3%). */
+#define TABLE_VERDICT_SPREADS 3
+
 /* Fits cal (params, standard errors, workload left unset) from the rows of t, all of
- * them. notes (n_notes of max_notes) say what was taken from opts and why. 0, or -1 with
- * the reason in err. */
-int table_fit(const table *t, const table_opts *o, calibration *cal, calibration_note *notes, int *n_notes,
-              int max_notes, char *err, int errlen);
+ * them. fit's notes say what was taken from opts and why; its verdict (fit/verdict.h's,
+ * judged on the rows) is poor where a row lies beyond TABLE_VERDICT_SPREADS of its spread
+ * from the model, naming the rows, good where every row is within and rows are left over
+ * beyond the parameters fitted, "not judged" where none is. 0, or -1 with the reason in
+ * err. */
+int table_fit(const table *t, const table_opts *o, calibration *cal, calibration_fit *fit, char *err, int errlen);
 
 /* The step time one row measured: K·b/throughput. */
 double table_row_step_s(const table_row *r);

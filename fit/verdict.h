@@ -19,7 +19,8 @@
  *     carries that phase, and a larger run_cv, which the first test's threshold grows
  *     with, does not say so.
  * Each reason names what to run. Not enough to judge (fewer than two configurations
- * predicted) is said, and is not poor.
+ * predicted) is said, and is not poor. A calibration from a table of throughputs has no
+ * runs to leave out: its verdict is its rows against the model (fit/table.h, table_fit).
  */
 #ifndef SPEEDUP_VERDICT_H
 #define SPEEDUP_VERDICT_H

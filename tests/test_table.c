@@ -148,7 +148,7 @@ static const char *const consistent_table = "# three consistent rows\n"
 
 /* TEXT as a table file read into *t (table_free it), fitted as a hierarchical all-reduce
  * of 1e8 bytes with the stated defaults. */
-static calibration fit_hierarchical(const char *text, table *t, calibration_note *notes, int *n_notes) {
+static calibration fit_hierarchical(const char *text, table *t, calibration_fit *fit) {
     char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", text);
     char err[512];
     cr_assert_eq(table_read(path, t, err, sizeof err), 0, "%s", err);
@@ -156,7 +156,7 @@ static calibration fit_hierarchical(const char *text, table *t, calibration_note
     o.model_bytes = 1e8;
     o.algorithm = COSTMODEL_ALLREDUCE_HIERARCHICAL;
     calibration cal;
-    cr_assert_eq(table_fit(t, &o, &cal, notes, n_notes, CALIBRATION_MAX_NOTES, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(table_fit(t, &o, &cal, fit, err, sizeof err), 0, "%s", err);
     free(path);
     free(dir);
     return cal;
@@ -164,9 +164,8 @@ static calibration fit_hierarchical(const char *text, table *t, calibration_note
 
 Test(table, three_consistent_rows_give_the_step_and_both_links_exactly) {
     table t;
-    calibration_note notes[CALIBRATION_MAX_NOTES];
-    int n_notes;
-    const calibration cal = fit_hierarchical(consistent_table, &t, notes, &n_notes);
+    calibration_fit fit;
+    const calibration cal = fit_hierarchical(consistent_table, &t, &fit);
     cr_assert_eq(t.n, 3);
     assert_rel(cal.params.c1_s, 0.002, 1e-9, "c1");
     cr_assert_eq(cal.params.c0_s, 0);
@@ -180,6 +179,59 @@ Test(table, three_consistent_rows_give_the_step_and_both_links_exactly) {
         assert_rel(table_predict_step_s(&cal.params, &t.rows[i], JOB_TOPO_ALLREDUCE), table_row_step_s(&t.rows[i]),
                    1e-9, "a row against the fit");
     table_free(&t);
+}
+
+/* The rows' verdict: three rows fit three parameters (c1, β inside, β across) exactly and
+ * leave nothing to test the model with; a repeat of the one-worker row and a K = 2 row of
+ * the same model (inside one machine: 2 steps of 5 µs + 1e-11·5e7 = 1.01 ms, step
+ * 0.20101 s, 200/0.20101 = 994.9753744 examples/s) leave one row over, and every row
+ * within its spread. */
+Test(table, rows_that_fit_their_parameters_exactly_are_not_judged_and_rows_left_over_are) {
+    table t;
+    calibration_fit fit;
+    fit_hierarchical(consistent_table, &t, &fit);
+    table_free(&t);
+    cr_assert(fit.has_verdict && !fit.verdict_poor, "%s", fit.verdict);
+    cr_assert(strstr(fit.verdict, "not judged: 3 rows fit 3 parameters exactly"), "%s", fit.verdict);
+    fit_hierarchical("workers,machines,local_batch,throughput\n"
+                     "1,1,100,500\n1,1,100,500\n2,1,100,994.9753743595\n"
+                     "4,1,100,1984.8161564035\n8,2,100,3780.8970178175\n",
+                     &t, &fit);
+    table_free(&t);
+    cr_assert(!fit.verdict_poor, "%s", fit.verdict);
+    cr_assert(strstr(fit.verdict, "good: every row within 3 of its spreads of the model (5 rows, 4 parameters"),
+              "%s", fit.verdict);
+}
+
+/* Two GPUs that each step faster than one alone: K = 1 takes 32/100 = 0.32 s a step, K = 2
+ * 2·32/250 = 0.256 s. No exchange is negative, so the model's nearest is the one worker's
+ * step plus the stated latency's ring, 0.32 s + 2·5 µs = 0.32001 s: +25.0%, ln(0.32001/0.256)
+ * / 0.03 = 7.44 spreads. The verdict is poor and names the row's line; --strict exits 1 and
+ * writes the file all the same, with the verdict in it. */
+Test(table, a_row_that_scales_better_than_one_worker_makes_the_verdict_poor) {
+    char *dir = clirun_tmpdir(), *path = clirun_write_file(dir, "t.csv", "workers,machines,local_batch,throughput\n"
+                                                                         "1,1,32,100\n2,1,32,250\n"),
+         cmd[1024];
+    snprintf(cmd, sizeof cmd, "calibrate --from-table %s --model-bytes 100MB --topology allreduce --strict --out "
+             "%s/cal.json", path, dir);
+    clirun_result r = clirun(cmd);
+    cr_assert_eq(r.status, 1, "%s", r.out);
+    cr_assert(strstr(r.out, "verdict: poor: 1 row the model cannot reach within 3 of their spreads: line 3 (K = 2 "
+                            "on 1 machine) measured 0.256 s a step, the model's nearest 0.32 s (+25.0%, 7.4 of its "
+                            "spreads): shorter than one worker's step at its local batch (0.32 s)"),
+              "%s", r.out);
+    cr_assert(strstr(r.err, "the verdict is poor"), "%s", r.err);
+    clirun_free(&r);
+    char json[1024];
+    snprintf(json, sizeof json, "%s/cal.json", dir);
+    FILE *f = fopen(json, "r");
+    cr_assert_not_null(f, "--strict writes the file all the same");
+    char text[1 << 16];
+    text[fread(text, 1, sizeof text - 1, f)] = '\0';
+    fclose(f);
+    cr_assert(strstr(text, "\"quality\": \"poor\""), "%s", text);
+    free(path);
+    free(dir);
 }
 
 /* consistent_table's model with a fabric latency of 1 ms, at two machine counts: K = 8 on
@@ -199,13 +251,12 @@ static calibration fit_two_counts(double rel, bool *alpha_stated) {
         len += snprintf(text + len, sizeof text - (size_t)len, "%s,%.6g\n", two_counts_rows[i], rel * throughput);
     }
     table t;
-    calibration_note notes[CALIBRATION_MAX_NOTES];
-    int n_notes;
-    const calibration cal = fit_hierarchical(text, &t, notes, &n_notes);
+    calibration_fit fit;
+    const calibration cal = fit_hierarchical(text, &t, &fit);
     table_free(&t);
     *alpha_stated = false;
-    for (int i = 0; i < n_notes; i++)
-        *alpha_stated |= strcmp(notes[i].param, "net_alpha") == 0 && strstr(notes[i].text, "stated") != NULL;
+    for (int i = 0; i < fit.n_notes; i++)
+        *alpha_stated |= strcmp(fit.notes[i].param, "net_alpha") == 0 && strstr(fit.notes[i].text, "stated") != NULL;
     return cal;
 }
 
@@ -260,9 +311,8 @@ Test(table, a_table_without_one_worker_is_refused_by_the_fit) {
     table_opts o = table_opts_default();
     o.model_bytes = 1e8;
     calibration cal;
-    calibration_note notes[4];
-    int n;
-    cr_assert_eq(table_fit(&t, &o, &cal, notes, &n, 4, err, sizeof err), -1);
+    calibration_fit fit;
+    cr_assert_eq(table_fit(&t, &o, &cal, &fit, err, sizeof err), -1);
     cr_assert(strstr(err, "no row with one worker"), "%s", err);
     table_free(&t);
     free(path);
