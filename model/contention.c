@@ -192,17 +192,30 @@ static double async_master_core_load(const costmodel_params *p, const job_config
     return on_master / p->host_cores * duty + contention_master_cores(p, c);
 }
 
+/* A team of T > 1 threads that fills its machine's cores beside a dedicated master: its
+ * threads meet at the end of every parallel region, so the core time the master takes from
+ * any one of them the others wait for, and the team loses the master's part of a core m
+ * whole while it computes in parallel, where ranks of one thread each lose m/P (ρ). Its
+ * serial part σ leaves cores idle, which the master takes for free: over a step the team
+ * runs 1/(1 − m·q), q = ((1 − σ)/T)/(σ + (1 − σ)/T) the parallel part of its time. */
+static double team_master_stall(const costmodel_params *p, const job_config *c, const contention_placement *pl) {
+    if (c->cores < 2 || c->master != JOB_MASTER_DEDICATED || (double)pl->workers_on_master * c->cores < p->host_cores)
+        return 1.0;
+    const double a = costmodel_amdahl(p, c->cores), parallel = (a - p->sigma) / a;
+    return 1.0 / (1.0 - fmin(0.9, contention_master_cores(p, c) * parallel));
+}
+
 double contention_slowdown_at(const costmodel_params *p, const job_config *c, double duty) {
     if (!contention_shares_cores(p, c))
         return 1.0;
     const contention_placement pl = placement_at(p, c, duty);
-    const double master_core_floor = async_master_core_load(p, c, &pl, duty);
+    const double floor = fmax(async_master_core_load(p, c, &pl, duty), team_master_stall(p, c, &pl));
     if (pl.rho <= 1.0)
-        return fmax(1.0, master_core_floor);
+        return fmax(1.0, floor);
     const double w = contention_packing_weight(p, c), v = contention_round_weight(p, c);
     const double shared = pl.rho + w * fmax(0.0, packed_threads(p, c, &pl) - pl.rho) +
                           v * p->oversub_compute * (pl.rho - 1.0);
-    return fmax(shared, master_core_floor);
+    return fmax(shared, floor);
 }
 
 double contention_shared_rho(const costmodel_params *p, const job_config *c) {

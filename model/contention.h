@@ -19,7 +19,9 @@
  *             round of L idle seconds, κ paid once a round; v = 0 for synchronous rounds of
  *             one step (they compute at the packing's ρ'; a file without Λ: 1 for an
  *             all-reduce's) and for synchronous teams; async: ρ' at least the master's
- *             core's load
+ *             core's load; a team of T > 1 threads that fills its machine's cores beside a
+ *             dedicated master: ρ' at least 1/(1 − m·q), q the parallel part of its step
+ *             (its threads wait for whichever one the master took a core from)
  *   Λ·(ρ − 1) what a synchronous all-reduce of one-step rounds takes beyond its idle-host
  *             time, a round (ρ in ranks, a team's polling rank one core: its other threads
  *             sleep): the ring's ranks wait for partners that have no core, about

@@ -118,3 +118,21 @@ Test(contention, a_synchronous_team_pays_no_kappa_in_long_rounds) {
     c.master = JOB_MASTER_DEDICATED;
     cr_expect_float_eq(contention_round_weight(&p, &c), 1.0, 0, "2 x 2 async");
 }
+
+/* A team that fills the cores beside a dedicated master pays the master's part of a core
+ * whole while it computes in parallel: 1 × 2 on 2 cores, σ = 0.1, y = 0.8 (m = 0.2): a
+ * step on two threads is σ + (1 − σ)/2 = 0.55 of one, 0.45 of it in parallel (q = 9/11),
+ * so 1/(1 − 0.2·9/11) = 55/46 = 1.195652…, where ρ says only (1/0.55 + 0.2)/2 = 1.00909.
+ * Two ranks of one thread beside the same master pay ρ, (2 + 0.2)/2 = 1.1; the same team
+ * on 4 cores has one to spare for the master and pays nothing. */
+Test(contention, a_team_that_fills_the_cores_waits_whole_for_a_dedicated_masters_part) {
+    costmodel_params p = { .host_cores = 2, .sigma = 0.1, .master_yield = 0.8, .waits_block = 1 };
+    job_config c = config(1, JOB_MASTER_DEDICATED);
+    c.cores = 2;
+    cr_assert_float_eq(contention_rho(&p, &c), (1 / 0.55 + 0.2) / 2, 1e-12);
+    cr_assert_float_eq(contention_slowdown_at(&p, &c, 1.0), 55.0 / 46.0, 1e-12);
+    job_config ranks = config(2, JOB_MASTER_DEDICATED);
+    cr_assert_float_eq(contention_slowdown_at(&p, &ranks, 1.0), 1.1, 1e-12);
+    p.host_cores = 4;
+    cr_assert_float_eq(contention_slowdown_at(&p, &c, 1.0), 1.0, 0);
+}
