@@ -80,7 +80,7 @@ int calib_table_run(const calib_table_flags *f, double model_bytes, const char *
                                o.topology == JOB_TOPO_PS ? PARAM_ALPHA_PS : PARAM_ALPHA_ALLREDUCE,
                                o.topology == JOB_TOPO_PS ? PARAM_BETA_PS : PARAM_BETA_ALLREDUCE,
                                PARAM_NET_ALPHA, PARAM_NET_BETA, PARAM_NET_LINE_BETA, PARAM_MODEL_BYTES,
-                               PARAM_PS_LARGEST, PARAM_HOST_CORES, PARAM_RUN_CV };
+                               PARAM_PS_LARGEST, PARAM_HOST_CORES, PARAM_RUN_CV, PARAM_MODEL_CV };
     for (size_t i = 0; i < sizeof shown / sizeof shown[0]; i++)
         print_param(&cal, fit.notes, fit.n_notes, shown[i]);
     if (cal.params.net.beta_s_per_byte > 0)

@@ -474,9 +474,43 @@ static void write_notes(const table *t, const table_opts *o, const calibration *
         note(notes, n_notes, max_notes, "ps_largest_bytes", o->largest_bytes > 0 ? "stated (--largest-tensor): the "
              "largest tensor sits whole on one shard, which receives it from every machine" : "not stated "
              "(--largest-tensor): the shards are taken to hold even shares of the model");
+    if (p->model_cv > 0)
+        note(notes, n_notes, max_notes, "model_cv", "the model misses its own rows by %.2g%% beyond their spread (the "
+             "rms over the rows left over beyond the parameters fitted; the verdict names the rows): every "
+             "prediction's interval carries it", 100 * p->model_cv);
     if (!(t->rows[0].std > 0))
         note(notes, n_notes, max_notes, "run_cv", "the rows give no std: every row is taken to spread by %g (the "
              "interval's run-to-run part and the parameters' standard errors; --row-noise)", o->row_noise);
+}
+
+/* ln(model/measured) of row i: the model's miss of a row it was fitted on. */
+static double row_residual(const table *t, const table_opts *o, const costmodel_params *p, int i) {
+    const table_row *r = &t->rows[i];
+    return log(table_predict_step_s(p, r, o->topology) / table_row_step_s(r));
+}
+
+/* The parameters the rows fitted (not stated), for the rows left over. */
+static int fitted_count(const fit_out *f) {
+    return 1 + f->batch_split + (f->intra_rows ? 1 + f->intra_alpha : 0) + (f->net_rows ? 1 + f->net_alpha : 0);
+}
+
+/* model_cv of a table: how far the model misses its own rows beyond their spread. The
+ * residuals ln(model/measured) of rows that only noise moves sum to about (rows left over
+ * beyond the parameters fitted) × a row's variance, so what is above it, per row left over
+ * (at least one: rows the model's bounds keep out of its reach miss even where they are no
+ * more than the parameters), is the model's own. 0 where the rows are within their spread.
+ * Every prediction's interval carries it, as a traced calibration's carries its left-out
+ * error. */
+static double rows_misfit_cv(const table *t, const table_opts *o, const costmodel_params *p, const fit_out *f) {
+    double sum_e2 = 0, sum_s2 = 0;
+    for (int i = 0; i < t->n; i++) {
+        const double e = row_residual(t, o, p, i), s = row_spread(&t->rows[i], o);
+        sum_e2 += e * e;
+        sum_s2 += s * s;
+    }
+    const int left_over = t->n - fitted_count(f);
+    const double excess = sum_e2 - (left_over > 0 ? left_over : 0) * sum_s2 / t->n;
+    return excess > 0 ? sqrt(excess / (left_over > 1 ? left_over : 1)) : 0.0;
 }
 
 /* The rows' own verdict (fit/verdict.h's, for a table): poor where a row lies more than
@@ -496,7 +530,7 @@ static void judge_rows(const table *t, const table_opts *o, const costmodel_para
     for (int i = 0; i < t->n; i++) {
         const table_row *r = &t->rows[i];
         const double m = table_row_step_s(r), model = table_predict_step_s(p, r, o->topology);
-        const double z = fabs(log(model / m)) / row_spread(r, o);
+        const double z = fabs(row_residual(t, o, p, i)) / row_spread(r, o);
         if (z > worst_z)
             worst_z = z, worst = i;
         if (z <= TABLE_VERDICT_SPREADS)
@@ -526,8 +560,7 @@ static void judge_rows(const table *t, const table_opts *o, const costmodel_para
         v[cap - 1] = '\0';
         return;
     }
-    const int fitted = 1 + f->batch_split + (f->intra_rows ? 1 + f->intra_alpha : 0) +
-                       (f->net_rows ? 1 + f->net_alpha : 0);
+    const int fitted = fitted_count(f);
     if (t->n <= fitted)
         snprintf(v, cap, "not judged: %d row%s fit %d parameter%s exactly, none is left over to test the model "
                  "against", t->n, t->n == 1 ? "" : "s", fitted, fitted == 1 ? "" : "s");
@@ -588,6 +621,7 @@ int table_fit(const table *t, const table_opts *o, calibration *cal, calibration
             cal->examples = 100L * k_max * cal->batch;
             cal->epochs = 1;
         }
+    p->model_cv = rows_misfit_cv(t, o, p, &fit);
     write_notes(t, o, cal, &fit, out);
     judge_rows(t, o, p, &fit, out);
     return 0;

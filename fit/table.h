@@ -27,7 +27,9 @@
  * host_cores = the most workers a row ran on one machine. Standard errors by the delta
  * method from each row's spread (std/throughput, or opts.row_noise where a row has none):
  * every parameter is a function of the rows' step times, differentiated numerically. The
- * run-to-run spread run_cv is the median of the rows' relative spreads (or row_noise).
+ * run-to-run spread run_cv is the median of the rows' relative spreads (or row_noise);
+ * model_cv what the model misses its own rows by beyond that spread, per row left over
+ * beyond the parameters fitted (at least one), 0 where they fit.
  *
  * The calibration's workload is the one-worker rows' local batch (each worker takes it:
  * weak scaling), 100 steps of the largest row, 1 epoch; its range the largest K and M.

@@ -230,6 +230,12 @@ Test(table, a_row_that_scales_better_than_one_worker_makes_the_verdict_poor) {
     text[fread(text, 1, sizeof text - 1, f)] = '\0';
     fclose(f);
     cr_assert(strstr(text, "\"quality\": \"poor\""), "%s", text);
+    /* The miss goes into every interval: model_cv = ln(0.32001/0.256) = 0.2231748 (the two
+     * rows fit c1 and β inside, none left over, so the one row's miss counts whole). */
+    calibration cal;
+    char err[512];
+    cr_assert_eq(calibration_read(json, &cal, err, sizeof err), 0, "%s", err);
+    cr_assert_float_eq(cal.params.model_cv, log(0.32001 / 0.256), 1e-6);
     free(path);
     free(dir);
 }
