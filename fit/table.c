@@ -513,6 +513,26 @@ static double rows_misfit_cv(const table *t, const table_opts *o, const costmode
     return excess > 0 ? sqrt(excess / (left_over > 1 ? left_over : 1)) : 0.0;
 }
 
+/* Appends to buf what row r misses by (z of its spreads), and why where the model's bounds
+ * say: a step shorter than one worker's, or a fabric faster than the machine's link. */
+static void describe_miss(char *buf, size_t cap, const table_row *r, const table_opts *o, const costmodel_params *p,
+                          double z) {
+    const double m = table_row_step_s(r), model = table_predict_step_s(p, r, o->topology);
+    const double alone_s = p->c0_s + p->c1_s * r->local_batch;
+    char why[320] = "";
+    if (r->workers >= 2 && m < alone_s * (1 - TABLE_VERDICT_SPREADS * row_spread(r, o)))
+        snprintf(why, sizeof why, ": shorter than one worker's step at its local batch (%.4g s), which no exchange "
+                 "makes (superlinear scaling: were the rows measured alike?)", alone_s);
+    else if (r->machines >= 2 && model > m && p->net.beta_s_per_byte <= p->link[o->topology].beta_s_per_byte)
+        snprintf(why, sizeof why, ": its exchange across machines would have to cost less than the one machine's "
+                 "rows show, and the fabric is never faster than a machine's own link (did those rows pay for "
+                 "something that does not grow with machines, such as an input pipeline?)");
+    const size_t used = strlen(buf);
+    snprintf(buf + used, cap - used, "%sline %ld (K = %d on %d machine%s) measured %.4g s a step, the model's nearest "
+             "%.4g s (%+.1f%%, %.1f of its spreads)%s", used ? "; " : "", r->line, r->workers, r->machines,
+             r->machines == 1 ? "" : "s", m, model, 100 * (model - m) / m, z, why);
+}
+
 /* The rows' own verdict (fit/verdict.h's, for a table): poor where a row lies more than
  * TABLE_VERDICT_SPREADS of its spread from the model's step for it. Exactly fitted rows
  * cannot miss, but the model's bounds can make it miss: an exchange is never negative, a
@@ -522,52 +542,31 @@ static double rows_misfit_cv(const table *t, const table_opts *o, const costmode
  * over beyond the parameters fitted; otherwise not judged. */
 static void judge_rows(const table *t, const table_opts *o, const costmodel_params *p, const fit_out *f,
                        calibration_fit *fit) {
-    fit->has_verdict = true;
-    char *v = fit->verdict;
-    const size_t cap = sizeof fit->verdict;
+    char misses[sizeof fit->verdict] = "";
     int missed = 0, worst = 0;
     double worst_z = 0;
     for (int i = 0; i < t->n; i++) {
-        const table_row *r = &t->rows[i];
-        const double m = table_row_step_s(r), model = table_predict_step_s(p, r, o->topology);
-        const double z = fabs(row_residual(t, o, p, i)) / row_spread(r, o);
+        const double z = fabs(row_residual(t, o, p, i)) / row_spread(&t->rows[i], o);
         if (z > worst_z)
             worst_z = z, worst = i;
-        if (z <= TABLE_VERDICT_SPREADS)
-            continue;
-        const size_t used = strlen(v);
-        snprintf(v + used, cap - used, "%sline %ld (K = %d on %d machine%s) measured %.4g s a step, the model's "
-                 "nearest %.4g s (%+.1f%%, %.1f of its spreads)", missed ? "; " : "", r->line, r->workers,
-                 r->machines, r->machines == 1 ? "" : "s", m, model, 100 * (model - m) / m, z);
-        const double alone_s = p->c0_s + p->c1_s * r->local_batch;
-        if (r->workers >= 2 && m < alone_s * (1 - TABLE_VERDICT_SPREADS * row_spread(r, o)))
-            snprintf(v + strlen(v), cap - strlen(v), ": shorter than one worker's step at its local batch (%.4g s), "
-                     "which no exchange makes (superlinear scaling: were the rows measured alike?)", alone_s);
-        else if (r->machines >= 2 && model > m && p->net.beta_s_per_byte <= p->link[o->topology].beta_s_per_byte)
-            snprintf(v + strlen(v), cap - strlen(v), ": its exchange across machines would have to cost less than "
-                     "the one machine's rows show, and the fabric is never faster than a machine's own link (did "
-                     "those rows pay for something that does not grow with machines, such as an input pipeline?)");
-        missed++;
+        if (z > TABLE_VERDICT_SPREADS) {
+            describe_miss(misses, sizeof misses, &t->rows[i], o, p, z);
+            missed++;
+        }
     }
+    fit->has_verdict = true;
     fit->verdict_poor = missed > 0;
-    if (missed) {
-        char head[160];
-        snprintf(head, sizeof head, "%d row%s the model cannot reach within %g of their spreads: ", missed,
-                 missed == 1 ? "" : "s", (double)TABLE_VERDICT_SPREADS);
-        const size_t hl = strlen(head), vl = strlen(v);
-        memmove(v + hl, v, vl + 1 < cap - hl ? vl + 1 : cap - hl);
-        memcpy(v, head, hl);
-        v[cap - 1] = '\0';
-        return;
-    }
     const int fitted = fitted_count(f);
-    if (t->n <= fitted)
-        snprintf(v, cap, "not judged: %d row%s fit %d parameter%s exactly, none is left over to test the model "
-                 "against", t->n, t->n == 1 ? "" : "s", fitted, fitted == 1 ? "" : "s");
+    if (missed)
+        snprintf(fit->verdict, sizeof fit->verdict, "%d row%s the model cannot reach within %d of their spreads: %s",
+                 missed, missed == 1 ? "" : "s", TABLE_VERDICT_SPREADS, misses);
+    else if (t->n <= fitted)
+        snprintf(fit->verdict, sizeof fit->verdict, "not judged: %d row%s fit %d parameter%s exactly, none is left "
+                 "over to test the model against", t->n, t->n == 1 ? "" : "s", fitted, fitted == 1 ? "" : "s");
     else
-        snprintf(v, cap, "good: every row within %g of its spreads of the model (%d rows, %d parameters fitted; the "
-                 "farthest, line %ld, at %.1f)", (double)TABLE_VERDICT_SPREADS, t->n, fitted, t->rows[worst].line,
-                 worst_z);
+        snprintf(fit->verdict, sizeof fit->verdict, "good: every row within %d of its spreads of the model (%d rows, "
+                 "%d parameters fitted; the farthest, line %ld, at %.1f)", TABLE_VERDICT_SPREADS, t->n, fitted,
+                 t->rows[worst].line, worst_z);
 }
 
 int table_fit(const table *t, const table_opts *o, calibration *cal, calibration_fit *out, char *err, int errlen) {
