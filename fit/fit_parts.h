@@ -100,6 +100,10 @@ void fit_note(fit_core *f, const char *param, const char *fmt, ...) __attribute_
 int fit_parameters(trace *const *traces, int n, const fit_options *o, costmodel_params *out, char *err, int errlen);
 
 int fit_compute(fit_subset *s, fit_core *f, char *err, int errlen);
+/* σ is the median run's from this many runs at T > 1 on (a plan has six), the pooled mean
+ * of their steps below it (a round fitted alone has two); at most FIT_SIGMA_MAX_RUNS runs. */
+#define FIT_SIGMA_MEDIAN_RUNS 3
+#define FIT_SIGMA_MAX_RUNS 1024
 int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen);      /* after fit_compute */
 int fit_cv(fit_subset *s, fit_core *f, char *err, int errlen);
 int fit_update(fit_subset *s, fit_core *f, char *err, int errlen);

@@ -1738,3 +1738,35 @@ Test(fit, a_steps_fixed_cost_is_split_off_as_its_layers_split_it) {
         gsl_rng_free(rng);
     }
 }
+
+/* A team of threads has a slow mode a run falls into whole (its threads on one core a
+ * while). Three runs at T = 2: two of the truth's σ = 0.15, one of σ = 0.6 (every step of
+ * it 1.45× slower at b = 64: (0.15 + 0.85/2) against (0.6 + 0.4/2)). The pooled mean of
+ * their steps would put σ at about (0.15 + 0.15 + 0.6)/3 = 0.30; the median run's is
+ * 0.15, what a run of the team takes but in its slow mode. */
+Test(fit, a_slow_mode_in_a_minority_of_multithread_runs_does_not_set_sigma) {
+    synth_truth truth = truth_example(), slow = truth_example();
+    slow.p.sigma = 0.6;
+    gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(rng, 11);
+    trace_set s = { .dir = clirun_tmpdir() };
+    job_config one_small = cfg(1, 1, "batch", JOB_TOPO_PS);
+    one_small.batch = 16;
+    const job_config runs[] = { cfg(1, 1, "batch", JOB_TOPO_PS), one_small, cfg(2, 1, "batch", JOB_TOPO_PS),
+                                cfg(2, 1, "epoch", JOB_TOPO_PS) };
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++)
+        keep(&s, synth_run(&truth, &runs[i], "testhost", "net", rng));
+    const job_config team = cfg(1, 2, "batch", JOB_TOPO_PS);
+    keep(&s, synth_run(&truth, &team, "testhost", "net", rng));
+    keep(&s, synth_run(&slow, &team, "testhost", "net", rng));
+    keep(&s, synth_run(&truth, &team, "testhost", "net", rng));
+    keep(&s, synth_commbench(&truth, 2, bench_sizes, 5, 3, "testhost", rng));
+    fit_result r;
+    char err[1024] = "";
+    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert(fabs(r.cal.params.sigma - 0.15) < 0.03, "sigma %g: the median run's is 0.15, the mean's about 0.30",
+              r.cal.params.sigma);
+    fit_result_release(&r);
+    release(&s);
+    gsl_rng_free(rng);
+}
