@@ -229,37 +229,41 @@ static int sigma_estimate(const fit_rows *r, const double *level, double c0, dou
     return rc;
 }
 
-/* σ of the typical run at T > 1: each run's own mean-matching σ (its steps' Σ step =
- * Σ (c0 + c1·b/T) + σ_run·Σ c1·b·(1 − 1/T)), the median over the runs; −1 with fewer than
- * FIT_SIGMA_MEDIAN_RUNS. A team of threads has a slow mode a run falls into whole (its
+/* σ at the mean step, as c0 and c1 are: with c0, c1 given, the σ whose steps sum to what
+ * they measured, Σ step = Σ (c0 + c1·b/T) + σ·Σ c1·b·(1 − 1/T), over each run's steps at
+ * T > 1 (the robust σ shapes nothing here: one coefficient). The median of the runs' own
+ * where FIT_SIGMA_MEDIAN_RUNS runs or more have T > 1, else the one over every run's steps;
+ * NAN without such steps. A team of threads has a slow mode a run falls into whole (its
  * threads sharing one core for a while: +60% on every step of two runs in six of one plan,
- * experiments/networks/README.md), and the pooled mean of such a plan sets σ for every
+ * experiments/networks/README.md), and the pooled sums of such a plan set σ for every
  * prediction by its minority (0.32 against the typical run's 0.12 there); the runs' spread
  * is run_cv's, not σ's. */
-static double sigma_of_typical_run(fit_subset *s, const fit_core *f) {
-    double per_run[FIT_SIGMA_MAX_RUNS];
+static double sigma_at_mean_step(fit_subset *s, const fit_core *f) {
+    double per_run[FIT_SIGMA_MAX_RUNS], all_y = 0, all_base = 0, all_x = 0;
     int n = 0;
-    for (int i = 0; i < s->n && n < FIT_SIGMA_MAX_RUNS; i++) {
+    for (int i = 0; i < s->n; i++) {
         const trace *t = s->tr[i];
         if (!fit_used(s, i, true) || t->run.config.cores < 2 || traceinfo_shares_cores(&t->run))
             continue;
         const double T = t->run.config.cores;
-        double sum_y = 0, sum_base = 0, sum_x = 0;
+        double run_y = 0, run_base = 0, run_x = 0;
         for (long k = 0; k < t->n_events; k++) {
             const trace_event *e = &t->events[k];
             if (!traceinfo_is_step(e))
                 continue;
-            sum_y += e->t1_s - e->t0_s;
-            sum_base += f->p.c0_s + f->p.c1_s * (double)e->examples / T;
-            sum_x += f->p.c1_s * (double)e->examples * (1.0 - 1.0 / T);
+            const double y = e->t1_s - e->t0_s, b = (double)e->examples;
+            const double base = f->p.c0_s + f->p.c1_s * b / T, x = f->p.c1_s * b * (1.0 - 1.0 / T);
+            run_y += y, run_base += base, run_x += x;
+            all_y += y, all_base += base, all_x += x;
         }
-        if (sum_x > 0)
-            per_run[n++] = (sum_y - sum_base) / sum_x;
+        if (run_x > 0 && n < FIT_SIGMA_MAX_RUNS)
+            per_run[n++] = (run_y - run_base) / run_x;
     }
-    if (n < FIT_SIGMA_MEDIAN_RUNS)
-        return -1;
-    gsl_sort(per_run, 1, (size_t)n);
-    return fmax(0.0, gsl_stats_median_from_sorted_data(per_run, 1, (size_t)n));
+    if (n >= FIT_SIGMA_MEDIAN_RUNS) {
+        gsl_sort(per_run, 1, (size_t)n);
+        return fmax(0.0, gsl_stats_median_from_sorted_data(per_run, 1, (size_t)n));
+    }
+    return all_x > 0 ? fmax(0.0, (all_y - all_base) / all_x) : NAN;
 }
 
 int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen) {
@@ -327,21 +331,9 @@ int fit_sigma(fit_subset *s, fit_core *f, char *err, int errlen) {
     }
     var += g[0] * g[0] * se[0] * se[0] + 2 * g[0] * g[1] * f->cov_c0_c1 + g[1] * g[1] * se[1] * se[1];
     f->se.sigma = var > 0 && !res.at_bound[0] ? sqrt(var) : 0.0;
-    /* As for c0, c1: the robust σ shapes nothing here (one coefficient), so σ is the one
-     * that matches the mean of the T > 1 steps: Σ step = Σ (c0 + c1·b/T) + σ·Σ c1·b·(1 − 1/T);
-     * with FIT_SIGMA_MEDIAN_RUNS runs or more, the median run's (sigma_of_typical_run). */
-    double sum_y = 0, sum_base = 0, sum_x = 0;
-    for (long i = 0; i < r.n; i++) {
-        double b = r.x[2 * i], T = r.x[2 * i + 1];
-        sum_y += r.y[i];
-        sum_base += f->p.c0_s + f->p.c1_s * b / T;
-        sum_x += f->p.c1_s * b * (1.0 - 1.0 / T);
-    }
-    if (sum_x > 0)
-        sigma = fmax(0.0, (sum_y - sum_base) / sum_x);
-    const double typical = sigma_of_typical_run(s, f);
-    if (typical >= 0)
-        sigma = typical;
+    const double at_mean = sigma_at_mean_step(s, f);
+    if (!isnan(at_mean))
+        sigma = at_mean;
     if (sigma > 1) {
         sigma = 1.0;
         f->se.sigma = 0.0;

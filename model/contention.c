@@ -197,7 +197,8 @@ static double async_master_core_load(const costmodel_params *p, const job_config
  * any one of them the others wait for, and the team loses the master's part of a core m
  * whole while it computes in parallel, where ranks of one thread each lose m/P (ρ). Its
  * serial part σ leaves cores idle, which the master takes for free: over a step the team
- * runs 1/(1 − m·q), q = ((1 − σ)/T)/(σ + (1 − σ)/T) the parallel part of its time. */
+ * runs 1/(1 − m·q), q = ((1 − σ)/T)/(σ + (1 − σ)/T) the parallel part of its time (held
+ * at 10× where a drawn m near a whole core and a σ near 0 would stop the team outright). */
 static double team_master_stall(const costmodel_params *p, const job_config *c, const contention_placement *pl) {
     if (c->cores < 2 || c->master != JOB_MASTER_DEDICATED || (double)pl->workers_on_master * c->cores < p->host_cores)
         return 1.0;
