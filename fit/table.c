@@ -542,7 +542,7 @@ static void describe_miss(char *buf, size_t cap, const table_row *r, const table
  * over beyond the parameters fitted; otherwise not judged. */
 static void judge_rows(const table *t, const table_opts *o, const costmodel_params *p, const fit_out *f,
                        calibration_fit *fit) {
-    char misses[sizeof fit->verdict] = "";
+    char misses[sizeof fit->verdict - 160] = ""; /* room for the head before it */
     int missed = 0, worst = 0;
     double worst_z = 0;
     for (int i = 0; i < t->n; i++) {
