@@ -93,3 +93,8 @@ int cluster_spec_describe(const cluster_spec *s, const costmodel_params *p, char
     return snprintf(out, (size_t)size, "%d machine%s x %d %s, the calibrated fabric (%s effective, %.3g us)",
                     s->machines, s->machines == 1 ? "" : "s", s->cores, what, rate, p->net.alpha_s * 1e6);
 }
+
+int cluster_spec_machines_filled(int per_machine, int workers, int cores) {
+    const int per = per_machine > 0 ? per_machine : 1;
+    return (workers * cores + per - 1) / per;
+}

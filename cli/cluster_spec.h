@@ -43,6 +43,11 @@ bool cluster_spec_has_rate(const cluster_spec *s);
  * latency exact); without one, p keeps its calibrated fabric and its standard errors. */
 void cluster_spec_apply(const cluster_spec *s, costmodel_params *p, calibration_stderr *se);
 
+/* The machines `workers` workers of `cores` cores (or devices) each fill, per_machine a
+ * machine, filling machine 0 first: ⌈workers·cores/per_machine⌉ (per_machine ≤ 0: one a
+ * core). What a table of rows or the report's answer counts against the calibrated range. */
+int cluster_spec_machines_filled(int per_machine, int workers, int cores);
+
 /* "16 machines x 4 cores, 10 Gbit/s, 50 us"; "8 machines x 4 GPUs, the calibrated fabric
  * (11.8 Gbit/s effective, 20 us)" (snprintf's return). p: the parameters it applies to. */
 int cluster_spec_describe(const cluster_spec *s, const costmodel_params *p, char *out, int size);

@@ -361,16 +361,9 @@ void grid_print_interval_note(const grid *g, FILE *out) {
             uncertainty_has_params(&g->unc) ? "the calibration's standard errors" : "parameters taken as exact");
 }
 
-/* The machines a row's ranks fill (workers fill machine 0 first): 1 without --cluster. */
-static int machines_of(const grid *g, const prediction_row *r) {
-    if (!g->has_cluster)
-        return 1;
-    const int per = g->cluster.cores > 0 ? g->cluster.cores : 1;
-    return (r->workers * r->cores + per - 1) / per;
-}
-
 static bool row_beyond(const grid *g, const prediction_row *r) {
-    return calibration_beyond_range(g->range_workers, g->range_machines, r->workers, machines_of(g, r));
+    const int machines = g->has_cluster ? cluster_spec_machines_filled(g->cluster.cores, r->workers, r->cores) : 1;
+    return calibration_beyond_range(g->range_workers, g->range_machines, r->workers, machines);
 }
 
 void grid_print_range_note(const grid *g, const prediction_row *rows, int n, FILE *out) {

@@ -2,6 +2,7 @@
 #define _POSIX_C_SOURCE 200809L
 #include "cli/report_html.h"
 
+#include "cli/cluster_spec.h"
 #include "cli/report_memory.h"
 #include "trace/traceinfo.h"
 
@@ -396,8 +397,7 @@ static void write_answer(FILE *f, const report_cluster *k, const calibration *ca
     predictions_duration(best->time_s, t, sizeof t);
     predictions_duration(best->time_lo, lo, sizeof lo);
     predictions_duration(best->time_hi, hi, sizeof hi);
-    const int per = k->per_machine > 0 ? k->per_machine : 1;
-    const int machines = (best->workers * best->cores + per - 1) / per;
+    const int machines = cluster_spec_machines_filled(k->per_machine, best->workers, best->cores);
     fprintf(f, "<p class=\"answer\"><b>On ");
     esc(f, k->desc);
     fprintf(f, ": %d worker%s &times; %d %s, %s sync, %s</b> &mdash; training takes <b>%s</b> (95%%: %s&ndash;%s), "

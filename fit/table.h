@@ -23,8 +23,9 @@
  *                one row, α too from two rows or more where it stands two standard
  *                errors clear of 0; never faster than the machine's own link.
  * What the rows cannot determine is taken from opts (a flag) or its stated default, with
- * a note; a stated latency's standard error is TABLE_STATED_LATENCY_SE of itself. The workers are devices (params.worker_device = 1): one worker per slot,
- * host_cores = the most workers a row ran on one machine. Standard errors by the delta
+ * a note; a stated latency's standard error is TABLE_STATED_LATENCY_SE of itself. The
+ * workers are devices (params.worker_device = 1): one worker per slot, host_cores = the
+ * most workers a row ran on one machine. Standard errors by the delta
  * method from each row's spread (std/throughput, or opts.row_noise where a row has none):
  * every parameter is a function of the rows' step times, differentiated numerically. The
  * run-to-run spread run_cv is the median of the rows' relative spreads (or row_noise);
