@@ -58,7 +58,7 @@ enum {
 
 /* The what-if flags of one parameter each, from the registry (model/params.h). */
 #define GRID_NO_OPTION_(...)
-#define GRID_PARAM_OPTION_(id, name, field, se, unit, hi, drawn, req, print, says, flag, kind) \
+#define GRID_PARAM_OPTION_(id, name, field, se, unit, lo, hi, drawn, req, print, says, flag, kind) \
     { flag, required_argument, 0, GRID_OPT_PARAM + PARAM_##id },
 
 /* Paste into a command's struct option array. */

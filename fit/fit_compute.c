@@ -475,11 +475,13 @@ done:
  * v·κ·(ρ − 1) (ratio of sums, each step capped at 3·ρ fitted as for c0, c1; v the run's
  * round weight), so ρ = (ρ' + v·κ) / (1 + v·κ) and m = ρ·P − K·T. y = 1 − m over the runs
  * of one-step rounds (runs weighted by their steps' time), held to [0, 1], standard error
- * from the steps' own m (sd/√n); no such run: from every run. L, what of y a master polling past τ gives up, from the runs
- * of longer rounds (packing weight w < 1/2: m = 1 − y + (1 − w)·L): the median of their
- * (m − 1 + y)/(1 − w), held to [0, y]. No dedicated run: y = 1 ± 0.5, a master that
- * gives its core back while it waits (the trainer's naps; docs/calibration.md says why);
- * no long-round one: L = 0; each with a note. After fit_sigma and fit_oversub (κ, τ). */
+ * from the steps' own m (sd/√n); no such run: from every run. L, what of y a master polling
+ * past τ gives up, from the runs of longer rounds (packing weight w < 1/2: m = 1 − y +
+ * (1 − w)·L): the median of their (m − 1 + y)/(1 − w), held to [y − 1, y] (m in [0, 1]).
+ * Either sign: a master may keep more of a core over long rounds (it polls through them)
+ * or less (it naps through them, messaged less often: docs/calibration.md). No dedicated
+ * run: y = 1 ± 0.5, a master that gives its core back while it waits (the trainer's naps;
+ * docs/calibration.md says why); no long-round one: L = 0; each with a note. After fit_sigma and fit_oversub (κ, τ). */
 typedef struct {
     double m_weighted, weight, m_sum, m_sq;
     long n;
@@ -540,7 +542,7 @@ static int fit_master_yield_loss(fit_subset *s, fit_core *f, const double *m_lon
                  "share is taken to be that of one-step rounds in every round");
     } else {
         fit_median_se(v, n, &f->p.master_yield_loss, &f->se.master_yield_loss);
-        f->p.master_yield_loss = fmin(f->p.master_yield, fmax(0.0, f->p.master_yield_loss));
+        f->p.master_yield_loss = fmin(f->p.master_yield, fmax(f->p.master_yield - 1.0, f->p.master_yield_loss));
         fit_add_reg(f, "master_yield_loss", "median", n, (int)n - 1, 0.0);
     }
     free(v);

@@ -17,8 +17,8 @@
 #include <string.h>
 
 /* One required entry of "params": {"value": v, ...}, v finite and ≥ 0. */
-static int read_param(const char *path, json_t *params, const char *section, const char *name, double *value,
-                      double *stderr_out, char *err, int errlen) {
+static int read_param(const char *path, json_t *params, const char *section, const char *name, double lo,
+                      double *value, double *stderr_out, char *err, int errlen) {
     json_t *entry = json_object_get(params, name);
     if (!entry)
         return errmsg_set(err, errlen, "%s: %s.%s: missing", path, section, name);
@@ -30,8 +30,9 @@ static int read_param(const char *path, json_t *params, const char *section, con
     if (!json_is_number(v))
         return errmsg_set(err, errlen, "%s: %s.%s.value: expected a number", path, section, name);
     double x = json_number_value(v);
-    if (!isfinite(x) || x < 0)
-        return errmsg_set(err, errlen, "%s: %s.%s.value: expected a finite number >= 0, got %g", path, section, name, x);
+    if (!isfinite(x) || x < lo)
+        return errmsg_set(err, errlen, "%s: %s.%s.value: expected a finite number >= %g, got %g", path, section, name, lo,
+                          x);
     *value = x;
     json_t *e = json_object_get(entry, "stderr");
     *stderr_out = json_is_number(e) ? json_number_value(e) : NAN;
@@ -100,7 +101,7 @@ static int read_memory(const char *path, json_t *o, memory_params *m, char *err,
     for (int i = 0; i < MEMORY_FIELDS; i++) {
         double se = NAN;
         if ((i < MEMORY_FIELDS_REQUIRED || json_object_get(o, f[i].name)) &&
-            read_param(path, o, "memory", f[i].name, f[i].value, &se, err, errlen))
+            read_param(path, o, "memory", f[i].name, 0.0, f[i].value, &se, err, errlen))
             return -1;
         if (f[i].se)
             *f[i].se = se;
@@ -127,11 +128,11 @@ static int read_params(const char *path, json_t *params, calibration *out, char 
     for (int i = 0; i < PARAM_COUNT; i++) {
         const param_row *r = param_info((param_id)i);
         if ((r->required > 0 || json_object_get(params, r->name)) &&
-            read_param(path, params, "params", r->name, param_value(p, (param_id)i),
+            read_param(path, params, "params", r->name, r->lo, param_value(p, (param_id)i),
                        param_se(&out->stderr_, (param_id)i), err, errlen))
             return -1;
     }
-    /* Above their range (read_param has checked >= 0): a file that passes here passes
+    /* Above their range (read_param has checked the lower bound): a file that passes here passes
      * costmodel_check. */
     if (p->waits_block != 0 && p->waits_block != 1)
         return errmsg_set(err, errlen, "%s: params.waits_block.value: expected 0 (waits poll) or 1 (waits block), got %g",

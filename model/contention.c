@@ -74,15 +74,16 @@ double contention_packing_weight(const costmodel_params *p, const job_config *c)
     return round_fade(p, c);
 }
 
-/* The part of a core a dedicated master's polling keeps (m): 0 when rank 0 trains; more
- * when it polls past τ between exchanges (an async server works rather than polls). */
+/* The part of a core a dedicated master's polling keeps (m) in [0, 1]: 0 when rank 0
+ * trains; more or less over rounds past τ, as L's sign says (an async server works rather
+ * than polls). */
 double contention_master_cores(const costmodel_params *p, const job_config *c) {
     if (c->master != JOB_MASTER_DEDICATED)
         return 0.0;
     double m = 1.0 - p->master_yield;
-    if (p->master_yield_loss > 0 && !job_sync_is_async(c->sync))
+    if (p->master_yield_loss != 0 && !job_sync_is_async(c->sync))
         m += (1.0 - contention_packing_weight(p, c)) * p->master_yield_loss;
-    return fmin(1.0, m);
+    return fmin(1.0, fmax(0.0, m));
 }
 
 /* The cores a worker keeps busy over its step where the host's threads outnumber its

@@ -11,7 +11,8 @@
  *   ρ         max(1, (n + m)/P) of the busiest machine, n the cores its workers keep busy (T
  *             each; a team of T > 1 threads, waiting passively, 1/(σ + (1 − σ)/T) on average:
  *             its serial part leaves the others' threads its cores), m the part of a core a
- *             dedicated master keeps: m = 1 − y (+ (1 − w)·L over long rounds)
+ *             dedicated master keeps: m = 1 − y (+ (1 − w)·L over long rounds, L of either
+ *             sign), in [0, 1]
  *   ρ'        ρ + w·(⌈n/P⌉ − ρ)⁺ + v·κ·(ρ − 1): the ranks packed ⌈n/P⌉ to a core while a
  *             round is shorter than τ (w), and κ per unit of ρ − 1 for switching cores (v);
  *             w fades from 1 (one-step rounds) to 0 as a round's idle steps pass τ, 0 where
@@ -63,7 +64,7 @@ typedef struct {
 contention_placement contention_placement_of(const costmodel_params *p, const job_config *c);
 
 /* m: the part of a core a dedicated master keeps, 1 − y (+ (1 − w)·L over rounds longer
- * than τ), at most 1; 0 when rank 0 trains. */
+ * than τ), in [0, 1]; 0 when rank 0 trains. */
 double contention_master_cores(const costmodel_params *p, const job_config *c);
 
 /* Do the busiest machine's processes outnumber its cores (see the header)? */

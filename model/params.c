@@ -4,10 +4,10 @@
 #include <stddef.h>
 #include <string.h>
 
-#define ROW_(id, name, field, se, unit, hi, drawn, req, print, says) \
-    [PARAM_##id] = { name, unit, says, hi, drawn, req, print, NULL, PARAM_SECONDS },
-#define ROW_FLAG_(id, name, field, se, unit, hi, drawn, req, print, says, flag, kind) \
-    [PARAM_##id] = { name, unit, says, hi, drawn, req, print, flag, kind },
+#define ROW_(id, name, field, se, unit, lo, hi, drawn, req, print, says) \
+    [PARAM_##id] = { name, unit, says, lo, hi, drawn, req, print, NULL, PARAM_SECONDS },
+#define ROW_FLAG_(id, name, field, se, unit, lo, hi, drawn, req, print, says, flag, kind) \
+    [PARAM_##id] = { name, unit, says, lo, hi, drawn, req, print, flag, kind },
 static const param_row rows[PARAM_COUNT] = { COSTMODEL_PARAMS(ROW_, ROW_FLAG_) };
 #undef ROW_
 #undef ROW_FLAG_

@@ -61,7 +61,7 @@ static synth_times fit_times(const costmodel_params *p, const job_config *c) {
             v_kappa = fmin(1.0, p->kappa_fade_s / idle_s);
     }
     const bool dedicated = c->master == JOB_MASTER_DEDICATED;
-    const double m = dedicated ? fmin(1.0, 1 - p->master_yield + (1 - v) * p->master_yield_loss) : 0.0;
+    const double m = dedicated ? fmin(1.0, fmax(0.0, 1 - p->master_yield + (1 - v) * p->master_yield_loss)) : 0.0;
     const double rho = P > 0 && K * T + m > P ? (K * T + m) / P : 1.0;
     const double slow = rho > 1 ? rho + v * fmax(0.0, ceil(K * T / P) - rho) + v_kappa * p->oversub_compute * (rho - 1)
                                 : 1.0;
@@ -793,34 +793,55 @@ Test(fit, a_dedicated_masters_share_of_a_core_comes_from_its_workers_steps) {
     release(&s);
 }
 
-/* A dedicated master that polls a whole epoch between exchanges takes more of its core
- * than one that exchanges every step: truth y = 0.5 with L = 0.3 of it given up past τ, 4
- * workers and the master on 4 cores, batch (w = 1: m = 0.5) and epoch sync (4 steps of 35
- * ms a round against τ = 0.05 s: w = 0, m = 0.8). y from the batch runs and L from the
- * epoch runs, each within 0.2 as y above; with the batch runs alone L = 0 with a note. */
-Test(fit, a_dedicated_master_polling_past_tau_gives_up_part_of_its_yield) {
+/* A dedicated master whose share of a core changes past τ: truth y = 0.5 and L, 4 workers
+ * and the master on 4 cores, batch (w = 1: m = 0.5) and epoch sync (4 steps of 35 ms a
+ * round against τ = 0.05 s: w = 0, m = 0.5 + L), the batch runs and, where epoch_runs, the
+ * epoch ones twice each, into *s; the fit into *r (release both). */
+static void fit_master_past_tau(double yield_loss, bool epoch_runs, trace_set *s, fit_result *r) {
     synth_truth truth = truth_example();
     truth.p.master_yield = 0.5;
-    truth.p.master_yield_loss = 0.3;
+    truth.p.master_yield_loss = yield_loss;
     truth.p.balance_s = 0.05;
     gsl_rng *rng = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(rng, 12);
-    trace_set s;
-    example_set(&s, &truth, rng);
+    example_set(s, &truth, rng);
     const job_config batch = crowded_dedicated("batch"), epoch = crowded_dedicated("epoch");
-    keep_runs(&s, &truth, &batch, 2, rng);
-    fit_result r;
+    keep_runs(s, &truth, &batch, 2, rng);
+    if (epoch_runs)
+        keep_runs(s, &truth, &epoch, 2, rng);
+    gsl_rng_free(rng);
     char err[1024] = "";
-    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(fit_set(s, r, err, sizeof err), 0, "%s", err);
+}
+
+/* One that polls a whole epoch between exchanges takes more of its core than one that
+ * exchanges every step (L = 0.3: m = 0.8 over the epoch): y from the batch runs and L from
+ * the epoch runs, each within 0.2 as y above; with the batch runs alone L = 0 with a note. */
+Test(fit, a_dedicated_master_polling_past_tau_gives_up_part_of_its_yield) {
+    trace_set s;
+    fit_result r;
+    fit_master_past_tau(0.3, false, &s, &r);
     cr_assert_eq(r.cal.params.master_yield_loss, 0.0);
     cr_assert(note_on(&r, "master_yield_loss") && strstr(note_on(&r, "master_yield_loss"), "longer than balance"), "%s",
               note_on(&r, "master_yield_loss"));
     fit_result_release(&r);
-    keep_runs(&s, &truth, &epoch, 2, rng);
-    gsl_rng_free(rng);
-    cr_assert_eq(fit_set(&s, &r, err, sizeof err), 0, "%s", err);
+    release(&s);
+    fit_master_past_tau(0.3, true, &s, &r);
     cr_assert(fabs(r.cal.params.master_yield - 0.5) < 0.2, "y = %g", r.cal.params.master_yield);
     cr_assert(fabs(r.cal.params.master_yield_loss - 0.3) < 0.2, "L = %g", r.cal.params.master_yield_loss);
+    fit_result_release(&r);
+    release(&s);
+}
+
+/* One that naps through a whole epoch between exchanges gives more of its core back than
+ * one messaged every step (L = -0.3: m = 0.2 over the epoch; L held at 0 said 0.5): L
+ * within 0.2 of -0.3. */
+Test(fit, a_dedicated_master_napping_past_tau_gives_back_more_of_its_core) {
+    trace_set s;
+    fit_result r;
+    fit_master_past_tau(-0.3, true, &s, &r);
+    cr_assert(fabs(r.cal.params.master_yield - 0.5) < 0.2, "y = %g", r.cal.params.master_yield);
+    cr_assert(fabs(r.cal.params.master_yield_loss + 0.3) < 0.2, "L = %g", r.cal.params.master_yield_loss);
     fit_result_release(&r);
     release(&s);
 }
