@@ -16,13 +16,12 @@
  * moves once a step are its weights); the whole step says how much it costs, and a fit of
  * it on a plan whose batches vary little trades c0 against c1 freely (it can put c0 at 0
  * where the layers move their weights every step). So
- *   k = min(1, (c0 + c1·B)/(S(m) + E(m)·B)),   R = max(0, c0 + c1·B − S(m) − E(m)·B),
- *   R0 = min(R, max(0, c0 − S(m))),   R1 = (R − R0)/B,
- *   c0' = k·S(x) + R0,   c1' = k·E(x) + R1:
- * layers that cost more than the measured step are scaled down to it, a step that costs
- * more than its layers keeps that rest (the loss, the step's framework) whole, per step as
- * far as c0 exceeds S(m), the remainder per example. At B, x = m gives back c0 + c1·B;
- * both standard errors scale as the step at B does;
+ *   k = (c0 + c1·B)/(S(m) + E(m)·B),   c0' = k·S(x),   c1' = k·E(x):
+ * x's layers at the measured step's level, whichever fit is the higher. What a step spends
+ * outside its layers (the loss, the framework) is too small to carry apart (0.1–0.6% of a
+ * CNN's step); carried whole per example, as until 2026-12-07, the difference of the two
+ * fits' levels priced a small network's step 27% over its layers' (docs/networks.md). At
+ * B, x = m gives back c0 + c1·B; both standard errors scale as the step at B does;
  *   update' = update · params(x)/params(m),
  *   model bytes' = 4 · params(x),
  *   the traffic a step moves (costmodel_allreduce_beta): x's layers' bytes and step bytes,

@@ -1708,10 +1708,10 @@ static void add_fc_layers(trace *t) {
  * split, the whole step the level at b̄, the steps' mean local batch: the idle runs at one
  * core (1x1 ps b64: 32 steps; 2x1 batch ps, 2x1 epoch ps, 2x1 batch allreduce b32: 64
  * steps of two ranks each; 4x1 allreduce b16: 128 steps of four) give b̄ = (32·64 + 192·32
- * + 128·16)/352 = 29.09. There the step, 0.2 + 0.5·29.09 = 14.75 ms, costs more than its
- * layers, 0.4 + 0.4·29.09 = 12.04 ms (k = 1), and the rest is per example, since c0 is under
- * S: c0 = S = 0.4 ms, c1 = 0.5 − (0.4 − 0.2)/29.09 = 0.4931 ms. Without the layers the
- * fit keeps the whole step's split. */
+ * + 128·16)/352 = 29.09. There the step, 0.2 + 0.5·29.09 = 14.75 ms, costs k = 14.75/12.04
+ * = 1.225 times its layers, 0.4 + 0.4·29.09 = 12.04 ms, and the layers' split is priced at
+ * that level: c0 = c1·(1 step/1 example) = 0.4·k = 0.4900 ms, exactly as many ms a step as
+ * an example. Without the layers the fit keeps the whole step's split. */
 Test(fit, a_steps_fixed_cost_is_split_off_as_its_layers_split_it) {
     synth_truth truth = truth_example();
     truth.p.c0_s = 0.2e-3;
@@ -1741,8 +1741,9 @@ Test(fit, a_steps_fixed_cost_is_split_off_as_its_layers_split_it) {
             within_3se("c0 (whole step)", p->c0_s, e->c0_s, 0.2e-3);
             within_3se("c1 (whole step)", p->c1_s, e->c1_s, 0.5e-3);
         } else {
-            cr_assert(fabs(p->c0_s - 0.4e-3) <= 1e-9, "c0 %g: the layers' 0.4 ms a step", p->c0_s);
-            const double c1_want = 0.5e-3 - (0.4e-3 - 0.2e-3) / b_mean;
+            cr_assert(fabs(p->c0_s - p->c1_s) <= 1e-12, "c0 %g, c1 %g: the layers' 0.4 ms a step and 0.4 ms an "
+                      "example", p->c0_s, p->c1_s);
+            const double c1_want = 0.4e-3 * (0.2e-3 + 0.5e-3 * b_mean) / (0.4e-3 + 0.4e-3 * b_mean);
             within_3se("c1 (the layers' split)", p->c1_s, e->c1_s + e->c0_s / b_mean, c1_want);
         }
         if (with_layers) { /* held out, c0 is the line's own, taken away: c1 stays the line's */

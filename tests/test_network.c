@@ -165,24 +165,26 @@ static calibration_network fc_network(void) {
     return n;
 }
 
-/* c0 = 1 ms, c1 = 2 ms: at B = 32 the step costs 65 000 µs, its layers 10 + 32·64 = 2058:
- * the rest, 62 942 µs, is what no layer holds, kept whole: 990 µs a step (c0 over S(m)) and
- * (62 942 − 990)/32 = 1936 µs an example. c0' = 20 + 990 = 1010 µs, c1' = 320 + 1936 =
- * 2256 µs; the step at B becomes 1010 + 32·2256 = 73 202 µs, and both standard errors
- * scale by 73 202/65 000. */
-Test(network, another_network_keeps_what_no_layer_holds_and_prices_its_layers) {
+/* c0 = 20 µs, c1 = 70 µs: at B = 32 the step costs 20 + 32·70 = 2260 µs, its layers 10 +
+ * 32·64 = 2058 µs. The layers are priced at the step's level, k = 2260/2058, and keep their
+ * own split: c0' = 20·k = 21.96 µs, c1' = 320·k = 351.4 µs (until 2026-12-07 the 202 µs
+ * over the layers were kept whole, 10 a step and 6 an example: c0' = 30 µs, c1' = 326
+ * µs). The step at B becomes (20 + 32·320)·k = 10 260·k µs, 10 260/2058 times the measured
+ * one, and so both standard errors. */
+Test(network, another_network_is_priced_by_its_layers_at_the_measured_steps_level) {
     calibration_network n = fc_network();
     network_cost x;
     char err[256];
     cr_assert_eq(planned_cost("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
     cr_assert_eq(x.params, 76);
-    costmodel_params p = { .c0_s = 1e-3, .c1_s = 2e-3, .update_s = 1e-4, .model_bytes = 80, .model_cv = 0.05 };
-    double se = 2e-4, se0 = 1e-4;
+    costmodel_params p = { .c0_s = 20e-6, .c1_s = 70e-6, .update_s = 1e-4, .model_bytes = 80, .model_cv = 0.05 };
+    double se = 2e-6, se0 = 1e-5;
     cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), 0, "%s", err);
-    assert_rel(p.c1_s, 2256e-6, 1e-12, "c1");
-    assert_rel(p.c0_s, 1010e-6, 1e-12, "c0");
-    assert_rel(se, 2e-4 * 73202.0 / 65000.0, 1e-12, "c1's standard error");
-    assert_rel(se0, 1e-4 * 73202.0 / 65000.0, 1e-12, "c0's standard error");
+    const double k = 2260.0 / 2058.0;
+    assert_rel(p.c1_s, 320e-6 * k, 1e-12, "c1");
+    assert_rel(p.c0_s, 20e-6 * k, 1e-12, "c0");
+    assert_rel(se, 2e-6 * 10260.0 / 2058.0, 1e-12, "c1's standard error");
+    assert_rel(se0, 1e-5 * 10260.0 / 2058.0, 1e-12, "c0's standard error");
     assert_rel(p.update_s, 1e-4 * 76 / 20, 1e-12, "update");
     assert_rel(p.model_bytes, 304, 1e-12, "model bytes");
     assert_rel(p.model_cv, sqrt(0.05 * 0.05 + 0.1 * 0.1), 1e-12, "model_cv");
@@ -263,8 +265,8 @@ Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_
 }
 
 /* Through the binary: one worker, only compute costs, so the time is c1's; the
- * calibration of fc4 with the rates above. --net fc8,relu,fc4 moves c1 from 2 ms to
- * 2.256 ms: the time by 1.128. */
+ * calibration of fc4 with the rates above, no layer-step cost. --net fc8,relu,fc4 prices
+ * its layers at the measured step's level: c1 by E(x)/E(m) = 320/64, the time by 5. */
 /* clirun's calibration where only c1 costs (2 ms ± 0.2 ms), with fc_network's per-FLOP
  * rate (no layer-step cost: c0 stays 0) and model bytes, written back through the
  * calibration file's own writer. */
@@ -289,7 +291,7 @@ Test(network, model_net_prices_another_network_through_the_binary) {
     prediction_row *other = clirun_predictions(args, &n2);
     cr_assert_eq(n1, 1);
     cr_assert_eq(n2, 1);
-    assert_rel(other[0].time_s / own[0].time_s, 2.256 / 2.0, 1e-6, "the time moves with c1");
+    assert_rel(other[0].time_s / own[0].time_s, 320.0 / 64.0, 1e-6, "the time moves with c1");
     cr_assert(other[0].time_hi / other[0].time_s > own[0].time_hi / own[0].time_s, "the transfer widens the interval");
     free(own), free(other);
     clirun_result r = clirun(args);
