@@ -481,7 +481,8 @@ done:
  * Either sign: a master may keep more of a core over long rounds (it polls through them)
  * or less (it naps through them, messaged less often: docs/calibration.md). No dedicated
  * run: y = 1 ± 0.5, a master that gives its core back while it waits (the trainer's naps;
- * docs/calibration.md says why); no long-round one: L = 0; each with a note. After fit_sigma and fit_oversub (κ, τ). */
+ * docs/calibration.md says why); no long-round one: L = 0; each with a note. After
+ * fit_sigma and fit_oversub (κ, τ). */
 typedef struct {
     double m_weighted, weight, m_sum, m_sq;
     long n;

@@ -16,7 +16,7 @@
 #include <stdio.h>
 #include <string.h>
 
-/* One required entry of "params": {"value": v, ...}, v finite and ≥ 0. */
+/* One required entry of "params": {"value": v, ...}, v finite and ≥ lo. */
 static int read_param(const char *path, json_t *params, const char *section, const char *name, double lo,
                       double *value, double *stderr_out, char *err, int errlen) {
     json_t *entry = json_object_get(params, name);
@@ -132,14 +132,17 @@ static int read_params(const char *path, json_t *params, calibration *out, char 
                        param_se(&out->stderr_, (param_id)i), err, errlen))
             return -1;
     }
-    /* Above their range (read_param has checked the lower bound): a file that passes here passes
-     * costmodel_check. */
+    /* Above their range (read_param has checked the lower bound): a file that passes here
+     * passes costmodel_check. */
     if (p->waits_block != 0 && p->waits_block != 1)
         return errmsg_set(err, errlen, "%s: params.waits_block.value: expected 0 (waits poll) or 1 (waits block), got %g",
                           path, p->waits_block);
     for (int i = 0; i < PARAM_COUNT; i++) {
         const param_row *r = param_info((param_id)i);
         const double v = param_get(p, (param_id)i);
+        if (r->lo != 0 && v > r->hi) /* a signed correction */
+            return errmsg_set(err, errlen, "%s: params.%s.value: expected a number in [%g, %g], got %g", path, r->name,
+                              r->lo, r->hi, v);
         if (r->hi == 1.0 && v > 1)
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a fraction in [0, 1], got %g", path, r->name, v);
         if (v > r->hi) // the writer and the placement count cores in ints

@@ -31,9 +31,13 @@ int costmodel_check(const costmodel_params *p, const job_config *c, char *err, i
     for (int i = 0; i < PARAM_COUNT; i++) {
         const param_row *r = param_info((param_id)i);
         const double v = param_get(p, (param_id)i);
-        if (!isfinite(v) || v < r->lo)
-            return r->lo == 0 ? fail(err, errlen, r->name, "must be a finite number >= 0", v)
-                              : failf(err, errlen, "%s must be in [%g, %g] (got %g)", r->name, r->lo, r->hi, v);
+        if (r->lo != 0) { /* a signed correction */
+            if (!(v >= r->lo && v <= r->hi))
+                return failf(err, errlen, "%s must be in [%g, %g] (got %g)", r->name, r->lo, r->hi, v);
+            continue;
+        }
+        if (!isfinite(v) || v < 0)
+            return fail(err, errlen, r->name, "must be a finite number >= 0", v);
         if (r->hi == 1.0 && v > 1)
             return fail(err, errlen, r->name, "must be in [0, 1]", v);
         if (v > r->hi)

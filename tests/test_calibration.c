@@ -361,17 +361,21 @@ Test(calibration, negative_memory_term_is_named) {
     cr_assert(strstr(err, "memory.base.value: expected a finite number >= 0") != NULL, "%s", err);
 }
 
-Test(calibration, a_signed_correction_reads_down_to_its_lower_bound_and_is_named_below_it) {
+Test(calibration, a_signed_correction_reads_within_its_range_and_is_named_outside_it) {
     static const char *ok = "{\"format\": \"speedup-calibration\", \"version\": 1, \"params\": {\n" PARAMS_BODY
                             ",\"master_yield_loss\": {\"value\": -0.4}}}\n";
     static const char *bad = "{\"format\": \"speedup-calibration\", \"version\": 1, \"params\": {\n" PARAMS_BODY
                              ",\"master_yield_loss\": {\"value\": -1.5}}}\n";
+    static const char *above = "{\"format\": \"speedup-calibration\", \"version\": 1, \"params\": {\n" PARAMS_BODY
+                               ",\"master_yield_loss\": {\"value\": 1.5}}}\n";
     calibration cal;
     char err[512] = "";
     cr_assert_eq(read_text(ok, &cal, err, sizeof err), 0, "%s", err);
     cr_assert_eq(cal.params.master_yield_loss, -0.4);
     cr_assert_eq(read_text(bad, &cal, err, sizeof err), -1);
     cr_assert(strstr(err, "params.master_yield_loss.value: expected a finite number >= -1, got -1.5") != NULL, "%s", err);
+    cr_assert_eq(read_text(above, &cal, err, sizeof err), -1);
+    cr_assert(strstr(err, "params.master_yield_loss.value: expected a number in [-1, 1], got 1.5") != NULL, "%s", err);
 }
 
 /* A fitted efficiency model with every field distinct, so that a swapped one shows. */

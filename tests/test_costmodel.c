@@ -401,7 +401,8 @@ Test(costmodel, a_dedicated_master_polling_past_tau_takes_more_of_its_core) {
 Test(costmodel, a_dedicated_master_napping_past_tau_takes_less_of_its_core_and_never_below_none) {
     /* As above with L = -0.3 (more of its core given back past τ): every:4 m = 0.5 −
      * 0.5·0.3 = 0.35, ρ = 1.175; epoch sync m = 0.2, ρ = 1.1. L = -0.8: the epoch's m =
-     * 0.5 − 0.8 would be below nothing, so 0 and ρ = 1. Below −1, L is named out of range. */
+     * 0.5 − 0.8 would be below nothing, so 0 and ρ = 1. Below −1 or above 1, L is named out of
+     * its range. */
     costmodel_params p = seed_params(0.1, 0, 0, 0);
     p.host_cores = 2;
     p.master_yield = 0.5;
@@ -421,6 +422,9 @@ Test(costmodel, a_dedicated_master_napping_past_tau_takes_less_of_its_core_and_n
     p.master_yield_loss = -1.5;
     cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
     cr_assert(strstr(err, "master_yield_loss must be in [-1, 1] (got -1.5)") != NULL, "%s", err);
+    p.master_yield_loss = 1.5;
+    cr_assert_eq(costmodel_check(&p, &c, err, sizeof err), -1);
+    cr_assert(strstr(err, "master_yield_loss must be in [-1, 1] (got 1.5)") != NULL, "%s", err);
 }
 
 Test(costmodel, one_worker_one_core_has_speedup_one) {
