@@ -19,9 +19,10 @@
  *   k = (c0 + c1·B)/(S(m) + E(m)·B),   c0' = k·S(x),   c1' = k·E(x):
  * x's layers at the measured step's level, whichever fit is the higher. What a step spends
  * outside its layers (the loss, the framework) is too small to carry apart (0.1–0.6% of a
- * CNN's step); carried whole per example, as until 2026-12-07, the difference of the two
- * fits' levels priced a small network's step 27% over its layers' (docs/networks.md). At
- * B, x = m gives back c0 + c1·B; both standard errors scale as the step at B does;
+ * CNN's step): what tells the two fits apart is their level (the whole step's is the mean
+ * step, slow ones included), which grows with the step; carried per example, it priced a
+ * small network far over its layers (docs/networks.md). At B, x = m gives back c0 + c1·B;
+ * both standard errors scale as the step at B does;
  *   update' = update · params(x)/params(m),
  *   model bytes' = 4 · params(x),
  *   the traffic a step moves (costmodel_allreduce_beta): x's layers' bytes and step bytes,
