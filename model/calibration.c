@@ -140,7 +140,7 @@ static int read_params(const char *path, json_t *params, calibration *out, char 
     for (int i = 0; i < PARAM_COUNT; i++) {
         const param_row *r = param_info((param_id)i);
         const double v = param_get(p, (param_id)i);
-        if (r->lo != 0 && v > r->hi) /* a signed correction */
+        if (r->lo != 0 && !param_in_range(r, v)) /* a signed correction (read_param checked lo) */
             return errmsg_set(err, errlen, "%s: params.%s.value: expected a number in [%g, %g], got %g", path, r->name,
                               r->lo, r->hi, v);
         if (r->hi == 1.0 && v > 1)

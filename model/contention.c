@@ -81,7 +81,7 @@ double contention_master_cores(const costmodel_params *p, const job_config *c) {
     if (c->master != JOB_MASTER_DEDICATED)
         return 0.0;
     double m = 1.0 - p->master_yield;
-    if (p->master_yield_loss != 0 && !job_sync_is_async(c->sync))
+    if (!job_sync_is_async(c->sync))
         m += (1.0 - contention_packing_weight(p, c)) * p->master_yield_loss;
     return fmin(1.0, fmax(0.0, m));
 }

@@ -32,7 +32,7 @@ int costmodel_check(const costmodel_params *p, const job_config *c, char *err, i
         const param_row *r = param_info((param_id)i);
         const double v = param_get(p, (param_id)i);
         if (r->lo != 0) { /* a signed correction */
-            if (!(v >= r->lo && v <= r->hi))
+            if (!param_in_range(r, v))
                 return failf(err, errlen, "%s must be in [%g, %g] (got %g)", r->name, r->lo, r->hi, v);
             continue;
         }

@@ -36,7 +36,7 @@ double netcost_split(const calibration_network *n, const network_cost *target, d
      * 0.1–0.6% of a CNN's step (the traces' compute spans against their layers' times), and
      * what else tells the two fits apart (the whole step's level is its mean, slow steps
      * included) grows with the step, not with its examples. */
-    const double fit = *c0_s + *c1_s * batch, layers = s_m + e_m * batch, k = layers > 0 ? fit / layers : 1.0;
+    const double fit = *c0_s + *c1_s * batch, k = fit / (s_m + e_m * batch); /* E(m) > 0, batch ≥ 1 */
     *c0_s = k * s_x;
     *c1_s = k * e_x;
     return fit > 0 ? (*c0_s + *c1_s * batch) / fit : 1.0;

@@ -21,6 +21,8 @@ static const size_t se_offset[PARAM_COUNT] = { COSTMODEL_PARAMS(OFFSET_, OFFSET_
 
 const param_row *param_info(param_id id) { return &rows[id]; }
 
+bool param_in_range(const param_row *r, double v) { return v >= r->lo && v <= r->hi; }
+
 double *param_value(costmodel_params *p, param_id id) { return (double *)((char *)p + value_offset[id]); }
 
 double param_get(const costmodel_params *p, param_id id) {

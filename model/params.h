@@ -130,6 +130,8 @@ typedef struct {
 
 /* The registry's row of parameter id (0 ≤ id < PARAM_COUNT). */
 const param_row *param_info(param_id id);
+/* Is v a finite value in the row's range [lo, hi]? */
+bool param_in_range(const param_row *r, double v);
 /* Parameter id's value in p, its standard error in e. */
 double *param_value(costmodel_params *p, param_id id);
 double param_get(const costmodel_params *p, param_id id);

@@ -132,8 +132,6 @@ uncertainty_interval uncertainty_closed_form(const costmodel_params *p, const jo
 /* ---------------------------------------------------------------------------------- */
 /* Draws */
 
-static bool in_range(double x, const param_row *r) { return x >= r->lo && x <= r->hi; }
-
 /* c0 and c1 jointly: the bivariate normal conditioned on both ≥ 0. */
 static void draw_c0_c1(const uncertainty *u, costmodel_params *out, gsl_rng *rng) {
     double s0 = se_of(u, PARAM_C0), s1 = se_of(u, PARAM_C1), rho = c0_c1_correlation(u);
@@ -164,7 +162,7 @@ void uncertainty_draw(const uncertainty *u, const costmodel_params *est, gsl_rng
         double *v = value_of(out, i), mean = *v, x = mean;
         for (int tries = 0; tries < MAX_REJECTIONS; tries++) {
             x = mean + gsl_ran_gaussian(rng, se);
-            if (in_range(x, param_info((param_id)i)))
+            if (param_in_range(param_info((param_id)i), x))
                 break;
         }
         *v = fmin(param_info((param_id)i)->hi, fmax(param_info((param_id)i)->lo, x));
