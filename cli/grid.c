@@ -428,14 +428,31 @@ void grid_print_setting(const grid *g, FILE *out) {
         snprintf(where, sizeof where, "one host of %g cores", g->params.host_cores);
     else
         snprintf(where, sizeof where, "one host, cores unlimited");
-    if (g->net_spec)
+    if (g->net_spec) {
         fprintf(out, "network: %s, priced by layer kind from the calibration's %s (transfer error %.3g added to the "
-                "interval)\n", g->net_spec, g->network.spec, g->network.transfer_cv);
+                "interval)\n", g->net_spec, g->network.spec, netcost_transfer_cv(&g->network, g->net_unlike_share));
+        if (g->net_unlike_layers > 0)
+            fprintf(out, "  %d of its %d layers (%.0f%% of its layer time) are unlike any the calibration timed "
+                    "(channels, positions or kernel more than 2x apart): their rates are extrapolated (%.3g of the "
+                    "transfer error is theirs); `speedup calibrate --net %s` measures them\n",
+                    g->net_unlike_layers, g->net_layers, 100 * g->net_unlike_share,
+                    g->net_unlike_share * NETCOST_UNLIKE_CV, g->net_spec);
+    }
     fprintf(out, "parameters: %s; D = %ld examples, B = %ld (%s), E = %d epochs (%s); on %s%s\n", g->host,
             g->base.examples, g->base.batch,
             g->base.batch_per_worker ? "weak scaling: B per worker" : "strong scaling: B split over the workers",
             g->base.epochs, g->workload_from, where,
             g->no_contention ? " (--no-contention: as if every rank had a core of its own)" : "");
+}
+
+/* The cost of spec on n's input, its layers' shapes with it: 0, or -1 with the reason in err. */
+static int planned_cost(const calibration_network *n, const char *spec, network_cost *out, char *err, int errlen) {
+    net *planned = net_plan(spec, n->input[0], n->input[1], n->input[2], n->input[3], err, errlen);
+    if (!planned)
+        return -1;
+    *out = net_cost_of(planned);
+    net_free(planned);
+    return 0;
 }
 
 /* --net: the calibration's rates price another network (model/netcost.h). 0, or 2 printed. */
@@ -448,20 +465,25 @@ static int transfer_network(grid *g) {
                    g->calib_path ? g->calib_path : "the seed-like example");
         return 2;
     }
-    const int *in = g->network.input;
     char err[512];
-    net *planned = net_plan(g->net_spec, in[0], in[1], in[2], in[3], err, sizeof err);
-    if (!planned) {
+    network_cost target, measured;
+    if (planned_cost(&g->network, g->net_spec, &target, err, sizeof err)) {
         args_error("--net: %s", err);
         return 2;
     }
-    const network_cost target = net_cost_of(planned);
-    net_free(planned);
+    /* calibration.json keeps its layers' work, not their shapes: planned again from its spec
+     * (where it does not plan, no layer is known alike) */
+    if (planned_cost(&g->network, g->network.spec, &measured, err, sizeof err))
+        measured.n = 0;
     /* At the batch asked (the workload's B, given or the calibration's): where both fits of
      * the measured step are read against each other. */
     const double batch = (double)(g->batch > 0 ? g->batch : g->base.batch);
-    if (netcost_transfer(&g->network, &target, batch, &g->params, &g->unc.se.c0_s, &g->unc.se.c1_s, err,
-                         sizeof err)) {
+    g->net_unlike_share = netcost_unlike_share(&g->network, &measured, &target, batch, &g->net_unlike_layers);
+    g->net_layers = 0;
+    for (int i = 0; i < target.n; i++)
+        g->net_layers += !network_layer_idle(&target.layer[i]);
+    if (netcost_transfer(&g->network, &target, batch, g->net_unlike_share, &g->params, &g->unc.se.c0_s,
+                         &g->unc.se.c1_s, err, sizeof err)) {
         args_error("--net: %s", err);
         return 2;
     }

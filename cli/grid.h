@@ -187,6 +187,8 @@ typedef struct {
     const char *workload_from;    /* where D, B, E came from, for the setting's line */
     const char *net_spec;         /* --net: another network than the calibration's; NULL: its own */
     calibration_network network;  /* --calib's network and layer rates (model/netcost.h) */
+    double net_unlike_share;      /* --net: the share of its layer time unlike the measured layers */
+    int net_unlike_layers, net_layers; /* --net: its layers of work, and those unlike */
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
     double param[PARAM_COUNT];   /* what-if values by registry id; NAN: not given */

@@ -21,9 +21,19 @@ typedef enum { NETWORK_CONV, NETWORK_FC, NETWORK_ELEMENTWISE, NETWORK_POOL, NETW
 
 enum { NETWORK_MAX_LAYERS = 64 };
 
+/* A layer's shape, where known: its input and output channels (an fc's inputs and
+ * outputs), its output positions per example (h·w; 1 for an fc) and its kernel's side (1
+ * but for conv and pool). The trainer's plan knows it (train/net.h's net_cost_of); traces
+ * and calibration.json carry the work only, and read back 0: not known. */
+typedef struct {
+    int channels_in, channels_out, kernel;
+    long positions;
+} network_shape;
+
 typedef struct {
     network_kind kind;
     double flops, bytes, step_bytes;  /* see above */
+    network_shape shape;
 } network_layer;
 
 typedef struct {
@@ -36,6 +46,13 @@ typedef struct {
 static inline int network_layer_idle(const network_layer *l) {
     return !(l->flops > 0) && !(l->bytes > 0) && !(l->step_bytes > 0);
 }
+
+/* Are a and b alike: the same kind, both shapes known, and each of their channels in and
+ * out, positions and kernel within a factor of 2 of the other's? A kind's rate measured on
+ * one prices the other as the calibration measured it; how fast a kernel runs changes with
+ * its shape beyond that (a convolution of 6 channels runs at half the rate per FLOP of one
+ * of 32: docs/networks.md, "Layers unlike the measured ones"). */
+int network_layers_alike(const network_layer *a, const network_layer *b);
 
 const char *network_kind_name(network_kind k);   /* "conv", "fc", "elementwise", "pool" */
 int network_kind_parse(const char *s, network_kind *out);

@@ -4,25 +4,54 @@
 #include <math.h>
 #include <stdio.h>
 
+/* A layer's price by n's rates: per example, and once a step (a layer of no work: none). */
+static double layer_example_s(const calibration_network *n, const network_layer *l) {
+    const netcost_rates *r = &n->rate[l->kind];
+    return r->s_per_flop * l->flops + r->s_per_byte * l->bytes;
+}
+
+static double layer_step_s(const calibration_network *n, const network_layer *l) {
+    const netcost_rates *r = &n->rate[l->kind];
+    return network_layer_idle(l) ? 0.0 : r->s_per_step_byte * l->step_bytes + r->s_per_layer_step;
+}
+
 double netcost_example_s(const calibration_network *n, const network_cost *x) {
     double s = 0;
-    for (int i = 0; i < x->n; i++) {
-        const network_layer *l = &x->layer[i];
-        const netcost_rates *r = &n->rate[l->kind];
-        s += r->s_per_flop * l->flops + r->s_per_byte * l->bytes;
-    }
+    for (int i = 0; i < x->n; i++)
+        s += layer_example_s(n, &x->layer[i]);
     return s;
 }
 
 double netcost_step_s(const calibration_network *n, const network_cost *x) {
     double s = 0;
-    for (int i = 0; i < x->n; i++) {
-        const network_layer *l = &x->layer[i];
-        const netcost_rates *r = &n->rate[l->kind];
-        if (!network_layer_idle(l))
-            s += r->s_per_step_byte * l->step_bytes + r->s_per_layer_step;
-    }
+    for (int i = 0; i < x->n; i++)
+        s += layer_step_s(n, &x->layer[i]);
     return s;
+}
+
+double netcost_unlike_share(const calibration_network *n, const network_cost *measured, const network_cost *target,
+                            double batch, int *unlike) {
+    double all = 0, apart = 0;
+    bool shaped = false;
+    *unlike = 0;
+    for (int i = 0; i < target->n; i++) {
+        const network_layer *x = &target->layer[i];
+        if (network_layer_idle(x))
+            continue;
+        shaped |= x->shape.channels_out > 0;
+        bool alike = false;
+        for (int j = 0; j < measured->n && !alike; j++)
+            alike = network_layers_alike(x, &measured->layer[j]);
+        const double s = layer_example_s(n, x) * batch + layer_step_s(n, x);
+        all += s;
+        if (!alike) {
+            apart += s;
+            (*unlike)++;
+        }
+    }
+    if (!shaped)
+        return 1.0;
+    return all > 0 ? apart / all : 0.0;
 }
 
 double netcost_split(const calibration_network *n, const network_cost *target, double batch, double *c0_s,
@@ -42,8 +71,18 @@ double netcost_split(const calibration_network *n, const network_cost *target, d
     return fit > 0 ? (*c0_s + *c1_s * batch) / fit : 1.0;
 }
 
-int netcost_transfer(const calibration_network *n, const network_cost *target, double batch, costmodel_params *p,
-                     double *c0_se, double *c1_se, char *err, int errlen) {
+/* τ² + (u·U)² (netcost.h). */
+static double transfer_variance(const calibration_network *n, double unlike_share) {
+    const double apart = unlike_share * NETCOST_UNLIKE_CV;
+    return n->transfer_cv * n->transfer_cv + apart * apart;
+}
+
+double netcost_transfer_cv(const calibration_network *n, double unlike_share) {
+    return sqrt(transfer_variance(n, unlike_share));
+}
+
+int netcost_transfer(const calibration_network *n, const network_cost *target, double batch, double unlike_share,
+                     costmodel_params *p, double *c0_se, double *c1_se, char *err, int errlen) {
     const double e_m = n->known ? netcost_example_s(n, &n->cost) : 0.0;
     if (!(e_m > 0)) {
         snprintf(err, (size_t)errlen, "the calibration has no per-layer rates of this host (calibrate again: its "
@@ -68,8 +107,9 @@ int netcost_transfer(const calibration_network *n, const network_cost *target, d
             p->traffic_bytes_per_step += target->layer[i].step_bytes;
         }
     }
-    p->model_cv = sqrt(p->model_cv * p->model_cv + n->transfer_cv * n->transfer_cv);
+    const double transfer2 = transfer_variance(n, unlike_share);
+    p->model_cv = sqrt(p->model_cv * p->model_cv + transfer2);
     if (p->model_cv_oversub > 0)
-        p->model_cv_oversub = sqrt(p->model_cv_oversub * p->model_cv_oversub + n->transfer_cv * n->transfer_cv);
+        p->model_cv_oversub = sqrt(p->model_cv_oversub * p->model_cv_oversub + transfer2);
     return 0;
 }

@@ -26,8 +26,11 @@
  *   update' = update · params(x)/params(m),
  *   model bytes' = 4 · params(x),
  *   the traffic a step moves (costmodel_allreduce_beta): x's layers' bytes and step bytes,
- * and the prediction carries the transfer's own error: model_cv' = √(model_cv² + τ²), τ =
- * transfer_cv (what experiments/networks measured such transfers to miss by).
+ * and the prediction carries the transfer's own error: model_cv' = √(model_cv² + τ² + (u·U)²),
+ * τ = transfer_cv (what experiments/networks measured transfers between alike layers to
+ * miss by), u the share of x's layer time (S(x) + E(x)·B) in layers unlike any of m's
+ * (core/network.h's network_layers_alike: a kind's rate measured at other channels,
+ * positions or kernel), U = NETCOST_UNLIKE_CV (what such layers missed by).
  */
 #ifndef SPEEDUP_NETCOST_H
 #define SPEEDUP_NETCOST_H
@@ -54,6 +57,11 @@ typedef struct {
  * transfers experiments/networks measured (docs/networks.md). */
 #define NETCOST_DEFAULT_TRANSFER_CV 0.06
 
+/* U of the header: the log-rms of the transfers experiments/networks measured to networks
+ * whose layers are all unlike the calibrated one's, over the transfer_cv their alike
+ * layers miss by (docs/networks.md, "Layers unlike the measured ones"). */
+#define NETCOST_UNLIKE_CV 0.10
+
 /* E(x) and S(x) of the header. */
 double netcost_example_s(const calibration_network *n, const network_cost *x);
 double netcost_step_s(const calibration_network *n, const network_cost *x);
@@ -65,9 +73,20 @@ double netcost_step_s(const calibration_network *n, const network_cost *x);
 double netcost_split(const calibration_network *n, const network_cost *target, double batch, double *c0_s,
                      double *c1_s);
 
-/* Makes p predict target instead of n's network at a batch of `batch` examples (see above).
- * 0, or -1 with the reason in err (no rates: n not known, or E(measured) = 0; batch < 1). */
-int netcost_transfer(const calibration_network *n, const network_cost *target, double batch, costmodel_params *p,
-                     double *c0_se, double *c1_se, char *err, int errlen);
+/* u of the header: the share of target's layer time at a batch of `batch`, priced by n's
+ * rates, in layers alike none of `measured` (n's network with its shapes: n->cost, read
+ * from calibration.json, carries none); how many such layers (of work) in *unlike. 1 where
+ * no layer of target has a shape, 0 where its layers cost nothing. */
+double netcost_unlike_share(const calibration_network *n, const network_cost *measured, const network_cost *target,
+                            double batch, int *unlike);
+
+/* √(τ² + (u·U)²): the transfer's error (log-sd) at u = unlike_share. */
+double netcost_transfer_cv(const calibration_network *n, double unlike_share);
+
+/* Makes p predict target instead of n's network at a batch of `batch` examples (see above),
+ * u = unlike_share in [0, 1]. 0, or -1 with the reason in err (no rates: n not known, or
+ * E(measured) = 0; batch < 1). */
+int netcost_transfer(const calibration_network *n, const network_cost *target, double batch, double unlike_share,
+                     costmodel_params *p, double *c0_se, double *c1_se, char *err, int errlen);
 
 #endif

@@ -59,6 +59,38 @@ Test(network, a_small_networks_work_is_counted_layer_by_layer) {
     cr_assert(c.layer[1].bytes > 0);
 }
 
+/* The plan gives each layer its shape: conv5x5x6 on 28x28x1 keeps 28x28 (same padding):
+ * 1 channel in, 6 out, 784 positions, kernel 5; pool2 halves them to 196 positions of 6
+ * channels, kernel 2; fc10 takes 14·14·6 = 1176 inputs at 1 position, kernel 1. Alike is
+ * the same kind with every dimension within 2x: 6 against 12 channels is (and 1176 inputs
+ * against 14·14·12 = 2352), against 13 not (2548 inputs);
+ * a 5x5 kernel against a 3x3 or a 7x7 is, against an 11x11 not; another kind never is, nor a
+ * layer whose shape is not known (a trace's). */
+Test(network, layers_are_alike_within_twice_each_dimension_of_the_same_kind) {
+    network_cost a, b;
+    char err[256];
+    cr_assert_eq(planned_cost("conv5x5x6,relu,pool2,fc10", 28, 28, 1, 10, &a, err, sizeof err), 0, "%s", err);
+    const network_shape *conv = &a.layer[0].shape, *pool = &a.layer[2].shape, *fc = &a.layer[3].shape;
+    cr_assert(conv->channels_in == 1 && conv->channels_out == 6 && conv->positions == 784 && conv->kernel == 5);
+    cr_assert(pool->channels_in == 6 && pool->channels_out == 6 && pool->positions == 196 && pool->kernel == 2);
+    cr_assert(fc->channels_in == 1176 && fc->channels_out == 10 && fc->positions == 1 && fc->kernel == 1);
+    cr_assert_eq(planned_cost("conv3x3x12,relu,pool2,fc10", 28, 28, 1, 10, &b, err, sizeof err), 0, "%s", err);
+    cr_assert(network_layers_alike(&a.layer[0], &b.layer[0]), "6 and 12 channels, 5x5 and 3x3");
+    cr_assert(network_layers_alike(&a.layer[2], &b.layer[2]));
+    cr_assert(!network_layers_alike(&a.layer[0], &b.layer[2]), "a conv is no pool");
+    cr_assert(network_layers_alike(&a.layer[3], &b.layer[3]), "1176 against 2352 inputs: twice, alike");
+    cr_assert_eq(planned_cost("conv7x7x13,relu,pool2,fc10", 28, 28, 1, 10, &b, err, sizeof err), 0, "%s", err);
+    cr_assert(!network_layers_alike(&a.layer[0], &b.layer[0]), "13 channels against 6, 7x7 against 5x5");
+    cr_assert(!network_layers_alike(&a.layer[3], &b.layer[3]), "2548 inputs against 1176");
+    b.layer[0].shape.channels_out = 12;
+    cr_assert(network_layers_alike(&a.layer[0], &b.layer[0]), "7x7 against 5x5");
+    b.layer[0].shape.kernel = 11;
+    cr_assert(!network_layers_alike(&a.layer[0], &b.layer[0]), "11x11 against 5x5");
+    network_layer unknown = a.layer[0];
+    unknown.shape = (network_shape){ 0 };
+    cr_assert(!network_layers_alike(&a.layer[0], &unknown), "a shape not known is alike nothing");
+}
+
 /* Known rates, three runs at batches 16, 32 and 64 over 960 examples: the layer times the
  * rates make, exactly, each run's times multiplied by its host's phase (1 where none is
  * given). conv and fc cost FLOPs only, as oneDNN's and OpenBLAS's products nearly do:
@@ -179,7 +211,7 @@ Test(network, another_network_is_priced_by_its_layers_at_the_measured_steps_leve
     cr_assert_eq(x.params, 76);
     costmodel_params p = { .c0_s = 20e-6, .c1_s = 70e-6, .update_s = 1e-4, .model_bytes = 80, .model_cv = 0.05 };
     double se = 2e-6, se0 = 1e-5;
-    cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(netcost_transfer(&n, &x, 32, 0, &p, &se0, &se, err, sizeof err), 0, "%s", err);
     const double k = 2260.0 / 2058.0;
     assert_rel(p.c1_s, 320e-6 * k, 1e-12, "c1");
     assert_rel(p.c0_s, 20e-6 * k, 1e-12, "c0");
@@ -189,10 +221,10 @@ Test(network, another_network_is_priced_by_its_layers_at_the_measured_steps_leve
     assert_rel(p.model_bytes, 304, 1e-12, "model bytes");
     assert_rel(p.model_cv, sqrt(0.05 * 0.05 + 0.1 * 0.1), 1e-12, "model_cv");
     /* With no rates there is nothing to price it with, and no step below one example. */
-    cr_assert_eq(netcost_transfer(&n, &x, 0.5, &p, &se0, &se, err, sizeof err), -1);
+    cr_assert_eq(netcost_transfer(&n, &x, 0.5, 0, &p, &se0, &se, err, sizeof err), -1);
     cr_assert(strstr(err, "at least 1 example"), "%s", err);
     n.known = false;
-    cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), -1);
+    cr_assert_eq(netcost_transfer(&n, &x, 32, 0, &p, &se0, &se, err, sizeof err), -1);
     cr_assert(strstr(err, "calibrate again"), "%s", err);
 }
 
@@ -209,7 +241,7 @@ Test(network, layers_that_cost_more_than_the_measured_step_are_scaled_down_to_it
     cr_assert_eq(planned_cost("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
     costmodel_params p = { .c0_s = 1e-3, .c1_s = 32e-6, .model_bytes = 80 };
     double se = 3.2e-6, se0 = 0.5e-3;
-    cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(netcost_transfer(&n, &x, 32, 0, &p, &se0, &se, err, sizeof err), 0, "%s", err);
     const double k = 2024.0 / 2058.0;
     assert_rel(p.c1_s, 320e-6 * k, 1e-12, "c1");
     assert_rel(p.c0_s, 20e-6 * k, 1e-12, "c0");
@@ -230,12 +262,41 @@ Test(network, a_fit_with_c0_at_zero_leaves_another_network_its_layers_cost_a_ste
     cr_assert_eq(planned_cost("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
     costmodel_params p = { .c0_s = 0, .c1_s = 60e-6, .model_bytes = 80 }, same = p;
     double se = 1e-6, se0 = 1e-5;
-    cr_assert_eq(netcost_transfer(&n, &x, 32, &p, &se0, &se, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(netcost_transfer(&n, &x, 32, 0, &p, &se0, &se, err, sizeof err), 0, "%s", err);
     const double k = 1920.0 / 2058.0;
     assert_rel(p.c0_s, 20e-6 * k, 1e-12, "c0");
     assert_rel(p.c1_s, 320e-6 * k, 1e-12, "c1");
-    cr_assert_eq(netcost_transfer(&n, &n.cost, 32, &same, &se0, &se, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(netcost_transfer(&n, &n.cost, 32, 0, &same, &se0, &se, err, sizeof err), 0, "%s", err);
     assert_rel(same.c0_s + 32 * same.c1_s, 1920e-6, 1e-12, "the measured network at B");
+}
+
+/* fc_network's fc4 planned on 2x2x1 has its shape (4 in, 4 out); the target fc8,relu,fc4:
+ * fc8 (4 in, 8 out) and fc4 (8 in, 4 out) are alike it, the relu is of a kind it has
+ * not. With an elementwise rate of 1 µs a byte, at B = 1: fc8 128 + 10 = 138 µs, the relu
+ * 5 passes of 8 floats, 160 µs, fc4 192 + 10 = 202 µs: the relu is 160/500 = 0.32 of the
+ * layer time, and the transfer error √(τ² + (0.32·U)²) joins model_cv. A target whose
+ * shapes are not known is all unlike. */
+Test(network, layers_unlike_the_measured_ones_widen_the_transfers_error_by_their_share) {
+    calibration_network n = fc_network();
+    n.rate[NETWORK_ELEMENTWISE] = (netcost_rates){ .s_per_byte = 1e-6 };
+    network_cost measured, x;
+    char err[256];
+    cr_assert_eq(planned_cost("fc4", 2, 2, 1, 4, &measured, err, sizeof err), 0, "%s", err);
+    cr_assert_eq(planned_cost("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
+    int unlike = -1;
+    const double u = netcost_unlike_share(&n, &measured, &x, 1, &unlike);
+    assert_rel(u, 160.0 / 500.0, 1e-12, "the relu's share");
+    cr_assert_eq(unlike, 1);
+    costmodel_params p = { .c0_s = 20e-6, .c1_s = 70e-6, .model_bytes = 80, .model_cv = 0.05 };
+    double se = 2e-6, se0 = 1e-5;
+    cr_assert_eq(netcost_transfer(&n, &x, 1, u, &p, &se0, &se, err, sizeof err), 0, "%s", err);
+    const double apart = 0.32 * NETCOST_UNLIKE_CV;
+    assert_rel(p.model_cv, sqrt(0.05 * 0.05 + 0.1 * 0.1 + apart * apart), 1e-12, "model_cv");
+    /* the measured network against itself: nothing unlike */
+    cr_assert_eq(netcost_unlike_share(&n, &measured, &measured, 32, &unlike), 0.0);
+    cr_assert_eq(unlike, 0);
+    /* work without shapes (a trace's layers, calibration.json's): nothing known alike */
+    cr_assert_eq(netcost_unlike_share(&n, &measured, &n.cost, 32, &unlike), 1.0);
 }
 
 Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_is_named) {
@@ -296,6 +357,7 @@ Test(network, model_net_prices_another_network_through_the_binary) {
     free(own), free(other);
     clirun_result r = clirun(args);
     cr_assert(strstr(r.out, "network: fc8,relu,fc4"), "the setting names the network: %s", r.out);
+    cr_assert(strstr(r.out, "1 of its 3 layers"), "and the layer unlike the measured ones (the relu): %s", r.out);
     clirun_free(&r);
     snprintf(args, sizeof args, "model --calib %s --net fc8,relu,fc5", cal);
     clirun_assert_refused(args, 2, "fc4");

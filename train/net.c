@@ -466,6 +466,10 @@ static network_layer layer_cost(const net *n, int i) {
     const double passes = needs_input_gradient(n, i) ? 3.0 : 2.0; /* forward, the weights' gradient, the input's */
     /* conv, fc and pool read their input and write their output in each of three passes */
     network_layer c = { .kind = kind_of(n, i), .bytes = f * 3 * (in + out) };
+    const int windowed = L->spec.kind == LAYER_CONV || L->spec.kind == LAYER_POOL;
+    c.shape = (network_shape){ .channels_in = L->spec.kind == LAYER_FC ? L->h * L->w * L->c : L->c,
+                               .channels_out = L->oc, .kernel = windowed ? L->spec.k : 1,
+                               .positions = (long)L->oh * L->ow };
     switch (L->spec.kind) {
     case LAYER_CONV: {
         const double macs = valid_taps(L->h, L->spec.k) * valid_taps(L->w, L->spec.k) * L->c * L->oc;
