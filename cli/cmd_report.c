@@ -24,6 +24,7 @@
 #include "cli/calib_plan.h"
 #include "cli/cluster_spec.h"
 #include "cli/commands.h"
+#include "cli/grid.h"
 #include "cli/report_configs.h"
 #include "cli/report_html.h"
 #include "cli/spawn.h"
@@ -794,7 +795,14 @@ static int report_from_calibration(ctx *c, report_options *o) {
             goto done;
         }
     }
-    report_whatif_input in = { .cal = &cal, .calib_path = o->calib, .net = o->net, .commands = c->commands,
+    static char unlike[1024]; /* --net: its layers unlike the calibrated ones, as simulate priced them */
+    unlike[0] = '\0';
+    network_cost target;
+    netcost_unlike u;
+    if (o->net && cal.network.known && grid_net_cost(&cal.network, o->net, (double)b, &target, &u, err, sizeof err) == 0)
+        netcost_unlike_describe(&u, o->net, unlike, sizeof unlike);
+    report_whatif_input in = { .cal = &cal, .calib_path = o->calib, .net = o->net, .net_unlike = unlike,
+                               .commands = c->commands,
                                .clusters = clusters,
                                .n_clusters = n, .examples = o->what_if_examples, .epochs = o->what_if_epochs,
                                .batch = b };

@@ -430,13 +430,11 @@ void grid_print_setting(const grid *g, FILE *out) {
         snprintf(where, sizeof where, "one host, cores unlimited");
     if (g->net_spec) {
         fprintf(out, "network: %s, priced by layer kind from the calibration's %s (transfer error %.3g added to the "
-                "interval)\n", g->net_spec, g->network.spec, netcost_transfer_cv(&g->network, g->net_unlike_share));
-        if (g->net_unlike_layers > 0)
-            fprintf(out, "  %d of its %d layers (%.0f%% of its layer time) are unlike any the calibration timed "
-                    "(channels, positions or kernel more than 2x apart): their rates are extrapolated (%.3g of the "
-                    "transfer error is theirs); `speedup calibrate --net %s` measures them\n",
-                    g->net_unlike_layers, g->net_layers, 100 * g->net_unlike_share,
-                    g->net_unlike_share * NETCOST_UNLIKE_CV, g->net_spec);
+                "interval)\n", g->net_spec, g->network.spec, netcost_transfer_cv(&g->network, g->net_unlike.share));
+        char unlike[1024];
+        netcost_unlike_describe(&g->net_unlike, g->net_spec, unlike, sizeof unlike);
+        if (unlike[0])
+            fprintf(out, "  %s\n", unlike);
     }
     fprintf(out, "parameters: %s; D = %ld examples, B = %ld (%s), E = %d epochs (%s); on %s%s\n", g->host,
             g->base.examples, g->base.batch,
@@ -455,6 +453,20 @@ static int planned_cost(const calibration_network *n, const char *spec, network_
     return 0;
 }
 
+int grid_net_cost(const calibration_network *n, const char *spec, double batch, network_cost *target,
+                  netcost_unlike *unlike, char *err, int errlen) {
+    if (planned_cost(n, spec, target, err, errlen))
+        return -1;
+    /* calibration.json keeps its layers' work, not their shapes: planned again from its spec
+     * (where it does not plan, no layer is known alike) */
+    network_cost measured;
+    char ignored[512];
+    if (planned_cost(n, n->spec, &measured, ignored, sizeof ignored))
+        measured.n = 0;
+    *unlike = netcost_unlike_of(n, &measured, target, batch);
+    return 0;
+}
+
 /* --net: the calibration's rates price another network (model/netcost.h). 0, or 2 printed. */
 static int transfer_network(grid *g) {
     if (!g->net_spec)
@@ -465,24 +477,16 @@ static int transfer_network(grid *g) {
                    g->calib_path ? g->calib_path : "the seed-like example");
         return 2;
     }
-    char err[512];
-    network_cost target, measured;
-    if (planned_cost(&g->network, g->net_spec, &target, err, sizeof err)) {
-        args_error("--net: %s", err);
-        return 2;
-    }
-    /* calibration.json keeps its layers' work, not their shapes: planned again from its spec
-     * (where it does not plan, no layer is known alike) */
-    if (planned_cost(&g->network, g->network.spec, &measured, err, sizeof err))
-        measured.n = 0;
     /* At the batch asked (the workload's B, given or the calibration's): where both fits of
      * the measured step are read against each other. */
     const double batch = (double)(g->batch > 0 ? g->batch : g->base.batch);
-    g->net_unlike_share = netcost_unlike_share(&g->network, &measured, &target, batch, &g->net_unlike_layers);
-    g->net_layers = 0;
-    for (int i = 0; i < target.n; i++)
-        g->net_layers += !network_layer_idle(&target.layer[i]);
-    if (netcost_transfer(&g->network, &target, batch, g->net_unlike_share, &g->params, &g->unc.se.c0_s,
+    char err[512];
+    network_cost target;
+    if (grid_net_cost(&g->network, g->net_spec, batch, &target, &g->net_unlike, err, sizeof err)) {
+        args_error("--net: %s", err);
+        return 2;
+    }
+    if (netcost_transfer(&g->network, &target, batch, g->net_unlike.share, &g->params, &g->unc.se.c0_s,
                          &g->unc.se.c1_s, err, sizeof err)) {
         args_error("--net: %s", err);
         return 2;

@@ -187,8 +187,7 @@ typedef struct {
     const char *workload_from;    /* where D, B, E came from, for the setting's line */
     const char *net_spec;         /* --net: another network than the calibration's; NULL: its own */
     calibration_network network;  /* --calib's network and layer rates (model/netcost.h) */
-    double net_unlike_share;      /* --net: the share of its layer time unlike the measured layers */
-    int net_unlike_layers, net_layers; /* --net: its layers of work, and those unlike */
+    netcost_unlike net_unlike;    /* --net: its layers unlike the measured ones (model/netcost.h) */
     char host[128];               /* where the parameters were measured */
     /* What-if overrides, NaN / -1 when not given. */
     double param[PARAM_COUNT];   /* what-if values by registry id; NAN: not given */
@@ -211,6 +210,11 @@ int grid_handle_option(grid *g, int code, const char *arg);
  * 0, 1 for a bad file, 2 for a bad combination of flags or a refused config (printed,
  * naming it). */
 int grid_finish(grid *g);
+
+/* --net spec on n's input: its layers' cost (with their shapes), and those unlike n's
+ * measured ones at a batch of `batch`. 0, or -1 with the reason (spec does not plan) in err. */
+int grid_net_cost(const calibration_network *n, const char *spec, double batch, network_cost *target,
+                  netcost_unlike *unlike, char *err, int errlen);
 int grid_size(const grid *g);
 /* One line under a table: what its "95% PI (one run)" is made of. */
 void grid_print_interval_note(const grid *g, FILE *out);

@@ -444,7 +444,13 @@ int report_html_write_whatif(const char *path, const report_whatif_input *in, ch
         esc(f, in->net);
         fputs("</code>, priced layer by layer with the rates the calibration measured on <code>", f);
         esc(f, in->cal->network.spec);
-        fputs("</code> (docs/networks.md); the intervals carry the transfer's error.</p>\n", f);
+        fputs("</code> (docs/networks.md); the intervals carry the transfer's error.", f);
+        if (in->net_unlike && in->net_unlike[0]) {
+            fputs(" ", f);
+            esc(f, in->net_unlike);
+            fputs(".", f);
+        }
+        fputs("</p>\n", f);
     }
     for (int i = 0; i < in->n_clusters; i++)
         write_cluster(f, &in->clusters[i], i);

@@ -64,6 +64,8 @@ typedef struct {
     const calibration *cal;
     const char *calib_path;
     const char *net;            /* --net: the network predicted, when not the calibration's */
+    const char *net_unlike;     /* --net: the sentence naming its layers unlike the calibrated
+                                   ones (model/netcost.h); "" or NULL: none */
     const char *commands;
     const report_cluster *clusters; int n_clusters;
     long examples; int epochs;  /* the what-if's workload */

@@ -29,11 +29,11 @@ double netcost_step_s(const calibration_network *n, const network_cost *x) {
     return s;
 }
 
-double netcost_unlike_share(const calibration_network *n, const network_cost *measured, const network_cost *target,
-                            double batch, int *unlike) {
+netcost_unlike netcost_unlike_of(const calibration_network *n, const network_cost *measured,
+                                 const network_cost *target, double batch) {
+    netcost_unlike u = { 0 };
     double all = 0, apart = 0;
     bool shaped = false;
-    *unlike = 0;
     for (int i = 0; i < target->n; i++) {
         const network_layer *x = &target->layer[i];
         if (network_layer_idle(x))
@@ -44,14 +44,25 @@ double netcost_unlike_share(const calibration_network *n, const network_cost *me
             alike = network_layers_alike(x, &measured->layer[j]);
         const double s = layer_example_s(n, x) * batch + layer_step_s(n, x);
         all += s;
+        u.layers++;
         if (!alike) {
             apart += s;
-            (*unlike)++;
+            u.unlike++;
         }
     }
-    if (!shaped)
-        return 1.0;
-    return all > 0 ? apart / all : 0.0;
+    u.share = !shaped ? 1.0 : all > 0 ? apart / all : 0.0;
+    return u;
+}
+
+void netcost_unlike_describe(const netcost_unlike *u, const char *spec, char *out, int outlen) {
+    if (u->unlike == 0) {
+        snprintf(out, (size_t)outlen, "%s", "");
+        return;
+    }
+    snprintf(out, (size_t)outlen, "%d of its %d layers (%.0f%% of its layer time) are unlike any the calibration "
+             "timed (channels, positions or kernel more than 2x apart): their rates are extrapolated (%.3g of the "
+             "transfer error is theirs); `speedup calibrate --net %s` measures them",
+             u->unlike, u->layers, 100 * u->share, u->share * NETCOST_UNLIKE_CV, spec);
 }
 
 double netcost_split(const calibration_network *n, const network_cost *target, double batch, double *c0_s,

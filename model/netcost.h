@@ -73,12 +73,21 @@ double netcost_step_s(const calibration_network *n, const network_cost *x);
 double netcost_split(const calibration_network *n, const network_cost *target, double batch, double *c0_s,
                      double *c1_s);
 
-/* u of the header: the share of target's layer time at a batch of `batch`, priced by n's
- * rates, in layers alike none of `measured` (n's network with its shapes: n->cost, read
- * from calibration.json, carries none); how many such layers (of work) in *unlike. 1 where
- * no layer of target has a shape, 0 where its layers cost nothing. */
-double netcost_unlike_share(const calibration_network *n, const network_cost *measured, const network_cost *target,
-                            double batch, int *unlike);
+/* u of the header, and how many layers it counts. */
+typedef struct {
+    double share;   /* of target's layer time at the batch asked, in layers alike none measured */
+    int unlike;     /* target's layers of work alike none of the measured network's */
+    int layers;     /* target's layers of work */
+} netcost_unlike;
+
+/* u for target against `measured` (n's network with its shapes: n->cost, read from
+ * calibration.json, carries none), its layers priced by n's rates at a batch of `batch`.
+ * share 1 where no layer of target has a shape, 0 where its layers cost nothing. */
+netcost_unlike netcost_unlike_of(const calibration_network *n, const network_cost *measured,
+                                 const network_cost *target, double batch);
+
+/* The sentence that names them for a prediction of spec ("" where none is unlike). */
+void netcost_unlike_describe(const netcost_unlike *u, const char *spec, char *out, int outlen);
 
 /* √(τ² + (u·U)²): the transfer's error (log-sd) at u = unlike_share. */
 double netcost_transfer_cv(const calibration_network *n, double unlike_share);

@@ -283,20 +283,21 @@ Test(network, layers_unlike_the_measured_ones_widen_the_transfers_error_by_their
     char err[256];
     cr_assert_eq(planned_cost("fc4", 2, 2, 1, 4, &measured, err, sizeof err), 0, "%s", err);
     cr_assert_eq(planned_cost("fc8,relu,fc4", 2, 2, 1, 4, &x, err, sizeof err), 0, "%s", err);
-    int unlike = -1;
-    const double u = netcost_unlike_share(&n, &measured, &x, 1, &unlike);
+    netcost_unlike v = netcost_unlike_of(&n, &measured, &x, 1);
+    const double u = v.share;
     assert_rel(u, 160.0 / 500.0, 1e-12, "the relu's share");
-    cr_assert_eq(unlike, 1);
+    cr_assert_eq(v.unlike, 1);
+    cr_assert_eq(v.layers, 3);
     costmodel_params p = { .c0_s = 20e-6, .c1_s = 70e-6, .model_bytes = 80, .model_cv = 0.05 };
     double se = 2e-6, se0 = 1e-5;
     cr_assert_eq(netcost_transfer(&n, &x, 1, u, &p, &se0, &se, err, sizeof err), 0, "%s", err);
     const double apart = 0.32 * NETCOST_UNLIKE_CV;
     assert_rel(p.model_cv, sqrt(0.05 * 0.05 + 0.1 * 0.1 + apart * apart), 1e-12, "model_cv");
     /* the measured network against itself: nothing unlike */
-    cr_assert_eq(netcost_unlike_share(&n, &measured, &measured, 32, &unlike), 0.0);
-    cr_assert_eq(unlike, 0);
+    v = netcost_unlike_of(&n, &measured, &measured, 32);
+    cr_assert(v.share == 0.0 && v.unlike == 0 && v.layers == 1);
     /* work without shapes (a trace's layers, calibration.json's): nothing known alike */
-    cr_assert_eq(netcost_unlike_share(&n, &measured, &n.cost, 32, &unlike), 1.0);
+    cr_assert_eq(netcost_unlike_of(&n, &measured, &n.cost, 32).share, 1.0);
 }
 
 Test(network, the_network_survives_a_calibration_files_round_trip_and_a_bad_one_is_named) {
@@ -417,6 +418,7 @@ Test(network, report_calib_net_names_both_networks_and_needs_a_calibration) {
     fclose(f);
     cr_assert(strstr(html, "<b>Neural network:</b> <code>fc8,relu,fc4</code>") && strstr(html, "<code>fc4</code>"),
               "the page names both networks");
+    cr_assert(strstr(html, "1 of its 3 layers"), "and the layer unlike the measured ones (the relu)");
     clirun_assert_refused("report --net fc8,relu,fc10", 2, "--calib");
     free(cal), free(dir);
 }
