@@ -25,8 +25,9 @@
  *             (its threads wait for whichever one the master took a core from)
  *   Λ·(ρ − 1) what a synchronous all-reduce of one-step rounds takes beyond its idle-host
  *             time, a round (ρ in ranks, a team's polling rank one core: its other threads
- *             sleep): the ring's ranks wait for partners that have no core, about
- *             the same at any step's length (experiments/fidelity/README.md, 2026-12-07).
+ *             sleep): the ring's ranks wait for partners that have no core; a constant
+ *             on some hosts, in proportion to the step on others, which the plan's runs
+ *             (all at one step's length) cannot tell apart (docs/model.md, "Λ").
  *             κ is the same cost as a share of the plan's one-step runs' steps, which
  *             rounds of several steps pay (the fit takes both from those runs); a
  *             parameter server's one-step rounds pay neither (its pulls go one by one)
