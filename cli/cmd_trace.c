@@ -9,6 +9,8 @@
 #include "trace/chrome.h"
 #include "fit/fit.h"
 #include "trace/traceinfo.h"
+#include "model/calibration.h"
+#include "model/netcost.h"
 #include "model/predictions.h"
 #include "trace/measurements.h"
 #include "trace/trace.h"
@@ -21,7 +23,7 @@
 
 static void usage(FILE *out) {
     fprintf(out,
-            "usage: speedup trace --summary [import flags] IN...\n"
+            "usage: speedup trace --summary [--calib FILE] [import flags] IN...\n"
             "       speedup trace --chrome [import flags] IN... OUT.json\n"
             "       speedup trace --jsonl [import flags] IN... OUT.trace.jsonl\n"
             "       speedup trace --measurements [--baseline K1] [--out FILE] [import flags] IN...\n"
@@ -42,6 +44,10 @@ static void usage(FILE *out) {
             "              first, where the trace has them, the host's speed beside the run\n"
             "              (train/probe.h: the sgemm probe, the transfer between two cores,\n"
             "              before and after, and the steal time) and rank 0's layers\n"
+            "  --calib FILE  with --summary: each of rank 0's layers priced by FILE's layer\n"
+            "              kinds' rates (what `--net` prices another network with, before the\n"
+            "              measured step's level) against its time: where the calibration\n"
+            "              prices your network's layers off (docs/networks.md)\n"
             "  --chrome    Chrome trace-event JSON, one thread per rank (open in Perfetto)\n"
             "  --jsonl     the run as a speedup trace (trace/trace.h): a profiler trace read\n"
             "              with this run's own --cores, --batch ... once, for a directory of\n"
@@ -76,7 +82,47 @@ static int async_summary(const trace *t) {
     return 0;
 }
 
-static int summary(const trace *t) {
+/* Rank 0's training passes layer by layer: where a step's compute goes. */
+static void layers_line(const trace_layers *ly) {
+    double total = 0;
+    for (int i = 0; i < ly->cost.n; i++)
+        total += ly->time_s[i];
+    printf("layers (rank 0, %ld steps, %.0f examples):", ly->steps, ly->examples);
+    for (int i = 0; i < ly->cost.n; i++) {
+        const network_layer *y = &ly->cost.layer[i];
+        const double t = ly->time_s[i];
+        printf("%s %d %s %.4g s (%.0f%%", i ? ";" : "", i, network_kind_name(y->kind), t,
+               total > 0 ? 100 * t / total : 0.0);
+        if (y->flops > 0 && t > 0)
+            printf(", %.3g GFLOP/s", y->flops * ly->examples / t / 1e9);
+        printf(")");
+    }
+    printf("\n");
+}
+
+/* The same layers priced by a calibration's rates (model/netcost.h), against their times;
+ * layers of no work left out. */
+static void priced_line(const trace_layers *ly, const calibration_network *n, const char *path) {
+    double measured = 0, priced = 0;
+    printf("priced by %s's rates (measured on %s):", path, n->spec);
+    for (int i = 0, first = 1; i < ly->cost.n; i++) {
+        const network_layer *y = &ly->cost.layer[i];
+        if (network_layer_idle(y))
+            continue;
+        const double p = netcost_layer_s(n, y, ly->examples, (double)ly->steps), t = ly->time_s[i];
+        measured += t, priced += p;
+        printf("%s %d %s %.4g s", first ? "" : ";", i, network_kind_name(y->kind), p);
+        if (t > 0)
+            printf(" (%+.0f%%)", 100 * (p / t - 1));
+        first = 0;
+    }
+    printf("; all %.4g s", priced);
+    if (measured > 0)
+        printf(" (%+.0f%%)", 100 * (priced / measured - 1));
+    printf("\n");
+}
+
+static int summary(const trace *t, const char *calib_path) {
     int ranks = traceinfo_ranks(t);
     const job_config *c = &t->run.config;
     char sync[24];
@@ -84,26 +130,30 @@ static int summary(const trace *t) {
     bool beside = false;
     for (long i = 0; i < t->n_events; i++)
         beside |= traceinfo_is_background(&t->events[i]);
+    static calibration cal;
+    char err[1400];
+    if (calib_path) {
+        if (calibration_read(calib_path, &cal, err, sizeof err)) {
+            args_error("trace: %s", err);
+            return 1;
+        }
+        if (!cal.network.known) {
+            args_error("trace: --calib %s has no per-layer rates to price layers with (calibrate again: its traces "
+                       "time each layer kind)", calib_path);
+            return 2;
+        }
+        if (!t->run.layers.has) {
+            args_error("trace: --calib: the trace times no layers (a `speedup train --trace` of this version does)");
+            return 2;
+        }
+    }
     printf("run: %d workers x %d cores, sync %s, topology %s, host %s, net %s%s\n", c->workers, c->cores, sync,
            job_topology_name(c->topology), t->run.host, t->run.net,
            t->run.waits_block ? ", waits block" : "");
-    const trace_layers *ly = &t->run.layers;
-    if (ly->has) { /* rank 0's training passes layer by layer: where a step's compute goes */
-        double total = 0;
-        for (int i = 0; i < ly->cost.n; i++)
-            total += ly->time_s[i];
-        printf("layers (rank 0, %ld steps, %.0f examples):", ly->steps, ly->examples);
-        for (int i = 0; i < ly->cost.n; i++) {
-            const network_layer *y = &ly->cost.layer[i];
-            const double t = ly->time_s[i];
-            printf("%s %d %s %.3f s (%.0f%%", i ? ";" : "", i, network_kind_name(y->kind), t,
-                   total > 0 ? 100 * t / total : 0.0);
-            if (y->flops > 0 && t > 0)
-                printf(", %.3g GFLOP/s", y->flops * ly->examples / t / 1e9);
-            printf(")");
-        }
-        printf("\n");
-    }
+    if (t->run.layers.has)
+        layers_line(&t->run.layers);
+    if (calib_path)
+        priced_line(&t->run.layers, &cal.network, calib_path);
     const trace_host_speed *hs = &t->run.speed;
     if (hs->has) {
         printf("host speed: probe %.3f ms before the run, %.3f ms after; ", 1e3 * hs->probe_before_s,
@@ -219,14 +269,15 @@ static int measure(const tracefile_set *in, const char *baseline_path, const imp
     return rc;
 }
 
-enum { OPT_SUMMARY = 1, OPT_CHROME, OPT_JSONL, OPT_MEASUREMENTS, OPT_BASELINE, OPT_OUT, OPT_HELP };
+enum { OPT_SUMMARY = 1, OPT_CHROME, OPT_JSONL, OPT_MEASUREMENTS, OPT_BASELINE, OPT_OUT, OPT_CALIB, OPT_HELP };
 
 static const char *mode_name(int mode) {
     return mode == OPT_SUMMARY ? "summary" : mode == OPT_CHROME ? "chrome" : "jsonl";
 }
 
 /* --summary, --chrome or --jsonl of the one run paths[0..n) make. */
-static int one_run(int mode, const char *const *paths, int n, const char *out, const import_flags *f) {
+static int one_run(int mode, const char *const *paths, int n, const char *out, const char *calib,
+                   const import_flags *f) {
     char err[1400];
     tracefile_set in;
     if (tracefile_open(paths, n, &f->opts, false, &in, err, sizeof err)) {
@@ -239,7 +290,7 @@ static int one_run(int mode, const char *const *paths, int n, const char *out, c
                    "one trace)", n, in.n, mode_name(mode));
         rc = 2;
     } else if (mode == OPT_SUMMARY) {
-        rc = summary(in.runs[0].t);
+        rc = summary(in.runs[0].t, calib);
     } else if (mode == OPT_CHROME ? chrome_write(in.runs[0].t, 0, "measured", out, err, sizeof err)
                                   : trace_write(in.runs[0].t, out, err, sizeof err)) {
         args_error("%s", err);
@@ -249,7 +300,8 @@ static int one_run(int mode, const char *const *paths, int n, const char *out, c
     return rc;
 }
 
-static int run_mode(int mode, char **args, int n, const char *baseline, const char *out, const import_flags *f) {
+static int run_mode(int mode, char **args, int n, const char *baseline, const char *out, const char *calib,
+                    const import_flags *f) {
     if (mode == OPT_MEASUREMENTS) {
         if (n < 1) {
             args_error("trace: --measurements needs one or more traces (try speedup trace --help)");
@@ -271,7 +323,7 @@ static int run_mode(int mode, char **args, int n, const char *baseline, const ch
                    "(try speedup trace --help)");
         return 2;
     }
-    return one_run(mode, (const char *const *)args, has_out ? n - 1 : n, args[n - 1], f);
+    return one_run(mode, (const char *const *)args, has_out ? n - 1 : n, args[n - 1], calib, f);
 }
 
 int cmd_trace(int argc, char **argv) {
@@ -282,12 +334,13 @@ int cmd_trace(int argc, char **argv) {
         { "measurements", no_argument, 0, OPT_MEASUREMENTS },
         { "baseline", required_argument, 0, OPT_BASELINE },
         { "out", required_argument, 0, OPT_OUT },
+        { "calib", required_argument, 0, OPT_CALIB },
         { "help", no_argument, 0, OPT_HELP },
         IMPORT_FLAGS_LONG_OPTIONS,
         { 0, 0, 0, 0 },
     };
     int mode = 0, code;
-    const char *baseline = NULL, *out = NULL;
+    const char *baseline = NULL, *out = NULL, *calib = NULL;
     import_flags f;
     import_flags_init(&f);
     opterr = 0;
@@ -310,6 +363,8 @@ int cmd_trace(int argc, char **argv) {
             baseline = optarg;
         else if (code == OPT_OUT)
             out = optarg;
+        else if (code == OPT_CALIB)
+            calib = optarg;
         else
             mode = code;
     }
@@ -317,9 +372,13 @@ int cmd_trace(int argc, char **argv) {
         args_error("trace: --baseline and --out go with --measurements (try speedup trace --help)");
         return 2;
     }
+    if (calib && mode != OPT_SUMMARY) {
+        args_error("trace: --calib goes with --summary (try speedup trace --help)");
+        return 2;
+    }
     int rc = import_flags_finish(&f);
     if (rc == 0)
-        rc = run_mode(mode, argv + optind, argc - optind, baseline, out, &f);
+        rc = run_mode(mode, argv + optind, argc - optind, baseline, out, calib, &f);
     import_flags_release(&f);
     return rc == 3 ? 0 : rc;
 }

@@ -15,6 +15,10 @@ static double layer_step_s(const calibration_network *n, const network_layer *l)
     return network_layer_idle(l) ? 0.0 : r->s_per_step_byte * l->step_bytes + r->s_per_layer_step;
 }
 
+double netcost_layer_s(const calibration_network *n, const network_layer *l, double examples, double steps) {
+    return layer_example_s(n, l) * examples + layer_step_s(n, l) * steps;
+}
+
 double netcost_example_s(const calibration_network *n, const network_cost *x) {
     double s = 0;
     for (int i = 0; i < x->n; i++)
@@ -42,7 +46,7 @@ netcost_unlike netcost_unlike_of(const calibration_network *n, const network_cos
         bool alike = false;
         for (int j = 0; j < measured->n && !alike; j++)
             alike = network_layers_alike(x, &measured->layer[j]);
-        const double s = layer_example_s(n, x) * batch + layer_step_s(n, x);
+        const double s = netcost_layer_s(n, x, batch, 1);
         all += s;
         u.layers++;
         if (!alike) {

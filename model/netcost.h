@@ -62,6 +62,10 @@ typedef struct {
  * layers miss by (docs/networks.md, "Layers unlike the measured ones"). */
 #define NETCOST_UNLIKE_CV 0.10
 
+/* A layer's price over `examples` examples in `steps` steps by n's rates (what E and S sum;
+ * 0 for a layer of no work), before the step's level k. */
+double netcost_layer_s(const calibration_network *n, const network_layer *l, double examples, double steps);
+
 /* E(x) and S(x) of the header. */
 double netcost_example_s(const calibration_network *n, const network_cost *x);
 double netcost_step_s(const calibration_network *n, const network_cost *x);

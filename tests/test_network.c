@@ -5,6 +5,7 @@
 #include "model/calibration.h"
 #include "model/netcost.h"
 #include "tests/clirun.h"
+#include "trace/trace.h"
 #include "train/net.h"
 
 #include <criterion/criterion.h>
@@ -363,6 +364,38 @@ Test(network, model_net_prices_another_network_through_the_binary) {
     snprintf(args, sizeof args, "model --calib %s --net fc8,relu,fc5", cal);
     clirun_assert_refused(args, 2, "fc4");
     free(cal), free(dir);
+}
+
+/* `trace --summary --calib`: rank 0's layers priced by a calibration's rates. One fc4 layer
+ * on 2x2x1 (64 FLOPs an example), 320 examples in 10 steps, timed at 20 ms; the fc
+ * calibration's rate, 1 µs a FLOP and nothing a step: 64 · 320 µs = 20.48 ms, +2%. */
+Test(network, trace_summary_prices_each_layer_by_a_calibrations_rates) {
+    char *dir = clirun_tmpdir(), *cal = write_fc_calibration(dir), path[512], err[512], args[1024];
+    trace_run run = { .host_cores = 2 };
+    snprintf(run.host, sizeof run.host, "t");
+    snprintf(run.net, sizeof run.net, "fc4");
+    run.config = (job_config){ .workers = 1, .cores = 1, .sync = JOB_SYNC_BATCH, .every_n = 1,
+                               .topology = JOB_TOPO_ALLREDUCE, .examples = 320, .batch = 32, .epochs = 1 };
+    run.layers = (trace_layers){ .has = true, .cost = fc_network().cost, .input = { 2, 2, 1, 4 }, .steps = 10,
+                                 .examples = 320 };
+    run.layers.time_s[0] = 0.02;
+    trace *t = trace_new(&run);
+    trace_event c = { .rank = 0, .ph = TRACE_COMPUTE, .t0_s = 0, .t1_s = 0.03, .step = 0, .examples = 320 };
+    trace_add(t, &c);
+    snprintf(path, sizeof path, "%s/run.trace.jsonl", dir);
+    cr_assert_eq(trace_write(t, path, err, sizeof err), 0, "%s", err);
+    trace_free(t);
+    snprintf(args, sizeof args, "trace --summary --calib %s %s", cal, path);
+    clirun_result r = clirun(args);
+    cr_assert_eq(r.status, 0, "%s", r.err);
+    cr_assert(strstr(r.out, "(measured on fc4): 0 fc 0.02048 s (+2%); all 0.02048 s (+2%)"), "%s", r.out);
+    clirun_free(&r);
+    snprintf(args, sizeof args, "trace --chrome --calib %s %s %s/x.json", cal, path, dir);
+    clirun_assert_refused(args, 2, "--calib goes with --summary");
+    char *plain = clirun_write_c1_calibration(dir); /* no "network": no layer rates */
+    snprintf(args, sizeof args, "trace --summary --calib %s %s", plain, path);
+    clirun_assert_refused(args, 2, "no per-layer rates");
+    free(plain), free(cal), free(dir);
 }
 
 /* --net prices the other network's buffers too (model/memory.h's known terms). fc4 on 2x2x1
