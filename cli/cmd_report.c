@@ -795,8 +795,7 @@ static int report_from_calibration(ctx *c, report_options *o) {
             goto done;
         }
     }
-    static char unlike[1024]; /* --net: its layers unlike the calibrated ones, as simulate priced them */
-    unlike[0] = '\0';
+    char unlike[1024] = ""; /* --net: its layers unlike the calibrated ones, as simulate priced them */
     network_cost target;
     netcost_unlike u;
     if (o->net && cal.network.known && grid_net_cost(&cal.network, o->net, (double)b, &target, &u, err, sizeof err) == 0)

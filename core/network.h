@@ -50,8 +50,8 @@ static inline int network_layer_idle(const network_layer *l) {
 /* Are a and b alike: the same kind, both shapes known, and each of their channels in and
  * out, positions and kernel within a factor of 2 of the other's? A kind's rate measured on
  * one prices the other as the calibration measured it; how fast a kernel runs changes with
- * its shape beyond that (a convolution of 6 channels runs at half the rate per FLOP of one
- * of 32: docs/networks.md, "Layers unlike the measured ones"). */
+ * its shape beyond that (convolutions of 6 channels ran at a third to half the rate per
+ * FLOP of those of 32: docs/networks.md, "Layers unlike the measured ones"). */
 int network_layers_alike(const network_layer *a, const network_layer *b);
 
 const char *network_kind_name(network_kind k);   /* "conv", "fc", "elementwise", "pool" */
