@@ -59,14 +59,12 @@ netcost_unlike netcost_unlike_of(const calibration_network *n, const network_cos
 }
 
 void netcost_unlike_describe(const netcost_unlike *u, const char *spec, char *out, int outlen) {
-    if (u->unlike == 0) {
-        snprintf(out, (size_t)outlen, "%s", "");
-        return;
-    }
-    snprintf(out, (size_t)outlen, "%d of its %d layers (%.0f%% of its layer time) are unlike any the calibration "
-             "timed (channels, positions or kernel more than 2x apart): their rates are extrapolated (%.3g of the "
-             "transfer error is theirs); `speedup calibrate --net %s` measures them",
-             u->unlike, u->layers, 100 * u->share, u->share * NETCOST_UNLIKE_CV, spec);
+    out[0] = '\0';
+    if (u->unlike > 0)
+        snprintf(out, (size_t)outlen, "%d of its %d layers (%.0f%% of its layer time) are unlike any the "
+                 "calibration timed (channels, positions or kernel more than 2x apart): their rates are "
+                 "extrapolated (%.3g of the transfer error is theirs); `speedup calibrate --net %s` measures them",
+                 u->unlike, u->layers, 100 * u->share, u->share * NETCOST_UNLIKE_CV, spec);
 }
 
 double netcost_split(const calibration_network *n, const network_cost *target, double batch, double *c0_s,

@@ -90,7 +90,7 @@ typedef struct {
 netcost_unlike netcost_unlike_of(const calibration_network *n, const network_cost *measured,
                                  const network_cost *target, double batch);
 
-/* The sentence that names them for a prediction of spec ("" where none is unlike). */
+/* The sentence that names them for a prediction of spec ("" where none is unlike; outlen ≥ 1). */
 void netcost_unlike_describe(const netcost_unlike *u, const char *spec, char *out, int outlen);
 
 /* √(τ² + (u·U)²): the transfer's error (log-sd) at u = unlike_share. */

@@ -198,6 +198,17 @@ static calibration_network fc_network(void) {
     return n;
 }
 
+/* What the two transfers below share: fc8,relu,fc4's layers (S(x) = 20 µs, E(x) = 320 µs)
+ * at the measured step's level k, and both standard errors scaled as the step at B = 32,
+ * (20 + 32·320)·k = 10 260·k µs against the measured step's 2058·k. */
+static void assert_layers_at_level(const costmodel_params *p, double k, double se, double se_was, double se0,
+                                   double se0_was) {
+    assert_rel(p->c1_s, 320e-6 * k, 1e-12, "c1");
+    assert_rel(p->c0_s, 20e-6 * k, 1e-12, "c0");
+    assert_rel(se, se_was * 10260.0 / 2058.0, 1e-12, "c1's standard error");
+    assert_rel(se0, se0_was * 10260.0 / 2058.0, 1e-12, "c0's standard error");
+}
+
 /* c0 = 20 µs, c1 = 70 µs: at B = 32 the step costs 20 + 32·70 = 2260 µs, its layers 10 +
  * 32·64 = 2058 µs. The layers are priced at the step's level, k = 2260/2058, and keep their
  * own split: c0' = 20·k = 21.96 µs, c1' = 320·k = 351.4 µs (until 2026-12-07 the 202 µs
@@ -213,11 +224,7 @@ Test(network, another_network_is_priced_by_its_layers_at_the_measured_steps_leve
     costmodel_params p = { .c0_s = 20e-6, .c1_s = 70e-6, .update_s = 1e-4, .model_bytes = 80, .model_cv = 0.05 };
     double se = 2e-6, se0 = 1e-5;
     cr_assert_eq(netcost_transfer(&n, &x, 32, 0, &p, &se0, &se, err, sizeof err), 0, "%s", err);
-    const double k = 2260.0 / 2058.0;
-    assert_rel(p.c1_s, 320e-6 * k, 1e-12, "c1");
-    assert_rel(p.c0_s, 20e-6 * k, 1e-12, "c0");
-    assert_rel(se, 2e-6 * 10260.0 / 2058.0, 1e-12, "c1's standard error");
-    assert_rel(se0, 1e-5 * 10260.0 / 2058.0, 1e-12, "c0's standard error");
+    assert_layers_at_level(&p, 2260.0 / 2058.0, se, 2e-6, se0, 1e-5);
     assert_rel(p.update_s, 1e-4 * 76 / 20, 1e-12, "update");
     assert_rel(p.model_bytes, 304, 1e-12, "model bytes");
     assert_rel(p.model_cv, sqrt(0.05 * 0.05 + 0.1 * 0.1), 1e-12, "model_cv");
@@ -243,11 +250,7 @@ Test(network, layers_that_cost_more_than_the_measured_step_are_scaled_down_to_it
     costmodel_params p = { .c0_s = 1e-3, .c1_s = 32e-6, .model_bytes = 80 };
     double se = 3.2e-6, se0 = 0.5e-3;
     cr_assert_eq(netcost_transfer(&n, &x, 32, 0, &p, &se0, &se, err, sizeof err), 0, "%s", err);
-    const double k = 2024.0 / 2058.0;
-    assert_rel(p.c1_s, 320e-6 * k, 1e-12, "c1");
-    assert_rel(p.c0_s, 20e-6 * k, 1e-12, "c0");
-    assert_rel(se, 3.2e-6 * 10260.0 / 2058.0, 1e-12, "c1's standard error");
-    assert_rel(se0, 0.5e-3 * 10260.0 / 2058.0, 1e-12, "c0's standard error");
+    assert_layers_at_level(&p, 2024.0 / 2058.0, se, 3.2e-6, se0, 0.5e-3);
 }
 
 /* The fit of the whole step put c0 at its bound, 0, and c1 = 60 µs, while fc4's layers
