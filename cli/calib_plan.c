@@ -39,11 +39,15 @@ static int plan_configs(int p, calib_plan_entry *out) {
      * out it misses such rounds by 8-14 % (experiments/oversubscription's rounds). Two
      * workers on every core, 16 examples each, in rounds of one step: κ again, with
      * nothing to pack (a second source, so that one noisy configuration does not set it,
-     * and each can be left out). */
+     * and each can be left out). Both again at 4 examples a rank, a step a quarter as
+     * long: what tells the exchange's wait on shared cores a cost per exchange (Λ) from a
+     * share of the step (λ) (fit_oversub), twice, so that either can be left out. */
     out[n++] = (calib_plan_entry){ p + 1, 1, "batch", "allreduce", b * 3 / 2, 1, NULL };
     out[n++] = (calib_plan_entry){ p + 1, 1, "every:4", "allreduce", b, 1, NULL };
     out[n++] = (calib_plan_entry){ p + 1, 1, "epoch", "allreduce", b * 2, 1, NULL };
     out[n++] = (calib_plan_entry){ 2 * p, 1, "batch", "allreduce", 16L * 2 * p, 1, NULL };
+    out[n++] = (calib_plan_entry){ 2 * p, 1, "batch", "allreduce", 4L * 2 * p, 1, NULL };
+    out[n++] = (calib_plan_entry){ p + 1, 1, "batch", "allreduce", 4L * (p + 1), 1, NULL };
     /* The workers fill the cores and a dedicated master polls beside them, between
      * exchanges one step apart (master_yield, and master_wake from the exchanges) and an
      * epoch apart (master_yield_loss). */

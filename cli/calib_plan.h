@@ -7,8 +7,9 @@
  * The configurations (calib_plan_runs; P = cores of this host): every power-of-two split
  * K×T ≤ min(P, 8) at batch 32 (batch and epoch sync at K ≥ 2), K = 1 at two more batches
  * and T = max at one (c0, c1, σ), 2×1 ps, one rank more than cores ((P+1)×1 batch,
- * every:4 and epoch) and two per core ((2P)×1) for what ρ > 1 costs, and P×1 batch and
- * epoch ps with a dedicated master (its yield and wake). 14 configurations on 2 cores.
+ * every:4 and epoch, and batch again at 4 examples a rank) and two per core ((2P)×1 batch
+ * at 16 and 4 a rank) for what ρ > 1 costs, and P×1 batch and epoch ps with a dedicated
+ * master (its yield and wake). 16 configurations on 2 cores.
  *
  * Repeats run interleaved (A B C … A B C … A B C), so that the fit measures the
  * run-to-run spread from identical runs and a slow spell of the host lands on one repeat

@@ -84,6 +84,12 @@ bool fit_without_allowed(int id);
  * polling says they do, instead of being spread at once. */
 #define FIT_DEFAULT_KAPPA_SE 0.5
 #define FIT_DEFAULT_BALANCE_S 0.1
+/* How far apart the one-step all-reduce runs on shared cores must be in idle step × (ρ − 1)
+ * (largest / smallest) for their exchange's wait to be split into a cost per exchange (Λ)
+ * and a share of the step (λ): the plan's runs differ 4× in step and 2× in ρ − 1
+ * (docs/model.md "Λ"); runs alike in both tell only their sum. κ is read from the runs
+ * whose idle step is within it of the longest. */
+#define FIT_EXCHANGE_STEP_SPAN 1.5
 /* The run-to-run spread where no configuration was run twice: what repeats of one
  * configuration spread by on the shared machines measured here (2.8-6.4%: experiments/drift,
  * experiments/fidelity, experiments/pytorch-ddp), so that an interval is not narrower for

@@ -1,15 +1,21 @@
 /* fit_oversub — what ranks that outnumber the cores cost beyond ρ (see fit_parts.h): κ
- * (oversub_compute) and τ (balance_s) of costmodel_slowdown, from the runs whose training
- * ranks alone outnumber the cores (a dedicated master's polling is master_yield's).
+ * (oversub_compute) and τ (balance_s) of costmodel_slowdown, and the exchange's wait Λ and
+ * λ of contention_exchange_time, from the runs whose training ranks alone outnumber the
+ * cores (a dedicated master's polling is master_yield's).
  *
  * A run's body, its training time less its start-up (the last rank's start-up end, where
  * the first round can begin), is what its rounds took. For a run of one-step all-reduce
- * rounds (batch sync; a parameter server's one-step rounds pay neither term and tell
+ * rounds (batch sync; a parameter server's one-step rounds pay none of these terms and tell
  * nothing of them) the model's body depends on nothing else unfitted and is affine in κ
- * (at Λ = 0, where those rounds pay κ whatever τ) and in Λ, so each such run gives
- * κ = (body − B(0)) / (B(κ=1) − B(0)), its sharing cost as a share of its steps, and Λ the
- * same as a cost per exchange; each is their median, at least 0. Predictions charge
- * one-step all-reduce rounds Λ and longer rounds κ (model/contention.h). With κ, the runs
+ * (at Λ = λ = 0, where those rounds pay κ whatever τ), in Λ and in λ. Its sharing cost,
+ * body − B(0), over B(κ=1) − B(0) is κ, its cost as a share of its steps; κ is the median
+ * over the runs of the longest steps (within FIT_EXCHANGE_STEP_SPAN), at least 0. Over
+ * B(Λ=1) − B(0) (its rounds) it is the round's wait, Λ + λ·x with x = step₁·(ρ − 1): where
+ * the runs' x span FIT_EXCHANGE_STEP_SPAN, Λ and λ are the line through each
+ * configuration's median wait, weighted by their standard errors (a term below 0 is 0 and
+ * the other the runs' median alone); where they do not, Λ is the median wait and λ 0,
+ * with a note. Predictions charge one-step
+ * all-reduce rounds Λ and λ and longer rounds κ (model/contention.h). With κ, the runs
  * of the shortest rounds longer than a step (the plan's every:4) give τ, the packing's
  * fade, each the τ at which the model's body is its own (bisection: B grows with τ from
  * cores shared evenly at ρ towards the packing), κ whole over such short rounds; the runs
@@ -18,7 +24,7 @@
  * is its runs' median.
  * Where every such run has rounds of one length, τ_κ is 0 and κ fades with the packing
  * over τ (the model before τ_κ), with a note. Standard errors √(π/2)·sd/√n, the
- * median's. No such run: Λ 0, κ 0 ± FIT_DEFAULT_KAPPA_SE and, where waits poll, τ
+ * median's. No such run: Λ = λ = 0, κ 0 ± FIT_DEFAULT_KAPPA_SE and, where waits poll, τ
  * FIT_DEFAULT_BALANCE_S ± itself (stated, fit/fit.h), each with a note; where waits
  * block, τ 0 (nothing packs). */
 #include "fit/fit_parts.h"
@@ -28,6 +34,7 @@
 
 #include "trace/traceinfo.h"
 
+#include <gsl/gsl_multifit.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -126,11 +133,12 @@ static long fit_fade(const fit_subset *s, fit_core *f, const double *body, long 
     return n;
 }
 
-/* A run of one-step rounds that tells κ and Λ: its sharing cost, the body less the model's
- * at κ = Λ = 0, and what κ = 1 (at Λ = 0, where one-step rounds pay κ) and Λ = 1 s each add
- * to the model's body (affine in each). */
+/* A run of one-step rounds that tells κ, Λ and λ: its sharing cost, the body less the
+ * model's at κ = Λ = λ = 0; what κ = 1 (at Λ = λ = 0, where one-step rounds pay κ),
+ * Λ = 1 s and λ = 1 each add to the model's body (affine in each); its idle step. */
 typedef struct {
-    double cost_s, per_kappa_s, per_lambda_s;
+    const job_config *config;
+    double cost_s, per_kappa_s, per_lambda_s, per_share_s, step_s;
 } oversub_run;
 
 /* Run i as an oversub_run; false where it tells neither (another kind of run, or a
@@ -140,55 +148,203 @@ static bool one_step_run(const fit_subset *s, const fit_core *f, int i, oversub_
     costmodel_params p = params_of_run(f, t);
     if (!oversubscribed_by_workers(s, i, &p) || job_schedule_of(&t->run.config).steps_per_round != 1)
         return false;
-    p.oversub_compute = p.oversub_exchange_s = 0;
+    p.oversub_compute = p.oversub_wait_s = p.oversub_wait_share = 0;
     const double b0 = model_body(&p, t);
     p.oversub_compute = 1;
     r->per_kappa_s = model_body(&p, t) - b0;
     p.oversub_compute = 0;
-    p.oversub_exchange_s = 1;
+    p.oversub_wait_s = 1;
     r->per_lambda_s = model_body(&p, t) - b0;
+    p.oversub_wait_s = 0;
+    p.oversub_wait_share = 1;
+    r->per_share_s = model_body(&p, t) - b0;
     r->cost_s = traceinfo_training_time(t) - startup_end(t) - b0;
-    return r->per_kappa_s > 0;
+    r->config = &t->run.config;
+    r->step_s = costmodel_idle_step_time(&p, r->config);
+    return r->per_kappa_s > 0 && r->per_lambda_s > 0;
 }
 
-/* The median over the runs of the term (Λ where `lambda`, else κ) at which it alone is each
- * run's sharing cost, with its standard error, at least 0; false where no run pays it. */
-static bool median_of_runs(const oversub_run *runs, long n, bool lambda, double *buf, double *v, double *se) {
+/* Which term a run's whole sharing cost is read as. */
+typedef enum { AS_KAPPA, AS_LAMBDA, AS_SHARE } oversub_term;
+
+static double per_term(const oversub_run *r, oversub_term term) {
+    return term == AS_KAPPA ? r->per_kappa_s : term == AS_LAMBDA ? r->per_lambda_s : r->per_share_s;
+}
+
+/* The median over the runs of idle steps of at least min_step_s of the term at which it
+ * alone is each run's sharing cost, with its standard error, at least 0; returns how many
+ * runs, 0 where no such run pays it. */
+static long median_of_runs(const oversub_run *runs, long n, oversub_term term, double min_step_s, double *buf,
+                           double *v, double *se) {
     long m = 0;
-    for (long i = 0; i < n; i++) {
-        const double per = lambda ? runs[i].per_lambda_s : runs[i].per_kappa_s;
-        if (per > 0)
-            buf[m++] = runs[i].cost_s / per;
-    }
+    for (long i = 0; i < n; i++)
+        if (per_term(&runs[i], term) > 0 && runs[i].step_s >= min_step_s)
+            buf[m++] = runs[i].cost_s / per_term(&runs[i], term);
     *v = *se = 0;
     if (m > 0)
         fit_median_se(buf, m, v, se);
     *v = fmax(0.0, *v);
-    return m > 0;
+    return m;
 }
 
-/* κ and Λ from the runs of one-step all-reduce rounds (see the header): each the median
- * over the runs of the value at which the run's whole sharing cost is that term alone.
- * Held out: 0, and the fades are fitted at what predictions use. */
-static void fit_kappa(const fit_subset *s, fit_core *f, oversub_run *runs, double *buf) {
-    f->p.oversub_compute = f->se.oversub_compute = f->p.oversub_exchange_s = f->se.oversub_exchange_s = 0;
+/* x of run r, step₁·(ρ − 1): what λ = 1 adds to a round, where Λ = 1 s adds a second. */
+static double share_x_of(const oversub_run *r) { return r->per_share_s / r->per_lambda_s; }
+
+/* The runs of one configuration: their x, the median of their waits a round (cost/per_Λ)
+ * and its standard error. */
+typedef struct {
+    double x_s, wait_s, se_s;
+} config_wait;
+
+/* The runs' waits by configuration, each of at least two runs (a spread to weigh it by);
+ * returns how many. `buf` holds n values. */
+static long waits_by_config(const oversub_run *runs, long n, double *buf, config_wait *g) {
+    long ng = 0;
+    for (long i = 0; i < n; i++) {
+        bool seen = false;
+        for (long j = 0; j < i && !seen; j++)
+            seen = fit_same_config(runs[j].config, runs[i].config);
+        if (seen)
+            continue;
+        long m = 0;
+        for (long j = i; j < n; j++)
+            if (fit_same_config(runs[j].config, runs[i].config))
+                buf[m++] = runs[j].cost_s / runs[j].per_lambda_s;
+        if (m < 2)
+            continue;
+        g[ng].x_s = share_x_of(&runs[i]);
+        fit_median_se(buf, m, &g[ng].wait_s, &g[ng].se_s);
+        /* runs that agree to the digit weigh as if they spread by 0.1% of their wait */
+        g[ng].se_s = fmax(g[ng].se_s, 1e-3 * fabs(g[ng].wait_s) + 1e-12);
+        ng++;
+    }
+    return ng;
+}
+
+/* Do the configurations' x span FIT_EXCHANGE_STEP_SPAN (largest / smallest)? */
+static bool waits_span(const config_wait *g, long ng) {
+    double lo = INFINITY, hi = 0;
+    for (long i = 0; i < ng; i++) {
+        lo = fmin(lo, g[i].x_s);
+        hi = fmax(hi, g[i].x_s);
+    }
+    return ng >= 2 && hi >= FIT_EXCHANGE_STEP_SPAN * lo;
+}
+
+/* Λ + λ·x through the configurations' median waits, weighted by 1/se² (GSL's weighted
+ * least squares: with two the line through both, its standard errors theirs carried
+ * over). Returns 0, or -1 with err. */
+static int wait_line(const config_wait *g, long ng, double c[2], double se[2], char *err, int errlen) {
+    gsl_matrix *x = gsl_matrix_alloc((size_t)ng, 2), *cov = gsl_matrix_alloc(2, 2);
+    gsl_vector *w = gsl_vector_alloc((size_t)ng), *y = gsl_vector_alloc((size_t)ng), *cv = gsl_vector_alloc(2);
+    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc((size_t)ng, 2);
+    int rc = x && cov && w && y && cv && ws ? 0 : errmsg_set(err, errlen, "out of memory");
+    double chisq;
+    if (rc == 0) {
+        for (long i = 0; i < ng; i++) {
+            gsl_matrix_set(x, (size_t)i, 0, 1.0);
+            gsl_matrix_set(x, (size_t)i, 1, g[i].x_s);
+            gsl_vector_set(y, (size_t)i, g[i].wait_s);
+            gsl_vector_set(w, (size_t)i, 1.0 / (g[i].se_s * g[i].se_s));
+        }
+        if (gsl_multifit_wlinear(x, w, y, cv, cov, &chisq, ws))
+            rc = errmsg_set(err, errlen, "the exchange's wait on shared cores: the weighted fit failed");
+        for (int j = 0; j < 2 && rc == 0; j++) {
+            c[j] = gsl_vector_get(cv, (size_t)j);
+            se[j] = sqrt(gsl_matrix_get(cov, (size_t)j, (size_t)j));
+        }
+    }
+    gsl_multifit_linear_free(ws);
+    gsl_vector_free(cv);
+    gsl_vector_free(y);
+    gsl_vector_free(w);
+    gsl_matrix_free(cov);
+    gsl_matrix_free(x);
+    return rc;
+}
+
+/* Λ and λ from the runs of one-step all-reduce rounds (see the header): the line through
+ * the configurations' median waits where their x span FIT_EXCHANGE_STEP_SPAN, a term it
+ * puts below 0 held at 0 (with a note); where they do not, or a term is held, the other
+ * the median over the runs of its value alone (Λ where neither is held, with a note). */
+static int fit_wait(const fit_subset *s, fit_core *f, const oversub_run *runs, long n, double *buf, char *err,
+                    int errlen) {
+    bool hold_lambda = fit_held(s, PARAM_OVERSUB_WAIT), hold_share = fit_held(s, PARAM_OVERSUB_WAIT_SHARE);
+    config_wait *g = malloc(sizeof *g * (size_t)(n + 1));
+    if (!g)
+        return errmsg_set(err, errlen, "out of memory");
+    const long ng = waits_by_config(runs, n, buf, g);
+    const bool span = waits_span(g, ng);
+    double c[2] = { 0, 0 }, se[2];
+    const int rc = !hold_lambda && !hold_share && span ? wait_line(g, ng, c, se, err, errlen) : 0;
+    free(g);
+    if (rc)
+        return -1;
+    if (!hold_lambda && !hold_share && span) {
+        if (c[0] >= 0 && c[1] >= 0) {
+            f->p.oversub_wait_s = c[0];
+            f->se.oversub_wait_s = se[0];
+            f->p.oversub_wait_share = c[1];
+            f->se.oversub_wait_share = se[1];
+            fit_add_reg(f, "oversub_wait", "weighted, configurations' medians", ng, (int)ng - 2, 0.0);
+            return 0;
+        }
+        hold_lambda = c[0] < 0; /* the other term alone */
+        hold_share = !hold_lambda;
+        fit_note(f, hold_lambda ? "oversub_wait" : "oversub_wait_share", "the line through the one-step all-reduce "
+                 "runs' waits on shared cores put it at %.3g, below 0: it is 0, and the wait is taken as %s alone",
+                 hold_lambda ? c[0] : c[1], hold_lambda ? "a share of the step" : "a cost per exchange");
+    }
+    if (!hold_lambda && median_of_runs(runs, n, AS_LAMBDA, 0, buf, &f->p.oversub_wait_s, &f->se.oversub_wait_s)) {
+        fit_add_reg(f, "oversub_wait", "median", n, (int)n - 1, 0.0);
+        if (!span && !hold_share)
+            fit_note(f, "oversub_wait", "the one-step all-reduce runs on shared cores do not differ %g times in "
+                     "idle step x (rho - 1): their wait is taken as a cost per exchange, none of it growing with "
+                     "the step (oversub_wait_share 0)", FIT_EXCHANGE_STEP_SPAN);
+    } else if (hold_lambda && !hold_share &&
+               median_of_runs(runs, n, AS_SHARE, 0, buf, &f->p.oversub_wait_share, &f->se.oversub_wait_share))
+        fit_add_reg(f, "oversub_wait_share", "median", n, (int)n - 1, 0.0);
+    return 0;
+}
+
+/* The longest idle step of the runs, over FIT_EXCHANGE_STEP_SPAN: the shortest κ is read
+ * from. */
+static double kappa_min_step(const oversub_run *runs, long n) {
+    double longest = 0;
+    for (long i = 0; i < n; i++)
+        longest = fmax(longest, runs[i].step_s);
+    return longest / FIT_EXCHANGE_STEP_SPAN;
+}
+
+/* κ, Λ and λ from the runs of one-step all-reduce rounds (see the header); κ the median
+ * over the runs of the longest steps (those within FIT_EXCHANGE_STEP_SPAN of it) of the
+ * value at which the run's whole sharing cost is κ alone: a share of a step, for rounds of
+ * several steps, which the plan runs at the larger batches, and where the per-exchange
+ * wait of the shortest runs would pass for one. Held out: 0, and the fades are fitted at
+ * what predictions use. */
+static int fit_kappa(const fit_subset *s, fit_core *f, oversub_run *runs, double *buf, char *err, int errlen) {
+    f->p.oversub_compute = f->se.oversub_compute = 0;
+    f->p.oversub_wait_s = f->se.oversub_wait_s = 0;
+    f->p.oversub_wait_share = f->se.oversub_wait_share = 0;
     long n = 0;
     for (int i = 0; i < s->n; i++)
         n += one_step_run(s, f, i, &runs[n]);
-    if (!fit_held(s, PARAM_OVERSUB_EXCHANGE) &&
-        median_of_runs(runs, n, true, buf, &f->p.oversub_exchange_s, &f->se.oversub_exchange_s))
-        fit_add_reg(f, "oversub_exchange", "median", n, (int)n - 1, 0.0);
+    if (fit_wait(s, f, runs, n, buf, err, errlen))
+        return -1;
     if (fit_held(s, PARAM_OVERSUB_COMPUTE))
-        return;
-    if (median_of_runs(runs, n, false, buf, &f->p.oversub_compute, &f->se.oversub_compute)) {
-        fit_add_reg(f, "oversub_compute", "median", n, (int)n - 1, 0.0);
-        return;
+        return 0;
+    const long m = median_of_runs(runs, n, AS_KAPPA, kappa_min_step(runs, n), buf, &f->p.oversub_compute,
+                                  &f->se.oversub_compute);
+    if (m > 0) {
+        fit_add_reg(f, "oversub_compute", "median", m, (int)m - 1, 0.0);
+        return 0;
     }
     f->se.oversub_compute = FIT_DEFAULT_KAPPA_SE;
     fit_note(f, "oversub_compute", "no batch-sync all-reduce run with more ranks than cores (a parameter "
              "server's one-step rounds do not pay kappa): time-sharing a core is taken to cost its share alone "
              "(kappa = 0, stated), +- %g: what plans with such runs measured widens the interval",
              FIT_DEFAULT_KAPPA_SE);
+    return 0;
 }
 
 /* The fades τ and τ_κ (see the header); `body` and `v` hold s->n values. */
@@ -246,9 +402,10 @@ int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
         free(buf);
         return errmsg_set(err, errlen, "out of memory");
     }
-    fit_kappa(s, f, runs, buf);
-    fit_fades(s, f, buf, buf + s->n);
+    int rc = fit_kappa(s, f, runs, buf, err, errlen);
+    if (rc == 0)
+        fit_fades(s, f, buf, buf + s->n);
     free(runs);
     free(buf);
-    return 0;
+    return rc;
 }

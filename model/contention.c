@@ -16,11 +16,11 @@ static double round_fade(const costmodel_params *p, const job_config *c) {
     return fmax(0.0, 1.0 - contention_round_idle_s(p, c) / p->balance_s);
 }
 
-/* Does c's round pay Λ per exchange (and so no κ): a synchronous all-reduce's round of one
- * step, where the calibration has Λ? */
+/* Does c's round pay its exchange's wait (Λ, λ) and so no κ: a synchronous all-reduce's
+ * round of one step, where the calibration has either? */
 static bool pays_lambda(const costmodel_params *p, const job_config *c) {
-    return p->oversub_exchange_s > 0 && c->topology == JOB_TOPO_ALLREDUCE && !job_sync_is_async(c->sync) &&
-           job_schedule_of(c).steps_per_round <= 1;
+    return (p->oversub_wait_s > 0 || p->oversub_wait_share > 0) && c->topology == JOB_TOPO_ALLREDUCE &&
+           !job_sync_is_async(c->sync) && job_schedule_of(c).steps_per_round <= 1;
 }
 
 /* κ's round: the steps a rank computes between two waits. An async worker waits on the
@@ -28,7 +28,7 @@ static bool pays_lambda(const costmodel_params *p, const job_config *c) {
  * of one step. A synchronous round of one step computes at the packing's ρ' and no more:
  * an all-reduce's ring pays its cost per exchange (Λ, contention_exchange_time), a
  * parameter server's pulls go one by one (experiments/fidelity/README.md, 2026-12-06 and
- * 2026-12-07); a file without Λ has the all-reduce's rounds pay κ instead, as before it.
+ * 2026-12-07); a file with neither Λ nor λ has the all-reduce's rounds pay κ, as before them.
  * Sharing's extra cost is paid where a round starts (the ranks' caches and places on the
  * cores set anew), so over a round of L idle seconds it is spread as min(1, τ_κ/L); a
  * file without τ_κ fades κ with the packing, over τ. A synchronous team of threads
@@ -62,7 +62,7 @@ static double ranks_rho(const costmodel_params *p, const job_config *c) {
 double contention_exchange_time(const costmodel_params *p, const job_config *c) {
     if (!pays_lambda(p, c) || c->workers < 2 || !contention_shares_cores(p, c))
         return 0.0;
-    return p->oversub_exchange_s * (ranks_rho(p, c) - 1.0);
+    return p->oversub_wait_s + p->oversub_wait_share * costmodel_idle_step_time(p, c) * (ranks_rho(p, c) - 1.0);
 }
 
 /* The packing's round ends where every rank waits for the slowest. Async and hogwild

@@ -18,25 +18,26 @@
  *             w fades from 1 (one-step rounds) to 0 as a round's idle steps pass τ, 0 where
  *             waits block or teams of threads share the cores; v = min(1, τ_κ/L) for a
  *             round of L idle seconds, κ paid once a round; v = 0 for synchronous rounds of
- *             one step (they compute at the packing's ρ'; a file without Λ: 1 for an
+ *             one step (they compute at the packing's ρ'; a file with neither Λ nor λ: 1 for an
  *             all-reduce's) and for synchronous teams; async: ρ' at least the master's
  *             core's load; a team of T > 1 threads that fills its machine's cores beside a
  *             dedicated master: ρ' at least 1/(1 − m·q), q the parallel part of its step
  *             (its threads wait for whichever one the master took a core from)
- *   Λ·(ρ − 1) what a synchronous all-reduce of one-step rounds takes beyond its idle-host
- *             time, a round (ρ in ranks, a team's polling rank one core: its other threads
- *             sleep): the ring's ranks wait for partners that have no core; a constant
- *             on some hosts, in proportion to the step on others, which the plan's runs
- *             (all at one step's length) cannot tell apart (docs/model.md, "Λ").
- *             κ is the same cost as a share of the plan's one-step runs' steps, which
- *             rounds of several steps pay (the fit takes both from those runs); a
- *             parameter server's one-step rounds pay neither (its pulls go one by one)
+ *   Λ + λ·step₁·(ρ − 1)  what a synchronous all-reduce of one-step rounds takes beyond
+ *             its idle-host time, a round (ρ in ranks, a team's polling rank one core: its
+ *             other threads sleep): the ring's ranks wait for partners that have no core,
+ *             a wait per exchange wherever a core holds two (Λ) and a share of the idle
+ *             step as ρ grows (λ), in a mix that differs from host to host; the plan's
+ *             one-step runs at two steps' lengths and two ρ tell them apart (docs/model.md,
+ *             "Λ"). κ is the whole cost as a share of those runs' longer steps, which
+ *             rounds of several steps pay; a parameter server's one-step rounds pay
+ *             neither (its pulls go one by one)
  *
- * Parameters it owns (model/params.h): oversub_compute κ, oversub_exchange Λ, balance τ,
- * kappa_fade τ_κ, master_yield y, master_yield_loss L, master_wake, startup_cpu d (with
- * startup_per_example l: the data load slowed at ρ > 1), waits_block, run_cv_oversub and
- * model_cv_oversub. Their fit:
- * fit/fit_oversub.c and fit/fit_run.c; why each term: docs/model.md ("Host contention").
+ * Parameters it owns (model/params.h): oversub_compute κ, oversub_wait Λ,
+ * oversub_wait_share λ, balance τ, kappa_fade τ_κ, master_yield y, master_yield_loss L,
+ * master_wake, startup_cpu d (with startup_per_example l: the data load slowed at ρ > 1),
+ * waits_block, run_cv_oversub and model_cv_oversub. Their fit: fit/fit_oversub.c and
+ * fit/fit_run.c; why each term: docs/model.md ("Host contention").
  *
  * Switched off (params.contention_off, the what-if flag --no-contention): nothing shares,
  * ρ = ρ' = 1, no master wake, the plain run_cv and model_cv. A job whose ranks each have a
@@ -88,10 +89,10 @@ double contention_rho(const costmodel_params *p, const job_config *c);
  * an async worker's share of its cycle: costmodel_slowdown passes it). */
 double contention_slowdown_at(const costmodel_params *p, const job_config *c, double duty);
 
-/* Λ·(ρ − 1): what c's exchange takes a round beyond costmodel_sync_time's idle-host time
- * (see the header); 0 where nothing shares or the rounds are not a synchronous
- * all-reduce's of one step. The closed form adds it to the round's exchange, the simulator
- * plays it as the exchange's last stage. */
+/* Λ + λ·step₁·(ρ − 1), step₁ costmodel_idle_step_time: what c's exchange takes a round
+ * beyond costmodel_sync_time's idle-host time (see the header); 0 where nothing shares or
+ * the rounds are not a synchronous all-reduce's of one step. The closed form adds it to
+ * the round's exchange, the simulator plays it as the exchange's last stage. */
 double contention_exchange_time(const costmodel_params *p, const job_config *c);
 
 /* The ρ at which the ranks share the cores evenly, a finished rank's core going to the
@@ -105,8 +106,8 @@ double contention_shared_rho(const costmodel_params *p, const job_config *c);
 double contention_round_idle_s(const costmodel_params *p, const job_config *c);
 
 /* v: the share of κ a step of c's rounds pays: 0 for synchronous rounds of one step (an
- * all-reduce's pay Λ instead; 1 where Λ is 0: see the header), 1 for async and hogwild,
- * whose workers wait on the server after every step; over a round of L idle
+ * all-reduce's pay Λ and λ instead; 1 where both are 0: see the header), 1 for async and
+ * hogwild, whose workers wait on the server after every step; over a round of L idle
  * seconds (its idle steps but one) min(1, τ_κ/L), κ paid once a round; where τ_κ is 0
  * (calibrations before it), 1 − L/τ down to 0, as the packing. */
 double contention_round_weight(const costmodel_params *p, const job_config *c);

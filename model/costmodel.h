@@ -89,9 +89,12 @@ typedef struct {
                                 step, per unit of ρ − 1 (switches, caches refilled after another
                                 rank's slice): steps and updates at ρ > 1 are slowed by
                                 ρ_eff + v·κ·(ρ − 1), v fading over τ_κ (kappa_fade_s) */
-    double oversub_exchange_s; /* Λ: what an all-reduce of one-step rounds costs beyond its
-                                idle-host time where the ranks share the cores, per unit of
-                                ρ − 1, a round (model/contention.h); 0 = none (files before it) */
+    double oversub_wait_s;   /* Λ: what an all-reduce's round of one step waits beyond its
+                                idle-host time where its ranks share the cores, a round
+                                (model/contention.h); 0 = none (files before it) */
+    double oversub_wait_share; /* λ: the part of that wait that grows with the step: the
+                                round waits Λ + λ·step₁·(ρ − 1); 0 = none (files before it,
+                                and plans whose shared one-step runs cannot tell it) */
     double balance_s;        /* τ: how long the scheduler takes to even the ranks out over the
                                 cores within a round (costmodel_slowdown); 0 = at once */
     double kappa_fade_s;     /* τ_κ: the round over which κ fades, v = min(1, τ_κ/L) for a round

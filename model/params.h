@@ -64,8 +64,10 @@
   P(TEST_EXAMPLES, "test_examples", test_examples, test_examples, "example", 0, INFINITY, 0, -1, 0, "")            \
   P(OVERSUB_COMPUTE, "oversub_compute", oversub_compute, oversub_compute, "1", 0, INFINITY, 1, 0, 15,              \
     "(sharing a core, a share of the step over rounds of several steps, per unit of rho - 1)")                     \
-  P(OVERSUB_EXCHANGE, "oversub_exchange", oversub_exchange_s, oversub_exchange_s, "s", 0, INFINITY, 1, -1, 15,     \
-    "s (an all-reduce of one-step rounds on shared cores, per unit of rho - 1)")                                   \
+  P(OVERSUB_WAIT, "oversub_wait", oversub_wait_s, oversub_wait_s, "s", 0, INFINITY, 1, -1, 15,                     \
+    "s (an all-reduce's one-step round on shared cores waits this, a round)")                                      \
+  P(OVERSUB_WAIT_SHARE, "oversub_wait_share", oversub_wait_share, oversub_wait_share, "1", 0, INFINITY, 1, -1, 15, \
+    "(and this share of an idle step more, per unit of rho - 1)")                                                  \
   P(BALANCE, "balance", balance_s, balance_s, "s", 0, INFINITY, 1, 0, 16, "s (the scheduler evens out the cores)") \
   P(KAPPA_FADE, "kappa_fade", kappa_fade_s, kappa_fade_s, "s", 0, INFINITY, 1, -1, 17,                             \
     "s (sharing a core's extra cost, kappa, spread over a round this long)")                                       \

@@ -16,22 +16,24 @@ static const calib_plan_entry two_cores[] = {
     { 3, 1, "batch", "allreduce", 48, 0, NULL }, /* one rank more than cores: oversubscribed, */
     { 3, 1, "every:4", "allreduce", 32, 0, NULL }, /* in rounds of one step, of four */
     { 3, 1, "epoch", "allreduce", 64, 0, NULL },   /* and of an epoch */
-    { 4, 1, "batch", "allreduce", 64, 0, NULL },   /* two ranks on every core */
+    { 4, 1, "batch", "allreduce", 64, 0, NULL },   /* two ranks on every core, */
+    { 4, 1, "batch", "allreduce", 16, 0, NULL },   /* both at a quarter of the step */
+    { 3, 1, "batch", "allreduce", 12, 0, NULL },
     { 2, 1, "batch", "ps", 32, 0, "dedicated" }, /* and a polling master beside 2 workers, */
     { 2, 1, "epoch", "ps", 32, 0, "dedicated" }, /* exchanging every step and every epoch */
 };
 
 Test(calib_plan, every_configuration_runs_three_times_interleaved) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
-    cr_assert_eq(calib_plan_runs(2, runs), 42);
-    for (int i = 0; i < 42; i++) {
-        const calib_plan_entry *r = &runs[i], *want = &two_cores[i % 14];
+    cr_assert_eq(calib_plan_runs(2, runs), 48);
+    for (int i = 0; i < 48; i++) {
+        const calib_plan_entry *r = &runs[i], *want = &two_cores[i % 16];
         cr_assert(r->workers == want->workers && r->cores == want->cores && r->batch == want->batch &&
                   strcmp(r->sync, want->sync) == 0 && strcmp(r->topology, want->topology) == 0 &&
                   (r->master == NULL) == (want->master == NULL),
                   "run %d: %dx%d %s %s b%ld, want %dx%d %s %s b%ld", i, r->workers, r->cores, r->sync, r->topology,
                   r->batch, want->workers, want->cores, want->sync, want->topology, want->batch);
-        cr_assert_eq(r->repeat, 1 + i / 14, "run %d is repeat %d", i, r->repeat);
+        cr_assert_eq(r->repeat, 1 + i / 16, "run %d is repeat %d", i, r->repeat);
     }
 }
 
@@ -40,10 +42,10 @@ Test(calib_plan, trace_names_carry_the_repeat) {
     int n = calib_plan_runs(2, runs);
     char a[128], b[128];
     calib_plan_trace_name(&runs[0], a, sizeof a);
-    calib_plan_trace_name(&runs[14], b, sizeof b);
+    calib_plan_trace_name(&runs[16], b, sizeof b);
     cr_assert_str_eq(a, "train-1x1-batch-allreduce-b32-r1.trace.jsonl");
     cr_assert_str_eq(b, "train-1x1-batch-allreduce-b32-r2.trace.jsonl");
-    calib_plan_trace_name(&runs[37], a, sizeof a);
+    calib_plan_trace_name(&runs[41], a, sizeof a);
     cr_assert_str_eq(a, "train-3x1-every-4-allreduce-b32-r3.trace.jsonl");
     for (int i = 0; i < n; i++)
         for (int j = 0; j < i; j++) {
@@ -83,8 +85,9 @@ Test(calib_plan, four_cores_add_the_splits_of_four) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
     int n = calib_plan_runs(4, runs);
     /* 1x1; 1x2, 2x1 (batch, epoch); 1x4, 2x2 (2), 4x1 (2); b16, b64, 1x4 b64, ps, 5x1
-     * batch, every:4 and epoch (b64), 8x1 at b128, 4x1 batch and epoch ps dedicated: 19. */
-    cr_assert_eq(n, 57);
+     * batch, every:4 and epoch (b64), 8x1 at b128 and b32, 5x1 at b20, 4x1 batch and epoch
+     * ps dedicated: 21. */
+    cr_assert_eq(n, 63);
     cr_assert_eq(runs[12].workers, 2);
     cr_assert_str_eq(runs[12].topology, "ps");
     cr_assert_eq(runs[13].workers, 5);
@@ -93,16 +96,21 @@ Test(calib_plan, four_cores_add_the_splits_of_four) {
     cr_assert_eq(runs[15].batch, 64);
     cr_assert_eq(runs[16].workers, 8);
     cr_assert_eq(runs[16].batch, 128);
-    cr_assert_eq(runs[19].repeat, 2);
-    cr_assert_eq(runs[38].repeat, 3);
+    cr_assert_eq(runs[17].workers, 8);
+    cr_assert_eq(runs[17].batch, 32);
+    cr_assert_eq(runs[18].workers, 5);
+    cr_assert_eq(runs[18].batch, 20);
+    cr_assert_eq(runs[21].repeat, 2);
+    cr_assert_eq(runs[42].repeat, 3);
 }
 
 Test(calib_plan, eight_cores_fit_in_the_plan) {
     /* 1 + 3 + 5 + 7 splits of 1, 2, 4, 8 cores (epoch too at K >= 2); b16, b64, 1x8 b64,
-     * ps, 9x1 batch, every:4 and epoch, 16x1 at b256, 8x1 batch and epoch ps dedicated:
-     * 26 configurations, 78 runs (more than the 64 an earlier array held). */
+     * ps, 9x1 batch, every:4 and epoch, 16x1 at b256 and b64, 9x1 at b36, 8x1 batch and
+     * epoch ps dedicated: 28 configurations, 84 runs (more than the 64 an earlier array
+     * held). */
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
-    cr_assert_eq(calib_plan_runs(8, runs), 78);
+    cr_assert_eq(calib_plan_runs(8, runs), 84);
     cr_assert_eq(runs[20].workers, 9);
 }
 
@@ -111,19 +119,19 @@ Test(calib_plan, eight_cores_fit_in_the_plan) {
  * their κ and τ came out 0 for nothing. */
 Test(calib_plan, sixteen_cores_oversubscribe_all_sixteen) {
     calib_plan_entry runs[CALIB_PLAN_MAX_RUNS];
-    cr_assert_eq(calib_plan_runs(16, runs), 78);
+    cr_assert_eq(calib_plan_runs(16, runs), 84);
     int largest_split = 0, one_more = 0, two_each = 0, beside_master = 0;
-    for (int i = 0; i < 26; i++) {
+    for (int i = 0; i < 28; i++) {
         const int ranks = runs[i].workers * runs[i].cores;
         if (!runs[i].master && ranks <= 8 && ranks > largest_split)
             largest_split = ranks;
         one_more += runs[i].workers == 17;
-        two_each += runs[i].workers == 32 && runs[i].batch == 512;
+        two_each += runs[i].workers == 32 && (runs[i].batch == 512 || runs[i].batch == 128);
         beside_master += runs[i].workers == 16 && runs[i].master != NULL;
     }
     cr_assert_eq(largest_split, 8);
-    cr_assert_eq(one_more, 3, "17x1 batch, every:4 and epoch");
-    cr_assert_eq(two_each, 1, "32x1 at 16 examples a rank");
+    cr_assert_eq(one_more, 4, "17x1 batch at b48 and b68 (4 a rank), every:4 and epoch");
+    cr_assert_eq(two_each, 2, "32x1 at 16 and 4 examples a rank");
     cr_assert_eq(beside_master, 2, "16x1 batch and epoch ps, dedicated");
 }
 

@@ -282,20 +282,29 @@ Test(costmodel, a_parameter_servers_one_step_rounds_pay_the_packing_but_not_kapp
 Test(costmodel, an_all_reduces_one_step_rounds_on_shared_cores_pay_lambda_an_exchange_not_kappa) {
     /* As above (κ = 0.2, τ = 19.2 s, 2 cores), α = 10 ms a ring step, with Λ = 0.5 s: a
      * one-step all-reduce round computes at the packing's 2 (no κ) and its exchange takes
-     * 2(K − 1)·α + Λ·(ρ − 1): 3 workers (ρ = 1.5) 0.04 + 0.25 = 0.29 s, 4 (ρ = 2) 0.06 + 0.5
-     * = 0.56 s, every one of the ⌈6000/32⌉ = 188 rounds of 5 epochs. A parameter server's
+     * 2(K − 1)·α + Λ: 3 workers (ρ = 1.5) 0.04 + 0.5 = 0.54 s, 4 (ρ = 2) 0.06 + 0.5 = 0.56
+     * s, every one of the ⌈6000/32⌉ = 188 rounds of 5 epochs. A parameter server's
      * one-step rounds and rounds of four steps pay no Λ (2.0 and 1.8, as above); 2 workers
      * on 2 cores share nothing. Λ = 0 (a file before it): κ, 2.1, as above. */
     costmodel_params p = kappa_tau_params();
     for (int t = 0; t < JOB_TOPO_COUNT; t++)
         p.link[t].alpha_s = 0.01;
-    p.oversub_exchange_s = 0.5;
+    p.oversub_wait_s = 0.5;
     job_config c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     cr_assert_eq(contention_round_weight(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 2.0, 1e-12);
-    assert_rel(contention_exchange_time(&p, &c), 0.25, 1e-12);
-    assert_rel(costmodel_exposed_sync_time(&p, &c), 0.29, 1e-12);
-    assert_rel(costmodel_breakdown_of(&p, &c).comm_s, 5 * 188 * 0.29, 1e-12);
+    assert_rel(contention_exchange_time(&p, &c), 0.5, 1e-12);
+    assert_rel(costmodel_exposed_sync_time(&p, &c), 0.54, 1e-12);
+    assert_rel(costmodel_breakdown_of(&p, &c).comm_s, 5 * 188 * 0.54, 1e-12);
+    /* λ = 0.1 of the idle step on top, 11 examples (⌈32/3⌉) at 0.1 s, per unit of ρ − 1:
+     * 0.5 + 0.1·1.1·0.5 = 0.555 s; alone, 0.055 s */
+    p.oversub_wait_share = 0.1;
+    assert_rel(contention_exchange_time(&p, &c), 0.555, 1e-12);
+    p.oversub_wait_s = 0;
+    assert_rel(contention_exchange_time(&p, &c), 0.055, 1e-12);
+    cr_assert_eq(contention_round_weight(&p, &c), 0.0);
+    p.oversub_wait_s = 0.5;
+    p.oversub_wait_share = 0;
     c.workers = 4;
     assert_rel(costmodel_exposed_sync_time(&p, &c), 0.56, 1e-12);
     c.workers = 2;
@@ -307,7 +316,7 @@ Test(costmodel, an_all_reduces_one_step_rounds_on_shared_cores_pay_lambda_an_exc
     c.every_n = 4;
     cr_assert_eq(contention_exchange_time(&p, &c), 0.0);
     assert_rel(costmodel_slowdown(&p, &c), 1.8, 1e-12);
-    p.oversub_exchange_s = 0;
+    p.oversub_wait_s = 0;
     c = config(3, JOB_SYNC_BATCH, JOB_TOPO_ALLREDUCE);
     assert_rel(costmodel_slowdown(&p, &c), 2.1, 1e-12);
     assert_rel(costmodel_exposed_sync_time(&p, &c), 0.04, 1e-12);

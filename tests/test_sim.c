@@ -1169,25 +1169,29 @@ Test(sim, scheduled_cores_play_polling_and_napping_ranks_by_hand) {
 }
 
 Test(sim, an_all_reduce_on_shared_cores_pays_lambda_an_exchange_by_hand) {
-    /* As above, with Λ = 2 ms: each one-step round's all-reduce waits Λ·(ρ − 1) = 2 × 0.5
-     * = 1 ms beyond its idle-host time (0 here), after the ring: polling, 30 × (20 + 1) ms
-     * = 0.63 s; napping, 30 × (15 + 1) ms = 0.48 s. Epoch sync pays none: 0.45 s as above.
-     * A parameter server's one-step rounds pay none either: the same 3 workers through
-     * one (rank 0 trains, messages free) take 0.6 s. */
+    /* As above, with Λ = 1 ms: each one-step round's all-reduce waits Λ beyond its
+     * idle-host time (0 here), after the ring: polling, 30 × (20 + 1) ms = 0.63 s; napping,
+     * 30 × (15 + 1) ms = 0.48 s. Epoch sync pays none: 0.45 s as above. A parameter
+     * server's one-step rounds pay none either: the same 3 workers through one (rank 0
+     * trains, messages free) take 0.6 s. */
     job_spec spec = three_on_two(JOB_SYNC_BATCH, 10.0, false);
-    spec.params.oversub_exchange_s = 0.002;
+    spec.params.oversub_wait_s = 0.001;
     double t = run_once(&spec, 1, NULL).makespan_s;
     cr_assert_float_eq(t, 0.630, 1e-12, "polling: %.12g", t);
+    spec.params.oversub_wait_s = 0; /* λ = 0.2 of the 10 ms idle step, times ρ − 1: the same 1 ms */
+    spec.params.oversub_wait_share = 0.2;
+    t = run_once(&spec, 1, NULL).makespan_s;
+    cr_assert_float_eq(t, 0.630, 1e-12, "polling, lambda: %.12g", t);
     spec = three_on_two(JOB_SYNC_BATCH, 10.0, true);
-    spec.params.oversub_exchange_s = 0.002;
+    spec.params.oversub_wait_s = 0.001;
     t = run_once(&spec, 1, NULL).makespan_s;
     cr_assert_float_eq(t, 0.480, 1e-12, "napping: %.12g", t);
     spec = three_on_two(JOB_SYNC_EPOCH, 0.005, false);
-    spec.params.oversub_exchange_s = 0.002;
+    spec.params.oversub_wait_s = 0.001;
     t = run_once(&spec, 1, NULL).makespan_s;
     cr_assert_float_eq(t, 0.450, 1e-12, "epoch: %.12g", t);
     spec = three_on_two(JOB_SYNC_BATCH, 10.0, false);
-    spec.params.oversub_exchange_s = 0.002;
+    spec.params.oversub_wait_s = 0.001;
     spec.config.topology = JOB_TOPO_PS;
     t = run_once(&spec, 1, NULL).makespan_s;
     cr_assert_float_eq(t, 0.600, 1e-12, "parameter server: %.12g", t);
