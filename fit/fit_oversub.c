@@ -34,7 +34,9 @@
 
 #include "trace/traceinfo.h"
 
+#include <gsl/gsl_fit.h>
 #include <gsl/gsl_multifit.h>
+#include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -191,9 +193,9 @@ static long median_of_runs(const oversub_run *runs, long n, oversub_term term, d
 static double share_x_of(const oversub_run *r) { return r->per_share_s / r->per_lambda_s; }
 
 /* The runs of one configuration: their x, the median of their waits a round (cost/per_Λ)
- * and its standard error. */
+ * and its weight, 1/se² of that median. */
 typedef struct {
-    double x_s, wait_s, se_s;
+    double x_s, wait_s, weight;
 } config_wait;
 
 /* The runs' waits by configuration, each of at least two runs (a spread to weigh it by);
@@ -212,10 +214,12 @@ static long waits_by_config(const oversub_run *runs, long n, double *buf, config
                 buf[m++] = runs[j].cost_s / runs[j].per_lambda_s;
         if (m < 2)
             continue;
+        double se;
         g[ng].x_s = share_x_of(&runs[i]);
-        fit_median_se(buf, m, &g[ng].wait_s, &g[ng].se_s);
+        fit_median_se(buf, m, &g[ng].wait_s, &se);
         /* runs that agree to the digit weigh as if they spread by 0.1% of their wait */
-        g[ng].se_s = fmax(g[ng].se_s, 1e-3 * fabs(g[ng].wait_s) + 1e-12);
+        se = fmax(se, 1e-3 * fabs(g[ng].wait_s) + 1e-12);
+        g[ng].weight = 1.0 / (se * se);
         ng++;
     }
     return ng;
@@ -231,9 +235,9 @@ static bool waits_span(const config_wait *g, long ng) {
     return ng >= 2 && hi >= FIT_EXCHANGE_STEP_SPAN * lo;
 }
 
-/* Λ + λ·x through the configurations' median waits, weighted by 1/se² (GSL's weighted
- * least squares: with two the line through both, its standard errors theirs carried
- * over). Returns 0, or -1 with err. */
+/* Λ + λ·x through the configurations' median waits, weighted (GSL's weighted least
+ * squares: with two the line through both, its standard errors theirs carried over).
+ * Returns 0, or -1 with err. */
 static int wait_line(const config_wait *g, long ng, double c[2], double se[2], char *err, int errlen) {
     gsl_matrix *x = gsl_matrix_alloc((size_t)ng, 2), *cov = gsl_matrix_alloc(2, 2);
     gsl_vector *w = gsl_vector_alloc((size_t)ng), *y = gsl_vector_alloc((size_t)ng), *cv = gsl_vector_alloc(2);
@@ -245,7 +249,7 @@ static int wait_line(const config_wait *g, long ng, double c[2], double se[2], c
             gsl_matrix_set(x, (size_t)i, 0, 1.0);
             gsl_matrix_set(x, (size_t)i, 1, g[i].x_s);
             gsl_vector_set(y, (size_t)i, g[i].wait_s);
-            gsl_vector_set(w, (size_t)i, 1.0 / (g[i].se_s * g[i].se_s));
+            gsl_vector_set(w, (size_t)i, g[i].weight);
         }
         if (gsl_multifit_wlinear(x, w, y, cv, cov, &chisq, ws))
             rc = errmsg_set(err, errlen, "the exchange's wait on shared cores: the weighted fit failed");
@@ -263,47 +267,74 @@ static int wait_line(const config_wait *g, long ng, double c[2], double se[2], c
     return rc;
 }
 
-/* Λ and λ from the runs of one-step all-reduce rounds (see the header): the line through
- * the configurations' median waits where their x span FIT_EXCHANGE_STEP_SPAN, a term it
- * puts below 0 held at 0 (with a note); where they do not, or a term is held, the other
- * the median over the runs of its value alone (Λ where neither is held, with a note). */
+/* The wait as one term alone, the other held at 0, by the same weighted least squares:
+ * Λ their weighted mean, or λ the line through the origin in x. */
+static void wait_term(const config_wait *g, long ng, bool share, double *c, double *se) {
+    const size_t stride = sizeof *g / sizeof(double);
+    double sum_w = 0, cov, sumsq;
+    for (long i = 0; i < ng; i++)
+        sum_w += g[i].weight;
+    if (share) {
+        gsl_fit_wmul(&g->x_s, stride, &g->weight, stride, &g->wait_s, stride, (size_t)ng, c, &cov, &sumsq);
+        *se = sqrt(cov);
+    } else {
+        *c = gsl_stats_wmean(&g->weight, stride, &g->wait_s, stride, (size_t)ng);
+        *se = 1.0 / sqrt(sum_w);
+    }
+    *c = fmax(0.0, *c);
+}
+
+/* Λ and λ from the runs of one-step all-reduce rounds (see the header): where the
+ * configurations' x span FIT_EXCHANGE_STEP_SPAN, the line through their median waits, or,
+ * where it puts a term below 0 or one is held, the other alone by the same fit (with a
+ * note); where they do not, Λ the median over the runs (with a note), or λ where Λ is
+ * held. */
 static int fit_wait(const fit_subset *s, fit_core *f, const oversub_run *runs, long n, double *buf, char *err,
                     int errlen) {
-    bool hold_lambda = fit_held(s, PARAM_OVERSUB_WAIT), hold_share = fit_held(s, PARAM_OVERSUB_WAIT_SHARE);
+    const bool hold_lambda = fit_held(s, PARAM_OVERSUB_WAIT), hold_share = fit_held(s, PARAM_OVERSUB_WAIT_SHARE);
+    if (hold_lambda && hold_share)
+        return 0;
     config_wait *g = malloc(sizeof *g * (size_t)(n + 1));
     if (!g)
         return errmsg_set(err, errlen, "out of memory");
     const long ng = waits_by_config(runs, n, buf, g);
-    const bool span = waits_span(g, ng);
-    double c[2] = { 0, 0 }, se[2];
-    const int rc = !hold_lambda && !hold_share && span ? wait_line(g, ng, c, se, err, errlen) : 0;
-    free(g);
-    if (rc)
-        return -1;
-    if (!hold_lambda && !hold_share && span) {
-        if (c[0] >= 0 && c[1] >= 0) {
-            f->p.oversub_wait_s = c[0];
-            f->se.oversub_wait_s = se[0];
-            f->p.oversub_wait_share = c[1];
-            f->se.oversub_wait_share = se[1];
-            fit_add_reg(f, "oversub_wait", "weighted, configurations' medians", ng, (int)ng - 2, 0.0);
-            return 0;
+    double c[2] = { 0, 0 }, se[2] = { 0, 0 };
+    if (waits_span(g, ng)) {
+        if (!hold_lambda && !hold_share && wait_line(g, ng, c, se, err, errlen)) {
+            free(g);
+            return -1;
         }
-        hold_lambda = c[0] < 0; /* the other term alone */
-        hold_share = !hold_lambda;
-        fit_note(f, hold_lambda ? "oversub_wait" : "oversub_wait_share", "the line through the one-step all-reduce "
-                 "runs' waits on shared cores put it at %.3g, below 0: it is 0, and the wait is taken as %s alone",
-                 hold_lambda ? c[0] : c[1], hold_lambda ? "a share of the step" : "a cost per exchange");
+        const bool below = !hold_lambda && !hold_share && (c[0] < 0 || c[1] < 0);
+        const bool one_term = hold_lambda || hold_share || below;
+        if (one_term) {
+            const bool share = hold_lambda || (!hold_share && c[0] < 0); /* the term fitted alone */
+            if (below)
+                fit_note(f, share ? "oversub_wait" : "oversub_wait_share", "the line through the one-step all-reduce "
+                         "runs' waits on shared cores put it at %.3g, below 0: it is 0, and the wait is taken as %s "
+                         "alone", share ? c[0] : c[1], share ? "a share of the step" : "a cost per exchange");
+            c[0] = c[1] = se[0] = se[1] = 0;
+            wait_term(g, ng, share, &c[share], &se[share]);
+        }
+        f->p.oversub_wait_s = c[0];
+        f->se.oversub_wait_s = se[0];
+        f->p.oversub_wait_share = c[1];
+        f->se.oversub_wait_share = se[1];
+        fit_add_reg(f, "oversub_wait", "weighted, configurations' medians", ng, (int)ng - (one_term ? 1 : 2), 0.0);
+    } else if (!hold_lambda) {
+        const long m = median_of_runs(runs, n, AS_LAMBDA, 0, buf, &f->p.oversub_wait_s, &f->se.oversub_wait_s);
+        if (m > 0) {
+            fit_add_reg(f, "oversub_wait", "median", m, (int)m - 1, 0.0);
+            if (!hold_share)
+                fit_note(f, "oversub_wait", "the one-step all-reduce runs on shared cores do not differ %g times in "
+                         "idle step x (rho - 1): their wait is taken as a cost per exchange, none of it growing "
+                         "with the step (oversub_wait_share 0)", FIT_EXCHANGE_STEP_SPAN);
+        }
+    } else {
+        const long m = median_of_runs(runs, n, AS_SHARE, 0, buf, &f->p.oversub_wait_share, &f->se.oversub_wait_share);
+        if (m > 0)
+            fit_add_reg(f, "oversub_wait_share", "median", m, (int)m - 1, 0.0);
     }
-    if (!hold_lambda && median_of_runs(runs, n, AS_LAMBDA, 0, buf, &f->p.oversub_wait_s, &f->se.oversub_wait_s)) {
-        fit_add_reg(f, "oversub_wait", "median", n, (int)n - 1, 0.0);
-        if (!span && !hold_share)
-            fit_note(f, "oversub_wait", "the one-step all-reduce runs on shared cores do not differ %g times in "
-                     "idle step x (rho - 1): their wait is taken as a cost per exchange, none of it growing with "
-                     "the step (oversub_wait_share 0)", FIT_EXCHANGE_STEP_SPAN);
-    } else if (hold_lambda && !hold_share &&
-               median_of_runs(runs, n, AS_SHARE, 0, buf, &f->p.oversub_wait_share, &f->se.oversub_wait_share))
-        fit_add_reg(f, "oversub_wait_share", "median", n, (int)n - 1, 0.0);
+    free(g);
     return 0;
 }
 
