@@ -660,23 +660,28 @@ Test(fit, an_exchanges_cost_on_shared_cores_comes_from_the_one_step_all_reduce_r
 
 /* oversubscribed_set with the 6x1 batch all-reduce at a global batch of 384 (64 a rank,
  * 4096 examples) beside its b64 (11 a rank at most): idle steps of 3 + 0.5·64 = 35 ms and
- * 3 + 0.5·11 = 8.5 ms, 4.1× apart at one ρ − 1 = 0.5. Truth Λ = 3 ms and λ = 0.5: the
- * rounds wait 3 + 0.5·8.5·0.5 = 5.1 ms and 3 + 0.5·35·0.5 = 11.75 ms beyond their packed
- * steps. Both come back within 30%: the fit's standard errors leave out the rest of the
- * fit's (c1 1% off moves the b384 rounds' wait by 0.7 ms, and λ by 0.05), and over seeds
- * 11-22 the two came back 23% off at worst. κ (the whole cost as a share of the step,
- * from the b384 runs alone) for the longer rounds stays above 0, and no note says the
- * runs were alike. */
-Test(fit, an_exchanges_wait_on_shared_cores_splits_into_a_cost_per_exchange_and_a_share_of_the_step) {
+ * 3 + 0.5·11 = 8.5 ms, 4.1× apart at one ρ − 1 = 0.5; drawn with seed 11 and fitted into
+ * r, the truth's wait Λ and λ. */
+static void fit_two_step_lengths(double lambda_s, double share, trace_set *s, fit_result *r) {
     synth_truth truth = sharing_truth();
-    truth.p.oversub_wait_s = 0.003;
-    truth.p.oversub_wait_share = 0.5;
+    truth.p.oversub_wait_s = lambda_s;
+    truth.p.oversub_wait_share = share;
     job_config long_steps = cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE);
     long_steps.batch = 384;
     long_steps.examples = 4096;
+    fit_oversubscribed(s, &truth, 11, &long_steps, r);
+}
+
+/* fit_two_step_lengths at Λ = 3 ms and λ = 0.5: the rounds wait 3 + 0.5·8.5·0.5 = 5.1 ms
+ * and 3 + 0.5·35·0.5 = 11.75 ms beyond their packed steps. Both come back within 30%: the
+ * fit's standard errors leave out the rest of the fit's (c1 1% off moves the b384 rounds'
+ * wait by 0.7 ms, and λ by 0.05), and over seeds 11-22 the two came back 23% off at
+ * worst. κ (the whole cost as a share of the step, from the b384 runs alone) for the
+ * longer rounds stays above 0, and no note says the runs were alike. */
+Test(fit, an_exchanges_wait_on_shared_cores_splits_into_a_cost_per_exchange_and_a_share_of_the_step) {
     trace_set s;
     fit_result r;
-    fit_oversubscribed(&s, &truth, 11, &long_steps, &r);
+    fit_two_step_lengths(0.003, 0.5, &s, &r);
     const costmodel_params *p = &r.cal.params;
     cr_assert(fabs(p->oversub_wait_s / 0.003 - 1) < 0.3, "Lambda %g, true 0.003", p->oversub_wait_s);
     cr_assert(fabs(p->oversub_wait_share / 0.5 - 1) < 0.3, "lambda %g, true 0.5", p->oversub_wait_share);
@@ -686,19 +691,14 @@ Test(fit, an_exchanges_wait_on_shared_cores_splits_into_a_cost_per_exchange_and_
     release(&s);
 }
 
-/* The same two step lengths with truth Λ = 0 and λ = 0.5 (waits of 2.1 and 8.75 ms a
- * round): λ within 30% again (seeds 11-18: 20% off at worst, Λ at most 0.34 ms). With
- * seed 11 the line puts Λ below 0: it is held at 0, λ is the weighted line through the
- * origin, and a note says so. */
+/* fit_two_step_lengths at Λ = 0 and λ = 0.5 (waits of 2.1 and 8.75 ms a round): λ within
+ * 30% again (seeds 11-18: 20% off at worst, Λ at most 0.34 ms). With seed 11 the line
+ * puts Λ below 0: it is held at 0, λ is the weighted line through the origin, and a note
+ * says so. */
 Test(fit, an_exchanges_wait_that_grows_with_the_step_alone_comes_back_as_lambda) {
-    synth_truth truth = sharing_truth();
-    truth.p.oversub_wait_share = 0.5;
-    job_config long_steps = cfg(6, 1, "batch", JOB_TOPO_ALLREDUCE);
-    long_steps.batch = 384;
-    long_steps.examples = 4096;
     trace_set s;
     fit_result r;
-    fit_oversubscribed(&s, &truth, 11, &long_steps, &r);
+    fit_two_step_lengths(0.0, 0.5, &s, &r);
     const costmodel_params *p = &r.cal.params;
     cr_assert(fabs(p->oversub_wait_share / 0.5 - 1) < 0.3, "lambda %g, true 0.5", p->oversub_wait_share);
     cr_assert_eq(p->oversub_wait_s, 0.0);
