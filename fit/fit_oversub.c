@@ -13,20 +13,18 @@
  * B(Λ=1) − B(0) (its rounds) it is the round's wait, Λ + λ·x with x = step₁·(ρ − 1): where
  * the runs' x span FIT_EXCHANGE_STEP_SPAN, Λ and λ are the line through each
  * configuration's median wait, weighted by their standard errors (a term below 0 is 0 and
- * the other the runs' median alone); where they do not, Λ is the median wait and λ 0,
- * with a note. Predictions charge one-step
- * all-reduce rounds Λ and λ and longer rounds κ (model/contention.h). With κ, the runs
- * of the shortest rounds longer than a step (the plan's every:4) give τ, the packing's
- * fade, each the τ at which the model's body is its own (bisection: B grows with τ from
- * cores shared evenly at ρ towards the packing), κ whole over such short rounds; the runs
- * of longer rounds (the plan's epoch), where the packing has gone, give τ_κ the same way
- * (B grows with τ_κ as κ is spread over more of the round); τ again with that τ_κ. Each
- * is its runs' median.
- * Where every such run has rounds of one length, τ_κ is 0 and κ fades with the packing
- * over τ (the model before τ_κ), with a note. Standard errors √(π/2)·sd/√n, the
- * median's. No such run: Λ = λ = 0, κ 0 ± FIT_DEFAULT_KAPPA_SE and, where waits poll, τ
- * FIT_DEFAULT_BALANCE_S ± itself (stated, fit/fit.h), each with a note; where waits
- * block, τ 0 (nothing packs). */
+ * the other the same fit alone); where they do not, Λ is the median wait and λ 0, with a
+ * note. Predictions charge one-step all-reduce rounds Λ and λ and longer rounds κ
+ * (model/contention.h). With κ, the runs of the shortest rounds longer than a step (the
+ * plan's every:4) give τ, the packing's fade, each the τ at which the model's body is its
+ * own (bisection: B grows with τ from cores shared evenly at ρ towards the packing), κ
+ * whole over such short rounds; the runs of longer rounds (the plan's epoch), where the
+ * packing has gone, give τ_κ the same way (B grows with τ_κ as κ is spread over more of
+ * the round); τ again with that τ_κ. Each is its runs' median. Where every such run has
+ * rounds of one length, τ_κ is 0 and κ fades with the packing over τ (the model before
+ * τ_κ), with a note. Standard errors √(π/2)·sd/√n, the median's. No such run: Λ = λ = 0,
+ * κ 0 ± FIT_DEFAULT_KAPPA_SE and, where waits poll, τ FIT_DEFAULT_BALANCE_S ± itself
+ * (stated, fit/fit.h), each with a note; where waits block, τ 0 (nothing packs). */
 #include "fit/fit_parts.h"
 #include "model/contention.h"
 
@@ -140,7 +138,7 @@ static long fit_fade(const fit_subset *s, fit_core *f, const double *body, long 
  * Λ = 1 s and λ = 1 each add to the model's body (affine in each); its idle step. */
 typedef struct {
     const job_config *config;
-    double cost_s, per_kappa_s, per_lambda_s, per_share_s, step_s;
+    double cost_s, per_kappa_s, per_wait_s, per_share_s, step_s;
 } oversub_run;
 
 /* Run i as an oversub_run; false where it tells neither (another kind of run, or a
@@ -156,21 +154,21 @@ static bool one_step_run(const fit_subset *s, const fit_core *f, int i, oversub_
     r->per_kappa_s = model_body(&p, t) - b0;
     p.oversub_compute = 0;
     p.oversub_wait_s = 1;
-    r->per_lambda_s = model_body(&p, t) - b0;
+    r->per_wait_s = model_body(&p, t) - b0;
     p.oversub_wait_s = 0;
     p.oversub_wait_share = 1;
     r->per_share_s = model_body(&p, t) - b0;
     r->cost_s = traceinfo_training_time(t) - startup_end(t) - b0;
     r->config = &t->run.config;
     r->step_s = costmodel_idle_step_time(&p, r->config);
-    return r->per_kappa_s > 0 && r->per_lambda_s > 0;
+    return r->per_kappa_s > 0 && r->per_wait_s > 0;
 }
 
 /* Which term a run's whole sharing cost is read as. */
-typedef enum { AS_KAPPA, AS_LAMBDA, AS_SHARE } oversub_term;
+typedef enum { AS_KAPPA, AS_WAIT, AS_SHARE } oversub_term;
 
 static double per_term(const oversub_run *r, oversub_term term) {
-    return term == AS_KAPPA ? r->per_kappa_s : term == AS_LAMBDA ? r->per_lambda_s : r->per_share_s;
+    return term == AS_KAPPA ? r->per_kappa_s : term == AS_WAIT ? r->per_wait_s : r->per_share_s;
 }
 
 /* The median over the runs of idle steps of at least min_step_s of the term at which it
@@ -190,7 +188,7 @@ static long median_of_runs(const oversub_run *runs, long n, oversub_term term, d
 }
 
 /* x of run r, step₁·(ρ − 1): what λ = 1 adds to a round, where Λ = 1 s adds a second. */
-static double share_x_of(const oversub_run *r) { return r->per_share_s / r->per_lambda_s; }
+static double share_x_of(const oversub_run *r) { return r->per_share_s / r->per_wait_s; }
 
 /* The runs of one configuration: their x, the median of their waits a round (cost/per_Λ)
  * and its weight, 1/se² of that median. */
@@ -211,7 +209,7 @@ static long waits_by_config(const oversub_run *runs, long n, double *buf, config
         long m = 0;
         for (long j = i; j < n; j++)
             if (fit_same_config(runs[j].config, runs[i].config))
-                buf[m++] = runs[j].cost_s / runs[j].per_lambda_s;
+                buf[m++] = runs[j].cost_s / runs[j].per_wait_s;
         if (m < 2)
             continue;
         double se;
@@ -270,7 +268,7 @@ static int wait_line(const config_wait *g, long ng, double c[2], double se[2], c
 /* The wait as one term alone, the other held at 0, by the same weighted least squares:
  * Λ their weighted mean, or λ the line through the origin in x. */
 static void wait_term(const config_wait *g, long ng, bool share, double *c, double *se) {
-    const size_t stride = sizeof *g / sizeof(double);
+    const size_t stride = sizeof *g / sizeof(double); /* each field of g, an array of doubles */
     double sum_w = 0, cov, sumsq;
     for (long i = 0; i < ng; i++)
         sum_w += g[i].weight;
@@ -291,8 +289,8 @@ static void wait_term(const config_wait *g, long ng, bool share, double *c, doub
  * held. */
 static int fit_wait(const fit_subset *s, fit_core *f, const oversub_run *runs, long n, double *buf, char *err,
                     int errlen) {
-    const bool hold_lambda = fit_held(s, PARAM_OVERSUB_WAIT), hold_share = fit_held(s, PARAM_OVERSUB_WAIT_SHARE);
-    if (hold_lambda && hold_share)
+    const bool hold_wait = fit_held(s, PARAM_OVERSUB_WAIT), hold_share = fit_held(s, PARAM_OVERSUB_WAIT_SHARE);
+    if (hold_wait && hold_share)
         return 0;
     config_wait *g = malloc(sizeof *g * (size_t)(n + 1));
     if (!g)
@@ -300,14 +298,14 @@ static int fit_wait(const fit_subset *s, fit_core *f, const oversub_run *runs, l
     const long ng = waits_by_config(runs, n, buf, g);
     double c[2] = { 0, 0 }, se[2] = { 0, 0 };
     if (waits_span(g, ng)) {
-        if (!hold_lambda && !hold_share && wait_line(g, ng, c, se, err, errlen)) {
+        if (!hold_wait && !hold_share && wait_line(g, ng, c, se, err, errlen)) {
             free(g);
             return -1;
         }
-        const bool below = !hold_lambda && !hold_share && (c[0] < 0 || c[1] < 0);
-        const bool one_term = hold_lambda || hold_share || below;
+        const bool below = !hold_wait && !hold_share && (c[0] < 0 || c[1] < 0);
+        const bool one_term = hold_wait || hold_share || below;
         if (one_term) {
-            const bool share = hold_lambda || (!hold_share && c[0] < 0); /* the term fitted alone */
+            const bool share = hold_wait || (!hold_share && c[0] < 0); /* the term fitted alone */
             if (below)
                 fit_note(f, share ? "oversub_wait" : "oversub_wait_share", "the line through the one-step all-reduce "
                          "runs' waits on shared cores put it at %.3g, below 0: it is 0, and the wait is taken as %s "
@@ -320,8 +318,8 @@ static int fit_wait(const fit_subset *s, fit_core *f, const oversub_run *runs, l
         f->p.oversub_wait_share = c[1];
         f->se.oversub_wait_share = se[1];
         fit_add_reg(f, "oversub_wait", "weighted, configurations' medians", ng, (int)ng - (one_term ? 1 : 2), 0.0);
-    } else if (!hold_lambda) {
-        const long m = median_of_runs(runs, n, AS_LAMBDA, 0, buf, &f->p.oversub_wait_s, &f->se.oversub_wait_s);
+    } else if (!hold_wait) {
+        const long m = median_of_runs(runs, n, AS_WAIT, 0, buf, &f->p.oversub_wait_s, &f->se.oversub_wait_s);
         if (m > 0) {
             fit_add_reg(f, "oversub_wait", "median", m, (int)m - 1, 0.0);
             if (!hold_share)
@@ -353,7 +351,7 @@ static double kappa_min_step(const oversub_run *runs, long n) {
  * several steps, which the plan runs at the larger batches, and where the per-exchange
  * wait of the shortest runs would pass for one. Held out: 0, and the fades are fitted at
  * what predictions use. */
-static int fit_kappa(const fit_subset *s, fit_core *f, oversub_run *runs, double *buf, char *err, int errlen) {
+static int fit_one_step_terms(const fit_subset *s, fit_core *f, oversub_run *runs, double *buf, char *err, int errlen) {
     f->p.oversub_compute = f->se.oversub_compute = 0;
     f->p.oversub_wait_s = f->se.oversub_wait_s = 0;
     f->p.oversub_wait_share = f->se.oversub_wait_share = 0;
@@ -433,7 +431,7 @@ int fit_oversub(fit_subset *s, fit_core *f, char *err, int errlen) {
         free(buf);
         return errmsg_set(err, errlen, "out of memory");
     }
-    int rc = fit_kappa(s, f, runs, buf, err, errlen);
+    int rc = fit_one_step_terms(s, f, runs, buf, err, errlen);
     if (rc == 0)
         fit_fades(s, f, buf, buf + s->n);
     free(runs);

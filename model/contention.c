@@ -18,7 +18,7 @@ static double round_fade(const costmodel_params *p, const job_config *c) {
 
 /* Does c's round pay its exchange's wait (Λ, λ) and so no κ: a synchronous all-reduce's
  * round of one step, where the calibration has either? */
-static bool pays_lambda(const costmodel_params *p, const job_config *c) {
+static bool pays_wait(const costmodel_params *p, const job_config *c) {
     return (p->oversub_wait_s > 0 || p->oversub_wait_share > 0) && c->topology == JOB_TOPO_ALLREDUCE &&
            !job_sync_is_async(c->sync) && job_schedule_of(c).steps_per_round <= 1;
 }
@@ -26,7 +26,7 @@ static bool pays_lambda(const costmodel_params *p, const job_config *c) {
 /* κ's round: the steps a rank computes between two waits. An async worker waits on the
  * server after every step (its push, its pull), so it switches as often as in a round
  * of one step. A synchronous round of one step computes at the packing's ρ' and no more:
- * an all-reduce's ring pays its cost per exchange (Λ, contention_exchange_time), a
+ * an all-reduce's ring pays its wait per exchange (Λ, λ: contention_exchange_time), a
  * parameter server's pulls go one by one (experiments/fidelity/README.md, 2026-12-06 and
  * 2026-12-07); a file with neither Λ nor λ has the all-reduce's rounds pay κ, as before them.
  * Sharing's extra cost is paid where a round starts (the ranks' caches and places on the
@@ -41,7 +41,7 @@ double contention_round_weight(const costmodel_params *p, const job_config *c) {
     if (contention_team_shares_cores(p, c))
         return 0.0;
     if (job_schedule_of(c).steps_per_round <= 1)
-        return c->topology == JOB_TOPO_PS || pays_lambda(p, c) ? 0.0 : 1.0;
+        return c->topology == JOB_TOPO_PS || pays_wait(p, c) ? 0.0 : 1.0;
     if (!(p->kappa_fade_s > 0))
         return round_fade(p, c);
     const double idle_s = contention_round_idle_s(p, c);
@@ -60,7 +60,7 @@ static double ranks_rho(const costmodel_params *p, const job_config *c) {
 }
 
 double contention_exchange_time(const costmodel_params *p, const job_config *c) {
-    if (!pays_lambda(p, c) || c->workers < 2 || !contention_shares_cores(p, c))
+    if (!pays_wait(p, c) || c->workers < 2 || !contention_shares_cores(p, c))
         return 0.0;
     return p->oversub_wait_s + p->oversub_wait_share * costmodel_idle_step_time(p, c) * (ranks_rho(p, c) - 1.0);
 }
