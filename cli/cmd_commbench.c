@@ -17,9 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#ifndef SPEEDUP_GIT
-#define SPEEDUP_GIT "unknown"
-#endif
+#include "git_revision.h" /* SPEEDUP_GIT: generated at build time (cmake/git_revision.cmake) */
 
 static void usage(FILE *out) {
     fprintf(out,

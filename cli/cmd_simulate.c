@@ -15,6 +15,7 @@
 #include "sim/job.h"
 #include "sim/replicate.h"
 #include "util/host.h"
+#include "git_revision.h" /* SPEEDUP_GIT: generated at build time (cmake/git_revision.cmake) */
 
 #include <getopt.h>
 #include <math.h>

@@ -33,9 +33,7 @@
 #define SPEEDUP_MPIEXEC "mpirun"
 #endif
 
-#ifndef SPEEDUP_GIT
-#define SPEEDUP_GIT "unknown"
-#endif
+#include "git_revision.h" /* SPEEDUP_GIT: generated at build time (cmake/git_revision.cmake) */
 
 static void usage(FILE *out) {
     fprintf(out,

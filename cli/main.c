@@ -9,9 +9,7 @@
 #ifndef SPEEDUP_VERSION
 #define SPEEDUP_VERSION "0"
 #endif
-#ifndef SPEEDUP_GIT
-#define SPEEDUP_GIT "unknown"
-#endif
+#include "git_revision.h" /* SPEEDUP_GIT: generated at build time (cmake/git_revision.cmake) */
 
 static const struct {
     const char *name;

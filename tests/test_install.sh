@@ -6,9 +6,11 @@
 # libspeedup with pkg-config (shared and static) and with CMake's find_package.
 # Expected numbers are worked out by hand below (one is the committed golden output of
 # `speedup model` for a calibration.json), not by the code under test.
-# usage: test_install.sh BUILD_DIR SOURCE_DIR VERSION GIT_REVISION
+# usage: test_install.sh BUILD_DIR SOURCE_DIR VERSION GIT_REVISION_HEADER
+# (GIT_REVISION_HEADER: the build's generated git_revision.h, the revision it was built at)
 set -euo pipefail
-build=$1 src=$2 version=$3 git_rev=$4
+build=$1 src=$2 version=$3
+git_rev=$(sed -n 's/^#define SPEEDUP_GIT "\(.*\)"$/\1/p' "$4")
 unset SPEEDUP_PLOTS_DIR SPEEDUP_GNUPLOT PKG_CONFIG_PATH CMAKE_PREFIX_PATH
 tmp=$(mktemp -d /tmp/speedup-install-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
