@@ -33,7 +33,6 @@
 #include "trace/traceinfo.h"
 
 #include <gsl/gsl_fit.h>
-#include <gsl/gsl_multifit.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
 #include <stdint.h>
@@ -190,16 +189,17 @@ static long median_of_runs(const oversub_run *runs, long n, oversub_term term, d
 /* x of run r, step₁·(ρ − 1): what λ = 1 adds to a round, where Λ = 1 s adds a second. */
 static double share_x_of(const oversub_run *r) { return r->per_share_s / r->per_wait_s; }
 
-/* The runs of one configuration: their x, the median of their waits a round (cost/per_Λ)
- * and its weight, 1/se² of that median. */
+/* The runs' waits by configuration, each of at least two runs (a spread to weigh it by):
+ * per configuration its x, the median of its runs' waits a round (cost/per_Λ) and that
+ * median's weight, 1/se²; `one` all 1 (Λ's column). */
 typedef struct {
-    double x_s, wait_s, weight;
-} config_wait;
+    double *one, *x_s, *wait_s, *weight;
+    long n;
+} config_waits;
 
-/* The runs' waits by configuration, each of at least two runs (a spread to weigh it by);
- * returns how many. `buf` holds n values. */
-static long waits_by_config(const oversub_run *runs, long n, double *buf, config_wait *g) {
-    long ng = 0;
+/* Fills w (its arrays of n values each) from the runs; `buf` holds n values. */
+static void waits_by_config(const oversub_run *runs, long n, double *buf, config_waits *w) {
+    w->n = 0;
     for (long i = 0; i < n; i++) {
         bool seen = false;
         for (long j = 0; j < i && !seen; j++)
@@ -212,95 +212,65 @@ static long waits_by_config(const oversub_run *runs, long n, double *buf, config
                 buf[m++] = runs[j].cost_s / runs[j].per_wait_s;
         if (m < 2)
             continue;
+        const long k = w->n++;
         double se;
-        g[ng].x_s = share_x_of(&runs[i]);
-        fit_median_se(buf, m, &g[ng].wait_s, &se);
+        w->one[k] = 1.0;
+        w->x_s[k] = share_x_of(&runs[i]);
+        fit_median_se(buf, m, &w->wait_s[k], &se);
         /* runs that agree to the digit weigh as if they spread by 0.1% of their wait */
-        se = fmax(se, 1e-3 * fabs(g[ng].wait_s) + 1e-12);
-        g[ng].weight = 1.0 / (se * se);
-        ng++;
+        se = fmax(se, 1e-3 * fabs(w->wait_s[k]) + 1e-12);
+        w->weight[k] = 1.0 / (se * se);
     }
-    return ng;
 }
 
 /* Do the configurations' x span FIT_EXCHANGE_STEP_SPAN (largest / smallest)? */
-static bool waits_span(const config_wait *g, long ng) {
+static bool waits_span(const config_waits *w) {
     double lo = INFINITY, hi = 0;
-    for (long i = 0; i < ng; i++) {
-        lo = fmin(lo, g[i].x_s);
-        hi = fmax(hi, g[i].x_s);
+    for (long i = 0; i < w->n; i++) {
+        lo = fmin(lo, w->x_s[i]);
+        hi = fmax(hi, w->x_s[i]);
     }
-    return ng >= 2 && hi >= FIT_EXCHANGE_STEP_SPAN * lo;
+    return w->n >= 2 && hi >= FIT_EXCHANGE_STEP_SPAN * lo;
 }
 
-/* Λ + λ·x through the configurations' median waits, weighted (GSL's weighted least
- * squares: with two the line through both, its standard errors theirs carried over).
- * Returns 0, or -1 with err. */
-static int wait_line(const config_wait *g, long ng, double c[2], double se[2], char *err, int errlen) {
-    gsl_matrix *x = gsl_matrix_alloc((size_t)ng, 2), *cov = gsl_matrix_alloc(2, 2);
-    gsl_vector *w = gsl_vector_alloc((size_t)ng), *y = gsl_vector_alloc((size_t)ng), *cv = gsl_vector_alloc(2);
-    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc((size_t)ng, 2);
-    int rc = x && cov && w && y && cv && ws ? 0 : errmsg_set(err, errlen, "out of memory");
-    double chisq;
-    if (rc == 0) {
-        for (long i = 0; i < ng; i++) {
-            gsl_matrix_set(x, (size_t)i, 0, 1.0);
-            gsl_matrix_set(x, (size_t)i, 1, g[i].x_s);
-            gsl_vector_set(y, (size_t)i, g[i].wait_s);
-            gsl_vector_set(w, (size_t)i, g[i].weight);
-        }
-        if (gsl_multifit_wlinear(x, w, y, cv, cov, &chisq, ws))
-            rc = errmsg_set(err, errlen, "the exchange's wait on shared cores: the weighted fit failed");
-        for (int j = 0; j < 2 && rc == 0; j++) {
-            c[j] = gsl_vector_get(cv, (size_t)j);
-            se[j] = sqrt(gsl_matrix_get(cov, (size_t)j, (size_t)j));
-        }
-    }
-    gsl_multifit_linear_free(ws);
-    gsl_vector_free(cv);
-    gsl_vector_free(y);
-    gsl_vector_free(w);
-    gsl_matrix_free(cov);
-    gsl_matrix_free(x);
-    return rc;
-}
-
-/* The wait as one term alone, the other held at 0, by the same weighted least squares:
- * Λ their weighted mean, or λ the line through the origin in x. */
-static void wait_term(const config_wait *g, long ng, bool share, double *c, double *se) {
-    const size_t stride = sizeof *g / sizeof(double); /* each field of g, an array of doubles */
-    double sum_w = 0, cov, sumsq;
-    for (long i = 0; i < ng; i++)
-        sum_w += g[i].weight;
+/* The wait as one term alone, the other held at 0, by the same weighted least squares as
+ * the line: Λ their weighted mean, or λ the line through the origin in x. */
+static void wait_term(const config_waits *w, bool share, double *c, double *se) {
     if (share) {
-        gsl_fit_wmul(&g->x_s, stride, &g->weight, stride, &g->wait_s, stride, (size_t)ng, c, &cov, &sumsq);
+        double cov, sumsq;
+        gsl_fit_wmul(w->x_s, 1, w->weight, 1, w->wait_s, 1, (size_t)w->n, c, &cov, &sumsq);
         *se = sqrt(cov);
     } else {
-        *c = gsl_stats_wmean(&g->weight, stride, &g->wait_s, stride, (size_t)ng);
+        double sum_w = 0;
+        for (long i = 0; i < w->n; i++)
+            sum_w += w->weight[i];
+        *c = gsl_stats_wmean(w->weight, 1, w->wait_s, 1, (size_t)w->n);
         *se = 1.0 / sqrt(sum_w);
     }
     *c = fmax(0.0, *c);
 }
 
 /* Λ and λ from the runs of one-step all-reduce rounds (see the header): where the
- * configurations' x span FIT_EXCHANGE_STEP_SPAN, the line through their median waits, or,
- * where it puts a term below 0 or one is held, the other alone by the same fit (with a
- * note); where they do not, Λ the median over the runs (with a note), or λ where Λ is
- * held. */
+ * configurations' x span FIT_EXCHANGE_STEP_SPAN, the line through their median waits
+ * (fit_weighted_two), or, where it puts a term below 0 or one is held, the other alone by
+ * the same fit (with a note); where they do not, Λ the median over the runs (with a note),
+ * or λ where Λ is held. */
 static int fit_wait(const fit_subset *s, fit_core *f, const oversub_run *runs, long n, double *buf, char *err,
                     int errlen) {
     const bool hold_wait = fit_held(s, PARAM_OVERSUB_WAIT), hold_share = fit_held(s, PARAM_OVERSUB_WAIT_SHARE);
     if (hold_wait && hold_share)
         return 0;
-    config_wait *g = malloc(sizeof *g * (size_t)(n + 1));
-    if (!g)
+    double *block = malloc(sizeof *block * (size_t)(4 * (n + 1)));
+    if (!block)
         return errmsg_set(err, errlen, "out of memory");
-    const long ng = waits_by_config(runs, n, buf, g);
+    config_waits w = { block, block + n + 1, block + 2 * (n + 1), block + 3 * (n + 1), 0 };
+    waits_by_config(runs, n, buf, &w);
     double c[2] = { 0, 0 }, se[2] = { 0, 0 };
-    if (waits_span(g, ng)) {
-        if (!hold_wait && !hold_share && wait_line(g, ng, c, se, err, errlen)) {
-            free(g);
-            return -1;
+    size_t rank;
+    if (waits_span(&w)) {
+        if (!hold_wait && !hold_share && fit_weighted_two(w.one, w.x_s, w.wait_s, w.weight, w.n, c, se, &rank)) {
+            free(block);
+            return errmsg_set(err, errlen, "the exchange's wait on shared cores: the weighted fit failed");
         }
         const bool below = !hold_wait && !hold_share && (c[0] < 0 || c[1] < 0);
         const bool one_term = hold_wait || hold_share || below;
@@ -311,13 +281,13 @@ static int fit_wait(const fit_subset *s, fit_core *f, const oversub_run *runs, l
                          "runs' waits on shared cores put it at %.3g, below 0: it is 0, and the wait is taken as %s "
                          "alone", share ? c[0] : c[1], share ? "a share of the step" : "a cost per exchange");
             c[0] = c[1] = se[0] = se[1] = 0;
-            wait_term(g, ng, share, &c[share], &se[share]);
+            wait_term(&w, share, &c[share], &se[share]);
         }
         f->p.oversub_wait_s = c[0];
         f->se.oversub_wait_s = se[0];
         f->p.oversub_wait_share = c[1];
         f->se.oversub_wait_share = se[1];
-        fit_add_reg(f, "oversub_wait", "weighted, configurations' medians", ng, (int)ng - (one_term ? 1 : 2), 0.0);
+        fit_add_reg(f, "oversub_wait", "weighted, configurations' medians", w.n, (int)w.n - (one_term ? 1 : 2), 0.0);
     } else if (!hold_wait) {
         const long m = median_of_runs(runs, n, AS_WAIT, 0, buf, &f->p.oversub_wait_s, &f->se.oversub_wait_s);
         if (m > 0) {
@@ -332,7 +302,7 @@ static int fit_wait(const fit_subset *s, fit_core *f, const oversub_run *runs, l
         if (m > 0)
             fit_add_reg(f, "oversub_wait_share", "median", m, (int)m - 1, 0.0);
     }
-    free(g);
+    free(block);
     return 0;
 }
 

@@ -48,6 +48,11 @@ long fit_rows_groups(const fit_rows *r);
  * (0 for one value). */
 void fit_median_se(double *v, long n, double *median, double *se);
 int fit_rows_rank(const fit_rows *r);
+/* Weighted least squares y ≈ c0·a + c1·b over n rows, weights w (1/σ² of each row): c, the
+ * standard errors the weights give ((Xᵀ W X)⁻¹, not scaled by the residual) and the rank
+ * (GSL's truncated SVD at 1e-10). 0, or -1 (out of memory, or GSL failed). */
+int fit_weighted_two(const double *a, const double *b, const double *y, const double *w, long n, double c[2],
+                     double se[2], size_t *rank);
 
 /* ---------------------------------------------------------------------------------- */
 /* The fit on one subset of the traces */

@@ -3,6 +3,7 @@
 
 #include "util/errmsg.h"
 
+#include <gsl/gsl_multifit.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 #include <math.h>
@@ -107,4 +108,33 @@ void fit_median_se(double *v, long n, double *median, double *se) {
     gsl_sort(v, 1, (size_t)n);
     *median = gsl_stats_median_from_sorted_data(v, 1, (size_t)n);
     *se = n > 1 ? 1.2533141373155003 /* √(π/2) */ * gsl_stats_sd(v, 1, (size_t)n) / sqrt((double)n) : 0.0;
+}
+
+int fit_weighted_two(const double *a, const double *b, const double *y, const double *w, long n, double c[2],
+                     double se[2], size_t *rank) {
+    gsl_matrix *X = gsl_matrix_alloc((size_t)n, 2), *cov = gsl_matrix_alloc(2, 2);
+    gsl_vector *Y = gsl_vector_alloc((size_t)n), *W = gsl_vector_alloc((size_t)n), *cv = gsl_vector_alloc(2);
+    gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc((size_t)n, 2);
+    int rc = X && cov && Y && W && cv && ws ? 0 : -1;
+    if (rc == 0) {
+        for (long i = 0; i < n; i++) {
+            gsl_matrix_set(X, (size_t)i, 0, a[i]);
+            gsl_matrix_set(X, (size_t)i, 1, b[i]);
+            gsl_vector_set(Y, (size_t)i, y[i]);
+            gsl_vector_set(W, (size_t)i, w[i]);
+        }
+        double chisq;
+        rc = gsl_multifit_wlinear_tsvd(X, W, Y, 1e-10, cv, cov, &chisq, rank, ws) ? -1 : 0;
+    }
+    for (int j = 0; j < 2 && rc == 0; j++) {
+        c[j] = gsl_vector_get(cv, (size_t)j);
+        se[j] = sqrt(gsl_matrix_get(cov, (size_t)j, (size_t)j));
+    }
+    gsl_multifit_linear_free(ws);
+    gsl_vector_free(cv);
+    gsl_vector_free(W);
+    gsl_vector_free(Y);
+    gsl_matrix_free(cov);
+    gsl_matrix_free(X);
+    return rc;
 }

@@ -1,5 +1,6 @@
 /* table — a calibration from a table of measured throughputs (table.h). */
 #include "fit/table.h"
+#include "fit/fit_parts.h"
 
 #include "util/errmsg.h"
 
@@ -255,33 +256,13 @@ static double exchange_s(const costmodel_params *p, const table_row *r, job_topo
  * of 0. Returns whether x0 was fitted. */
 static bool fit_two(const double *a, const double *b, const double *y, const double *w, int n, bool both,
                     double min_t, double *x0, double *x1) {
-    bool fitted = false;
-    if (both && n >= 2) {
-        gsl_matrix *X = gsl_matrix_alloc((size_t)n, 2), *cov = gsl_matrix_alloc(2, 2);
-        gsl_vector *Y = gsl_vector_alloc((size_t)n), *W = gsl_vector_alloc((size_t)n), *c = gsl_vector_alloc(2);
-        gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc((size_t)n, 2);
-        for (int i = 0; i < n; i++) {
-            gsl_matrix_set(X, (size_t)i, 0, a[i]);
-            gsl_matrix_set(X, (size_t)i, 1, b[i]);
-            gsl_vector_set(Y, (size_t)i, y[i]);
-            gsl_vector_set(W, (size_t)i, w[i]);
-        }
-        double chisq;
-        size_t rank;
-        if (gsl_multifit_wlinear_tsvd(X, W, Y, 1e-10, c, cov, &chisq, &rank, ws) == 0 && rank == 2 &&
-            gsl_vector_get(c, 0) >= min_t * sqrt(gsl_matrix_get(cov, 0, 0)) && gsl_vector_get(c, 1) >= 0) {
-            *x0 = gsl_vector_get(c, 0);
-            *x1 = gsl_vector_get(c, 1);
-            fitted = true;
-        }
-        gsl_multifit_linear_free(ws);
-        gsl_matrix_free(X);
-        gsl_matrix_free(cov);
-        gsl_vector_free(Y);
-        gsl_vector_free(W);
-        gsl_vector_free(c);
-        if (fitted)
-            return true;
+    double c[2], se[2];
+    size_t rank;
+    if (both && n >= 2 && fit_weighted_two(a, b, y, w, n, c, se, &rank) == 0 && rank == 2 && c[0] >= min_t * se[0] &&
+        c[1] >= 0) {
+        *x0 = c[0];
+        *x1 = c[1];
+        return true;
     }
     /* x1 alone (weighted least squares through the origin), x0 as given. */
     double num = 0, den = 0;
